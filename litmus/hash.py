@@ -1,0 +1,135 @@
+"""herd's test hash (the ``Hash=`` line of its output), from a parsed test.
+
+herd digests three texts with MD5 and digests the concatenated digests: the init state
+(items sorted by location, ``loc=value`` with values as written, joined by ``"; "``), the
+program (each thread's items in herd's canonical text, labels renamed ``L00``, ``L01``...
+in sorted order, laid out as herd's ``Misc.string_of_prog`` table) and the observed
+locations (condition and ``locations [...]``, sorted).  Tests with ``MemoryType``/``MT``/
+``CacheType`` info keys digest those first; a ``Hash=`` info key is taken as is.
+See herd-formats.md §4.3 (``lib/testHash.ml``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from litmus.ir import Branch, InitItem, Label, LitmusTest, Loc, RegLoc, SymRegLoc
+from litmus.table import ARCHS
+
+_INFO_KEYS = ("memorytype", "mt", "cachetype")
+
+
+def _md5(s: str) -> bytes:
+    return hashlib.md5(s.encode("utf-8")).digest()
+
+
+def loc_key(loc: Loc) -> tuple[int, int, str]:
+    """herd's order of locations: registers by (thread, name as a string), then symbolic
+    registers, then globals by name."""
+    if isinstance(loc, RegLoc):
+        return (0, loc.tid, loc.reg)
+    if isinstance(loc, SymRegLoc):
+        return (1, 0, loc.name)
+    return (2, 0, loc.name)
+
+
+def _init_loc(loc: Loc) -> str:
+    if isinstance(loc, RegLoc):
+        return f"{loc.tid}:{loc.reg}"
+    return loc.name  # symbolic registers print without '%' here (testHash.ml)
+
+
+def _obs_loc(loc: Loc) -> str:
+    if isinstance(loc, RegLoc):
+        return f"{loc.tid}:{loc.reg}"
+    if isinstance(loc, SymRegLoc):
+        return f"%{loc.name}"
+    return loc.name
+
+
+def _init_item(it: InitItem) -> str:
+    loc = _init_loc(it.loc)
+    v = it.text if it.value is not None else "0"
+    if it.pointer:
+        return f"{it.ctype} *{loc}={v}" if it.ctype else f"*{loc}={v}"
+    if it.ctype:
+        return f"{it.ctype} {loc}={v}"
+    return f"{loc}={v}"
+
+
+def init_digest_text(t: LitmusTest) -> str:
+    """The init state as herd prints it for the hash."""
+    seen: set[tuple[int, int, str]] = set()
+    out: list[str] = []
+    for it in sorted(t.init, key=lambda i: loc_key(i.loc)):
+        k = loc_key(it.loc)
+        if k not in seen:
+            seen.add(k)
+            out.append(_init_item(it))
+    return "; ".join(out)
+
+
+def string_of_prog(cols: list[list[str]]) -> str:
+    """herd's ``Misc.string_of_prog``: a table of the threads' items, no header row."""
+    widths = [max((len(x) for x in c), default=0) for c in cols]
+    rows = max((len(c) for c in cols), default=0)
+    lines = []
+    for i in range(rows):
+        cells = [" " + (c[i] if i < len(c) else "").ljust(w) + " " for c, w in zip(cols, widths,
+                                                                                 strict=True)]
+        lines.append("|".join(cells) + ";\n")
+    return "".join(lines)
+
+
+def code_digest_text(t: LitmusTest) -> str:
+    """The program as herd prints it for the hash."""
+    arch = ARCHS[t.arch]
+    names: set[str] = set()
+    for thread in t.threads:
+        for ins in thread:
+            if isinstance(ins, Label):
+                names.add(ins.name)
+            elif isinstance(ins, Branch):
+                names.add(ins.target)
+    rename = {name: f"L{i:02d}" for i, name in enumerate(sorted(names))}
+    cols = []
+    for thread in t.threads:
+        col = []
+        for ins in thread:
+            if isinstance(ins, Label):
+                col.append(rename[ins.name] + ":")
+            else:
+                col.append(arch.hash_text(ins, rename))
+        cols.append(col)
+    return string_of_prog(cols)
+
+
+def observed_digest_text(t: LitmusTest) -> str:
+    """The observed locations as herd prints them for the hash."""
+    locs = sorted(set(t.observed_locations()), key=loc_key)
+    return "; ".join(_obs_loc(x) for x in locs)
+
+
+def info_digest(t: LitmusTest) -> bytes:
+    """Digest of the memory-type info keys, or nothing when the test has none."""
+    pairs = sorted((k.lower(), v) for k, v in t.info if k.lower() in _INFO_KEYS)
+    if not pairs:
+        return b""
+    return _md5("".join(f"{k}={v}" for k, v in pairs))
+
+
+def herd_hash(t: LitmusTest) -> str:
+    """herd's hash of ``t`` (32 lower-case hex digits)."""
+    for k, v in t.info:
+        if k == "Hash":
+            return v
+    digest = (
+        info_digest(t)
+        + _md5(init_digest_text(t))
+        + _md5(code_digest_text(t))
+        + _md5(observed_digest_text(t))
+    )
+    return hashlib.md5(digest).hexdigest()
+
+
+__all__ = ["herd_hash", "loc_key", "string_of_prog"]

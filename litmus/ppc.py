@@ -1,0 +1,437 @@
+"""PPC assembler: one program cell to IR operations, with herd's canonical text.
+
+Mnemonics, operand shapes and semantics follow herd (``lib/PPCLexer.mll``,
+``lib/PPCParser.mly``, ``lib/PPCBase.ml`` ``dump_instruction``, ``herd/PPCSem.ml``):
+
+- ``li rD,k`` and ``addi rD,r0,k`` are moves of ``k`` (herd reads r0 as 0 in ``addi``);
+  ``subi rD,rA,k`` is herd's ``addi rD,rA,-k`` (and is printed so);
+- indexed accesses ``lwzx rD,rA,rB`` address ``rA+rB`` with ``rA = r0`` read as 0
+  (the operand is then dropped); a displacement of 0 is dropped from addresses;
+- ``cmpw``/``cmpwi``/``cmplwi`` write ``crN`` (default ``cr0``) with fn ``cmp``/``cmpu``;
+  dotted forms and ``andi.`` also set ``cr0``; branches test ``cr0``;
+- ``sync``/``hwsync`` are SYNC fences, ``lwsync``, ``isync``, ``eieio`` likewise;
+  ``lwarx`` is a load in set ``EX``; ``dcbf``, ``nop`` and ``com "..."`` do nothing.
+
+Instructions of herd's list whose effect the IR cannot express as one operation (update
+forms, ``stwcx.``, link-register and multiple-register instructions, rotate-and-mask) are
+rejected with an error naming them.  The canonical text of ``cmplwi``, ``lis``, ``addis``,
+``lwa``, ``lwax`` and ``clrldi`` (absent from herd's version of ``dump_instruction`` we
+follow) is written by analogy with the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from litmus.asm import CellError, Operand, split_labels
+from litmus.ir import Branch, Fence, Imm, Instr, Label, Load, Nop, Op, Reg, Store
+from litmus.ir import Operand as IrOperand
+from litmus.state import check_register
+
+_TOKEN = re.compile(
+    r"(?P<ws>[ \t\r\n]+)|(?P<str>\"[^\"\n]*\")|(?P<num>-?[0-9]+)"
+    r"|(?P<sreg>%[A-Za-z_][A-Za-z0-9_/.\-]*)|(?P<name>[A-Za-z_][A-Za-z0-9_/.\-]*)"
+    r"|(?P<p>[,():&])|(?P<bad>.)"
+)
+_CR = re.compile(r"cr([0-7])")
+_REGLIKE = re.compile(r"[rR][0-9]+")
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        if kind == "bad":
+            raise CellError(m.start(), f"unexpected character {m.group()!r}")
+        out.append((kind, m.group(), m.start()))
+    return out
+
+
+def _operands(toks: list[tuple[str, str, int]], i: int, mnemonic: str) -> list[Operand]:
+    """The comma-separated operands from token ``i`` on."""
+    ops: list[Operand] = []
+    n = len(toks)
+    if i == n:
+        return ops
+    while True:
+        kind, text, pos = toks[i]
+        if kind == "num":
+            if i + 1 < n and toks[i + 1][1] == "(":
+                if i + 3 >= n or toks[i + 3][1] != ")":
+                    at = toks[i + 2][2] if i + 2 < n else toks[i + 1][2] + 1
+                    raise CellError(
+                        at, f"malformed memory operand of '{mnemonic}' (expected d(rA))"
+                    )
+                rk, rtext, rpos = toks[i + 2]
+                reg = _register(rk, rtext, rpos)
+                ops.append(Operand("mem", f"{text}({rtext})", pos, int(text), reg))
+                i += 4
+            else:
+                ops.append(Operand("num", text, pos, int(text)))
+                i += 1
+        elif kind == "sreg":
+            ops.append(Operand("reg", text, pos, reg=text))
+            i += 1
+        elif kind == "name":
+            reg = check_register("PPC", text)
+            if reg is not None:
+                ops.append(Operand("reg", text, pos, reg=reg))
+            elif _CR.fullmatch(text):
+                ops.append(Operand("cr", text, pos, int(text[2])))
+            else:
+                ops.append(Operand("name", text, pos))
+            i += 1
+        elif kind == "str":
+            ops.append(Operand("str", text, pos))
+            i += 1
+        elif text == "&":
+            raise CellError(pos, "symbolic immediates '&name' are not supported")
+        else:
+            raise CellError(pos, f"expected an operand of '{mnemonic}', found '{text}'")
+        if i == n:
+            return ops
+        if toks[i][1] != ",":
+            raise CellError(toks[i][2], f"expected ',' between operands, found '{toks[i][1]}'")
+        i += 1
+        if i == n:
+            raise CellError(toks[i - 1][2] + 1, f"missing operand after ',' in '{mnemonic}'")
+
+
+def _register(kind: str, text: str, pos: int) -> str:
+    if kind == "sreg":
+        return text
+    reg = check_register("PPC", text) if kind == "name" else None
+    if reg is None:
+        raise CellError(pos, f"bad PPC register '{text}' (expected r0..r31)")
+    return reg
+
+
+# ----------------------------------------------------------------------------- forms
+# An operand form is a sequence of kinds: R register, K integer, M memory operand (d(rA)
+# or d,rA), C optional crN, L label, S string.
+
+_KIND_NAMES = {"R": "a register", "K": "an integer", "L": "a label", "S": "a string",
+               "C": "a condition register", "M": "a memory operand d(rA)"}
+
+
+_KIND_OF = {"reg": "R", "num": "K", "mem": "M", "cr": "C", "name": "L", "str": "S"}
+
+
+def _match(m: str, form: str, syntax: str, ops: list[Operand], end: int) -> list[Operand]:
+    """Check ``ops`` against ``form``: ``d,rA`` becomes a mem operand, an absent optional
+    ``crN`` becomes ``cr0``; a mismatch is an error at the offending operand."""
+    hint = f"(syntax: {m} {syntax})" if syntax else f"(syntax: {m})"
+    if "M" in form and [o.kind for o in ops] == ["reg", "num", "reg"]:
+        d, r = ops[1], ops[2]
+        ops = [ops[0], Operand("mem", f"{d.text},{r.text}", d.pos, d.value, r.reg)]
+    want = form
+    if form.startswith("C") and not (ops and ops[0].kind == "cr"):
+        want = form[1:]
+    for j, k in enumerate(want):
+        if j >= len(ops):
+            raise CellError(end, f"missing operand for '{m}' {hint}")
+        got = ops[j]
+        if _KIND_OF[got.kind] != k:
+            if k == "R" and got.kind == "name" and _REGLIKE.fullmatch(got.text):
+                raise CellError(got.pos, f"bad PPC register '{got.text}' (expected r0..r31)")
+            raise CellError(
+                got.pos,
+                f"expected {_KIND_NAMES[k]} as operand {j + 1} of '{m}', found '{got.text}' {hint}",
+            )
+    if len(ops) > len(want):
+        raise CellError(ops[len(want)].pos, f"too many operands for '{m}' {hint}")
+    if want != form:
+        ops = [Operand("cr", "cr0", -1, 0), *ops]
+    return ops
+
+
+# ----------------------------------------------------------------------------- builders
+
+Builder = Callable[[str, list[Operand]], Instr]
+
+
+def _addr(base: str, disp: int) -> tuple[IrOperand, ...]:
+    return (Reg(base),) if disp == 0 else (Reg(base), Imm(disp))
+
+
+def _addr_x(ra: str, rb: str) -> tuple[IrOperand, ...]:
+    return (Reg(rb),) if ra == "r0" else (Reg(ra), Reg(rb))
+
+
+def _op3(fn: str, sets_cr: bool = False, swap: bool = False) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        d, a, b = o[0].reg, o[1].reg, o[2].reg
+        args = (Reg(b), Reg(a)) if swap else (Reg(a), Reg(b))
+        return Op(f"{m} {d},{a},{b}", m, d, fn, args, sets_cr)
+
+    return build
+
+
+def _op2(fn: str, sets_cr: bool = False) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        d, a = o[0].reg, o[1].reg
+        return Op(f"{m} {d},{a}", m, d, fn, (Reg(a),), sets_cr)
+
+    return build
+
+
+def _opi(fn: str, sets_cr: bool = False) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        d, a, k = o[0].reg, o[1].reg, o[2].value
+        return Op(f"{m} {d},{a},{k}", m, d, fn, (Reg(a), Imm(k)), sets_cr)
+
+    return build
+
+
+def _li(m: str, o: list[Operand]) -> Instr:
+    return Op(f"li {o[0].reg},{o[1].value}", m, o[0].reg, "mov", (Imm(o[1].value),))
+
+
+def _lis(m: str, o: list[Operand]) -> Instr:
+    k = o[1].value
+    return Op(f"lis {o[0].reg},{k}", m, o[0].reg, "mov", (Imm(k << 16),))
+
+
+def _addi(m: str, o: list[Operand]) -> Instr:
+    d, a, k = o[0].reg, o[1].reg, o[2].value
+    if m == "subi":
+        k = -k
+    text = f"addi {d},{a},{k}"
+    if a == "r0":  # herd (Power ISA): addi rD,0,k is li rD,k
+        return Op(text, m, d, "mov", (Imm(k),))
+    return Op(text, m, d, "add", (Reg(a), Imm(k)))
+
+
+def _addis(m: str, o: list[Operand]) -> Instr:
+    d, a, k = o[0].reg, o[1].reg, o[2].value
+    text = f"addis {d},{a},{k}"
+    if a == "r0":
+        return Op(text, m, d, "mov", (Imm(k << 16),))
+    return Op(text, m, d, "add", (Reg(a), Imm(k << 16)))
+
+
+def _mr(m: str, o: list[Operand]) -> Instr:
+    return Op(f"mr {o[0].reg},{o[1].reg}", m, o[0].reg, "mov", (Reg(o[1].reg),))
+
+
+def _clrldi(m: str, o: list[Operand]) -> Instr:
+    d, s, n = o[0].reg, o[1].reg, o[2].value
+    if not 0 <= n < 64:
+        raise CellError(o[2].pos, f"clrldi: the bit count must be in 0..63, not {n}")
+    return Op(f"clrldi {d},{s},{n}", m, d, "and", (Reg(s), Imm((1 << (64 - n)) - 1)))
+
+
+def _cmp(fn: str, imm: bool) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        cr, a, b = o[0].value, o[1].reg, o[2]
+        arg: IrOperand = Imm(b.value) if imm else Reg(b.reg)
+        shown = str(b.value) if imm else b.reg
+        prefix = "" if cr == 0 else f"cr{cr},"
+        return Op(f"{m} {prefix}{a},{shown}", m, f"cr{cr}", fn, (Reg(a), arg))
+
+    return build
+
+
+def _load(size: int, canon: str, annots: frozenset[str] = frozenset()) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        d, mem = o[0].reg, o[1]
+        return Load(f"{canon} {d},{mem.value}({mem.reg})", m, d, _addr(mem.reg, mem.value), size,
+                    annots)
+
+    return build
+
+
+def _loadx(size: int, canon: str, annots: frozenset[str] = frozenset()) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        d, a, b = o[0].reg, o[1].reg, o[2].reg
+        return Load(f"{canon} {d},{a},{b}", m, d, _addr_x(a, b), size, annots)
+
+    return build
+
+
+def _store(size: int, canon: str) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        s, mem = o[0].reg, o[1]
+        return Store(f"{canon} {s},{mem.value}({mem.reg})", m, Reg(s), _addr(mem.reg, mem.value),
+                     size)
+
+    return build
+
+
+def _storex(size: int, canon: str) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        s, a, b = o[0].reg, o[1].reg, o[2].reg
+        return Store(f"{canon} {s},{a},{b}", m, Reg(s), _addr_x(a, b), size)
+
+    return build
+
+
+def _fence(kind: str, canon: str) -> Builder:
+    return lambda m, o: Fence(canon, m, kind)
+
+
+def _branch(cond: str | None) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        target = o[0].text
+        text = f"b   {target}" if cond is None else f"b{cond}  {target}"
+        return Branch(text, m, target, cond, "cr0")
+
+    return build
+
+
+def _nop(m: str, o: list[Operand]) -> Instr:
+    if m == "com":
+        return Nop(f"com {o[0].text}", m)
+    if m == "dcbf":
+        return Nop(f"dcbf {o[0].reg},{o[1].reg}", m)
+    return Nop("nop", m)
+
+
+def _unsupported(reason: str) -> Builder:
+    def build(m: str, o: list[Operand]) -> Instr:
+        raise CellError(0, f"unsupported PPC instruction '{m}' ({reason})")
+
+    return build
+
+
+# mnemonic -> (operand form, syntax shown in errors, builder)
+SPEC: dict[str, tuple[str, str, Builder]] = {
+    "nop": ("", "", _nop),
+    "li": ("RK", "rD,k", _li),
+    "lis": ("RK", "rD,k", _lis),
+    "addi": ("RRK", "rD,rA,k", _addi),
+    "subi": ("RRK", "rD,rA,k", _addi),
+    "addis": ("RRK", "rD,rA,k", _addis),
+    "xori": ("RRK", "rD,rA,k", _opi("xor")),
+    "ori": ("RRK", "rD,rA,k", _opi("or")),
+    "andi.": ("RRK", "rD,rA,k", _opi("and", True)),
+    "mulli": ("RRK", "rD,rA,k", _opi("mul")),
+    "srawi": ("RRK", "rD,rS,k", _opi("sra")),
+    "clrldi": ("RRK", "rA,rS,n", _clrldi),
+    "mr": ("RR", "rD,rS", _mr),
+    "neg": ("RR", "rD,rA", _op2("neg")),
+    "neg.": ("RR", "rD,rA", _op2("neg", True)),
+    "cmpw": ("CRR", "[crN,]rA,rB", _cmp("cmp", False)),
+    "cmpwi": ("CRK", "[crN,]rA,k", _cmp("cmp", True)),
+    "cmplwi": ("CRK", "[crN,]rA,k", _cmp("cmpu", True)),
+    "lbz": ("RM", "rD,d(rA)", _load(1, "lbz")),
+    "lhz": ("RM", "rD,d(rA)", _load(2, "lhz")),
+    "lwz": ("RM", "rD,d(rA)", _load(4, "lwz")),
+    "lwa": ("RM", "rD,d(rA)", _load(4, "lwa")),
+    "ld": ("RM", "rD,d(rA)", _load(8, "ld")),
+    "lbzx": ("RRR", "rD,rA,rB", _loadx(1, "lbzx")),
+    "lhzx": ("RRR", "rD,rA,rB", _loadx(2, "lhzx")),
+    "lwzx": ("RRR", "rD,rA,rB", _loadx(4, "lwzx")),
+    "lwax": ("RRR", "rD,rA,rB", _loadx(4, "lwax")),
+    "ldx": ("RRR", "rD,rA,rB", _loadx(8, "ldx")),
+    "lwarx": ("RRR", "rD,rA,rB", _loadx(4, "lwarx", frozenset({"EX"}))),
+    "stb": ("RM", "rS,d(rA)", _store(1, "stb")),
+    "sth": ("RM", "rS,d(rA)", _store(2, "sth")),
+    "stw": ("RM", "rS,d(rA)", _store(4, "stw")),
+    "std": ("RM", "rS,d(rA)", _store(8, "std")),
+    "stbx": ("RRR", "rS,rA,rB", _storex(1, "stbx")),
+    "sthx": ("RRR", "rS,rA,rB", _storex(2, "sthx")),
+    "stwx": ("RRR", "rS,rA,rB", _storex(4, "stwx")),
+    "stdx": ("RRR", "rS,rA,rB", _storex(8, "stdx")),
+    "sync": ("", "", _fence("SYNC", "sync")),
+    "hwsync": ("", "", _fence("SYNC", "sync")),
+    "lwsync": ("", "", _fence("LWSYNC", "lwsync")),
+    "isync": ("", "", _fence("ISYNC", "isync")),
+    "eieio": ("", "", _fence("EIEIO", "eieio")),
+    "dcbf": ("RR", "rA,rB", _nop),
+    "com": ("S", '"text"', _nop),
+    "b": ("L", "label", _branch(None)),
+    "beq": ("L", "label", _branch("eq")),
+    "bne": ("L", "label", _branch("ne")),
+    "blt": ("L", "label", _branch("lt")),
+    "bge": ("L", "label", _branch("ge")),
+    "bnl": ("L", "label", _branch("ge")),
+    "bgt": ("L", "label", _branch("gt")),
+    "ble": ("L", "label", _branch("le")),
+    "bng": ("L", "label", _branch("le")),
+    "lwzu": ("RM", "rD,d(rA)", _unsupported("update form: it writes two registers")),
+    "stwu": ("RM", "rS,d(rA)", _unsupported("update form: it writes two registers")),
+    "stwcx.": ("RRR", "rS,rA,rB", _unsupported("store conditional")),
+    "bl": ("L", "label", _unsupported("calls are not supported")),
+    "blr": ("", "", _unsupported("calls are not supported")),
+    "mtlr": ("R", "rS", _unsupported("link register")),
+    "mflr": ("R", "rD", _unsupported("link register")),
+    "mfcr": ("R", "rD", _unsupported("whole condition register")),
+    "lmw": ("RM", "rD,d(rA)", _unsupported("multiple registers")),
+    "stmw": ("RM", "rS,d(rA)", _unsupported("multiple registers")),
+    "rlwinm": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
+    "rlwimi": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
+    "extsw": ("RR", "rA,rS", _unsupported("sign extension")),
+}
+
+for _m, _fn in (("add", "add"), ("sub", "sub"), ("subf", "sub"), ("or", "or"), ("and", "and"),
+                ("xor", "xor"), ("mullw", "mul"), ("divw", "div"), ("nor", "nor")):
+    for _dot in (False, True):
+        SPEC[_m + ("." if _dot else "")] = ("RRR", "rD,rA,rB", _op3(_fn, _dot, swap=_m == "subf"))
+SPEC["slw"] = ("RRR", "rD,rA,rB", _op3("shl"))
+SPEC["sraw"] = ("RRR", "rD,rA,rB", _op3("sra"))
+
+
+def parse_cell(text: str) -> tuple[Instr, ...]:
+    """The IR of one non-empty, stripped PPC program cell (labels first)."""
+    toks = _tokens(text)
+    labels, i = split_labels(toks)
+    out: list[Instr] = [Label(x) for x in labels]
+    if i == len(toks):
+        return tuple(out)
+    kind, m, pos = toks[i]
+    if kind != "name":
+        raise CellError(pos, f"expected an instruction, found '{m}'")
+    spec = SPEC.get(m)
+    if spec is None:
+        if i + 1 < len(toks) and toks[i + 1][1] == "(":
+            raise CellError(pos, f"macro call '{m}(...)' is not supported")
+        if i + 1 < len(toks) and toks[i + 1][1] == ":":
+            raise CellError(toks[i + 1][2], "a label must be followed by an instruction or nothing")
+        raise CellError(pos, f"unknown PPC instruction '{m}'")
+    form, syntax, build = spec
+    ops = _operands(toks, i + 1, m)
+    ops = _match(m, form, syntax, ops, len(text))
+    try:
+        out.append(build(m, ops))
+    except CellError as exc:
+        if exc.offset == 0:
+            raise CellError(pos, exc.message) from None
+        raise
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- texts
+
+_NORM32 = {"ld": "lwz", "ldx": "lwzx", "std": "stw", "stdx": "stwx"}
+
+
+def hash_text(ins: Instr, rename: dict[str, str]) -> str:
+    """herd's text of ``ins`` for the hash: 64-bit accesses as 32-bit, labels renamed."""
+    if isinstance(ins, Branch):
+        target = rename[ins.target]
+        return f"b   {target}" if ins.cond is None else f"b{ins.cond}  {target}"
+    text = ins.text  # type: ignore[union-attr]
+    word, sep, rest = text.partition(" ")
+    if word in _NORM32:
+        return _NORM32[word] + sep + rest
+    return text
+
+
+def source_text(ins: Instr) -> str:
+    """Text that parses back to ``ins`` (its canonical text with the mnemonic as written)."""
+    text = ins.text  # type: ignore[union-attr]
+    m = ins.mnemonic  # type: ignore[union-attr]
+    word, _, rest = text.partition(" ")
+    if word == m:
+        return text
+    if m == "subi":
+        d, a, k = rest.split(",")
+        return f"subi {d},{a},{-int(k)}"
+    return f"{m} {rest.strip()}".rstrip()
+
+
+__all__ = ["SPEC", "parse_cell", "hash_text", "source_text"]

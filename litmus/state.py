@@ -1,0 +1,392 @@
+"""Parse the init section and the final condition into IR (grammar in ``state.lark``).
+
+One LALR parser, built once with an inline transformer (no parse tree is ever built);
+registers are checked against the architecture and the thread count as they are read, so
+a bad register or thread points at its token.  Sections repeat across a campaign's tests,
+so their IR is cached by text.  Lark's exceptions never
+leave this module: they become :class:`InputError` at the offending token.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from litmus.ir import (
+    And,
+    Atom,
+    Condition,
+    Implies,
+    InitItem,
+    Loc,
+    MemLoc,
+    Not,
+    Or,
+    PFalse,
+    Prop,
+    PTrue,
+    RegLoc,
+    Sym,
+    SymRegLoc,
+    Value,
+)
+from litmus.source import Source
+
+_GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
+_PPC_REG = re.compile(r"[rR](\d+)")
+X86_REGS = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP")
+
+
+class TokenError(Exception):
+    """A semantic error at a token of the state grammar (turned into InputError)."""
+
+    def __init__(self, token: Token, message: str) -> None:
+        super().__init__(message)
+        self.token = token
+        self.message = message
+
+
+def check_register(arch: str, name: str) -> str | None:
+    """The canonical name of register ``name`` of ``arch``, or None if it is not one.
+
+    PPC general registers are ``r0``..``r31`` (any case, as herd); X86 registers are the
+    upper-case 32-bit names.  Symbolic registers ``%x`` are accepted everywhere.
+    """
+    if name.startswith("%"):
+        return name
+    if arch == "PPC":
+        m = _PPC_REG.fullmatch(name)
+        if m and int(m.group(1)) < 32 and (m.group(1) == "0" or m.group(1)[0] != "0"):
+            return "r" + m.group(1)
+        return None
+    return name if name in X86_REGS else None
+
+
+def register_hint(arch: str) -> str:
+    return "r0..r31" if arch == "PPC" else "EAX, EBX, ECX, EDX, ESI, EDI, EBP or ESP"
+
+
+def _num(tok: Token) -> int:
+    s = str(tok)
+    return int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+
+
+def _flat(cls: type, items: list) -> Prop:
+    out: list[Prop] = []
+    for p in items:
+        if isinstance(p, cls):
+            out.extend(p.props)
+        else:
+            out.append(p)
+    return cls(tuple(out))
+
+
+class _Build(Transformer):
+    """Inline callbacks of the state grammar: build IR values directly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arch = ""
+        self.nthreads = 0
+        self.pos = 0
+
+    # ---- locations and values
+    def thread_reg(self, c: list) -> RegLoc:
+        tid_tok, reg_tok = c
+        tid = int(tid_tok[1:]) if tid_tok.type == "PROC" else _num(tid_tok)
+        if not 0 <= tid < self.nthreads:
+            raise TokenError(
+                tid_tok, f"thread {tid} does not exist (the test has {self.nthreads} threads)"
+            )
+        reg = check_register(self.arch, str(reg_tok))
+        if reg is None:
+            raise TokenError(
+                reg_tok,
+                f"bad {self.arch} register '{reg_tok}' (expected {register_hint(self.arch)})",
+            )
+        self.pos = tid_tok.start_pos or 0
+        return RegLoc(tid, reg)
+
+    def symb_reg(self, c: list) -> SymRegLoc:
+        self.pos = c[0].start_pos or 0
+        return SymRegLoc(str(c[0])[1:])
+
+    def global_loc(self, c: list) -> MemLoc:
+        self.pos = c[0].start_pos or 0
+        return MemLoc(str(c[0]))
+
+    def left_loc(self, c: list) -> tuple[Loc, int]:
+        # reduced right after its location: ``self.pos`` is that location's offset
+        return c[0], self.pos
+
+    def location(self, c: list) -> Loc:
+        return c[0]
+
+    def location_deref(self, c: list) -> Loc:
+        return c[0]
+
+    def int_value(self, c: list) -> tuple[Value, str]:
+        return _num(c[0]), str(c[0])
+
+    def sym_value(self, c: list) -> tuple[Value, str]:
+        return Sym(str(c[0])), str(c[0])
+
+    # ---- init
+    def init_start(self, c: list) -> list[tuple[InitItem, int]]:
+        return [x for x in c if x is not None]
+
+    def semi(self, c: list) -> None:
+        return None
+
+    def amper(self, c: list) -> None:
+        return None
+
+    def init_bare(self, c: list) -> tuple[InitItem, int]:
+        return InitItem(c[0][0], None, ""), c[0][1]
+
+    def init_value(self, c: list) -> tuple[InitItem, int]:
+        (v, text) = c[1]
+        return InitItem(c[0][0], v, text), c[0][1]
+
+    def init_typed_bare(self, c: list) -> tuple[InitItem, int]:
+        return InitItem(c[1][0], None, "", ctype=str(c[0])), c[1][1]
+
+    def init_typed(self, c: list) -> tuple[InitItem, int]:
+        (v, text) = c[2]
+        return InitItem(c[1][0], v, text, ctype=str(c[0])), c[1][1]
+
+    def init_atomic_bare(self, c: list) -> tuple[InitItem, int]:
+        return InitItem(c[2][0], None, "", ctype=f"_Atomic {c[1]}"), c[2][1]
+
+    def init_atomic(self, c: list) -> tuple[InitItem, int]:
+        (v, text) = c[3]
+        return InitItem(c[2][0], v, text, ctype=f"_Atomic {c[1]}"), c[2][1]
+
+    def init_tptr_bare(self, c: list) -> tuple[InitItem, int]:
+        return InitItem(c[1][0], None, "", ctype=str(c[0]), pointer=True), c[1][1]
+
+    def init_tptr(self, c: list) -> tuple[InitItem, int]:
+        (v, text) = c[3]
+        return InitItem(c[1][0], v, text, ctype=str(c[0]), pointer=True), c[1][1]
+
+    def init_ptr_bare(self, c: list) -> tuple[InitItem, int]:
+        return InitItem(c[0][0], None, "", pointer=True), c[0][1]
+
+    def init_ptr(self, c: list) -> tuple[InitItem, int]:
+        (v, text) = c[2]
+        return InitItem(c[0][0], v, text, pointer=True), c[0][1]
+
+    def init_array(self, c: list) -> InitItem:
+        raise TokenError(c[1], "array locations are not supported")
+
+    # ---- propositions
+    def a_value(self, c: list) -> Prop:
+        return Atom(c[0], c[1][0])
+
+    def a_loc(self, c: list) -> Prop:
+        return Atom(c[0], c[1])
+
+    def a_not_value(self, c: list) -> Prop:
+        return Not(Atom(c[0], c[2][0]))
+
+    def a_not_loc(self, c: list) -> Prop:
+        return Not(Atom(c[0], c[2]))
+
+    def not_(self, c: list) -> str:
+        return str(c[0])
+
+    def p_or(self, c: list) -> Prop:
+        return _flat(Or, c)
+
+    def p_and(self, c: list) -> Prop:
+        return _flat(And, c)
+
+    def p_implies(self, c: list) -> Prop:
+        return Implies(c[0], c[1])
+
+    def p_not(self, c: list) -> Prop:
+        return Not(c[1])
+
+    def p_true(self, c: list) -> Prop:
+        return PTrue()
+
+    def p_false(self, c: list) -> Prop:
+        return PFalse()
+
+    # ---- condition
+    def c_exists(self, c: list) -> Condition:
+        return Condition("exists", c[0], "exists")
+
+    def c_not_exists(self, c: list) -> Condition:
+        return Condition("~exists", c[1], "~exists" if c[0] == "~" else "not exists")
+
+    def c_forall(self, c: list) -> Condition:
+        return Condition("forall", c[0], "forall")
+
+    def c_final(self, c: list) -> Condition:
+        return Condition("exists", c[0], "final")
+
+    def c_paren(self, c: list) -> Condition:
+        return Condition("exists", c[0], "()")
+
+    def c_observed(self, c: list) -> Condition:
+        return Condition("exists", c[1], "observed")
+
+    def c_empty(self, c: list) -> Condition:
+        return Condition("forall", PTrue(), "")
+
+    def obs(self, c: list) -> Prop:
+        return Or(tuple(c))
+
+    def obs_group(self, c: list) -> Prop:
+        return And(tuple(c))
+
+    def loc_item(self, c: list) -> Loc:
+        return c[0]
+
+    def locations(self, c: list) -> tuple[Loc, ...]:
+        return tuple(x for x in c if x is not None)
+
+    def filter(self, c: list) -> Prop:
+        return c[0]
+
+    def kind_exists(self, c: list) -> tuple[str, str]:
+        return (str(c[0]), "exists")
+
+    def kind_not_exists(self, c: list) -> tuple[str, str]:
+        return (str(c[0]), "~exists")
+
+    def kind_forall(self, c: list) -> tuple[str, str]:
+        return (str(c[0]), "forall")
+
+    def kinds(self, c: list) -> tuple[tuple[str, str], ...]:
+        return tuple(x for x in c if x is not None)
+
+    def cond_start(self, c: list) -> ConditionPart:
+        # children: [locations] [filter] constr [kinds], absent ones as None
+        locs: tuple[Loc, ...] = ()
+        filt = None
+        kinds: tuple[tuple[str, str], ...] = ()
+        cond = Condition("forall", PTrue(), "")
+        for i, x in enumerate(c):
+            if x is None:
+                continue
+            if isinstance(x, Condition):
+                cond = x
+            elif i == 0:
+                locs = x
+            elif i == 1:
+                filt = x
+            else:
+                kinds = x
+        return ConditionPart(cond, locs, filt, kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionPart:
+    """What follows the program: the condition, ``locations``, ``filter``, kinds."""
+
+    condition: Condition
+    locations: tuple[Loc, ...] = ()
+    filter: Prop | None = None
+    kinds: tuple[tuple[str, str], ...] = ()
+
+
+_LOCK = threading.Lock()  # the transformer carries the arch and thread count of one parse
+
+
+@cache
+def _parser() -> tuple[Lark, _Build]:
+    build = _Build()
+    lark = Lark(
+        _GRAMMAR,
+        parser="lalr",
+        start=["init_start", "cond_start"],
+        transformer=build,
+        maybe_placeholders=True,
+    )
+    return lark, build
+
+
+def _describe(tok: Token) -> str:
+    if tok.type == "$END":
+        return "end of section"
+    return f"'{tok}'"
+
+
+class _RelError(Exception):
+    """A parse error at ``offset`` of the parsed section (made absolute by the caller)."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+@lru_cache(maxsize=1 << 14)
+def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
+    """Parse one section's text (cached: sections repeat across a campaign's tests)."""
+    lark, build = _parser()
+    try:
+        with _LOCK:
+            build.arch = arch
+            build.nthreads = nthreads
+            result = lark.parse(text, start=start)
+    except TokenError as exc:
+        raise _RelError(exc.token.start_pos or 0, exc.message) from None
+    except UnexpectedToken as exc:
+        tok = exc.token
+        if tok.type == "$END":
+            raise _RelError(len(text), f"unexpected end of the {what}") from None
+        raise _RelError(
+            tok.start_pos or 0, f"syntax error in the {what}: unexpected {_describe(tok)}"
+        ) from None
+    except UnexpectedCharacters as exc:
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        raise _RelError(
+            exc.pos_in_stream, f"syntax error in the {what}: unexpected character {ch!r}"
+        ) from None
+    except UnexpectedEOF:
+        raise _RelError(len(text), f"unexpected end of the {what}") from None
+    except UnexpectedInput as exc:  # any other lark input error
+        at = getattr(exc, "pos_in_stream", 0) or 0
+        raise _RelError(at, f"syntax error in the {what}") from None
+    return tuple(result) if isinstance(result, list) else result
+
+
+def _parse(src: Source, arch: str, span: tuple[int, int], start: str, nthreads: int, what: str):
+    try:
+        return _parse_section(arch, start, nthreads, src.text[span[0] : span[1]], what)
+    except _RelError as exc:
+        raise src.error(span[0] + exc.offset, exc.message) from None
+
+
+def parse_init(
+    src: Source, arch: str, span: tuple[int, int], nthreads: int
+) -> tuple[InitItem, ...]:
+    """The init items between the braces at ``span``."""
+    items: tuple[tuple[InitItem, int], ...] = _parse(
+        src, arch, span, "init_start", nthreads, "init section"
+    )
+    seen: dict[Loc, InitItem] = {}
+    for it, pos in items:
+        old = seen.get(it.loc)
+        if old is not None and (old.value, old.ctype, old.pointer) != (
+            it.value, it.ctype, it.pointer
+        ):
+            raise src.error(span[0] + pos, f"location {it.loc} is initialised twice, differently")
+        seen[it.loc] = it
+    return tuple(it for it, _ in items)
+
+
+def parse_condition(src: Source, arch: str, span: tuple[int, int], nthreads: int) -> ConditionPart:
+    """The condition part at ``span`` (empty span: no condition, i.e. ``forall (true)``)."""
+    if span[0] >= span[1]:
+        return ConditionPart(Condition("forall", PTrue(), ""))
+    return _parse(src, arch, span, "cond_start", nthreads, "condition")

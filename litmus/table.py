@@ -1,0 +1,167 @@
+"""The program table: ``P0 | P1 ;`` then rows of cells, one per thread, to IR threads.
+
+The table is cut by hand (``|`` between cells, ``;`` ending rows, comments blanked, quoted
+strings kept whole, X86's ``LOCK;`` kept inside its cell) and every non-empty cell is
+lowered by its architecture's assembler.  Cells repeat a lot across tests (``li r1,1``),
+so their IR is cached by text.  Labels are checked per thread: a label is defined once and
+every branch goes to a label of its own thread.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from types import ModuleType
+
+from litmus import ppc, x86
+from litmus.asm import CellError
+from litmus.ir import Branch, Instr, Label
+from litmus.source import Source
+from litmus.splitter import skip_comment
+
+ARCHS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86}
+
+_SPECIAL = re.compile(r"[|;\"]")
+_LOCK_END = re.compile(r"(?:^|[\s:])(?:LOCK|lock)\s*$")
+_PROC = re.compile(r"P(\d+)")
+
+
+def _blank_comments(src: Source, start: int, end: int) -> str:
+    """The program text with its comments replaced by blanks (offsets are kept)."""
+    text = src.text[start:end]
+    if "(*" not in text:
+        return text
+    out = []
+    pos = 0
+    while True:
+        i = text.find("(*", pos)
+        if i < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        j = skip_comment(src, start + i) - start
+        out.append(text[pos:i])
+        out.append("".join("\n" if c == "\n" else " " for c in text[i:j]))
+        pos = j
+
+
+def _rows(
+    src: Source, arch: str, text: str, start: int
+) -> tuple[list[list[tuple[int, int]]], int]:
+    """Rows of cell spans in ``text`` (the program at ``start``, comments blanked) and where
+    unterminated text begins."""
+    first = re.match(r"\s*;", text)  # herd accepts one ';' before the thread header
+    pos = first.end() if first else 0
+    if '"' not in text and not (arch == "X86" and "lock" in text.lower()):
+        return _split_rows(text, pos)
+    rows: list[list[tuple[int, int]]] = []
+    cells: list[tuple[int, int]] = []
+    cell_start = pos
+    while True:
+        m = _SPECIAL.search(text, pos)
+        if m is None:
+            return rows, cell_start
+        c = m.group()
+        if c == '"':
+            close = text.find('"', m.end())
+            if close < 0:
+                raise src.error(start + m.start(), "unterminated string '\"'")
+            pos = close + 1
+        elif c == "|":
+            cells.append((cell_start, m.start()))
+            cell_start = pos = m.end()
+        elif c == ";" and arch == "X86" and _LOCK_END.search(text[cell_start : m.start()]):
+            pos = m.end()  # ``LOCK; ADD ...``: the ';' belongs to the instruction
+        else:
+            cells.append((cell_start, m.start()))
+            rows.append(cells)
+            cells = []
+            cell_start = pos = m.end()
+
+
+def _split_rows(text: str, pos: int) -> tuple[list[list[tuple[int, int]]], int]:
+    """:func:`_rows` for the usual program without strings nor ``LOCK;``: plain splits."""
+    rows: list[list[tuple[int, int]]] = []
+    pieces = text[pos:].split(";")
+    for piece in pieces[:-1]:
+        cells = []
+        o = pos
+        for c in piece.split("|"):
+            e = o + len(c)
+            cells.append((o, e))
+            o = e + 1
+        rows.append(cells)
+        pos += len(piece) + 1
+    return rows, pos
+
+
+def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[Instr, ...], ...]:
+    """The threads of the program at ``span`` as tuples of IR operations."""
+    start, end = span
+    prog = _blank_comments(src, start, end)
+    rows, rest = _rows(src, arch, prog, start)
+    tail = prog[rest:]
+    if tail.strip():
+        at = start + rest + (len(tail) - len(tail.lstrip()))
+        if not rows:
+            raise src.error(at, "expected the thread header 'P0 | P1 | ... ;'")
+        raise src.error(at, "instruction row not terminated by ';'")
+    if not rows:
+        raise src.error(start, "missing program: expected the thread header 'P0 | P1 | ... ;'")
+    header = rows[0]
+    for i, (a, b) in enumerate(header):
+        cell = prog[a:b]
+        name = cell.strip()
+        if name != f"P{i}":
+            at = start + a + (len(cell) - len(cell.lstrip()))
+            if _PROC.fullmatch(name):
+                raise src.error(at, f"threads must be named P0, P1, ... in order: expected P{i}, "
+                                    f"found {name}")
+            raise src.error(at, f"expected P{i} in the thread header, found '{name}'")
+    n = len(header)
+    threads: list[list[Instr]] = [[] for _ in range(n)]
+    marks: list[list[tuple[Instr, int]]] = [[] for _ in range(n)]  # labels, branches
+    for row in rows[1:]:
+        if len(row) != n:
+            a = row[0][0]
+            cell = prog[a : row[0][1]]
+            at = start + a + (len(cell) - len(cell.lstrip()))
+            raise src.error(at, f"this row has {len(row)} cells but the test has {n} threads "
+                                "(one cell per thread, separated by '|')")
+        for tid, (a, b) in enumerate(row):
+            raw = prog[a:b]
+            cell = raw.strip()
+            if not cell:
+                continue
+            ops = _lower_cell(arch, cell)
+            if isinstance(ops, CellError):
+                at = start + a + (len(raw) - len(raw.lstrip()))
+                raise src.error(at + ops.offset, ops.message)
+            threads[tid].extend(ops)
+            for op in ops:
+                if isinstance(op, Label | Branch):
+                    marks[tid].append((op, start + a + (len(raw) - len(raw.lstrip()))))
+    for tid in range(n):
+        if marks[tid]:
+            _check_labels(src, tid, marks[tid])
+    return tuple(tuple(t) for t in threads)
+
+
+@lru_cache(maxsize=1 << 15)
+def _lower_cell(arch: str, cell: str) -> tuple[Instr, ...] | CellError:
+    try:
+        return ARCHS[arch].parse_cell(cell)
+    except CellError as exc:
+        return exc
+
+
+def _check_labels(src: Source, tid: int, marks: list[tuple[Instr, int]]) -> None:
+    defined: set[str] = set()
+    for ins, at in marks:
+        if isinstance(ins, Label):
+            if ins.name in defined:
+                raise src.error(at, f"label '{ins.name}' is defined twice in thread P{tid}")
+            defined.add(ins.name)
+    for ins, at in marks:
+        if isinstance(ins, Branch) and ins.target not in defined:
+            raise src.error(at, f"branch to label '{ins.target}', which thread P{tid} does not "
+                                "define")
