@@ -7,8 +7,9 @@ graph adds ``rf`` and ``co``.  Many graphs share one skeleton; a cat model prepa
 once per skeleton.
 
 Event numbering: the initial writes come first (one per memory location, in location-name
-order), then each thread's events in program order, thread by thread.  Relations and sets
-are ints in the encoding of :mod:`graphs.relalg`.
+order), then each thread's events in program order, thread by thread; the events of one
+instruction instance (one ``iiid``) are consecutive, in their causal order (read before
+write).  Relations and sets are ints in the encoding of :mod:`graphs.relalg`.
 """
 
 from __future__ import annotations
@@ -140,17 +141,64 @@ class Skeleton:
     # ---- static relations
     @cached_property
     def po(self) -> int:
-        """Program order (strict, total per thread; init events are in no thread)."""
+        """Program order: strict, per thread, between different instruction instances.
+
+        As herd's ``po``: events of one instruction instance (same ``iiid >= 0``, e.g. the
+        read and the write of an X86 ``XCHG``) are not po-related (see :attr:`iico`); init
+        events are in no thread."""
         U = self.U
         r = 0
-        before: dict[int, int] = {}
+        before: dict[int, int] = {}  # per thread: events of earlier instances
+        current: dict[int, tuple[int, int]] = {}  # per thread: (iiid, its events so far)
         for e in self.events:
             if e.tid < 0:
                 continue
             b = before.get(e.tid, 0)
+            inst, same = current.get(e.tid, (-1, 0))
+            if e.iiid < 0 or e.iiid != inst:
+                b |= same
+                before[e.tid] = b
+                same = 0
             if b:
                 r |= U.spread(b) << e.eid
-            before[e.tid] = b | (1 << e.eid)
+            current[e.tid] = (e.iiid, same | (1 << e.eid))
+        return r
+
+    @cached_property
+    def iico(self) -> int:
+        """Order inside one instruction instance (herd's intra-instruction causality
+        restricted to the events we keep): the events of one ``iiid`` in event order, e.g.
+        the read before the write of a read-modify-write."""
+        U = self.U
+        r = 0
+        earlier: dict[int, int] = {}
+        for e in self.events:
+            if e.tid < 0 or e.iiid < 0:
+                continue
+            b = earlier.get(e.iiid, 0)
+            if b:
+                r |= U.spread(b) << e.eid
+            earlier[e.iiid] = b | (1 << e.eid)
+        return r
+
+    @cached_property
+    def po_iico(self) -> int:
+        """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
+        return self.po | self.iico
+
+    @cached_property
+    def same_instance(self) -> int:
+        """Pairs of events of one instruction instance, reflexive (init events: none)."""
+        U = self.U
+        groups: dict[object, int] = {}
+        for e in self.events:
+            if e.tid < 0:
+                continue
+            key = e.iiid if e.iiid >= 0 else ("event", e.eid)
+            groups[key] = groups.get(key, 0) | (1 << e.eid)
+        r = 0
+        for s in groups.values():
+            r |= U.product(s, s)
         return r
 
     @cached_property
@@ -164,13 +212,13 @@ class Skeleton:
 
     @cached_property
     def int_(self) -> int:
-        """Same thread, reflexive (init events: only with themselves)."""
+        """Same thread, reflexive on thread events; init events are in no thread, so they
+        are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
         U = self.U
         groups: dict[int, int] = {}
         for e in self.events:
-            groups[e.tid if e.tid >= 0 else -1 - e.eid] = groups.get(
-                e.tid if e.tid >= 0 else -1 - e.eid, 0
-            ) | (1 << e.eid)
+            if e.tid >= 0:
+                groups[e.tid] = groups.get(e.tid, 0) | (1 << e.eid)
         r = 0
         for s in groups.values():
             r |= U.product(s, s)
@@ -182,7 +230,8 @@ class Skeleton:
         U = self.U
         groups: dict[int, int] = {}
         for e in self.events:
-            groups[e.tid] = groups.get(e.tid, 0) | (1 << e.eid)
+            t = e.tid if e.tid >= 0 else -1
+            groups[t] = groups.get(t, 0) | (1 << e.eid)
         same = 0
         for s in groups.values():
             same |= U.product(s, s)

@@ -2,9 +2,24 @@
 
 ``static_names(sk, arch)`` gives every name that depends only on the skeleton (events, po,
 dependencies); ``dynamic_names(g)`` the ones that depend on the rf/co choice (``rf``,
-``FW``, ``pco``).  Values are tagged ``("set", bits)`` or ``("rel", bits)``.  Which names
-exist follows herd's ``machModelChecker.ml`` (herd-formats.md section 1.5): register events
-are never in the universe; ``co``/``fr`` are not predefined (models build them).
+``FW``, ``pco``).  Values are tagged ``("set", bits)`` or ``("rel", bits)``.
+
+Which names exist, and what they hold, follows herd's ``herd/machModelChecker.ml``,
+``herd/machAction.ml`` (``arch_sets``), ``herd/event.ml`` and the ``*Arch_herd.ml`` files
+(herd-formats.md section 1.5), for PPC, X86 and X86_64 in herd's default (non-mixed) mode:
+
+* the universe is every event but register events (we have none): memory events, the
+  initial writes, fences and branch (commit) events;
+* ``id`` is the identity on that universe; ``loc`` relates memory events of one location
+  (reflexive on them, never on fences); ``int`` relates events of one thread, reflexive,
+  init events in no thread (not even with themselves); ``ext`` relates events of different
+  threads, the init events forming one group; ``po`` excludes pairs of one instruction
+  instance; ``same-instance`` relates the events of one instruction instance (init events:
+  none); ``sm = si`` is the identity on memory events (non-mixed mode);
+* ``co``/``fr`` are not predefined (``cos.cat`` makes them).
+
+Names herd defines with a meaning we do not model (``same-low-order-bits``, ``aligned``,
+``instr``, bell scopes, VMSA sets) are left undefined rather than guessed.
 """
 
 from __future__ import annotations
@@ -13,31 +28,36 @@ from graphs.execution import ExecutionGraph, Skeleton
 
 Tagged = tuple[str, int]
 
-#: Fence sets per architecture (herd's barrier sets, named by the upper-case mnemonic).
+#: Fence sets per architecture (herd's ``barrier_sets``, named by the upper-case mnemonic).
 FENCE_SETS: dict[str, tuple[str, ...]] = {
     "PPC": ("SYNC", "LWSYNC", "ISYNC", "EIEIO"),
     "X86": ("MFENCE", "SFENCE", "LFENCE"),
     "X86_64": ("MFENCE", "SFENCE", "LFENCE"),
 }
 
-#: Annotation sets per architecture (besides the fence sets).
+#: Annotation sets per architecture (herd's ``annot_sets``): events whose ``annots`` hold
+#: the name.  PPC: ``X`` (empty in practice), ``EX`` (lwarx / stwcx.); X86: ``X`` (locked
+#: and xchg accesses); X86_64 also ``NT`` (non-temporal).
 ANNOT_SETS: dict[str, tuple[str, ...]] = {
     "PPC": ("X", "EX"),
     "X86": ("X",),
     "X86_64": ("X", "NT"),
 }
 
-#: Sets herd always defines that are empty for the architectures we run.
-EMPTY_SETS = (
-    "NExp", "SPEC", "SPURIOUS", "Rreg", "Wreg", "ADDR", "DATA", "BCC", "PRED",
-    "T", "GCS", "TLBI", "no-loc", "CutOff", "FAULT", "FAULT-RD", "FAULT-WR",
-    "EXC-ENTRY", "EXC-RET",
+#: Generic event sets of every architecture (``machAction.arch_sets`` and
+#: ``machModelChecker``) that hold only events we never build (tags, TLBIs, faults,
+#: unrolling cut-offs, speculation, register accesses, ports...).  They are computed from
+#: ``Event.annots`` all the same, so an engine that does produce such events can mark them.
+GENERIC_SETS = (
+    "NExp", "SPEC", "SPURIOUS", "Rreg", "Wreg", "ADDR", "DATA", "PRED",
+    "T", "GCS", "TLBI", "CutOff", "FAULT", "FAULT-RD", "FAULT-WR", "EXC-ENTRY", "EXC-RET",
 )  # fmt: skip
 
-#: Relations herd always defines that are empty for the architectures we run.
+#: Relations herd always defines that are empty for PPC/X86 programs unless the skeleton's
+#: ``deps`` gives them (``iico_data`` is set apart: see :func:`static_names`).
 EMPTY_RELS = (
-    "iico_data", "iico_ctrl", "iico_order", "rf-reg", "tst", "depend", "success",
-    "control", "equiv-spec",
+    "iico_ctrl", "iico_order", "rf-reg", "tst", "depend", "success",
+    "control", "equiv-spec", "membar.cta", "membar.gl", "membar.sys",
 )  # fmt: skip
 
 
@@ -52,8 +72,10 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         "IW": ("set", sk.IW),
         "F": ("set", sk.F),
         "B": ("set", sk.B),
-        "Exp": ("set", M),
-        "EXEC": ("set", U.ALL),
+        "BCC": ("set", sk.B),  # every commit we build is a conditional-branch commit
+        "Exp": ("set", M),  # every access is explicit (no page-table walks)
+        "EXEC": ("set", M),  # nothing is speculated
+        "no-loc": ("set", sk.F | sk.B),  # events without a location
         "id": ("rel", U.ID),
         "loc": ("rel", sk.loc),
         "int": ("rel", sk.int_),
@@ -61,46 +83,84 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         "po": ("rel", sk.po),
         "partial_po": ("rel", sk.po),
     }
-    for name in EMPTY_SETS:
-        env[name] = ("set", 0)
+    for name in GENERIC_SETS:
+        env[name] = ("set", sk.annot_set(name))
     for name in EMPTY_RELS:
         env[name] = ("rel", 0)
     for name in FENCE_SETS.get(arch, ()):
         env[name] = ("set", sk.fence_set(name))
     for name in ANNOT_SETS.get(arch, ()):
         env[name] = ("set", sk.annot_set(name))
+    # herd's iico_data between the events we keep: the read of a read-modify-write feeds
+    # its write (X86 XCHG / LOCK'd instructions); PPC instructions have one such event.
+    env["iico_data"] = ("rel", sk.iico)
     for name in ("addr", "data", "ctrl"):
-        env[name] = ("rel", sk.deps.get(name, 0))
-    for name, rel in sk.deps.items():
-        env.setdefault(name, ("rel", rel))
+        env[name] = ("rel", 0)
+    for name, rel in sk.deps.items():  # addr, data, ctrl and any other the engine computed
+        env[name] = ("rel", rel)
     for name, s in sk.extra_sets.items():
         env[name] = ("set", s)
-    # Events of one instruction instance (herd's same-instance), and sm/si: identity on
-    # memory events in the non-mixed mode.
-    same = 0
-    groups: dict[int, int] = {}
-    for e in sk.events:
-        if e.iiid >= 0:
-            groups[e.iiid] = groups.get(e.iiid, 0) | (1 << e.eid)
-    for s in groups.values():
-        same |= U.product(s, s)
-    same |= U.ID
+    same = sk.same_instance
     env["same-instance"] = ("rel", same)
+    # same-instr / same-static relate instances of one static instruction: without loop
+    # unrolling every instruction has one instance, and they equal same-instance.
     env["same-instr"] = ("rel", same)
     env["same-static"] = ("rel", same)
-    env["sm"] = ("rel", U.ident(U.ALL))
-    env["si"] = ("rel", U.ident(U.ALL))
-    env["aligned"] = ("rel", U.product(M, M))
+    env["sm"] = ("rel", U.ident(M))
+    env["si"] = ("rel", U.ident(M))
     return env
 
 
-def dynamic_names(g: ExecutionGraph, fw: int | None = None) -> dict[str, Tagged]:
-    """Names that depend on rf (and on the final writes ``FW``).
+def co0(g: ExecutionGraph, fw: int) -> int:
+    """stdlib's ``co0``: init writes before the other writes of their location, and every
+    write before the final write ``fw`` of its location."""
+    sk, U = g.sk, g.U
+    W, IW = sk.W, sk.IW
+    return sk.loc & (U.product(IW, W & ~IW) | U.product(W & ~fw, fw))
+
+
+def obsco(g: ExecutionGraph) -> int:
+    """The coherence pairs herd infers from the program and rf alone (``U.compute_pco``
+    on ``po_iico`` restricted to one location; all our accesses are explicit)."""
+    sk, U = g.sk, g.U
+    W, R = sk.W, sk.R
+    po_loc = sk.po_iico & sk.loc
+    rf = g.rf
+    invrf = U.inverse(rf)
+    ww = U.restrict(po_loc, W, W)
+    rw = U.seq(rf, U.restrict(po_loc, R, W))
+    wr = U.seq(U.restrict(po_loc, W, R), invrf) & ~U.ID
+    rr = U.seq(U.seq(rf, U.restrict(po_loc, R, R)), invrf) & ~U.ID
+    return ww | rw | wr | rr
+
+
+def pco(g: ExecutionGraph, fw: int | None = None, optace: bool = True) -> int:
+    """herd's ``pco`` (used by ``cos-ok-opt.cat``): ``obsco | co0``.
+
+    herd adds ``obsco`` only under ``-optace true`` (which is also what sets the variant
+    ``cos-opt`` that makes ``cos.cat`` include ``cos-ok-opt.cat``); otherwise its ``pco``
+    is ``co0`` alone.  A cyclic ``pco`` makes herd discard the candidate before the model
+    runs (engines should do the same).  Where herd's ``compute_pco`` gives up on a read
+    from the initial state ordered after a write, this gives a cyclic ``pco`` instead:
+    the candidate is discarded either way."""
+    fw = g.FW if fw is None else fw
+    out = co0(g, fw)
+    if optace:
+        out |= obsco(g)
+    return out
+
+
+def dynamic_names(
+    g: ExecutionGraph, fw: int | None = None, optace: bool = True
+) -> dict[str, Tagged]:
+    """Names that depend on rf (and on the final writes ``FW``): ``rf``, ``FW``, ``pco``.
 
     ``fw`` overrides the final writes (engines that enumerate them, as herd does);
-    by default they are the co-maximal writes of ``g``.
+    by default they are the co-maximal writes of ``g``.  ``optace`` as for :func:`pco`.
     """
+    fw = g.FW if fw is None else fw
     return {
         "rf": ("rel", g.rf),
-        "FW": ("set", g.FW if fw is None else fw),
+        "FW": ("set", fw),
+        "pco": ("rel", pco(g, fw, optace)),
     }
