@@ -1,0 +1,149 @@
+"""Full validation campaigns against herd's logs, with CPU time compared to herd's.
+
+Runs the 8141 POWER tests (and the X86 sets) with ``herdsman validate``'s machinery, then
+prints per set the summary, our total CPU time and its ratio to herd's (the sum of the
+``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests), and the ten
+slowest tests with our time beside herd's.
+
+    .venv/bin/python bench/campaign.py                      # everything, 2 jobs
+    .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
+    .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
+
+Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
+continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
+differences, 2 on errors.  Needs ../shared (or $HERDSMAN_SHARED).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from herd_compat.campaign import CampaignConfig, CampaignOutcome, run_campaign  # noqa: E402
+from litmus.errors import InputError  # noqa: E402
+
+SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
+
+
+@dataclass
+class Set:
+    name: str
+    tests: Path  # directory of tests, or an index file
+    log: Path
+    model_key: str  # which --model-* option applies
+    default_model: str
+
+
+SETS = {
+    "power": Set("power", SHARED / "power" / "tests" / "@all",
+                 SHARED / "power" / "herd7-ppc.log", "ppc", "power"),
+    "x86-tso": Set("x86-tso", SHARED / "x86" / "tests",
+                   SHARED / "x86" / "herd7-tests-x86tso.log", "tso", "tso"),
+    "x86-sc": Set("x86-sc", SHARED / "x86" / "tests",
+                  SHARED / "x86" / "herd7-tests-sc.log", "sc", "sc"),
+    "x86gen-tso": Set("x86gen-tso", SHARED / "x86" / "generated",
+                      SHARED / "x86" / "generated" / "herd7-x86tso.log", "tso", "tso"),
+    "x86gen-sc": Set("x86gen-sc", SHARED / "x86" / "generated",
+                     SHARED / "x86" / "generated" / "herd7-sc.log", "sc", "sc"),
+}  # fmt: skip
+
+
+def test_files(s: Set) -> list[str]:
+    if s.tests.name.startswith("@"):  # herd's index file (its name starts with @)
+        from herd_compat.inputs import read_index
+
+        return read_index(str(s.tests))
+    return sorted(str(p) for p in s.tests.glob("*.litmus"))
+
+
+def sample(files: list[str], n: int | None) -> list[str]:
+    """Every k-th file, so that a sample spreads over the whole (sorted) set."""
+    if n is None or n >= len(files):
+        return files
+    step = len(files) / n
+    return [files[int(i * step)] for i in range(n)]
+
+
+def slowest_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
+    done = [r for r in outcome.rows if r.status == "done" and r.cpu is not None]
+    done.sort(key=lambda r: -(r.cpu or 0.0))
+    lines = [f"  {'test':<40}{'ours (s)':>10}{'herd (s)':>10}{'ratio':>8}"]
+    for r in done[:k]:
+        herd = "-" if r.herd_time is None else f"{r.herd_time:.2f}"
+        ratio = "-" if not r.herd_time else f"{(r.cpu or 0.0) / r.herd_time:.2f}"
+        lines.append(f"  {r.name:<40}{r.cpu or 0.0:>10.2f}{herd:>10}{ratio:>8}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default=",".join(SETS), help="comma list of: " + ", ".join(SETS))
+    ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
+    ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
+    ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
+    ap.add_argument("--jobs", "-j", type=int, default=2)
+    ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
+    ap.add_argument("--timeout", type=float, help="per-test time limit (seconds)")
+    ap.add_argument("--db-dir", default=".herdsman", help="where the databases go")
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--engine", default="auto")
+    ap.add_argument("--show-mismatches", type=int, default=20)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)  # MODULE:FUNCTION, for tests
+    a = ap.parse_args(argv)
+    names = [x for x in a.sets.split(",") if x]
+    unknown = [x for x in names if x not in SETS]
+    if unknown:
+        ap.error(f"unknown set(s): {', '.join(unknown)}")
+    if not SHARED.exists():
+        print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
+        return 2
+    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
+    status = 0
+    grand_ours = grand_herd = 0.0
+    os.makedirs(a.db_dir, exist_ok=True)
+    for name in names:
+        s = SETS[name]
+        try:
+            files = sample(test_files(s), a.sample)
+        except InputError as e:
+            print(e.render(), file=sys.stderr)
+            status = 2
+            continue
+        model = models[s.model_key]
+        print(f"== {name}: {len(files)} tests, model {model}, herd log {s.log}", flush=True)
+        tag = f"{name}-{os.path.basename(model)}" + (f"-sample{a.sample}" if a.sample else "")
+        cfg = CampaignConfig(
+            inputs=files, expect=str(s.log), model=model, jobs=a.jobs, timeout=a.timeout,
+            db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"), resume=a.resume,
+            engine=a.engine, worker=a.worker, show_mismatches=a.show_mismatches,
+            worker_extra={"log": str(s.log)} if a.worker else {},
+        )  # fmt: skip
+        try:
+            outcome = run_campaign(cfg)
+        except InputError as e:
+            print(e.render(), file=sys.stderr)
+            status = 2
+            continue
+        status = max(status, outcome.status)
+        t = outcome.totals
+        assert t is not None
+        grand_ours += t.our_cpu
+        grand_herd += t.herd_cpu or 0.0
+        print(f"ten slowest tests of {name} (our CPU time beside herd's):")
+        print("\n".join(slowest_lines(outcome)))
+        print(flush=True)
+    if len(names) > 1:
+        ratio = f" (ratio {grand_ours / grand_herd:.3f})" if grand_herd else ""
+        print(f"all sets: ours {grand_ours:.2f} s CPU, herd {grand_herd:.2f} s{ratio}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""``herdsman validate``: run many tests and compare them with herd's answers.
+
+Tests run on ``--jobs`` worker processes (the model is loaded once per worker), each limited
+to ``--timeout`` seconds (the parent kills and replaces a worker that overruns).  Results go
+to an SQLite database as they arrive (one committed row per test), so a campaign stopped by
+Ctrl-C or SIGKILL continues with ``--resume`` without redoing or losing a finished test.
+The default database is ``.herdsman/validate-<model>-<fingerprint>.sqlite`` in the current
+directory, where the fingerprint is a hash of the inputs (tests, model, expectations,
+engine, variants).  Exit status: 0 when every test matches herd, 1 when some do not
+(mismatch, missing expectation, timeout), 2 on input errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from herd_compat.campaign_db import CampaignDB, Row
+from herd_compat.campaign_worker import WorkerConfig, load_factory, make_engine_worker
+from herd_compat.compare import compare
+from herd_compat.herdlog import Expectation, detect_format, parse_herd_log, read_expectations
+from herd_compat.inputs import expand_test_args
+from herd_compat.reports import (
+    Totals,
+    mismatch_lines,
+    summary_lines,
+    totals,
+    write_json,
+    write_junit,
+)
+from herd_compat.workers import WorkerPool, WorkerStartError
+from litmus.errors import InputError
+
+
+@dataclass
+class CampaignConfig:
+    inputs: list[str]
+    expect: str
+    model: str | None = None
+    expect_column: int = 0
+    db: str | None = None
+    resume: bool = False
+    jobs: int = 1
+    timeout: float | None = None
+    json_out: str | None = None
+    junit_out: str | None = None
+    engine: str = "auto"
+    include_dirs: list[str] = field(default_factory=list)
+    variants: set[str] = field(default_factory=set)
+    progress: bool | None = None  # None: when stderr is a terminal
+    worker: str | None = None  # MODULE:FUNCTION of another worker factory
+    worker_extra: dict[str, Any] = field(default_factory=dict)  # its settings
+    show_mismatches: int = 50  # how many mismatches to describe (-1: all)
+
+
+@dataclass
+class CampaignOutcome:
+    status: int
+    rows: list[Row]
+    totals: Totals | None
+    db_path: str
+
+
+def fingerprint(cfg: CampaignConfig, keys: list[str]) -> str:
+    doc = {
+        "model": cfg.model, "expect": os.path.realpath(cfg.expect),
+        "column": cfg.expect_column, "engine": cfg.engine,
+        "variants": sorted(cfg.variants), "include_dirs": cfg.include_dirs,
+        "worker": cfg.worker, "tests": sorted(keys),
+    }  # fmt: skip
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def default_db_path(cfg: CampaignConfig, fp: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", os.path.basename(cfg.model or "default"))
+    return os.path.join(".herdsman", f"validate-{slug}-{fp[:12]}.sqlite")
+
+
+def _grace(timeout: float) -> float:
+    """Extra wall time before the parent kills a worker the engine did not stop."""
+    return min(5.0, max(0.5, 0.2 * timeout))
+
+
+class _Progress:
+    """A rich progress bar with ETA on stderr (no-op when disabled)."""
+
+    def __init__(self, enabled: bool, total: int, done: int) -> None:
+        self.p = None
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.p = Progress(
+            TextColumn("[bold]validate[/bold] {task.description}"), BarColumn(),
+            MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False,
+        )  # fmt: skip
+        self.task = self.p.add_task("", total=total, completed=done)
+        self.p.start()
+
+    def advance(self, description: str) -> None:
+        if self.p is not None:
+            self.p.update(self.task, advance=1, description=description)
+
+    def stop(self) -> None:
+        if self.p is not None:
+            self.p.stop()
+
+
+def run_campaign(
+    cfg: CampaignConfig, out: IO[str] | None = None, err: IO[str] | None = None
+) -> CampaignOutcome:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    tests = expand_test_args(cfg.inputs, allow_dirs=True)
+    if not tests:
+        raise InputError(" ".join(cfg.inputs) or "<inputs>", 0, 0, "no test files given")
+    order: list[str] = []
+    given: dict[str, str] = {}
+    for p in tests:
+        k = os.path.realpath(p)
+        if k not in given:
+            given[k] = p
+            order.append(k)
+    expectations = read_expectations(cfg.expect, cfg.expect_column)
+    expect_kind = "herd7 log" if detect_format(_head(cfg.expect)) == "log" else "verdict table"
+    fp = fingerprint(cfg, order)
+    db_path = cfg.db or default_db_path(cfg, fp)
+    db = CampaignDB(db_path)
+    try:
+        kept = db.start(fp, cfg.resume)
+        done = db.done_keys() & set(order) if cfg.resume else set()
+        todo = [k for k in order if k not in done]
+        if cfg.resume:
+            err.write(f"resuming {db_path}: {len(done)} tests done, {len(todo)} to run\n")
+        elif kept:
+            err.write(f"note: {db_path} had {kept} results; starting afresh\n")
+        wall0 = time.monotonic()
+        _execute(cfg, todo, given, expectations, db, err, len(order), len(done))
+        wall = time.monotonic() - wall0
+        rows_by_key = db.rows()
+        rows = [rows_by_key[k] for k in order if k in rows_by_key]
+    finally:
+        db.close()
+    t = totals(rows, wall, cfg.jobs)
+    header = (
+        f"herdsman validate: {len(rows)} tests, model {cfg.model or 'default per arch'}, "
+        f"expectations {cfg.expect} ({expect_kind})"
+    )
+    report = summary_lines(t, header)
+    bad = [r for r in rows if r.category != "identical"]
+    limit = len(bad) if cfg.show_mismatches < 0 else cfg.show_mismatches
+    if bad:
+        report.append("")
+        report += mismatch_lines(bad[:limit])
+        if len(bad) > limit:
+            report.append(f"... and {len(bad) - limit} more (see the database {db_path})")
+    out.write("\n".join(report) + "\n")
+    out.flush()
+    meta = {"model": cfg.model, "expect": cfg.expect, "database": db_path}
+    if cfg.json_out:
+        write_json(cfg.json_out, rows, t, meta)
+    if cfg.junit_out:
+        write_junit(cfg.junit_out, rows, t, f"herdsman.validate.{cfg.model or 'default'}")
+    if any(r.category == "error" for r in rows):
+        status = 2
+    elif bad:
+        status = 1
+    else:
+        status = 0
+    return CampaignOutcome(status, rows, t, db_path)
+
+
+def _head(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read(4096)
+
+
+def _execute(
+    cfg: CampaignConfig,
+    todo: list[str],
+    given: dict[str, str],
+    expectations: dict[str, Expectation],
+    db: CampaignDB,
+    err: IO[str],
+    total: int,
+    done: int,
+) -> None:
+    """Run the tests still to do, recording each result as it arrives."""
+    factory = load_factory(cfg.worker) if cfg.worker else make_engine_worker
+    wc = WorkerConfig(
+        model=cfg.model, include_dirs=list(cfg.include_dirs), variants=set(cfg.variants),
+        engine=cfg.engine, time_limit=cfg.timeout, extra=dict(cfg.worker_extra),
+    )  # fmt: skip
+    kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
+    pool = WorkerPool(factory, wc, jobs=cfg.jobs, timeout=kill_after)
+    show = cfg.progress if cfg.progress is not None else err.isatty()
+    progress = _Progress(show, total, done)
+    counts = {"bad": 0}
+
+    def on_result(key: str, res: dict[str, Any]) -> None:
+        row = make_row(key, given[key], res, expectations, cfg.timeout)
+        db.record(row)
+        if row.category != "identical":
+            counts["bad"] += 1
+        progress.advance(f"{counts['bad']} not identical")
+
+    try:
+        pool.run(todo, on_result)
+    except WorkerStartError as e:
+        raise InputError(cfg.model or "<model>", 0, 0, f"workers cannot start: {e}") from None
+    finally:
+        progress.stop()
+
+
+def make_row(
+    key: str,
+    path: str,
+    res: dict[str, Any],
+    expectations: dict[str, Expectation],
+    timeout: float | None,
+) -> Row:
+    """The database row of one finished test."""
+    status = res.get("status", "error")
+    name = res.get("name") or os.path.basename(path).removesuffix(".litmus")
+    exp = expectations.get(name)
+    herd_time = exp.record.time if exp is not None and exp.record is not None else None
+    if status == "done":
+        try:
+            (ours,) = parse_herd_log(res["block"], path)
+        except (InputError, ValueError) as e:
+            return Row(key, path, name, "error", "error", f"unreadable result block: {e}",
+                       {"input_error": False}, res.get("cpu"), herd_time)  # fmt: skip
+        c = compare(ours, exp)
+        return Row(key, path, name, "done", c.category, res["block"], c.details,
+                   res.get("cpu"), herd_time)  # fmt: skip
+    if status == "timeout":
+        msg = res.get("error") or f"{path}:0:0: error: time limit exceeded"
+        return Row(key, path, name, "timeout", "timeout", msg,
+                   {"timeout": timeout}, res.get("cpu"), herd_time)  # fmt: skip
+    msg = res.get("error") or f"{path}:0:0: error: unknown failure"
+    return Row(key, path, name, "error", "error", msg,
+               {"input_error": bool(res.get("input_error", True))}, res.get("cpu"),
+               herd_time)  # fmt: skip

@@ -1,0 +1,280 @@
+"""The ``herdsman`` command line: parse, cat check, run, herd7, validate.
+
+Every error is one line on stderr and exit status 2, never a traceback: bad input is a
+``FILE:LINE:COL: error: ...`` line (from :class:`litmus.errors.InputError`), a bad command
+line is ``herdsman CMD: error: ...``.  The packages behind the commands are imported only
+when a command needs them, so ``herdsman --help`` works whatever is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
+from litmus.errors import InputError
+
+VERSION = "0.1.0"
+
+COMMANDS = {
+    "parse": "parse litmus tests and print them normalised (or as JSON)",
+    "cat": "cat models: 'herdsman cat check MODEL...' parses and type-checks them",
+    "run": "run litmus tests under a model, printing herd's output blocks",
+    "herd7": "run tests with herd7's own command-line options",
+    "validate": "run a campaign and compare with herd's log or verdict table",
+}
+
+
+class UsageError(Exception):
+    """A bad command line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _top_help() -> str:
+    lines = [
+        f"herdsman {VERSION} — a workbench for axiomatic memory models (herd7-compatible)",
+        "",
+        "usage: herdsman COMMAND [ARGS...]   (herdsman COMMAND --help for details)",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<10}{text}" for name, text in COMMANDS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _err(prog: str, message: str) -> int:
+    sys.stderr.write(f"{prog}: error: {' '.join(message.split())}\n")
+    return 2
+
+
+# ----------------------------------------------------------------------------- parse, cat
+
+
+def _cmd_parse(argv: list[str]) -> int:
+    from importlib import import_module
+
+    try:
+        lcli = import_module("litmus.cli")
+    except ImportError as e:
+        return _err("herdsman parse", f"the litmus parser is not available ({e})")
+    p = _Parser(prog="herdsman parse", description=COMMANDS["parse"])
+    lcli.add_arguments(p)
+    return int(lcli.main(p.parse_args(argv)) or 0)
+
+
+def _cmd_cat(argv: list[str]) -> int:
+    from importlib import import_module
+
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write("usage: herdsman cat check MODEL... [-I DIR] [--variant V]\n")
+        return 0 if argv else 2
+    if argv[0] != "check":
+        raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
+    try:
+        ccli = import_module("cat.cli")
+    except ImportError as e:
+        return _err("herdsman cat", f"the cat package is not available ({e})")
+    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
+    ccli.add_arguments(p)
+    return int(ccli.main(p.parse_args(argv[1:])) or 0)
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def _run_parser() -> _Parser:
+    from herd_compat.runner import SHOW_MODES
+
+    p = _Parser(prog="herdsman run", description=COMMANDS["run"])
+    p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
+    p.add_argument("--model", "-m", help="built-in model name or .cat file (default per arch)")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="cat include directory (repeatable)")  # fmt: skip
+    p.add_argument("--variant", action="append", default=[], metavar="V",
+                   help="variant tags, comma separated (repeatable)")  # fmt: skip
+    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
+    p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
+    p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<test>.dot ('-': stdout)")
+    p.add_argument("--skipchecks", action="append", default=[], metavar="N1,N2")
+    p.add_argument("--through", action="store_true", help="let failing executions through")
+    p.add_argument("--candidates", action="store_true", help="print the Candidates line")
+    p.add_argument("--timeout", type=float, metavar="S", help="give up a test after S s")
+    return p
+
+
+def _cmd_run(argv: list[str]) -> int:
+    from herd_compat.inputs import expand_test_args
+    from herd_compat.runner import RunConfig, run_tests
+
+    a = _run_parser().parse_args(argv)
+    cfg = RunConfig(
+        tests=expand_test_args(a.tests),
+        model=a.model,
+        include_dirs=a.include,
+        variants={t for v in a.variant for t in v.replace(",", " ").split()},
+        skipchecks=[t for s in a.skipchecks for t in s.split(",") if t],
+        through=a.through,
+        show=a.show,
+        nshow=a.nshow,
+        outdir=a.outdir,
+        engine=a.engine,
+        candidates=a.candidates,
+        time_limit=a.timeout,
+    )
+    if cfg.nshow is not None and cfg.nshow < 0:
+        raise UsageError("--nshow must be >= 0")
+    return run_tests(cfg)
+
+
+# ----------------------------------------------------------------------------- herd7
+
+
+def _cmd_herd7(argv: list[str]) -> int:
+    from herd_compat.herd7opts import OptionError, help_text, parse_herd7_args
+    from herd_compat.runner import run_tests
+
+    try:
+        cfg, st = parse_herd7_args(argv)
+    except OptionError as e:
+        raise UsageError(str(e)) from None
+    if st.help:
+        sys.stdout.write(help_text())
+        return 0
+    if st.version:
+        sys.stdout.write(f"herdsman {VERSION} (herd7-compatible command line)\n")
+        return 0
+    if not cfg.tests:
+        raise UsageError("no test given (usage: herdsman herd7 [options] TEST...)")
+    return run_tests(cfg)
+
+
+# ----------------------------------------------------------------------------- validate
+
+
+def _validate_parser() -> _Parser:
+    p = _Parser(
+        prog="herdsman validate",
+        description=COMMANDS["validate"] + ". Results go to an SQLite database as they "
+        "come (default .herdsman/validate-<model>-<inputs hash>.sqlite); --resume continues "
+        "a stopped campaign. Exit 0: all identical, 1: differences, 2: input errors.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="DIR|@INDEX|FILE")
+    p.add_argument("--model", "-m", help="built-in model name or .cat file (default per arch)")
+    p.add_argument("--expect", required=True, metavar="FILE",
+                   help="herd7 log or verdict table (format detected)")  # fmt: skip
+    p.add_argument("--expect-column", type=int, default=1, metavar="N",
+                   help="column of a verdict table to compare with (default 1)")  # fmt: skip
+    p.add_argument("--db", metavar="PATH", help="campaign database")
+    p.add_argument("--resume", action="store_true", help="skip tests already in the database")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-test time limit")
+    p.add_argument("--json", dest="json_out", metavar="OUT", help="write a JSON report")
+    p.add_argument("--junit", dest="junit_out", metavar="OUT", help="write a JUnit XML report")
+    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    p.add_argument("--variant", action="append", default=[], metavar="V")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: when stderr is a terminal)")  # fmt: skip
+    p.add_argument("--show-mismatches", type=int, default=50, metavar="N",
+                   help="describe at most N differing tests (-1: all)")  # fmt: skip
+    p.add_argument("--worker", metavar="MODULE:FUNCTION", help=argparse.SUPPRESS)
+    return p
+
+
+def _cmd_validate(argv: list[str]) -> int:
+    from herd_compat.campaign import CampaignConfig, run_campaign
+    from herd_compat.campaign_worker import WorkerSpecError
+
+    a = _validate_parser().parse_args(argv)
+    if a.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if a.timeout is not None and a.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    if a.expect_column < 1:
+        raise UsageError("--expect-column must be at least 1")
+    cfg = CampaignConfig(
+        inputs=a.inputs, expect=a.expect, model=a.model, expect_column=a.expect_column - 1,
+        db=a.db, resume=a.resume, jobs=a.jobs, timeout=a.timeout, json_out=a.json_out,
+        junit_out=a.junit_out, engine=a.engine, include_dirs=a.include,
+        variants={t for v in a.variant for t in v.replace(",", " ").split()},
+        progress=a.progress, worker=a.worker, show_mismatches=a.show_mismatches,
+    )  # fmt: skip
+    try:
+        return run_campaign(cfg).status
+    except WorkerSpecError as e:
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted: finished tests are in the database; continue with "
+                         "--resume\n")  # fmt: skip
+        return 130
+
+
+# ----------------------------------------------------------------------------- main
+
+HANDLERS: dict[str, Callable[[list[str]], int]] = {
+    "parse": _cmd_parse,
+    "cat": _cmd_cat,
+    "run": _cmd_run,
+    "herd7": _cmd_herd7,
+    "validate": _cmd_validate,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``herdsman`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_top_help())
+        return 0 if argv else 2
+    if argv[0] in ("--version", "-version"):
+        sys.stdout.write(f"herdsman {VERSION}\n")
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    handler = HANDLERS.get(cmd)
+    if handler is None:
+        return _err("herdsman", f"unknown command '{cmd}' (choose from {', '.join(COMMANDS)})")
+    prog = f"herdsman {cmd}"
+    try:
+        return handler(rest)
+    except UsageError as e:
+        return _err(prog, str(e))
+    except InputError as e:
+        sys.stderr.write(e.render() + "\n")
+        return 2
+    except SystemExit as e:  # argparse --help
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        except OSError:
+            pass
+        return 141
+    except Exception as e:
+        from herd_compat.runner import Unavailable
+
+        if isinstance(e, Unavailable):
+            return _err(prog, str(e))
+        if os.environ.get("HERDSMAN_DEBUG"):
+            raise
+        return _err(prog, f"internal error ({type(e).__name__}: {e}); "
+                          "set HERDSMAN_DEBUG=1 for a traceback")  # fmt: skip
+    finally:
+        try:
+            sys.stdout.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

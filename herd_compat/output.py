@@ -1,0 +1,232 @@
+"""herd7's per-test output block, byte for byte (herd-formats.md section 4.1).
+
+:func:`format_result` turns an :class:`engine.result.TestResult` into the text herd prints
+for one test: ``Test``/``States``/state lines/verdict/``Witnesses``/``Positive``/``Flag``/
+``Condition``/``Observation``/``Time``/``Candidates``/``Hash`` and a blank line.  herd sorts
+the displayed locations (registers by thread then by the architecture's register order,
+then memory by name) and the states (lexicographically on values, integers numerically
+before symbols); both orders are applied here, whatever order the engine used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from engine.result import TestResult
+from litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
+
+# ----------------------------------------------------------------------------- registers
+# herd orders registers with OCaml's structural ``compare`` on each architecture's register
+# type, i.e. by the order of the constructors (lib/PPCBase.ml, lib/X86Base.ml,
+# lib/X86_64Base.ml); C registers are strings (String.compare).
+
+#: PPC special registers after the GPRs and FPRs, in constructor order.
+_PPC_SPECIAL = ("pc", "rc", "oe", "xer_0", "xer_1", "xer_2")
+_PPC_LATE = ("lr", "ctr", "carry")
+_PPC_TAIL = ("res", "resaddr")
+
+#: X86 (32-bit) registers in constructor order.
+_X86_ORDER = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "EIP", "ZF", "SF", "CF")
+
+#: X86_64 base registers in constructor order, and the names of each size that map to them.
+_X86_64_BASES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp") + tuple(
+    f"r{i}" for i in range(8, 16)
+)
+_X86_64_NAMES: dict[str, int] = {}
+for _i, _b in enumerate(_X86_64_BASES):
+    if _i < 8:
+        _names = ["r" + _b, "e" + _b, _b]
+        if _b in ("ax", "bx", "cx", "dx"):
+            _names += [_b[0] + "l", _b[0] + "h"]
+        else:
+            _names += [_b + "l"]
+    else:
+        _names = [_b, _b + "d", _b + "w", _b + "b"]
+    for _n in _names:
+        _X86_64_NAMES[_n] = _i
+_X86_64_XMM = re.compile(r"xmm(\d)$")
+_X86_64_FLAGS = ("zf", "sf", "cf")
+
+_GPR = re.compile(r"r(\d+)$")
+_FPR = re.compile(r"fpr(\d+)$")
+_CRBIT = re.compile(r"cr:(\d+)$")
+_CRFIELD = re.compile(r"cr(\d+)$")
+
+
+def _ppc_reg_key(reg: str) -> tuple:
+    low = reg.lower()
+    if m := _GPR.match(low):
+        return (0, int(m.group(1)), "")
+    if m := _FPR.match(low):
+        return (1, int(m.group(1)), "")
+    if low in _PPC_SPECIAL:
+        return (2, _PPC_SPECIAL.index(low), "")
+    if m := _CRBIT.match(low):
+        return (3, int(m.group(1)), "")
+    if m := _CRFIELD.match(low):
+        return (4, int(m.group(1)), "")
+    if low in _PPC_LATE:
+        return (5, _PPC_LATE.index(low), "")
+    if reg.startswith("%"):
+        return (6, 0, reg)
+    if low in _PPC_TAIL:
+        return (8, _PPC_TAIL.index(low), "")
+    return (7, 0, reg)
+
+
+def _x86_reg_key(reg: str) -> tuple:
+    up = reg.upper()
+    if up in _X86_ORDER:
+        return (0, _X86_ORDER.index(up), "")
+    if reg.startswith("%"):
+        return (1, 0, reg)
+    return (2, 0, reg)
+
+
+def _x86_64_reg_key(reg: str) -> tuple:
+    low = reg.lower()
+    if low == "rip":
+        return (0, 0, "")
+    if low in _X86_64_NAMES:
+        return (1, _X86_64_NAMES[low], "")
+    if m := _X86_64_XMM.match(low):
+        return (2, int(m.group(1)), "")
+    if reg.startswith("%"):
+        return (3, 0, reg)
+    if low in _X86_64_FLAGS:
+        return (5, _X86_64_FLAGS.index(low), "")
+    return (4, 0, reg)
+
+
+def _string_reg_key(reg: str) -> tuple:
+    return (0, 0, reg)
+
+
+_REG_KEYS = {
+    "PPC": _ppc_reg_key,
+    "X86": _x86_reg_key,
+    "X86_64": _x86_64_reg_key,
+}
+
+
+def guess_arch(locs: Iterable[Loc]) -> str:
+    """The architecture whose register names ``locs`` use (when a result lacks it)."""
+    regs = [loc.reg for loc in locs if isinstance(loc, RegLoc)]
+    if any(r.upper() in _X86_ORDER for r in regs):
+        return "X86"
+    if regs and all(_GPR.match(r.lower()) for r in regs):
+        return "PPC"
+    if any(r.lower() in _X86_64_NAMES for r in regs):
+        return "X86_64"
+    return "PPC"
+
+
+@lru_cache(maxsize=4096)
+def reg_key(arch: str, reg: str) -> tuple:
+    """Sort key of register ``reg`` in herd's register order for ``arch``."""
+    return _REG_KEYS.get(arch, _string_reg_key)(reg)
+
+
+def location_key(arch: str, loc: Loc) -> tuple:
+    """Sort key of a displayed location: registers (thread, register order), then symbolic
+    registers, then memory locations by name."""
+    if isinstance(loc, RegLoc):
+        return (0, loc.tid, reg_key(arch, loc.reg), "")
+    if isinstance(loc, SymRegLoc):
+        return (1, 0, (), loc.name)
+    return (2, 0, (), loc.name)
+
+
+def show_location(loc: Loc) -> str:
+    """A location as herd prints it in a state: ``0:r1``, ``[x]``, ``%x0``."""
+    return str(loc)
+
+
+def show_value(v: Value) -> str:
+    """A value as herd prints it: signed decimal, or the symbol's name."""
+    if isinstance(v, Sym):
+        return str(v)
+    return str(int(v))
+
+
+def display_order(observed: Sequence[Loc], arch: str) -> list[int]:
+    """Indices of ``observed`` in herd's display order."""
+    return sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i]))
+
+
+def state_lines(
+    observed: Sequence[Loc], states: Iterable[tuple[Value, ...]], arch: str = ""
+) -> list[str]:
+    """herd's state lines, sorted as herd prints them."""
+    arch = arch or guess_arch(observed)
+    order = display_order(observed, arch)
+    locs = [show_location(observed[i]) for i in order]
+    rows = [tuple(st[i] for i in order) for st in states]
+    rows.sort(key=lambda row: tuple(value_key(v) for v in row))
+    return [
+        " ".join(f"{loc}={show_value(v)};" for loc, v in zip(locs, row, strict=True))
+        for row in rows
+    ]
+
+
+# ----------------------------------------------------------------------------- the block
+
+
+def verdict_word(r: TestResult) -> str:
+    """``Ok``/``No``/``Undef``, prefixed by ``Loop `` when the unrolling bound was hit."""
+    word = "Undef" if r.undefined else ("Ok" if r.ok else "No")
+    return ("Loop " if r.loop else "") + word
+
+
+def witnesses(r: TestResult) -> tuple[int, int]:
+    """The ``Positive``/``Negative`` pair: swapped for ``~exists`` (herd's check_wit)."""
+    if r.quant == "~exists":
+        return r.negative, r.positive
+    return r.positive, r.negative
+
+
+def observation_word(positive: int, negative: int) -> str:
+    if positive == 0:
+        return "Never"
+    if negative == 0:
+        return "Always"
+    return "Sometimes"
+
+
+def flag_lines(r: TestResult) -> list[str]:
+    """``Flag`` lines: ``*undef*`` first (herd's Undef < Flag), then flags by name."""
+    names = sorted({f for f in r.flags if f != "*undef*"})
+    if r.undefined or "*undef*" in r.flags:
+        names.insert(0, "*undef*")
+    return [f"Flag {n}" for n in names]
+
+
+def format_result(r: TestResult, *, arch: str = "", candidates: bool = False) -> str:
+    """herd's output block for one test (ending with the empty line).
+
+    ``arch`` selects the register order (``PPC``, ``X86``, ``X86_64``, ``C``); when empty it
+    is taken from ``r.arch`` if the result has one, else guessed from the register names.
+    ``candidates`` adds the ``Candidates`` line (herd's ``-candidates true``).
+    """
+    arch = arch or getattr(r, "arch", "") or guess_arch(r.observed)
+    out = [f"Test {r.name} {r.kind}", f"States {len(r.states)}"]
+    out += state_lines(r.observed, r.states, arch)
+    out.append(verdict_word(r))
+    out.append("Witnesses")
+    pos, neg = witnesses(r)
+    out.append(f"Positive: {pos} Negative: {neg}")
+    out += flag_lines(r)
+    out.append(f"Condition {r.condition_text}")
+    out.append(
+        f"Observation {r.name} {observation_word(r.positive, r.negative)} "
+        f"{r.positive} {r.negative}"
+    )
+    out.append(f"Time {r.name} {r.time:0.2f}")
+    if candidates:
+        out.append(f"Candidates {r.name} {r.candidates}")
+    if r.hash:
+        out.append(f"Hash={r.hash}")
+    return "\n".join(out) + "\n\n"
+

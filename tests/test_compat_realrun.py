@@ -1,0 +1,221 @@
+"""End-to-end runs with the real stack (litmus parser, cat models, engine): herdsman herd7
+prints herd's blocks, herd's run-time behaviours, and a real campaign killed with SIGKILL
+and resumed."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SHARED, shared_path
+
+from herd_compat.cli import main
+from herd_compat.herdlog import parse_herd_log, read_herd_log
+from herd_compat.runner import run_tests
+
+ROOT = Path(__file__).resolve().parent.parent
+STACK = ("litmus.parser", "litmus.hash", "litmus.printer", "cat.api", "engine.run")
+
+
+def _missing() -> list[str]:
+    out = []
+    for mod in STACK:
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            out.append(mod)
+    return out
+
+
+pytestmark = pytest.mark.skipif(
+    bool(_missing()), reason=f"needs the whole stack; missing: {', '.join(_missing())}"
+)
+
+PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "WRC+lwsync+addr"]
+
+
+def _herd_blocks(log: Path) -> dict[str, str]:
+    return {r.name: r.text for r in read_herd_log(log)}
+
+
+def _no_time(text: str) -> str:
+    return re.sub(r"(?m)^Time (\S+) \S+$", r"Time \1 T", text)
+
+
+def _herd7(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    from herd_compat.herd7opts import parse_herd7_args
+
+    cfg, _ = parse_herd7_args(argv)
+    rc = run_tests(cfg, out, err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _ppc(name: str) -> str:
+    p = shared_path("power", "tests", name + ".litmus")
+    return str(p)
+
+
+def test_herd7_blocks_equal_herds(shared: Path) -> None:
+    herd = _herd_blocks(shared / "power" / "herd7-ppc.log")
+    files = [_ppc(n) for n in PPC_TESTS if (shared / "power" / "tests" / f"{n}.litmus").exists()]
+    rc, out, err = _herd7(files)
+    assert rc == 0, err
+    want = "".join(herd[n] for n in PPC_TESTS if (shared / "power" / "tests" / f"{n}.litmus")
+                   .exists())  # fmt: skip
+    assert _no_time(out) == _no_time(want)
+
+
+def test_x86_default_model_is_tso(shared: Path) -> None:
+    herd = _herd_blocks(shared / "x86" / "herd7-tests-x86tso.log")
+    files = sorted((shared / "x86" / "tests").glob("*.litmus"))[:6]
+    rc, out, err = _herd7([str(f) for f in files])
+    assert rc == 0, err
+    names = [r.name for r in parse_herd_log(out)]
+    assert len(names) == 6
+    assert _no_time(out) == _no_time("".join(herd[n] for n in names))
+
+
+def test_duplicates_and_errors_continue(tmp_path: Path, shared: Path) -> None:
+    mp = Path(_ppc("MP"))
+    same = tmp_path / "MPcopy.litmus"
+    same.write_text(mp.read_text())
+    other = tmp_path / "MPother.litmus"
+    other.write_text(mp.read_text().replace("li r1,1", "li r1,2"))
+    broken = tmp_path / "broken.litmus"
+    broken.write_text(mp.read_text().replace("lwz r1,0(r2)", "lwzz r1,0(r2)"))
+    rc, out, err = _herd7([str(mp), str(same), str(other), str(broken), _ppc("SB")])
+    assert rc == 2
+    assert out.count("Test MP Allowed") == 1 and "Test SB Allowed" in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith(f"{other}:0:0: error: different hashes for test MP")
+    assert lines[1].startswith(f"{broken}:")
+    assert re.match(r"^\S+:\d+:\d+: error: .+$", lines[1])
+
+
+def test_conds_keep_hash(tmp_path: Path, shared: Path) -> None:
+    herd = {r.name: r for r in read_herd_log(shared / "power" / "herd7-ppc.log")}
+    conds = tmp_path / "conds"
+    conds.write_text('MP "~exists\n(1:r1=1 /\\ 1:r3=0)\n"\n')
+    rc, out, err = _herd7(["-conds", str(conds), _ppc("MP")])
+    assert rc == 0, err
+    assert "Test MP Forbidden\n" in out and "\nNo\n" in out
+    assert "Condition ~exists (1:r1=1 /\\ 1:r3=0)\n" in out
+    assert f"Hash={herd['MP'].hash}\n" in out
+    conds.write_text('MP "exists (1:r1=1 /\\ "\n')
+    rc, out, err = _herd7(["-conds", str(conds), _ppc("MP")])
+    assert rc == 2 and err.startswith(f"{conds}:1:1: error: bad condition for test MP")
+
+
+def test_names_excl_and_candidates(tmp_path: Path) -> None:
+    names = tmp_path / "names"
+    names.write_text("SB\nMP\n")
+    excl = tmp_path / "excl"
+    excl.write_text("MP\n")
+    rc, out, _ = _herd7(["-names", str(names), "-excl", str(excl), "-candidates", "true",
+                         _ppc("MP"), _ppc("SB"), _ppc("LB")])  # fmt: skip
+    assert rc == 0
+    assert [b.split()[1] for b in out.split("\n\n") if b] == ["SB"]
+    assert re.search(r"(?m)^Candidates SB \d+$", out)
+
+
+def test_show_writes_dot(tmp_path: Path) -> None:
+    pytest.importorskip("graphs.dot", reason="needs graphs.dot")
+    rc, out, err = _herd7(["-show", "prop", "-o", str(tmp_path), _ppc("MP")])
+    assert rc == 0, err
+    dot = (tmp_path / "MP.dot").read_text()
+    assert dot.count("digraph G {") == 1 and "Test MP" in dot
+    rc, out, err = _herd7(["-show", "all", "-nshow", "2", "-o", "-", _ppc("MP")])
+    assert rc == 0, err
+    assert out.startswith("\nDOTBEGIN MP\nDOTCOM dot\n") and "\nDOTEND MP\nTest MP Allowed" in out
+    assert out.count("digraph G {") == 2
+
+
+def test_run_command(capsys) -> None:
+    assert main(["run", "--model", "power", _ppc("MP")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Test MP Allowed\nStates 4\n")
+
+
+def test_bad_model_file(capsys, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.cat"
+    bad.write_text('"bad"\nacyclic po | rfx as x\n')
+    assert main(["herd7", "-model", str(bad), _ppc("MP")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{bad}:2:")
+
+
+# ----------------------------------------------------------------------------- campaigns
+
+
+def _sample(n: int) -> list[str]:
+    """n POWER tests herd runs in 0.01-0.2 s, spread over the catalogue."""
+    recs = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log"))
+            if r.time is not None and 0.01 <= r.time <= 0.2]  # fmt: skip
+    recs = recs[:: max(1, len(recs) // n)][:n]
+    by_name = {}
+    for f in (SHARED / "power" / "tests").glob("*.litmus"):
+        first = f.open().readline().split()
+        by_name[first[1].removesuffix(".litmus")] = str(f)
+    return [by_name[r.name] for r in recs]
+
+
+def _cmd(index: Path, db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "herd_compat.cli", "validate", f"@{index}", "--model",
+            "power", "--expect", str(SHARED / "power" / "herd7-ppc.log"), "--db", str(db),
+            *extra]  # fmt: skip
+
+
+def _rows(db: Path) -> list[tuple[str, str, str]]:
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(db, timeout=30)
+    try:
+        rows = conn.execute("SELECT key, category, result_text FROM results").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()
+    return [(k, c, _no_time(t)) for k, c, t in rows]
+
+
+def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
+    tests = _sample(30)
+    assert len(tests) == 30
+    index = tmp_path / "sample"
+    index.write_text("\n".join(tests) + "\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    db = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(_cmd(index, db, "--jobs", "1"), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while len(_rows(db)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = _rows(db)
+    if len(before) >= 30:
+        pytest.fail("the campaign finished before it could be killed; use slower tests")
+    assert len(before) >= 2
+    resumed = subprocess.run(_cmd(index, db, "--resume", "--jobs", "2"), env=env,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert f"resuming {db}: {len(before)} tests done" in resumed.stderr
+    after = _rows(db)
+    assert len(after) == 30 and len({k for k, _, _ in after}) == 30
+    assert set(before) <= set(after)  # finished results were kept as they were
+    straight_db = tmp_path / "straight.sqlite"
+    straight = subprocess.run(_cmd(index, straight_db, "--jobs", "2"), env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert straight.returncode == resumed.returncode, straight.stdout + resumed.stdout
+    assert sorted(after) == sorted(_rows(straight_db))
+    assert straight.returncode in (0, 1), straight.stderr
