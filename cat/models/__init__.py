@@ -1,0 +1,1 @@
+"""Built-in cat models (sc, tso, pso, power), written for herdsman."""

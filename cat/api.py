@@ -1,0 +1,294 @@
+"""The checker API engines use (DEVELOPERS.md): load a model once, prepare it per
+skeleton, check candidates.
+
+    model = load_model("power")                   # or a path to a .cat file
+    session = model.prepare(sk, "PPC")            # once per skeleton
+    session.check(rf, co=co)                      # -> list[Verdict], once per candidate
+    session.partial_violation(rf, co)             # prune: a monotone check already fails
+
+A model is parsed and type-checked by :func:`load_model`, compiled to Python code once per
+architecture (``cat.compiler``, ``cat.codegen``), and its skeleton-only part is computed by
+``prepare``.  Every model error is an :class:`litmus.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cat import ast as A
+from cat.compiler import Compiled, compile_model, load_file
+from cat.errors import CatError
+from cat.evaluator import Evaluator
+from cat.monotone import Analysis
+from cat.runtime import Runtime
+from cat.values import VRel, VSet
+from litmus.errors import InputError
+
+MODELS_DIR = Path(__file__).with_name("models")
+
+#: Built-in model names (files in cat/models) and aliases.
+BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
+ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
+
+#: herd architecture names: a model whose identity starts with one is checked against the
+#: test's architecture.
+ARCHS = ("PPC", "X86", "X86_64", "AArch64", "ARM", "C", "RISCV", "MIPS", "BPF", "ASL", "LISA")
+#: Architectures whose predefined names are used to type-check a model of no architecture.
+CHECK_ARCHS = ("PPC", "X86", "X86_64")
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A failed check: its name (None if unnamed), kind, and a witness when asked
+    (a cycle for ``acyclic``, ``[e]`` for ``irreflexive``, a pair or event for ``empty``)."""
+
+    name: str | None
+    kind: str
+    witness: list[int] | None = None
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The model's answer for one candidate (one per ``with`` choice).
+
+    ``allowed``: the candidate reached the end of the model; ``failed``: the failing
+    checks (the first one only, unless ``explain``); ``flags``: the ``flag`` checks that
+    held; ``undefined``: an ``undefined_unless`` check failed; ``co``: the co relation
+    bound; ``shows``/``show_sets``: relations/sets to draw (``want_shows``)."""
+
+    allowed: bool
+    failed: tuple = ()
+    flags: frozenset = frozenset()
+    undefined: bool = False
+    co: int | None = None
+    shows: dict = field(default_factory=dict)
+    show_sets: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AxiomInfo:
+    """A check of the model: ``mode`` is check | flag | undefined_unless | assert;
+    ``monotone``: evaluated by ``partial_violation``; ``skipped`` by ``-skipchecks``."""
+
+    name: str | None
+    kind: str
+    negated: bool
+    mode: str
+    monotone: bool
+    pos: A.Pos
+    skipped: bool = False
+
+
+@dataclass
+class _Unit:
+    """A model compiled for one architecture: its static part (``statics``), and the
+    check code specialised per signature of empty static nodes (``makes``)."""
+
+    compiled: Compiled
+    analysis: Analysis
+    monotone: dict
+    statics_source: str
+    statics_consts: list
+    statics: object
+    static_ids: frozenset
+    frontier: list
+    makes: dict = field(default_factory=dict)  # signature -> (make, consts, source)
+
+
+class Session:
+    """A model prepared for one skeleton (see the module docstring)."""
+
+    def __init__(self, model: Model, check, partial, runtime: Runtime) -> None:
+        self.model = model
+        self._check = check
+        self._partial = partial
+        self.runtime = runtime
+
+    def check(self, rf: int, co: int | None = None, fw: int | None = None,
+              explain: bool = False, want_shows: bool = False) -> list[Verdict]:  # fmt: skip
+        """Run the model on one candidate: one Verdict per accepted or rejected ``with``
+        choice; [] when the candidate is not one of the model's (native co not extending
+        the model's base order, empty ``with`` set)."""
+        try:
+            return self._check(rf, co, fw, explain, want_shows)
+        except CatError as e:
+            raise e.to_input_error() from None
+
+    def partial_violation(self, rf: int, co: int | None = None) -> bool:
+        """Whether a monotone check already fails on this partial candidate (some reads
+        without rf, co a partial order): then no completion is accepted."""
+        try:
+            return self._partial(rf, co, None)
+        except CatError as e:
+            raise e.to_input_error() from None
+
+
+class Model:
+    """A loaded cat model (see :func:`load_model`)."""
+
+    def __init__(self, ast: A.Model, spec: str, include_dirs=(), variants=frozenset(),
+                 skipchecks=(), through: bool = False) -> None:  # fmt: skip
+        self.ast = ast
+        self.path = ast.path
+        self.spec = spec
+        self.arch = ast.arch
+        self.name = ast.name
+        self.include_dirs = tuple(str(d) for d in include_dirs)
+        self.variants = frozenset(variants)
+        self.skipchecks = tuple(skipchecks)
+        self.through = through
+        self._units: dict[object, _Unit] = {}
+        unit = self._unit(self._first_key())
+        self._main = unit
+        self.co_mode: str = unit.compiled.co_mode
+        self.axioms: list[AxiomInfo] = self._axioms(unit)
+
+    def __repr__(self) -> str:
+        return f"<cat model {self.name} ({self.arch}) from {self.path}>"
+
+    def _axioms(self, unit: _Unit) -> list[AxiomInfo]:
+        out = []
+        for ax in unit.compiled.axioms:
+            mono = bool(ax.steps) and all(unit.monotone.get(id(s), False) for s in ax.steps)
+            out.append(AxiomInfo(ax.name, ax.kind, ax.negated, ax.mode, mono, ax.pos,
+                                 ax.skipped))  # fmt: skip
+        return out
+
+    def _unit(self, arch) -> _Unit:
+        key = arch if isinstance(arch, str) else tuple(arch)
+        u = self._units.get(key)
+        if u is not None:
+            return u
+        from cat.codegen import generate_statics, program_values
+        from cat.specialise import frontier
+
+        try:
+            compiled = compile_model(
+                self.ast, arch, variants=self.variants, include_dirs=self.include_dirs,
+                skipchecks=self.skipchecks, through=self.through,
+            )
+            analysis = Analysis(compiled)
+            mono = analysis.monotone_steps()
+            gen, ids = generate_statics(compiled)
+            front = [n.id for n in frontier(program_values(compiled))]
+        except CatError as e:
+            raise e.to_input_error() from None
+        ns: dict = {}
+        exec(compile(gen.source, f"<cat {self.name} statics for {key}>", "exec"), ns)  # noqa: S102
+        u = _Unit(compiled, analysis, mono, gen.source, gen.consts, ns["statics"],
+                  frozenset(ids), front)  # fmt: skip
+        self._units[key] = u
+        if key == self._first_key():
+            self._make(u, frozenset())  # type-check the code generation at load time
+        return u
+
+    def _first_key(self):
+        return self.arch if self.arch in ARCHS else CHECK_ARCHS
+
+    def _make(self, unit: _Unit, sig: frozenset):
+        got = unit.makes.get(sig)
+        if got is None:
+            from cat.codegen import generate
+            from cat.specialise import Specialiser
+
+            try:
+                gen = generate(unit.compiled, unit.monotone, Specialiser(unit.compiled.graph, sig),
+                               unit.static_ids, unit.compiled.co_mode == "native")  # fmt: skip
+            except CatError as e:
+                raise e.to_input_error() from None
+            ns: dict = {}
+            code = compile(gen.source, f"<cat {self.name} ({len(unit.makes)})>", "exec")
+            exec(code, ns)  # noqa: S102 - our own generated code
+            got = (ns["make"], gen.consts, gen.source)
+            unit.makes[sig] = got
+        return got
+
+    def lint(self) -> list[InputError]:
+        """Errors in the model's own top-level bindings, used or not (herd evaluates
+        bindings lazily, so an unused ill-typed one is not an error when running)."""
+        from cat.evaluator import force
+
+        out = []
+        for _name, v, _pos in self._main.compiled.bindings:
+            try:
+                force(v)
+            except CatError as e:
+                out.append(e.to_input_error())
+        return out
+
+    def source_for(self, arch: str, sk=None) -> str:
+        """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""
+        unit = self._unit(arch)
+        sig = frozenset() if sk is None else self._signature(unit, sk, arch)[0]
+        return unit.statics_source + "\n" + self._make(unit, sig)[2]
+
+    def _signature(self, unit: _Unit, sk, arch: str):
+        from graphs.herdnames import static_names
+
+        names = static_names(sk, arch)
+        N = {name: bits for name, (_, bits) in names.items()}
+        ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
+        ev.predef = {name: (VSet(b) if kind == "set" else VRel(b))
+                     for name, (kind, b) in names.items()}  # fmt: skip
+        env = unit.compiled.env
+        if env is not None:
+            for enum, tags in env.enums.items():
+                ev.enums[enum] = tags
+        rt = Runtime(sk, ev, Verdict, Failure)
+        try:
+            S = unit.statics(sk.U, N, unit.statics_consts, rt, ev)
+        except CatError as e:
+            raise e.to_input_error() from None
+        sig = frozenset(i for i in unit.frontier if S.get(i) == 0)
+        return sig, N, S, rt, ev
+
+    def prepare(self, sk, arch: str) -> Session:
+        """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
+        if self.arch in ARCHS and arch != self.arch:
+            raise InputError(self.path, 0, 0, "Architecture mismatch between test and model "
+                                              f"({arch} test, {self.arch} model)")  # fmt: skip
+        unit = self._unit(arch)
+        sig, N, S, rt, ev = self._signature(unit, sk, arch)
+        make, consts, _ = self._make(unit, sig)
+        try:
+            check, partial = make(sk.U, N, consts, rt, ev, S)
+        except CatError as e:
+            raise e.to_input_error() from None
+        return Session(self, check, partial, rt)
+
+
+def builtin_names() -> list[str]:
+    return sorted(set(BUILTINS) | set(ALIASES))
+
+
+def resolve_spec(spec: str | os.PathLike) -> Path:
+    """A built-in model name or a path to a .cat file."""
+    s = str(spec)
+    low = s.lower()
+    if low in BUILTINS or low in ALIASES:
+        return MODELS_DIR / f"{BUILTINS.get(low) or ALIASES[low]}.cat"
+    p = Path(s)
+    if p.is_file():
+        return p
+    if p.suffix == ".cat" or os.sep in s:
+        raise InputError(s, 0, 0, "cannot read model: no such file")
+    raise InputError(s, 0, 0, f"unknown model '{s}'; built-in models are "
+                              f"{', '.join(builtin_names())} (or give a .cat file)")  # fmt: skip
+
+
+def load_model(spec: str | os.PathLike, include_dirs=(), variants=frozenset(),
+               skipchecks=(), through: bool = False) -> Model:  # fmt: skip
+    """Load, type-check and compile a model (built-in name or path); InputError if bad."""
+    path = resolve_spec(spec)
+    ast = load_file(str(path))
+    return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
+
+
+def load_model_text(text: str, path: str = "<string>", include_dirs=(), variants=frozenset(),
+                    skipchecks=(), through: bool = False) -> Model:  # fmt: skip
+    """A model from source text (includes resolve from ``path``'s directory first)."""
+    from cat.parser import parse_text
+
+    return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)

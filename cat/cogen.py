@@ -1,0 +1,105 @@
+"""Recognise the standard coherence-order generation (``with co from generate_cos(b)``).
+
+herd's models enumerate co themselves: ``generate_cos(b)`` is the set of relations that are,
+for each location, a linear order of its writes extending ``b`` (``cross.cat``).  When the
+function applied at a ``with`` is one of the known implementations of that generation —
+herd's ``cross.cat`` or ours, recognised by a structural fingerprint of the closure and of
+everything it refers to (bound names renamed, free names and primitives kept; ``W`` must be
+the predefined set of writes) — the engine can enumerate co directly (``co_mode ==
+"native"``); the model then only checks that the given co extends ``b``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from cat import ast as A
+from cat.errors import CatError
+from cat.evaluator import Env, Evaluator, force
+from cat.ir import Node
+from cat.pretty import sexp
+from cat.values import Closure, Prim, VTuple
+
+#: Fingerprint digests of ``generate_cos`` (one argument) and ``generate_orders`` (the set
+#: of events and the base order) as defined by herd's libdir cross.cat (commit 5feffe4e).
+HERD_GENERATE_COS = "2ec222f11483057d"
+HERD_GENERATE_ORDERS = "6205ba910fbc1e8e"
+
+_ours: tuple[set[str], set[str]] | None = None
+
+
+def fingerprint(v, seen: dict | None = None) -> str:
+    """A canonical description of a value's structure (closures recursively)."""
+    if seen is None:
+        seen = {}
+    t = type(v)
+    if t is Closure:
+        if id(v) in seen:
+            return f"rec{seen[id(v)]}"
+        seen[id(v)] = len(seen)
+        fun = A.Fun(v.pos, v.pat, v.body, "f")
+        parts = [sexp(fun, rename=True)]
+        for x in sorted(A.free_vars(fun)):
+            try:
+                val = force(v.env.vals[x]) if x in v.env.vals else None
+            except CatError:
+                val = None
+            parts.append(f"{x}={fingerprint(val, seen)}")
+        return "clo(" + ";".join(parts) + ")"
+    if t is Prim:
+        return "prim:" + v.name
+    if t is Node:
+        return "name:" + v.info if v.op == "name" else "node"
+    if t is VTuple:
+        return "(" + ",".join(fingerprint(x, seen) for x in v.items) + ")"
+    return "val"
+
+
+def digest(v) -> str:
+    return hashlib.sha256(fingerprint(v).encode()).hexdigest()[:16]
+
+
+def _our_digests() -> tuple[set[str], set[str]]:
+    """Digests of our own library's generate_cos / generate_orders (computed once)."""
+    global _ours
+    if _ours is None:
+        from cat.compiler import ModelCompiler
+        from cat.parser import parse_text
+
+        mc = ModelCompiler("PPC", native=False)
+        model = parse_text('"probe"\ninclude "cross.cat"\n', "<cogen probe>")
+        c = mc.compile(model)
+        env = c.env
+        cos = {digest(force(env.vals["generate_cos"]))}
+        orders = {digest(force(env.vals["generate_orders"]))}
+        _ours = (cos, orders)
+    return _ours
+
+
+def known_digests() -> tuple[set[str], set[str]]:
+    cos, orders = _our_digests()
+    return cos | {HERD_GENERATE_COS}, orders | {HERD_GENERATE_ORDERS}
+
+
+def recognise(ev: Evaluator, env: Env, e: A.Expr):
+    """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
+    known implementation (W the predefined writes), else None."""
+    if not isinstance(e, A.App) or not isinstance(e.fn, A.Var):
+        return None
+    try:
+        f = ev.lookup(env, e.fn.name, e.fn.pos)
+    except CatError:
+        return None
+    if type(f) is not Closure:
+        return None
+    d = digest(f)
+    cos, orders = known_digests()
+    if d in cos:
+        return ev.eval(e.arg, env)
+    if d in orders:
+        a = ev.eval(e.arg, env)
+        if type(a) is VTuple and len(a.items) == 2:
+            s, base = a.items
+            if type(s) is Node and s.op == "name" and s.info == "W":
+                return base
+    return None

@@ -1,0 +1,521 @@
+"""Run a model's instructions at compile time into a :class:`Program` of checks.
+
+The instructions (our ``stdlib.cat`` first, then the model, ``include`` s inlined) are
+executed once, symbolically: ``let`` binds lazily, ``let rec`` compiles fixpoints,
+procedures are inlined at their ``call`` s, ``if "variant"`` and matches on known tags are
+decided, ``forall`` over known sets is unrolled.  What remains for each candidate execution
+is a :class:`Program`: checks in model order, and at a ``with`` the rest of the model as a
+continuation run once per choice.  The standard coherence-order generation
+(``with co from generate_cos(...)``) is recognised (``cat.cogen``) and replaced by the
+engine's own co enumeration (``co_mode == "native"``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cat import ast as A
+from cat.errors import CatError
+from cat.evaluator import Env, Evaluator, force, vtype
+from cat.ir import Graph, Node
+from cat.parser import parse_file
+from cat.prims import PRIMS
+from cat.values import (
+    ANY,
+    EMPTY,
+    REL,
+    SET,
+    Proc,
+    VTag,
+    VValSet,
+    is_valset_t,
+    sorted_items,
+    tag_t,
+)  # fmt: skip
+
+LIB_DIR = Path(__file__).with_name("lib")
+
+# ----------------------------------------------------------------------------- programs
+
+
+@dataclass
+class CheckStep:
+    """One check: ``[~]kind value`` in ``mode``; ``index`` into the model's axioms."""
+
+    kind: str
+    negated: bool
+    mode: str
+    name: str | None
+    value: Any
+    pos: A.Pos
+    index: int
+
+
+@dataclass
+class CoStep:
+    """Native co: the engine's co must extend ``cobase`` (restricted to same-location
+    writes), else the candidate is not one of the model's."""
+
+    cobase: Any
+    pos: A.Pos
+
+
+@dataclass
+class RejectStep:
+    """The execution is rejected here (empty ``with`` set, failed ``let rec ... when``)."""
+
+    pos: A.Pos
+    reason: str
+
+
+@dataclass
+class ForallStep:
+    """``forall x in S do ... end`` over a run-time set: ``body`` per element."""
+
+    var: Node
+    setval: Any
+    body: Program
+    pos: A.Pos
+
+
+@dataclass
+class End:
+    """The end of the model: the relations/sets to show, and the value of ``co``."""
+
+    shows: dict
+    co: Any
+
+
+@dataclass
+class WithStep:
+    """``with x from S``: the continuation runs once per element, with x bound to ``var``
+    (a node); for a set known at compile time, ``branches`` holds one program per element."""
+
+    var: Node | None
+    setval: Any
+    cont: Program | None
+    pos: A.Pos
+    branches: list | None = None
+
+
+@dataclass
+class Program:
+    steps: list = field(default_factory=list)
+    tail: End | WithStep | None = None
+
+
+@dataclass
+class Axiom:
+    """A check as found in the model (before skipping)."""
+
+    name: str | None
+    kind: str
+    negated: bool
+    mode: str
+    pos: A.Pos
+    skipped: bool
+    steps: list = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    graph: Graph
+    program: Program
+    axioms: list[Axiom]
+    co_mode: str
+    withs: int
+    native_with: bool
+    env: Env | None = None
+    bindings: list = field(default_factory=list)
+
+
+@dataclass
+class _St:
+    env: Env
+    prog: Program
+    shows: dict
+
+
+class _Stop(Exception):
+    pass
+
+
+@lru_cache(maxsize=256)
+def _parse_cached(path: str, mtime: float) -> A.Model:
+    return parse_file(path)
+
+
+def load_file(path: str) -> A.Model:
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        mtime = 0.0
+    return _parse_cached(path, mtime)
+
+
+# ----------------------------------------------------------------------------- predefined
+
+
+def predefined_kinds(arch: str | list[str]) -> dict[str, str]:
+    """Names herd predefines for ``arch`` (or the union over several), with their kind."""
+    from graphs.execution import Skeleton
+    from graphs.herdnames import static_names
+
+    archs = [arch] if isinstance(arch, str) else list(arch)
+    sk = Skeleton(events=(), nthreads=0)
+    out: dict[str, str] = {}
+    for a in archs:
+        for name, (kind, _) in static_names(sk, a).items():
+            out[name] = kind
+    return out
+
+
+# ----------------------------------------------------------------------------- compiler
+
+
+class ModelCompiler:
+    """Compile one model for one architecture (see the module docstring)."""
+
+    def __init__(self, arch: str | list[str], variants=frozenset(), include_dirs=(),
+                 skipchecks=(), through: bool = False, native: bool = True,
+                 stdlib: str | None = None) -> None:  # fmt: skip
+        self.arch = arch
+        self.variants = frozenset(v.lower() for v in variants)
+        self.include_dirs = [str(d) for d in include_dirs]
+        self.skipchecks = frozenset(skipchecks)
+        self.through = through
+        self.native_allowed = native
+        self.stdlib = stdlib or str(LIB_DIR / "stdlib.cat")
+        self.g = Graph()
+        self.ev = Evaluator(graph=self.g, variants=self.variants)
+        self.axioms: list[Axiom] = []
+        self.withs = 0
+        self.native_with = False
+        self.forall_depth = 0
+        self.included: set[str] = set()
+        self.main_path = ""
+        self.bindings: list = []  # (name, value, pos) of the model's own top-level lets
+
+    # ------------------------------------------------------------------ entry
+    def compile(self, model: A.Model) -> Compiled:
+        self.main_path = model.path
+        env = self.initial_env()
+        self.initial = env
+        root = Program()
+        st = _St(env, root, {})
+        stdlib = load_file(self.stdlib)
+        self.final_env: Env | None = None
+
+        def after_stdlib(st1: _St) -> None:
+            self.run(list(model.instrs), 0, st1, self.finish)
+
+        self.run(list(stdlib.instrs), 0, st, after_stdlib)
+        if self.withs == 0:
+            co_mode = "none"
+        elif self.withs == 1 and self.native_with:
+            co_mode = "native"
+        else:
+            co_mode = "generic"
+        return Compiled(self.g, root, self.axioms, co_mode, self.withs, self.native_with,
+                        self.final_env, self.bindings)  # fmt: skip
+
+    def finish(self, st: _St) -> None:
+        co = st.env.vals.get("co")
+        try:
+            co = force(co) if co is not None else None
+        except CatError:
+            co = None
+        if co is not None and vtype(co) not in (REL, ANY):
+            co = None
+        st.prog.tail = End(dict(st.shows), co)
+        self.final_env = st.env
+
+    def initial_env(self) -> Env:
+        g = self.g
+        vals: dict[str, Any] = {}
+        for name, kind in predefined_kinds(self.arch).items():
+            t = SET if kind == "set" else REL
+            vals[name] = g.node("name", (), t, info=name)
+        rf = g.node("input", (), REL, info="rf", deps=frozenset({"rf"}))
+        vals["rf"] = rf
+        if self.native_allowed:
+            co = g.node("input", (), REL, info="co", deps=frozenset({"co"}))
+            self.co_input = co
+            vals["FW"] = g.diff(vals["W"], g.domain(co), SET)
+        else:
+            self.co_input = None
+            vals["FW"] = g.node("input", (), SET, info="fw", deps=frozenset({"fw"}))
+        # herd's syntactic coherence constraints (cos-ok-opt.cat), from graphs.herdnames
+        vals["pco"] = g.node("pco", (rf, vals["FW"]), REL)
+        self.ev.predef = dict(vals)
+        for name, p in PRIMS.items():
+            vals[name] = p
+        return Env(vals)
+
+    def co0_node(self):
+        """``loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))`` with the predefined names (shared
+        with any equal definition by hash-consing)."""
+        from cat.parser import parse_text
+
+        e = parse_text("let co0 = loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))", "<co0>")
+        return self.ev.eval(e.instrs[0].bindings[0].exp, self.initial)
+
+    # ------------------------------------------------------------------ instructions
+    def run(self, instrs: list, i: int, st: _St, k) -> None:
+        ev = self.ev
+        while i < len(instrs):
+            ins = instrs[i]
+            i += 1
+            cls = type(ins)
+            try:
+                if cls is A.Let:
+                    st.env = ev.let_bindings(ins.bindings, st.env)
+                    if ins.pos.file == self.main_path:
+                        for b in ins.bindings:
+                            for name in A.pat_names(b.pat):
+                                self.bindings.append((name, st.env.vals[name], b.pos))
+                elif cls is A.Rec:
+                    self.ins_rec(ins, st)
+                elif cls is A.Test:
+                    self.ins_test(ins, st)
+                elif cls is A.ShowAs:
+                    try:
+                        st.shows = {**st.shows, ins.name: ev.eval(ins.exp, st.env)}
+                    except CatError:
+                        pass
+                elif cls is A.Show:
+                    shows = dict(st.shows)
+                    for n in ins.names:
+                        if n in st.env.vals:
+                            try:
+                                shows[n] = force(st.env.vals[n])
+                            except CatError:
+                                pass
+                    st.shows = shows
+                elif cls is A.UnShow:
+                    st.shows = {n: v for n, v in st.shows.items() if n not in ins.names}
+                elif cls is A.Enum:
+                    self.ins_enum(ins, st)
+                elif cls is A.Procedure:
+                    p = Proc(ins.pat, ins.body, st.env, ins.name, ins.pos)
+                    st.env = st.env.bind({ins.name: p})
+                    if ins.rec:
+                        p.env = st.env
+                elif cls in (A.Debug, A.Events):
+                    pass
+                elif cls is A.Include:
+                    model = self.resolve_include(ins)
+                    self.run(list(model.instrs), 0, st, self._resume(instrs, i, k))
+                    return
+                elif cls is A.IfVariant:
+                    body = ins.then if ev.variant(ins.cond) else ins.else_
+                    self.run(list(body), 0, st, self._resume(instrs, i, k))
+                    return
+                elif cls is A.Call:
+                    if self.ins_call(ins, st, instrs, i, k):
+                        return
+                elif cls is A.InsMatch:
+                    v = ev.eval(ins.exp, st.env)
+                    body = self.match_clause(ins, v)
+                    self.run(list(body), 0, st, self._resume(instrs, i, k))
+                    return
+                elif cls is A.Forall:
+                    if self.ins_forall(ins, st, instrs, i, k):
+                        return
+                elif cls is A.WithFrom:
+                    self.ins_with(ins, st, instrs, i, k)
+                    return
+                else:  # pragma: no cover
+                    raise CatError(ins.pos, f"unknown instruction {cls.__name__}")
+            except CatError as e:
+                if e.pos is None:
+                    e.pos = ins.pos
+                raise
+        k(st)
+
+    def _resume(self, instrs: list, i: int, k):
+        """The continuation running ``instrs[i:]`` then k."""
+        return lambda st2: self.run(instrs, i, st2, k)
+
+    def resolve_include(self, ins: A.Include) -> A.Model:
+        here = os.path.dirname(ins.pos.file) if ins.pos.file and not ins.pos.file.startswith("<") \
+            else "."  # fmt: skip
+        for d in [here, *self.include_dirs, str(LIB_DIR)]:
+            p = os.path.join(d, ins.fname)
+            if os.path.isfile(p):
+                self.included.add(os.path.abspath(p))
+                return load_file(p)
+        dirs = ", ".join([here, *self.include_dirs, "the built-in library"])
+        raise CatError(ins.pos, f"cannot find included file \"{ins.fname}\" (searched {dirs})")
+
+    def match_clause(self, ins: A.InsMatch, v):
+        if type(v) is Node:
+            raise CatError(ins.exp.pos, "match instruction on a run-time value is not supported")
+        if type(v) is VTag:
+            for tag, body in ins.clauses:
+                if tag == v.name:
+                    return body
+            if ins.default is not None:
+                return ins.default
+            raise CatError(ins.pos, f"pattern matching failed on value '{v.name}'")
+        if v is EMPTY:
+            raise CatError(ins.exp.pos, "matching on empty")
+        raise CatError(ins.exp.pos, "matching on non-tag value")
+
+    def ins_enum(self, ins: A.Enum, st: _St) -> None:
+        env = st.env
+        tags = dict(env.tags)
+        for t in ins.tags:
+            tags[t] = ins.name
+        enums = dict(env.enums)
+        enums[ins.name] = ins.tags
+        self.ev.enums[ins.name] = ins.tags
+        vals = dict(env.vals)
+        vals[ins.name] = VValSet(tag_t(ins.name), frozenset(VTag(ins.name, t) for t in ins.tags))
+        st.env = Env(vals, tags, enums)
+
+    def new_axiom(self, test: A.AppTest, mode: str, name: str | None, skipped: bool) -> int:
+        self.axioms.append(Axiom(name, test.kind, test.negated, mode, test.pos, skipped))
+        return len(self.axioms) - 1
+
+    def ins_test(self, ins: A.Test, st: _St) -> None:
+        t = ins.test
+        skipped = t.name is not None and t.name in self.skipchecks
+        idx = self.new_axiom(t, ins.mode, t.name, skipped)
+        if skipped or (self.through and ins.mode == "check"):
+            return
+        v = self.ev.eval(t.exp, st.env)
+        from cat.checks import operand
+
+        operand(self.ev, t.kind, v, t.exp.pos)  # type-check now
+        step = CheckStep(t.kind, t.negated, ins.mode, t.name, v, ins.pos, idx)
+        self.axioms[idx].steps.append(step)
+        st.prog.steps.append(step)
+
+    def ins_rec(self, ins: A.Rec, st: _St) -> None:
+        test = ins.test
+        skipped = test is not None and test.name is not None and test.name in self.skipchecks
+        if test is not None and (skipped or self.through):
+            idx = self.new_axiom(test, "check", test.name, True)
+            test = None
+        env, ok = self.ev.rec_bind(ins.bindings, st.env, ins.pos, test)
+        st.env = env
+        if ins.test is None or test is None:
+            return
+        idx = self.new_axiom(test, "check", test.name, False)
+        if ok is True:
+            return
+        if ok is False:
+            st.prog.steps.append(RejectStep(ins.pos, "let rec ... when"))
+            return
+        step = CheckStep("when", False, "check", test.name, ok, ins.pos, idx)
+        self.axioms[idx].steps.append(step)
+        st.prog.steps.append(step)
+
+    def ins_call(self, ins: A.Call, st: _St, instrs, i, k) -> bool:
+        if (ins.as_name is not None and ins.as_name in self.skipchecks) or \
+                ins.name in self.skipchecks:  # fmt: skip
+            return False
+        p = self.ev.lookup(st.env, ins.name, ins.pos)
+        if type(p) is not Proc:
+            raise CatError(ins.pos, "procedure expected")
+        arg = self.ev.eval(ins.arg, st.env)
+        env1 = self.ev.bind_args(p.pat, arg, p.env, ins.pos)
+        caller_env = st.env
+        st_call = replace(st, env=env1)
+
+        def back(st2: _St) -> None:
+            self.run(instrs, i, replace(st2, env=caller_env), k)
+
+        self.run(list(p.body), 0, st_call, back)
+        return True
+
+    def ins_forall(self, ins: A.Forall, st: _St, instrs, i, k) -> bool:
+        v = self.ev.eval(ins.exp, st.env)
+        if type(v) is VTag:
+            v = VValSet(tag_t(v.enum), frozenset([v]))
+        if v is EMPTY:
+            return False
+        if type(v) is VValSet:
+            elems = sorted_items(v)
+            env0 = st.env
+
+            def loop(j: int, st1: _St) -> None:
+                if j == len(elems):
+                    self.run(instrs, i, replace(st1, env=env0), k)
+                    return
+                st2 = replace(st1, env=env0.bind({ins.var: elems[j]}))
+                self.run(list(ins.body), 0, st2, lambda st3: loop(j + 1, st3))
+
+            loop(0, st)
+            return True
+        if type(v) is Node and (v.type == ANY or is_valset_t(v.type)):
+            elem_t = v.type[1] if is_valset_t(v.type) else ANY
+            key = self.g.fresh("x")
+            var = self.g.node("withvar", (), elem_t, info=key, deps=frozenset({key}))
+            body = Program()
+            self.forall_depth += 1
+            try:
+                self.run(list(ins.body), 0, _St(st.env.bind({ins.var: var}), body, st.shows),
+                         lambda st3: None)  # fmt: skip
+            finally:
+                self.forall_depth -= 1
+            st.prog.steps.append(ForallStep(var, v, body, ins.pos))
+            return False
+        raise CatError(ins.exp.pos, "forall instruction applied to non-set value")
+
+    def ins_with(self, ins: A.WithFrom, st: _St, instrs, i, k) -> None:
+        if self.forall_depth:
+            raise CatError(ins.pos, "with inside forall over a run-time set is not supported")
+        self.withs += 1
+        if self.native_allowed and self.co_input is not None and not self.native_with:
+            from cat.cogen import recognise
+
+            cobase = recognise(self.ev, st.env, ins.exp)
+            if cobase is not None:
+                self.native_with = True
+                if cobase is not self.co0_node():  # co0 holds of every co the engine makes
+                    st.prog.steps.append(CoStep(cobase, ins.pos))
+                st.env = st.env.bind({ins.var: self.co_input})
+                self.run(instrs, i, st, k)
+                return
+        v = self.ev.eval(ins.exp, st.env)
+        if v is EMPTY:
+            st.prog.steps.append(RejectStep(ins.pos, "empty with set"))
+            return
+        if type(v) is VValSet:
+            branches = []
+            step = WithStep(None, v, None, ins.pos, branches)
+            st.prog.tail = step
+            for x in sorted_items(v):
+                prog = Program()
+                branches.append((x, prog))
+                self.run(instrs, i, _St(st.env.bind({ins.var: x}), prog, st.shows), k)
+            return
+        if type(v) is Node and (v.type == ANY or is_valset_t(v.type)):
+            elem_t = v.type[1] if is_valset_t(v.type) else ANY
+            key = self.g.fresh("w")
+            var = self.g.node("withvar", (), elem_t, info=key, deps=frozenset({key}))
+            cont = Program()
+            st.prog.tail = WithStep(var, v, cont, ins.pos)
+            self.run(instrs, i, _St(st.env.bind({ins.var: var}), cont, st.shows), k)
+            return
+        raise CatError(ins.exp.pos, "set expected")
+
+
+def compile_model(model: A.Model, arch, **kw) -> Compiled:
+    """Compile, natively enumerating co when the model's generation is the standard one."""
+    c = ModelCompiler(arch, **kw).compile(model)
+    if c.co_mode != "native" and kw.get("native", True):
+        kw = dict(kw)
+        kw["native"] = False  # FW is then chosen by the engine, not derived from co
+        c = ModelCompiler(arch, **kw).compile(model)
+    return c
+
+
+__all__ = ["compile_model", "ModelCompiler", "Program", "CheckStep", "CoStep", "WithStep",
+           "ForallStep", "RejectStep", "End", "Compiled", "Axiom"]  # fmt: skip
