@@ -1,0 +1,80 @@
+"""The initial state of a test: registers of each thread, memory locations and values.
+
+Unmentioned registers and locations hold 0; symbolic registers (``%x0``) hold their init
+value in every thread; every symbol of the test (init items, init values, code
+immediates, observed locations) is a memory location with an initial write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from litmus.ir import (
+    RMW,
+    Imm,
+    LitmusTest,
+    Load,
+    MemLoc,
+    Op,
+    Operand,
+    RegLoc,
+    Store,
+    Sym,
+    SymRegLoc,
+    Value,
+)
+
+
+def init_value(v: Value | None) -> Value:
+    return 0 if v is None else v
+
+
+def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
+    """Initial register file of every thread (symbolic registers ``%x`` included)."""
+    regs: list[dict[str, Value]] = [{} for _ in test.threads]
+    sym: dict[str, Value] = {}
+    for it in test.init:
+        if isinstance(it.loc, SymRegLoc):
+            sym[it.loc.name] = init_value(it.value)
+    for tid in range(len(test.threads)):
+        for name, v in sym.items():
+            regs[tid]["%" + name] = v
+    for it in test.init:
+        if isinstance(it.loc, RegLoc) and 0 <= it.loc.tid < len(regs):
+            regs[it.loc.tid][it.loc.reg] = init_value(it.value)
+    return regs
+
+
+def initial_memory(test: LitmusTest) -> dict[str, Value]:
+    """Every memory location the test names (init items, addresses in init values and in
+    the code, observed locations), with its initial value (0 when unmentioned)."""
+    mem: dict[str, Value] = {}
+
+    def note_addr(v: object) -> None:
+        if isinstance(v, Sym):
+            mem.setdefault(v.name, 0)
+
+    for it in test.init:
+        note_addr(it.value)
+    for it in test.init:
+        if isinstance(it.loc, MemLoc):
+            mem[it.loc.name] = init_value(it.value)
+    for loc in test.observed_locations():
+        if isinstance(loc, MemLoc):
+            mem.setdefault(loc.name, 0)
+    for code in test.threads:
+        for ins in code:
+            for op in _operands(ins):
+                if isinstance(op, Imm):
+                    note_addr(op.value)
+    return mem
+
+
+def _operands(ins: object) -> Iterable[Operand]:
+    if isinstance(ins, Op):
+        return ins.args
+    if isinstance(ins, Load):
+        return ins.addr
+    if isinstance(ins, Store | RMW):
+        return (*ins.addr, ins.src)
+    return ()

@@ -1,0 +1,65 @@
+"""Conditions compiled to closures over a state tuple (evaluated once per final state).
+
+``compile_prop(prop, index)`` turns a proposition of ``litmus.ir`` into a function of a
+tuple of values, ``index`` giving the position of each location in the tuple; it means
+what :func:`litmus.ir.eval_prop` means on the corresponding state (a location absent from
+``index`` holds 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from litmus.ir import (
+    And,
+    Atom,
+    Implies,
+    Loc,
+    MemLoc,
+    Not,
+    Or,
+    PFalse,
+    Prop,
+    PTrue,
+    RegLoc,
+    SymRegLoc,
+    Value,
+)
+
+State = tuple[Value, ...]
+
+
+def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
+    if isinstance(p, Atom):
+        i = index.get(p.loc)
+        w = p.value
+        if isinstance(w, RegLoc | MemLoc | SymRegLoc):
+            j = index.get(w)
+            if i is None and j is None:
+                return lambda s: True  # 0 == 0
+            if i is None:
+                return lambda s: s[j] == 0
+            if j is None:
+                return lambda s: s[i] == 0
+            return lambda s: s[i] == s[j]
+        if i is None:
+            res = w == 0
+            return lambda s: res
+        return lambda s: s[i] == w
+    if isinstance(p, And):
+        parts = [compile_prop(q, index) for q in p.props]
+        return lambda s: all(f(s) for f in parts)
+    if isinstance(p, Or):
+        parts = [compile_prop(q, index) for q in p.props]
+        return lambda s: any(f(s) for f in parts)
+    if isinstance(p, Not):
+        f = compile_prop(p.prop, index)
+        return lambda s: not f(s)
+    if isinstance(p, Implies):
+        f, g = compile_prop(p.left, index), compile_prop(p.right, index)
+        return lambda s: (not f(s)) or g(s)
+    if isinstance(p, PFalse):
+        return lambda s: False
+    if isinstance(p, PTrue):
+        return lambda s: True
+    raise TypeError(f"not a proposition: {p!r}")

@@ -1,0 +1,458 @@
+"""The reference explorer: herd's candidate enumeration, pruned while choosing.
+
+For one test it enumerates, like herd, every candidate execution: one thread execution
+per thread (values of reads consistent with the writes they read from), every rf (each
+read from a same-location write of the same value, initial writes included) and, per the
+model's ``co_mode``, every coherence order (``native``) or every choice of final writes
+(``generic``/``none``, observed locations only, as herd with a cat model).  Unlike herd it
+asks the model's :meth:`partial_violation` after each choice and drops the subtree when a
+monotone axiom already fails.  Every verdict the model returns counts as one execution.
+
+Work is organised per *combination of shapes* (one skeleton, one ``model.prepare``): the
+thread executions of one shape differ only by values, which the search tracks as
+bitmasks of still-possible thread executions per thread, so choosing an rf is a couple of
+int operations.  Choice order: location by location, its co (one write at a time, each
+placed write co-before all writes still to place) then the rf of its reads.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.build import build_skeleton
+from engine.errors import TimeLimitExceeded, check_deadline
+from engine.props import compile_prop
+from engine.tables import Tables
+from engine.threads import ThreadExec, ThreadsResult
+from graphs.execution import ExecutionGraph
+from graphs.relalg import bits
+from litmus.ir import Loc, Prop, Value
+
+
+class Session(Protocol):  # what cat/api.py provides (see DEVELOPERS.md)
+    def check(self, rf: int, co: int | None = None, fw: int | None = None, **kw: Any) -> list: ...
+
+    def partial_violation(self, rf: int, co: int) -> bool: ...
+
+
+class CheckerModel(Protocol):
+    co_mode: str
+
+    def prepare(self, sk: Any, arch: str) -> Session: ...
+
+
+SHOW_MODES = ("prop", "neg", "all", "cond", "wit")
+__all__ = ["Goal", "Tally", "enumerate_test", "TimeLimitExceeded", "SHOW_MODES"]
+
+
+@dataclass
+class Goal:
+    """What to record about each accepted execution."""
+
+    observed: list[Loc]
+    prop: Prop
+    quant: str
+    filter: Prop | None = None
+    show: str | None = None
+    nshow: int | None = None
+    prune: str = "step"  # when to ask partial_violation: step | location | never
+    order: str = "most"  # location order: most | least | name (events per location)
+    rf_first: bool = False  # per location, choose the rf of its reads before its co
+    deadline: float | None = None  # process_time() limit
+
+
+@dataclass
+class Tally:
+    """Accumulated results of an enumeration."""
+
+    states: set[tuple[Value, ...]] = field(default_factory=set)
+    positive: int = 0
+    negative: int = 0
+    flags: set[str] = field(default_factory=set)
+    undefined: bool = False
+    loop: bool = False
+    candidates: int = 0
+    shown: list = field(default_factory=list)
+    stats: dict[str, float] = field(default_factory=dict)
+
+    def bump(self, key: str, n: float = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+
+def _wants_show(mode: str | None, quant: str, sat: bool) -> bool:
+    if mode is None or mode == "none":
+        return False
+    if mode == "all":
+        return True
+    if mode == "prop":
+        return sat
+    if mode == "neg":
+        return not sat
+    if mode == "cond":
+        return (not sat) if quant == "~exists" else sat
+    if mode == "wit":
+        return (not sat) if quant == "forall" else sat
+    return False
+
+
+def enumerate_test(
+    threads: ThreadsResult,
+    model: CheckerModel,
+    arch: str,
+    goal: Goal,
+    tally: Tally | None = None,
+) -> Tally:
+    """Enumerate every candidate of the test whose thread executions are ``threads``."""
+    tally = tally or Tally()
+    groups: list[list[list[ThreadExec]]] = []
+    for execs in threads.execs:
+        by_shape: dict[tuple, list[ThreadExec]] = {}
+        for te in execs:
+            by_shape.setdefault(te.shape(), []).append(te)
+        groups.append(list(by_shape.values()))
+    tally.bump("thread_execs", sum(len(x) for x in threads.execs))
+    for combo in itertools.product(*groups):
+        tally.bump("combos")
+        _Combo(threads, list(combo), model, arch, goal, tally).run()
+    return tally
+
+
+class _Combo(Tables):
+    """The search over one combination of shapes (one skeleton)."""
+
+    def __init__(
+        self,
+        threads: ThreadsResult,
+        variants: list[list[ThreadExec]],
+        model: CheckerModel,
+        arch: str,
+        goal: Goal,
+        tally: Tally,
+    ) -> None:
+        self.goal = goal
+        self.tally = tally
+        self.native = getattr(model, "co_mode", "native") == "native"
+        lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in variants])
+        self.session = model.prepare(lay.sk, arch)
+        super().__init__(threads, variants, lay, goal.observed, goal.filter)
+
+    # ------------------------------------------------------------------ search
+    # The search is a chain of step functions, one per choice, each calling the next
+    # with (rf, co, masks, pending, finals); the last one calls the leaf.
+    def run(self) -> None:
+        goal = self.goal
+        steps: list[tuple[str, int]] = []
+        for li in self._location_order():
+            if self.native:
+                head = [("co", li)]
+            else:
+                head = [("fw", li)] if li in self.observed_locs else []
+            rfs = [("rf", r) for r in self.loc_reads[li]]
+            steps += rfs + head if goal.rf_first else head + rfs
+            if goal.prune == "location":
+                steps.append(("end", li))
+        if steps and steps[-1][0] == "end":
+            steps.pop()  # the leaf checks the complete candidate anyway
+        # likewise no partial check on the last choice: the leaf follows it
+        last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
+        self._leafcache: dict[tuple, tuple] = {}
+        self._judged: dict[tuple, tuple] = {}
+        index = {loc: i for i, loc in enumerate(self.needed)}
+        self.sat = compile_prop(goal.prop, index)
+        self.keep = None if goal.filter is None else compile_prop(goal.filter, index)
+        self.n_partial = self.n_pruned = self.n_checks = 0
+        self.partial = self.session.partial_violation
+        self.check = self.session.check
+        self.show = goal.show is not None and goal.show != "none"
+        self._budget = 256
+        step_fn = self._leaf
+        for i in reversed(range(len(steps))):
+            kind, arg = steps[i]
+            check = goal.prune == "step" and i != last
+            if kind == "co":
+                step_fn = self._co_step(arg, step_fn, goal.prune == "step", i == last)
+            elif kind == "fw":
+                step_fn = self._fw_step(arg, step_fn)
+            elif kind == "rf":
+                step_fn = self._rf_step(arg, step_fn, check)
+            else:
+                step_fn = self._end_step(step_fn)
+        masks = tuple((1 << len(vs)) - 1 for vs in self.variants)
+        finals = tuple(self.loc_init)
+        try:
+            step_fn(0, 0, masks, (), finals)
+        finally:
+            for key, n in (
+                ("partial_checks", self.n_partial),
+                ("pruned", self.n_pruned),
+                ("checks", self.n_checks),
+            ):
+                if n:
+                    self.tally.bump(key, n)
+
+    def _location_order(self) -> list[int]:
+        """Locations with something to choose (by default most events first)."""
+        locs = [
+            li
+            for li in range(len(self.loc_names))
+            if self.loc_reads[li] or self.loc_writes[li] or li in self.observed_locs
+        ]
+        sign = {"most": -1, "least": 1, "name": 0}[self.goal.order]
+        return sorted(
+            locs, key=lambda li: (sign * (len(self.loc_reads[li]) + len(self.loc_writes[li])), li)
+        )
+
+    def _deadline(self) -> None:
+        self._budget = 256
+        check_deadline(self.goal.deadline)
+
+    def _violates(self, rf: int, co: int) -> bool:
+        self.n_partial += 1
+        self._budget -= 1
+        if not self._budget:
+            self._deadline()
+        if self.partial(rf, co):
+            self.n_pruned += 1
+            return True
+        return False
+
+    def _end_step(self, nxt):
+        def step(rf, co, masks, pending, finals):
+            if not self._violates(rf, co):
+                nxt(rf, co, masks, pending, finals)
+
+        return step
+
+    def _co_step(self, li: int, nxt, check: bool, last: bool):
+        """Choose the co order of location ``li`` one write at a time: each placed write
+        is co-before every write still to place, so a prefix is already part of co.
+        ``last``: no check once the order is complete (the leaf checks it)."""
+        cap = self.U.cap
+        ws = 0
+        for w in self.loc_writes[li]:
+            ws |= 1 << w
+        start = ws << (self.loc_init[li] * cap)
+        violates = self._violates
+
+        def place(rf, co, rest, masks, pending, finals):
+            if rest & (rest - 1) == 0:  # zero or one write left: forced
+                if rest:
+                    w = rest.bit_length() - 1
+                    finals = finals[:li] + (w,) + finals[li + 1 :]
+                nxt(rf, co, masks, pending, finals)
+                return
+            for w in bits(rest):
+                rest2 = rest & ~(1 << w)
+                co2 = co | (rest2 << (w * cap))
+                if last and rest2 & (rest2 - 1) == 0:
+                    pass  # the order is complete and nothing follows
+                elif check and violates(rf, co2):
+                    continue
+                place(rf, co2, rest2, masks, pending, finals)
+
+        def step(rf, co, masks, pending, finals):
+            place(rf, co | start, ws, masks, pending, finals)
+
+        return step
+
+    def _fw_step(self, li: int, nxt):
+        choices = [self.loc_init[li], *self.loc_writes[li]]
+
+        def step(rf, co, masks, pending, finals):
+            for w in choices:
+                nxt(rf, co, masks, pending, finals[:li] + (w,) + finals[li + 1 :])
+
+        return step
+
+    def _rf_step(self, r: int, nxt, check: bool):
+        """Choose the write read by ``r`` among those of its location whose value it can
+        read, narrowing the possible executions of its thread."""
+        t = self.tid_of[r]
+        cands = self.cands[r]
+        violates = self._violates
+        valdep = self.valdep
+        vd_rng = self.vd_rng
+        acyclic = self.U.acyclic
+        varying = self._varying
+        tally = self.tally
+
+        def step(rf, co, masks, pending, finals):
+            mt = masks[t]
+            for w, bit, cm, tw in cands:
+                pend = pending
+                m2 = masks
+                if cm is not None:
+                    m = mt & cm
+                    if not m:
+                        continue
+                    if m != mt:
+                        m2 = masks[:t] + (m,) + masks[t + 1 :]
+                else:
+                    r2 = varying(r, w, t, tw, masks)
+                    if r2 is None:
+                        continue
+                    m2 = r2
+                    if tw != t:
+                        pend = pending + ((r, w),)
+                rf2 = rf | bit
+                if valdep and (vd_rng >> w) & 1 and not acyclic(rf2 | valdep):
+                    tally.bump("cyclic_values")
+                    continue
+                if check and violates(rf2, co):
+                    continue
+                nxt(rf2, co, m2, pend, finals)
+
+        return step
+
+    def _varying(self, r: int, w: int, t: int, tw: int, masks) -> tuple[int, ...] | None:
+        """Masks after ``r`` reads from ``w``, whose value depends on its thread's reads."""
+        wv = self.wvals[w]
+        rv = self.rvals[r]
+        if t == tw:
+            m = 0
+            for k in bits(masks[t]):
+                if rv[k] == wv[k]:
+                    m |= 1 << k
+            if not m:
+                return None
+            return masks[:t] + (m,) + masks[t + 1 :]
+        wvals = {wv[k] for k in bits(masks[tw])}
+        rvals = {rv[k] for k in bits(masks[t])}
+        common = wvals & rvals
+        if not common:
+            return None
+        mt = 0
+        for k in bits(masks[t]):
+            if rv[k] in common:
+                mt |= 1 << k
+        mw = 0
+        for k in bits(masks[tw]):
+            if wv[k] in common:
+                mw |= 1 << k
+        out = list(masks)
+        out[t] = mt
+        out[tw] = mw
+        return tuple(out)
+
+    # ------------------------------------------------------------------ leaves
+    def _resolve(self, masks, pending) -> list[tuple[int, ...]]:
+        """Thread executions (one bit per thread) satisfying every value constraint."""
+        if not pending and all(m & (m - 1) == 0 for m in masks):
+            return [masks]
+        out = []
+        tid_of, wconst, wvals, rvals = self.tid_of, self.wconst, self.wvals, self.rvals
+        for choice in itertools.product(*(list(bits(m)) for m in masks)):
+            ok = True
+            for r, w in pending:
+                wv = wconst[w]
+                if wv is None:
+                    wv = wvals[w][choice[tid_of[w]]]
+                if rvals[r][choice[tid_of[r]]] != wv:
+                    ok = False
+                    break
+            if ok:
+                out.append(tuple(1 << k for k in choice))
+        return out
+
+    def _state_info(self, sol: tuple[int, ...], finals: tuple[int, ...]) -> tuple:
+        """Observed final state, whether the proposition holds, whether the filter keeps
+        it, and whether a thread execution hit the unrolling bound."""
+        vi = [m.bit_length() - 1 for m in sol]
+        full = []
+        for kind, a, b in self.getters:
+            if kind == "r":
+                full.append(self.regtabs[a][vi[a]][b])
+            elif kind == "m":
+                w = finals[a]
+                v = self.wconst[w]
+                full.append(self.wvals[w][vi[self.tid_of[w]]] if v is None else v)
+            else:
+                full.append(b)
+        key = tuple(full)
+        judged = self._judged.get(key)
+        if judged is None:
+            keep = self.keep is None or self.keep(key)
+            judged = self._judged[key] = (key[: self.nobs], self.sat(key), keep)
+        loop = any(self.loop_variant[t][k] for t, k in enumerate(vi))
+        return (*judged, loop)
+
+    def _leaf(self, rf, co, masks, pending, finals) -> None:
+        tally = self.tally
+        tally.candidates += 1
+        self._budget -= 1
+        if not self._budget:
+            self._deadline()
+        if self.simple:
+            sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
+        else:
+            sols = self._resolve(masks, pending)
+            if not sols:
+                tally.bump("unsolved")
+                return
+        verdicts = None
+        cache = self._leafcache
+        fl = self.final_locs
+        for sol in sols:
+            key = (sol, *[finals[li] for li in fl]) if fl else sol
+            info = cache.get(key)
+            if info is None:
+                info = cache[key] = self._state_info(sol, finals)
+            obs, sat, keep, loop = info
+            if not keep:
+                tally.bump("filtered")
+                continue
+            want = self.show and self._want(sat)
+            if verdicts is None or want:
+                verdicts = self._check(rf, co, finals, want)
+            for v in verdicts:
+                if not v.allowed:
+                    continue
+                tally.states.add(obs)
+                if sat:
+                    tally.positive += 1
+                else:
+                    tally.negative += 1
+                if v.flags:
+                    tally.flags.update(v.flags)
+                if v.undefined:
+                    tally.undefined = True
+                if loop:
+                    tally.loop = True
+                if want and self._want(sat):
+                    vi = [m.bit_length() - 1 for m in sol]
+                    tally.shown.append(self._shown(rf, co, v, vi, sat))
+
+    def _want(self, sat: bool) -> bool:
+        goal = self.goal
+        return _wants_show(goal.show, goal.quant, sat) and (
+            goal.nshow is None or len(self.tally.shown) < goal.nshow
+        )
+
+    def _check(self, rf: int, co: int, finals: tuple[int, ...], want: bool) -> list:
+        self.n_checks += 1
+        if self.native:
+            vs = self.session.check(rf, co=co, want_shows=True) if want else self.check(rf, co=co)
+        else:
+            fw = 0
+            for li in self.observed_locs:
+                fw |= 1 << finals[li]
+            vs = self.session.check(rf, fw=fw, want_shows=want)
+        return vs
+
+    def _shown(self, rf, co, verdict, vi, sat):
+        from engine.result import ShownExecution
+
+        execs = [self.variants[t][k] for t, k in enumerate(vi)]
+        values = [[e.value for e in te.events] for te in execs]
+        lay = build_skeleton(self.threads.locations, self.threads.init_mem, execs, values)
+        vco = getattr(verdict, "co", None)
+        g = ExecutionGraph(lay.sk, rf, co if self.native or vco is None else vco)
+        shows = getattr(verdict, "shows", None) or {}
+        return ShownExecution(
+            graph=g,
+            shows=dict(shows),
+            satisfies=sat,
+            flags=frozenset(getattr(verdict, "flags", ()) or ()),
+        )

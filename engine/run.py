@@ -1,0 +1,115 @@
+"""Running one litmus test under one model: the engine's entry point.
+
+``run_test(test, model, opts)`` executes the threads, enumerates the candidates with the
+reference explorer and fills a :class:`engine.result.TestResult` (what herd prints for the
+test).  ``herd_compat`` calls it once per test with a model loaded once per run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from engine.errors import TimeLimitExceeded
+from engine.reference import (
+    SHOW_MODES,
+    CheckerModel,
+    Goal,
+    Tally,
+    enumerate_test,
+)
+from engine.result import TestResult
+from engine.threads import DEFAULT_UNROLL, thread_executions
+from litmus.errors import InputError
+from litmus.ir import LitmusTest
+
+__all__ = ["RunOptions", "run_test", "TimeLimitExceeded", "KINDS"]
+
+#: herd's kind word for each quantifier.
+KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+ENGINES = ("auto", "reference")
+
+
+@dataclass
+class RunOptions:
+    """Options of one run (herd's ``-show``, ``-nshow``, ``-checkfilter``, ``-unroll``).
+
+    ``time_limit`` is in CPU seconds per test; exceeding it raises
+    :class:`TimeLimitExceeded`.  ``prune`` says when the explorer asks the model about
+    partial candidates: after every choice (``step``), after each location
+    (``location``) or never (``never``, herd's behaviour)."""
+
+    engine: str = "auto"
+    show: str | None = None
+    nshow: int | None = None
+    checkfilter: bool = True
+    time_limit: float | None = None
+    unroll: int = DEFAULT_UNROLL
+    prune: str = "step"
+    order: str = "most"
+    rf_first: bool = False
+
+
+def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = None) -> TestResult:
+    """Run ``test`` under ``model`` (a loaded cat model, see ``cat/api.py``)."""
+    opts = opts or RunOptions()
+    where = test.path or test.name
+    if opts.engine not in ENGINES:
+        raise InputError(where, 0, 0, f"unknown engine '{opts.engine}' (known: reference)")
+    if opts.show is not None and opts.show != "none" and opts.show not in SHOW_MODES:
+        raise InputError(where, 0, 0, f"unknown -show mode '{opts.show}'")
+    if opts.prune not in ("step", "location", "never"):
+        raise InputError(where, 0, 0, f"unknown pruning mode '{opts.prune}'")
+    t0 = time.process_time()
+    quant = test.condition.quant
+    goal = Goal(
+        observed=test.observed_locations(),
+        prop=test.condition.prop,
+        quant=quant,
+        filter=test.filter if opts.checkfilter else None,
+        show=opts.show,
+        nshow=opts.nshow,
+        prune=opts.prune,
+        order=opts.order,
+        rf_first=opts.rf_first,
+        deadline=None if opts.time_limit is None else t0 + opts.time_limit,
+    )
+    threads = thread_executions(test, opts.unroll, goal.deadline)
+    tally = Tally()
+    tally.stats["bad_address"] = threads.bad_address
+    tally.stats["value_rounds"] = threads.rounds
+    enumerate_test(threads, model, test.arch, goal, tally)
+    elapsed = time.process_time() - t0
+    return TestResult(
+        name=test.name,
+        kind=KINDS.get(quant, "Required"),
+        quant=quant,
+        observed=list(goal.observed),
+        states=tally.states,
+        positive=tally.positive,
+        negative=tally.negative,
+        hash=_hash(test),
+        condition_text=_condition_text(test),
+        flags=sorted(tally.flags),
+        undefined=tally.undefined,
+        loop=tally.loop,
+        time=elapsed,
+        candidates=tally.candidates,
+        engine="reference",
+        stats=tally.stats,
+        shown=tally.shown,
+    )
+
+
+def _hash(test: LitmusTest) -> str:
+    """herd's hash of the test (imported lazily: ``litmus.hash``)."""
+    from litmus.hash import herd_hash
+
+    return herd_hash(test)
+
+
+def _condition_text(test: LitmusTest) -> str:
+    """The condition as herd prints it after ``Condition``."""
+    from litmus.printer import herd_condition_text
+
+    return herd_condition_text(test.condition)

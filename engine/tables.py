@@ -1,0 +1,146 @@
+"""Per-skeleton tables of the reference explorer: who may read from whom, with what value.
+
+For one combination of thread-execution shapes (one skeleton), the thread executions of
+each thread differ only by values.  :class:`Tables` numbers them per thread and records,
+as bitmasks over those numbers, which executions give each read each value, which writes
+have a constant value, the rf candidates of each read, and how to compute the observed
+final state from the chosen executions and final writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.build import Layout
+from engine.threads import ThreadExec, ThreadsResult
+from litmus.ir import Loc, MemLoc, Prop, RegLoc, SymRegLoc, Value, prop_locations
+
+
+class Tables:
+    """Tables of one skeleton (``lay``) whose thread ``t`` may run ``variants[t]``."""
+
+    def __init__(
+        self,
+        threads: ThreadsResult,
+        variants: list[list[ThreadExec]],
+        lay: Layout,
+        observed: list[Loc],
+        filter: Prop | None,
+    ) -> None:
+        self.threads = threads
+        self.variants = variants
+        self.lay = lay
+        self.U = lay.sk.U
+        self.observed = observed
+        self.filter = filter
+        self._tables(lay)
+
+    def _tables(self, lay: Layout) -> None:
+        """Value masks, rf candidates, and final-state getters."""
+        sk = lay.sk
+        events = sk.events
+        variants = self.variants
+        self.tid_of = [e.tid for e in events]
+        self.wconst: dict[int, Value | None] = {}
+        self.wvals: dict[int, list[Value]] = {}
+        self.rmask: dict[int, dict[Value, int]] = {}
+        self.rvals: dict[int, list[Value]] = {}
+        for eid in lay.init_eid.values():
+            self.wconst[eid] = events[eid].value
+        for t, vs in enumerate(variants):
+            b = lay.base[t]
+            for i, e in enumerate(vs[0].events):
+                if e.kind == "W":
+                    vals = [v.events[i].value for v in vs]
+                    first = vals[0]
+                    if all(v == first for v in vals):
+                        self.wconst[b + i] = first
+                    else:
+                        self.wconst[b + i] = None
+                        self.wvals[b + i] = vals  # type: ignore[assignment]
+                elif e.kind == "R":
+                    m: dict[Value, int] = {}
+                    rv = []
+                    for k, v in enumerate(vs):
+                        val = v.events[i].value
+                        m[val] = m.get(val, 0) | (1 << k)  # type: ignore[index]
+                        rv.append(val)
+                    self.rmask[b + i] = m
+                    self.rvals[b + i] = rv  # type: ignore[assignment]
+        # locations and their events
+        self.loc_names = list(sk.locations)
+        self.loc_index = {x: i for i, x in enumerate(self.loc_names)}
+        cap = self.U.cap
+        self.loc_writes: list[list[int]] = []
+        self.loc_reads: list[list[int]] = []
+        self.loc_init: list[int] = []
+        for x in self.loc_names:
+            self.loc_init.append(lay.init_eid[x])
+            ws = [e.eid for e in events if e.kind == "W" and e.loc == x and e.tid >= 0]
+            rs = [e.eid for e in events if e.kind == "R" and e.loc == x]
+            self.loc_writes.append(ws)
+            self.loc_reads.append(rs)
+        # rf candidates of each read: (write, rf bit, constant value or None, writer thread)
+        # rf candidates of each read: (write, rf bit, mask of the read's thread executions
+        # reading its value if it is a constant, else None, writer thread); constant
+        # writes of a value the read never takes are left out
+        self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
+        for li in range(len(self.loc_names)):
+            srcs = [self.loc_init[li], *self.loc_writes[li]]
+            for r in self.loc_reads[li]:
+                rm = self.rmask[r]
+                out = []
+                for w in srcs:
+                    cw = self.wconst[w]
+                    m = None if cw is None else rm.get(cw, 0)
+                    if m != 0:
+                        out.append((w, 1 << (w * cap + r), m, self.tid_of[w]))
+                self.cands[r] = out
+        self.valdep = lay.valdep
+        self.vd_rng = self.U.range(lay.valdep) if lay.valdep else 0
+        # observed locations (and those of the filter) -> how to get their final value
+        needed: list[Loc] = list(self.observed)
+        if self.filter is not None:
+            for loc in prop_locations(self.filter):
+                if loc not in needed:
+                    needed.append(loc)
+        self.needed = needed
+        self.nobs = len(self.observed)
+        self.getters: list[tuple[str, int, Any]] = []
+        regtabs: list[list[tuple[Value, ...]]] = []
+        regnames: list[list[str]] = [[] for _ in variants]
+        for loc in needed:
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < len(variants):
+                names = regnames[loc.tid]
+                if loc.reg not in names:
+                    names.append(loc.reg)
+                self.getters.append(("r", loc.tid, names.index(loc.reg)))
+            elif isinstance(loc, MemLoc) and loc.name in self.loc_index:
+                self.getters.append(("m", self.loc_index[loc.name], None))
+            else:
+                self.getters.append(("c", 0, self._static_value(loc)))
+        for t, vs in enumerate(variants):
+            tab = []
+            for v in vs:
+                d = dict(v.regs)
+                tab.append(tuple(d.get(r, 0) for r in regnames[t]))
+            regtabs.append(tab)
+        self.regtabs = regtabs
+        # observed memory locations (generic mode: the only ones with a final-write choice)
+        self.observed_locs = {
+            self.loc_index[loc.name]
+            for loc in self.observed
+            if isinstance(loc, MemLoc) and loc.name in self.loc_index
+        }
+        self.loop_variant = [[v.loop for v in vs] for vs in variants]
+        self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
+        # without writes whose value varies, every read pins its thread's execution
+        self.simple = not self.wvals
+
+    def _static_value(self, loc: Loc) -> Value:
+        """Final value of a location no event of this skeleton changes."""
+        if isinstance(loc, MemLoc):
+            return self.threads.init_mem.get(loc.name, 0)
+        if isinstance(loc, SymRegLoc):
+            return self.threads.init_sym.get(loc.name, 0)
+        return 0

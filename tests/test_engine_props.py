@@ -1,0 +1,31 @@
+"""Compiled conditions mean what litmus.ir.eval_prop means."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.props import compile_prop
+from litmus.ir import And, Atom, Implies, MemLoc, Not, Or, PFalse, PTrue, RegLoc, Sym, eval_prop
+
+LOCS = [RegLoc(0, "r1"), RegLoc(1, "r1"), MemLoc("x"), MemLoc("y")]
+VALUES = st.sampled_from([0, 1, 2, Sym("x")])
+ATOMS = st.builds(Atom, st.sampled_from(LOCS), st.one_of(VALUES, st.sampled_from(LOCS)))
+PROPS = st.recursive(
+    st.one_of(ATOMS, st.just(PTrue()), st.just(PFalse())),
+    lambda sub: st.one_of(
+        st.builds(lambda ps: And(tuple(ps)), st.lists(sub, min_size=1, max_size=3)),
+        st.builds(lambda ps: Or(tuple(ps)), st.lists(sub, min_size=1, max_size=3)),
+        st.builds(Not, sub),
+        st.builds(Implies, sub, sub),
+    ),
+    max_leaves=8,
+)
+
+
+@given(PROPS, st.lists(VALUES, min_size=3, max_size=3))
+def test_compiled_prop_agrees_with_eval_prop(p, values):
+    shown = LOCS[:3]  # MemLoc("y") is absent from the state: it holds 0
+    index = {loc: i for i, loc in enumerate(shown)}
+    state = dict(zip(shown, values, strict=True))
+    assert compile_prop(p, index)(tuple(values)) == eval_prop(p, state)
