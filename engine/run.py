@@ -27,7 +27,7 @@ __all__ = ["RunOptions", "run_test", "TimeLimitExceeded", "KINDS"]
 
 #: herd's kind word for each quantifier.
 KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
-ENGINES = ("auto", "reference")
+ENGINES = ("auto", "reference", "trust")
 
 
 @dataclass
@@ -48,6 +48,7 @@ class RunOptions:
     prune: str = "step"
     order: str = "most"
     rf_first: bool = False
+    preemption_bound: int | None = None  # TruSt only: Buster's bound (engine/preemption.py)
 
 
 def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = None) -> TestResult:
@@ -55,7 +56,13 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
     opts = opts or RunOptions()
     where = test.path or test.name
     if opts.engine not in ENGINES:
-        raise InputError(where, 0, 0, f"unknown engine '{opts.engine}' (known: reference)")
+        raise InputError(where, 0, 0, f"unknown engine '{opts.engine}' (known: "
+                                      f"{', '.join(ENGINES)})")  # fmt: skip
+    if opts.engine != "reference":  # TruSt (engine/trust.py); auto: where the model allows
+        from engine.trust import TrustOptions, run_trust, trust_applies
+
+        if opts.engine == "trust" or trust_applies(model, test):
+            return run_trust(test, model, TrustOptions.from_run_options(opts))
     if opts.show is not None and opts.show != "none" and opts.show not in SHOW_MODES:
         raise InputError(where, 0, 0, f"unknown -show mode '{opts.show}'")
     if opts.prune not in ("step", "location", "never"):

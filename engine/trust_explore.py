@@ -1,0 +1,269 @@
+"""TruSt: optimal, truly stateless exploration of execution graphs (POPL 2022).
+
+Events are added one at a time, always to the leftmost thread that has a next event.
+
+* A read is tried with every same-location write of the graph (forward revisits).
+* A write is tried at every coherence position and, for each position, it then
+  *revisits backward* each read of its location outside its porf-prefix: the read now
+  reads from it, and the events added after the read that are not in the write's
+  porf-prefix are deleted.  This is done only when the deletion is *maximal*, so that
+  every graph is built along one path only: each deleted event (and the read) was added
+  maximally (a read from the co-latest write of its time, a write placed co-last), is not
+  co-before a write that stays (other than the revisiting one), and is not stable (in the
+  porf-prefix of a write that revisited before); the write's immediate co-successor, if
+  any, stays (positions differing only among deleted writes give one graph).
+
+No set of pending choices is stored: the recursion holds one graph per level, so memory
+is polynomial in the program.  A candidate graph the model rejects at once is dropped
+before anything is explored from it: a forward option (*pruned*) or a revisited graph
+(*inconsistent revisit*).  The checker may tell in advance that some options or revisits
+close a cycle with the skeleton (:meth:`rf_floor`, :meth:`co_floor`,
+:meth:`revisit_doomed` of :mod:`engine.trust_incremental`): they are dropped unbuilt, and
+counted the same way (a write position dropped so still gets its backward revisits).
+An exploration is *blocked* when a graph the model accepted cannot be completed: no
+option of its next event is consistent, or a thread cannot go on (no execution of it for
+the value it read).  For the models TruSt accepts, adding an event maximally keeps a
+graph consistent, so blocked explorations are rare (read-modify-writes aside: an RMW's
+write may have no consistent position after another RMW took its read's write).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.errors import TimeLimitExceeded
+from engine.trust_graph import TGraph
+from engine.trust_program import Program
+
+__all__ = ["Explorer", "TrustStats", "TimeLimitExceeded"]
+
+
+@dataclass
+class TrustStats:
+    """What GenMC users expect to hear about an exploration, and a bit more."""
+
+    complete: int = 0  # complete graphs the model allows (each exactly once)
+    rejected: int = 0  # complete graphs failing a non-monotone check at the end
+    blocked: int = 0  # explorations that stopped before completion
+    pruned: int = 0  # forward options the model rejected at once
+    revisits: int = 0  # backward revisits performed (the revisited graph is consistent)
+    revisits_inconsistent: int = 0  # backward revisits whose graph the model rejects
+    revisits_doomed: int = 0  # ... known inconsistent before the graph is built
+    refused: int = 0  # backward revisits skipped by the maximality condition
+    duplicates: int = 0  # complete graphs seen twice (only counted when asked)
+    bound_blocked: int = 0  # preemption bounding: graphs cut by the bound (with slack)
+    beyond_bound: int = 0  # complete graphs visited over the bound (thanks to the slack)
+    time: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, float]:
+        out = {k: float(v) for k, v in self.__dict__.items() if k != "extra"}
+        out.update(self.extra)
+        return out
+
+
+class Explorer:
+    """One TruSt exploration of ``prog`` with ``checker`` (see the module docstring).
+
+    ``on_complete(g)`` is called on every complete graph whose threads all finished and
+    that every partial check let through; ``bound`` (see :mod:`engine.preemption`) cuts
+    graphs over a preemption bound."""
+
+    def __init__(
+        self,
+        prog: Program,
+        checker,
+        on_complete: Callable[[TGraph], bool],
+        bound=None,
+        deadline: float | None = None,
+        track_duplicates: bool = False,
+    ) -> None:
+        self.prog = prog
+        self.checker = checker
+        self.on_complete = on_complete
+        self.bound = bound
+        self.deadline = deadline
+        self.stats = TrustStats()
+        self._seen: set | None = set() if track_duplicates else None
+        self._budget = 256
+
+    def run(self) -> TrustStats:
+        t0 = time.process_time()
+        g = TGraph(self.prog)
+        # one recursion level per event added, revisits nest: room for long programs
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 1000 + 40 * len(g.step)))
+        try:
+            if self.checker.restart(g):
+                self._visit(g)
+        finally:
+            sys.setrecursionlimit(limit)
+        self.stats.time = time.process_time() - t0
+        return self.stats
+
+    # ------------------------------------------------------------------ the algorithm
+    def _tick(self) -> None:
+        self._budget -= 1
+        if not self._budget:
+            self._budget = 256
+            if self.deadline is not None and time.process_time() > self.deadline:
+                raise TimeLimitExceeded()
+
+    def _visit(self, g: TGraph) -> None:
+        self._tick()
+        t = g.next_thread()
+        if t < 0:
+            self._leaf(g)
+            return
+        step = g.next_step(t)
+        assert step is not None
+        ev = step.ev
+        checker = self.checker
+        stats = self.stats
+        e = g.base[t] + g.n[t]
+        if ev.kind == "R":
+            li = self.prog.loc_index[ev.loc]  # type: ignore[index]
+            writes = [li, *g.co[li]]
+            last = writes[-1]
+            floor = checker.rf_floor(g, e, li)  # options before it: certainly inconsistent
+            stats.pruned += floor
+            alive = False
+            for w in writes[floor:]:
+                g.add_read(t, step, w, w == last)
+                if checker.added(g, e):
+                    alive = True
+                    self._go(g)
+                else:
+                    stats.pruned += 1
+                checker.removed(g, e)
+                g.pop(t)
+            if not alive:
+                self._blocked("dead_end")
+        elif ev.kind == "W":
+            li = self.prog.loc_index[ev.loc]  # type: ignore[index]
+            floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
+            readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
+            alive = False
+            for pos in range(len(g.co[li]), -1, -1):
+                doomed = pos < floor
+                if doomed and not readers:
+                    stats.pruned += 1
+                    continue
+                g.add_write(t, step, pos, li)
+                if doomed:
+                    stats.pruned += 1
+                else:
+                    if checker.added(g, e):
+                        alive = True
+                        self._go(g)
+                    else:
+                        stats.pruned += 1
+                    checker.removed(g, e)
+                if readers:
+                    self._backward(g, e, li)  # a revisit may repair an inconsistent position
+                g.pop(t)
+            if not alive:
+                self._blocked("dead_end")
+        else:
+            g.add_other(t, step)
+            if checker.added(g, e):
+                self._go(g)
+            else:
+                stats.pruned += 1
+                self._blocked("dead_end")
+            checker.removed(g, e)
+            g.pop(t)
+
+    def _go(self, g: TGraph) -> None:
+        """Continue with ``g`` unless the preemption bound cuts it."""
+        if self.bound is not None and self.bound.cut(g):
+            self.stats.bound_blocked += 1
+            return
+        self._visit(g)
+
+    def _backward(self, g: TGraph, a: int, li: int) -> None:
+        """Backward revisits by the write ``a`` (just added) of location ``li``."""
+        wview = g.porf_view(a)
+        co = g.co[li]
+        p = co.index(a)
+        succ = co[p + 1] if p + 1 < len(co) else -1
+        stats = self.stats
+        for r in g.reads_of(li):
+            if g.in_view(r, wview) or not g.revisitable[r]:
+                continue
+            kept = g.kept_view(r, wview)
+            if (succ >= 0 and not g.in_view(succ, kept)) or not self._maximal(g, r, a, kept):
+                stats.refused += 1
+                continue
+            if self.checker.revisit_doomed(g, r, a, kept):
+                stats.revisits_doomed += 1
+                continue
+            g2 = g.revisit(r, a, kept, wview)
+            if not self.checker.restart(g2):
+                stats.revisits_inconsistent += 1
+                continue
+            stats.revisits += 1
+            self._go(g2)
+
+    def _maximal(self, g: TGraph, r: int, a: int, kept: list[int]) -> bool:
+        """TruSt's maximality condition for deleting, on behalf of write ``a``, the
+        events of ``g`` outside ``kept`` and re-reading ``r`` (see the module docstring)."""
+        victims = [r]
+        for t in range(g.T):
+            b = g.base[t]
+            victims.extend(range(b + kept[t], b + g.n[t]))
+        L = g.L
+        co = g.co
+        for j in victims:
+            if not g.revisitable[j]:
+                return False
+            kind = g.step[j].ev.kind  # type: ignore[union-attr]
+            if kind == "R":
+                src = g.rf[j]
+            elif kind == "W":
+                src = j
+            else:
+                continue
+            if not g.addedmax[j]:
+                return False
+            order = co[g.loc(j)]
+            after = order if src < L else order[order.index(src) + 1 :]
+            for s in after:
+                if s != a and g.in_view(s, kept):
+                    return False
+        return True
+
+    def _blocked(self, why: str) -> None:
+        stats = self.stats
+        stats.blocked += 1
+        key = "blocked_" + why
+        stats.extra[key] = stats.extra.get(key, 0) + 1
+
+    # ------------------------------------------------------------------ leaves
+    def _leaf(self, g: TGraph) -> None:
+        if any(g.blocked(t) for t in range(g.T)):
+            self._blocked("thread")
+            return
+        if self._seen is not None:
+            sig = _signature(g)
+            if sig in self._seen:
+                self.stats.duplicates += 1
+            self._seen.add(sig)
+        if self.on_complete(g):
+            self.stats.complete += 1
+        else:
+            self.stats.rejected += 1
+
+
+def _signature(g: TGraph) -> tuple:
+    """What identifies a complete graph: each thread's events with their rf, and co."""
+
+    def name(e: int) -> tuple[int, int]:
+        return (g.tid[e], g.idx[e])
+
+    rfs = tuple(name(g.rf[e]) if g.rf[e] >= 0 else None for e in g.events())
+    cos = tuple(tuple(name(w) for w in c) for c in g.co)
+    return (tuple(g.n), rfs, cos)

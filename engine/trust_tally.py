@@ -1,0 +1,150 @@
+"""The per-test tally of a TruSt run: herd's result fields from the complete graphs.
+
+For every complete graph the explorer reports, the observed final state (registers from
+the threads' executions, memory from the co-last writes), whether the condition's
+proposition holds, the filter, and the model's verdicts (flags, ``undefined_unless``)
+give what herd prints, counted exactly as the reference engine counts them.
+
+Under a preemption bound, complete graphs over the bound (visited thanks to the slack)
+are not part of the result; they are counted apart, and so are the *decisive*
+executions (those settling herd's verdict: satisfying the proposition for ``exists`` and
+``~exists``, contradicting it for ``forall``) found within and beyond the bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reference import _wants_show
+from engine.result import ShownExecution
+from engine.trust_graph import TGraph
+from engine.trust_program import Program
+from litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, SymRegLoc, Value, eval_prop, prop_locations
+
+
+class Tally:
+    """Accumulates what herd prints from the complete graphs TruSt reports."""
+
+    def __init__(self, test: LitmusTest, prog: Program, checker, opts: Any, bound) -> None:
+        self.prog = prog
+        self.checker = checker
+        self.opts = opts
+        self.bound = bound
+        self.observed: list[Loc] = test.observed_locations()
+        self.prop = test.condition.prop
+        self.quant = test.condition.quant
+        self.filter = test.filter if opts.checkfilter else None
+        needed = list(self.observed)
+        if self.filter is not None:
+            for loc in prop_locations(self.filter):
+                if loc not in needed:
+                    needed.append(loc)
+        self.needed = needed
+        self.states: set[tuple[Value, ...]] = set()
+        self.positive = self.negative = 0
+        self.flags: set[str] = set()
+        self.undefined = False
+        self.loop = False
+        self.filtered = 0
+        self.shown: list[ShownExecution] = []
+        self.executions: list[dict[str, Any]] = []
+        self.within = self.beyond = 0  # preemption bound: complete graphs each side
+        self.decisive_within = self.decisive_beyond = 0
+
+    def final_state(self, g: TGraph) -> dict[Loc, Value]:
+        """Values of the observed (and filter) locations in a finished graph."""
+        execs = g.final_execs()
+        prog = self.prog
+        out: dict[Loc, Value] = {}
+        for loc in self.needed:
+            if isinstance(loc, RegLoc):
+                te = execs[loc.tid] if 0 <= loc.tid < len(execs) else None
+                out[loc] = te.reg(loc.reg) if te is not None else 0
+            elif isinstance(loc, MemLoc) and loc.name in prog.loc_index:
+                li = prog.loc_index[loc.name]
+                co = g.co[li]
+                out[loc] = g.val[co[-1] if co else li]  # type: ignore[assignment]
+            elif isinstance(loc, MemLoc):
+                out[loc] = prog.init_mem.get(loc.name, 0)
+            elif isinstance(loc, SymRegLoc):
+                out[loc] = prog.threads.init_sym.get(loc.name, 0)
+            else:
+                out[loc] = 0
+        return out
+
+    def complete(self, g: TGraph) -> bool:
+        """Record a complete graph; whether the model allows it."""
+        state = self.final_state(g)
+        sat = eval_prop(self.prop, state)
+        keep = self.filter is None or eval_prop(self.filter, state)
+        opts = self.opts
+        want = keep and _wants_show(opts.show, self.quant, sat) and (
+            opts.nshow is None or len(self.shown) < opts.nshow)  # fmt: skip
+        verdicts, rf, co = self.checker.verdicts(g, want_shows=want)
+        allowed = [v for v in verdicts if v.allowed]
+        if not allowed:
+            return False
+        pre = None
+        if self.bound is not None:
+            pre = self.bound.count(g)
+            decisive = (not sat) if self.quant == "forall" else sat
+            if pre > self.bound.k:  # visited thanks to the slack: not part of the result
+                self.beyond += 1
+                self.decisive_beyond += decisive
+                self._record(g, state, sat, pre, allowed[0])
+                return True
+            self.within += 1
+            self.decisive_within += decisive
+        if not keep:
+            self.filtered += 1
+            return True
+        obs = tuple(state[loc] for loc in self.observed)
+        loop = any(te.loop for te in g.final_execs())
+        for v in allowed:
+            self.states.add(obs)
+            if sat:
+                self.positive += 1
+            else:
+                self.negative += 1
+            if v.flags:
+                self.flags.update(v.flags)
+            if v.undefined:
+                self.undefined = True
+            if loop:
+                self.loop = True
+            if want and (opts.nshow is None or len(self.shown) < opts.nshow):
+                self.shown.append(self.picture(g, rf, co, v, sat))
+        self._record(g, state, sat, pre, allowed[0])
+        return True
+
+    def _record(self, g: TGraph, state, sat: bool, pre: int | None, verdict) -> None:
+        """Keep the execution's line (``print_executions``) and picture (``executions_dot``)."""
+        if not self.opts.print_executions:
+            return
+        from litmus.printer import loc_text, value_text
+
+        text = " ".join(f"{loc_text(loc)}={value_text(state[loc])};" for loc in self.observed)
+        entry: dict[str, Any] = {"state": text, "satisfies": sat}
+        if pre is not None:
+            entry["preemptions"] = pre
+            entry["beyond_bound"] = pre > self.bound.k
+        if self.opts.executions_dot:
+            verdicts, rf, co = self.checker.verdicts(g, want_shows=True)
+            v = next((v for v in verdicts if v.allowed), verdict)
+            entry["graph"] = self.picture(g, rf, co, v, sat)
+        self.executions.append(entry)
+
+    def picture(self, g: TGraph, rf: int, co: int, verdict, sat: bool) -> ShownExecution:
+        """The graph of a finished execution, with its values, as the reference engine
+        keeps it for ``-show`` (same numbering: initial writes, then thread by thread)."""
+        from engine.build import build_skeleton
+        from graphs.execution import ExecutionGraph
+
+        threads = self.prog.threads
+        lay = build_skeleton(threads.locations, threads.init_mem, g.final_execs())
+        return ShownExecution(
+            graph=ExecutionGraph(lay.sk, rf, co),
+            shows=dict(getattr(verdict, "shows", None) or {}),
+            satisfies=sat,
+            flags=frozenset(getattr(verdict, "flags", ()) or ()),
+        )
