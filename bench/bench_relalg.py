@@ -149,8 +149,25 @@ class Rows:
         return [row | (1 << i) for i, row in enumerate(p)]
 
 
+class Bitwise:
+    """Union, intersection and difference as Python's ``|``, ``&`` and ``~``: the same
+    code for ints and numpy boolean arrays."""
+
+    @staticmethod
+    def union(a, b):
+        return a | b
+
+    @staticmethod
+    def inter(a, b):
+        return a & b
+
+    @staticmethod
+    def diff(a, b):
+        return a & ~b
+
+
 # ------------------------------------------------------------------------- (c) numpy
-class Numpy:
+class Numpy(Bitwise):
     """Relations as n x n boolean numpy arrays; event sets as boolean vectors."""
 
     def __init__(self, n: int) -> None:
@@ -169,15 +186,6 @@ class Numpy:
 
     def pairs(self, m) -> set[tuple[int, int]]:
         return {(int(i), int(j)) for i, j in zip(*np.nonzero(m), strict=True)}
-
-    def union(self, a, b):
-        return a | b
-
-    def inter(self, a, b):
-        return a & b
-
-    def diff(self, a, b):
-        return a & ~b
 
     def seq(self, a, b):
         return (a.astype(np.float32) @ b.astype(np.float32)) > 0
@@ -234,7 +242,7 @@ class Numpy:
 
 
 # ------------------------------------------------------------------------- (a) adapter
-class Ints:
+class Ints(Bitwise):
     """The product's Universe, behind the same method names as the others."""
 
     def __init__(self, n: int) -> None:
@@ -261,18 +269,6 @@ class Ints:
         return set(self.U.pairs(r))
 
     @staticmethod
-    def union(a, b):
-        return a | b
-
-    @staticmethod
-    def inter(a, b):
-        return a & b
-
-    @staticmethod
-    def diff(a, b):
-        return a & ~b
-
-    @staticmethod
     def is_empty(a) -> bool:
         return not a
 
@@ -296,6 +292,11 @@ def random_dag_pairs(rng: random.Random, n: int, per_row: float) -> list[tuple[i
         if i != j:
             out.append((min(i, j), max(i, j)))
     return out
+
+
+def random_inputs(rng: random.Random, n: int) -> tuple[list, list, list]:
+    """Two random relations and a random acyclic one, as pairs."""
+    return random_pairs(rng, n, 2.0), random_pairs(rng, n, 2.0), random_dag_pairs(rng, n, 2.0)
 
 
 class Candidate:
@@ -423,9 +424,7 @@ def timeit(fn: Callable[[], object], budget: float) -> float:
 
 def check_agree(impls: dict, n: int, rng: random.Random) -> None:
     """All representations compute the same pairs (so the timings compare like with like)."""
-    a = random_pairs(rng, n, 2.0)
-    b = random_pairs(rng, n, 2.0)
-    d = random_dag_pairs(rng, n, 2.0)
+    a, b, d = random_inputs(rng, n)
     ref = None
     for name, R in impls.items():
         ra, rb, rd = R.from_pairs(a), R.from_pairs(b), R.from_pairs(d)
@@ -449,9 +448,7 @@ def run(sizes, budget: float, seed: int = 1) -> list[tuple[str, int, dict[str, f
     for n in sizes:
         impls = {"int": Ints(n), "rows": Rows(n), "numpy": Numpy(n)}
         check_agree(impls, n, rng)
-        a = random_pairs(rng, n, 2.0)
-        b = random_pairs(rng, n, 2.0)
-        d = random_dag_pairs(rng, n, 2.0)
+        a, b, d = random_inputs(rng, n)
         cand = Candidate(rng, n)
         results: dict[str, dict[str, float]] = {}
         for name, R in impls.items():

@@ -82,6 +82,20 @@ def slowest_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     return lines
 
 
+def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
+    """The campaign of one set under ``model``, with the options of the command line."""
+    files = sample(test_files(s), a.sample)
+    print(f"== {s.name}: {len(files)} tests, model {model}, herd log {s.log}", flush=True)
+    tag = f"{s.name}-{os.path.basename(model)}" + (f"-sample{a.sample}" if a.sample else "")
+    cfg = CampaignConfig(
+        inputs=files, expect=str(s.log), model=model, jobs=a.jobs, timeout=a.timeout,
+        db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"), resume=a.resume,
+        engine=a.engine, worker=a.worker, show_mismatches=a.show_mismatches,
+        worker_extra={"log": str(s.log)} if a.worker else {},
+    )  # fmt: skip
+    return run_campaign(cfg)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default=",".join(SETS), help="comma list of: " + ", ".join(SETS))
@@ -111,22 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         s = SETS[name]
         try:
-            files = sample(test_files(s), a.sample)
-        except InputError as e:
-            print(e.render(), file=sys.stderr)
-            status = 2
-            continue
-        model = models[s.model_key]
-        print(f"== {name}: {len(files)} tests, model {model}, herd log {s.log}", flush=True)
-        tag = f"{name}-{os.path.basename(model)}" + (f"-sample{a.sample}" if a.sample else "")
-        cfg = CampaignConfig(
-            inputs=files, expect=str(s.log), model=model, jobs=a.jobs, timeout=a.timeout,
-            db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"), resume=a.resume,
-            engine=a.engine, worker=a.worker, show_mismatches=a.show_mismatches,
-            worker_extra={"log": str(s.log)} if a.worker else {},
-        )  # fmt: skip
-        try:
-            outcome = run_campaign(cfg)
+            outcome = run_set(s, models[s.model_key], a)
         except InputError as e:
             print(e.render(), file=sys.stderr)
             status = 2

@@ -31,12 +31,24 @@ from cat.compiler import (
     WithStep,
 )  # fmt: skip
 from cat.evaluator import Evaluator
-from cat.ir import Node
+from cat.ir import Node, is_static, walk
 from cat.values import EMPTY, REL, SET, VRel, VSet
 
 MEMO_LIMIT = 50_000
 #: Dynamic ops worth a memo table (a dict lookup costs far less than the op).
 MEMO_OPS = frozenset({"seq", "plus", "inv"})
+
+#: Ops computed by a constant, and ops computed by a call: the names ``_PRELUDE`` binds.
+_CONSTS = {"all": "ALL", "id": "ID", "full": "FULL"}
+_CALLS = {"inv": "inverse", "plus": "plus", "domain": "domain", "range": "range_",
+          "prod": "product", "toid": "ident"}  # fmt: skip
+
+#: First lines of the generated ``statics`` and ``make``: the relalg kernels as locals.
+_PRELUDE = [
+    "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
+    "    range_ = U.range; product = U.product; ident = U.ident",
+    "    acyclic = RT.acyclic; ALL = U.ALL; ID = U.ID; FULL = U.FULL; NN = U.n * U.cap",
+]
 
 
 @dataclass
@@ -177,35 +189,44 @@ class CodeGen:
         args = [self.ensure(a, sc) for a in n.args]
         expr = self.expr(n, args)
         if n.deps and op in MEMO_OPS and not sc.in_fix:
-            memo = self.new_memo(n)
             key = args[0] if len(args) == 1 else f"({', '.join(args)})"
-            self.emit(sc, f"{var} = {memo}.get({key})")
-            self.emit(sc, f"if {var} is None:")
-            self.emit(sc, f"    {var} = {expr}")
-            self.emit(sc, f"    if len({memo}) > {MEMO_LIMIT}:")
-            self.emit(sc, f"        {memo}.clear()")
-            self.emit(sc, f"    {memo}[{key}] = {var}")
+            self.emit_memoised(sc, var, self.memo_table(f"m{n.id}"), key, expr)
         else:
             self.emit(sc, f"{var} = {expr}")
         sc.avail[n.id] = var
         return var
 
-    def new_memo(self, n: Node) -> str:
-        memo = f"m{n.id}"
+    def memo_table(self, memo: str) -> str:
+        """Declare memo table ``memo`` (a dict local to ``make``)."""
         if memo not in self.memos:
             self.memos.append(memo)
         return memo
+
+    def emit_memoised(self, sc: Scope, var: str, memo: str, key: str, expr: str) -> None:
+        """``var = expr``, looked up first in ``memo`` under ``key``."""
+        self.emit_lookup(sc, var, memo, key)
+        self.emit(sc, f"    {var} = {expr}")
+        self.emit_store(sc, var, memo, key, "    ")
+
+    def emit_lookup(self, sc: Scope, var: str, memo: str, key: str) -> None:
+        """``var`` from ``memo``, then the head of the block computing it on a miss."""
+        self.emit(sc, f"{var} = {memo}.get({key})")
+        self.emit(sc, f"if {var} is None:")
+
+    def emit_store(self, sc: Scope, var: str, memo: str, key: str, pad: str = "") -> None:
+        """Store ``var`` in ``memo`` (emptied first when it outgrows MEMO_LIMIT)."""
+        self.emit(sc, f"{pad}if len({memo}) > {MEMO_LIMIT}:")
+        self.emit(sc, f"{pad}    {memo}.clear()")
+        self.emit(sc, f"{pad}{memo}[{key}] = {var}")
 
     def expr(self, n: Node, a: list[str]) -> str:
         op = n.op
         if op == "name":
             return f"N[{n.info!r}]"
-        if op == "all":
-            return "ALL"
-        if op == "id":
-            return "ID"
-        if op == "full":
-            return "FULL"
+        if op in _CONSTS:
+            return _CONSTS[op]
+        if op in _CALLS:
+            return f"{_CALLS[op]}({', '.join(a)})"
         if op == "union":
             return " | ".join(a)
         if op == "inter":
@@ -217,18 +238,6 @@ class CodeGen:
             for x in a[1:]:
                 out = f"seq({out}, {x})"
             return out
-        if op == "inv":
-            return f"inverse({a[0]})"
-        if op == "plus":
-            return f"plus({a[0]})"
-        if op == "domain":
-            return f"domain({a[0]})"
-        if op == "range":
-            return f"range_({a[0]})"
-        if op == "prod":
-            return f"product({a[0]}, {a[1]})"
-        if op == "toid":
-            return f"ident({a[0]})"
         if op == "proj":
             return f"{a[0]}[{n.info}]"
         if op == "fixvals":
@@ -279,15 +288,14 @@ class CodeGen:
         for a in n.args:
             self.ensure(a, sc)
         ins = [sc.avail[a.id] for a in n.args if a.deps]
-        memo = self.new_memo(n)
+        memo = self.memo_table(f"m{n.id}")
         var = f"v{n.id}"
         kv = f"_k{n.id}"
         if ins:
             self.emit(sc, f"{kv} = ({', '.join(ins)}{',' if len(ins) == 1 else ''})")
         else:
             self.emit(sc, f"{kv} = None")
-        self.emit(sc, f"{var} = {memo}.get({kv})")
-        self.emit(sc, f"if {var} is None:")
+        self.emit_lookup(sc, var, memo, kv)
         inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1)
         fvs = [fv for fv in info.fvars if type(fv) is Node]
         for fv in fvs:
@@ -328,9 +336,7 @@ class CodeGen:
                 self.emit(body, f"v{fv.id} = {rv}")
         self.emit(inner, "else:")
         self.emit(inner, f"    RT.nonconvergence({self.const(info.pos)})")
-        self.emit(inner, f"if len({memo}) > {MEMO_LIMIT}:")
-        self.emit(inner, f"    {memo}.clear()")
-        self.emit(inner, f"{memo}[{kv}] = {var}")
+        self.emit_store(inner, var, memo, kv)
         sc.avail[n.id] = var
         return var
 
@@ -381,17 +387,10 @@ class CodeGen:
             e = f"not ({cv} & ID)"
         else:
             xv = self.ensure(x, sc)
-            memo = f"ma{x.id}"
-            if memo not in self.memos:
-                self.memos.append(memo)
+            memo = self.memo_table(f"ma{x.id}")
             var = f"a{x.id}"
             if sc.avail.get(-x.id - 1) is None:
-                self.emit(sc, f"{var} = {memo}.get({xv})")
-                self.emit(sc, f"if {var} is None:")
-                self.emit(sc, f"    {var} = acyclic({xv})")
-                self.emit(sc, f"    if len({memo}) > {MEMO_LIMIT}:")
-                self.emit(sc, f"        {memo}.clear()")
-                self.emit(sc, f"    {memo}[{xv}] = {var}")
+                self.emit_memoised(sc, var, memo, xv, f"acyclic({xv})")
                 sc.avail[-x.id - 1] = var
             e = var
         return f"not {e}" if negated else e
@@ -512,26 +511,34 @@ class CodeGen:
             self.emit(sc, "return OUT")
             return
         sv = self.value(self.map(w.setval), sc)
-        name = self.new_fun()
-        var = f"v{w.var.id}"
-        self.emit(sc, f"def {name}({var}, fl, ud, fails):")
-        inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1)
-        inner.avail[w.var.id] = var
+        name, inner = self.element_fun(sc, w.var, "fl, ud, fails", "fails")
         self.gen_program(w.cont, inner)
-        conv = "_x"
-        if w.var.raw:
-            conv = f"EV.raw(_x, {w.var.type!r}, {self.const(w.pos)})"
-        self.emit(sc, f"for _x in RT.items({sv}, {self.const(w.pos)}):")
+        conv = self.emit_element_loop(sc, sv, w.var, w.pos)
         self.emit(sc, f"    {name}({conv}, fl, ud, {sc.fails}[:])")
         self.emit(sc, "return OUT")
 
+    def element_fun(self, sc: Scope, var: Node, params: str, fails: str) -> tuple[str, Scope]:
+        """Open ``def kN(v<var>, <params>):``, the body run per element of a ``with`` or
+        ``forall`` set; its name and the scope of its body (var bound)."""
+        name = self.new_fun()
+        v = f"v{var.id}"
+        self.emit(sc, f"def {name}({v}, {params}):")
+        inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1, fails=fails)
+        inner.avail[var.id] = v
+        return name, inner
+
+    def emit_element_loop(self, sc: Scope, sv: str, var: Node, pos) -> str:
+        """``for _x in <the elements of sv>:``; returns the value of var for ``_x`` (a bare
+        int when var is a set or relation)."""
+        conv = "_x"
+        if var.raw:
+            conv = f"EV.raw(_x, {var.type!r}, {self.const(pos)})"
+        self.emit(sc, f"for _x in RT.items({sv}, {self.const(pos)}):")
+        return conv
+
     def gen_forall(self, f: ForallStep, sc: Scope) -> None:
         sv = self.value(self.map(f.setval), sc)
-        name = self.new_fun()
-        var = f"v{f.var.id}"
-        self.emit(sc, f"def {name}({var}, fl, ud):")
-        inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1, fails="_ff")
-        inner.avail[f.var.id] = var
+        name, inner = self.element_fun(sc, f.var, "fl, ud", "_ff")
         self.emit(inner, "_ff = []")
         for step in f.body.steps:
             if isinstance(step, CheckStep) and step.mode == "check":
@@ -543,10 +550,7 @@ class CodeGen:
             else:
                 self.gen_step(step, inner)
         self.emit(inner, "return True, fl, ud, None, None")
-        conv = "_x"
-        if f.var.raw:
-            conv = f"EV.raw(_x, {f.var.type!r}, {self.const(f.pos)})"
-        self.emit(sc, f"for _x in RT.items({sv}, {self.const(f.pos)}):")
+        conv = self.emit_element_loop(sc, sv, f.var, f.pos)
         self.emit(sc, f"    _ok, fl, ud, _fn, _fk = {name}({conv}, fl, ud)")
         self.emit(sc, "    if not _ok:")
         self.emit(sc, "        if not explain:")
@@ -569,22 +573,15 @@ class CodeGen:
     # ------------------------------------------------------------------ needed nodes
     def compute_needed(self) -> None:
         """Nodes reachable from what the (specialised) program reads."""
-        vals = [self.map(v) for v in program_values(self.c)]
-        seen: set[int] = set()
-        stack = [v for v in vals if type(v) is Node]
-        while stack:
-            n = stack.pop()
-            if n.id in seen:
-                continue
-            seen.add(n.id)
-            stack.extend(n.args)
-            if n.op == "fix":
-                stack.extend(x for x in n.info.results if type(x) is Node)
-                if n.info.test is not None and type(n.info.test[2]) is Node:
-                    stack.append(n.info.test[2])
-        self.needed = seen
+        self.needed = {n.id for n in walk(self.map(v) for v in program_values(self.c))}
 
     # ------------------------------------------------------------------ whole modules
+    def head(self, signature: str, more: str = "") -> list[str]:
+        """``def signature:``, the kernels as locals (``more`` after the last of them), the
+        memo tables."""
+        return [f"def {signature}:", *_PRELUDE, f"    VSet = RT.VSet; VRel = RT.VRel{more}",
+                *(f"    {m} = {{}}" for m in self.memos)]  # fmt: skip
+
     def generate(self) -> Generated:
         self.compute_needed()
         check = Scope({}, [], 2)
@@ -602,15 +599,7 @@ class CodeGen:
         partial = Scope({k: v for k, v in check.avail.items() if v in ("rf", "co", "fw")},
                         [], 2)  # fmt: skip
         self.gen_partial(partial)
-        head = [
-            "def make(U, N, K, RT, EV, S):",
-            "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
-            "    range_ = U.range; product = U.product; ident = U.ident",
-            "    acyclic = RT.acyclic; ALL = U.ALL; ID = U.ID; FULL = U.FULL; NN = U.n * U.cap",
-            "    VSet = RT.VSet; VRel = RT.VRel; NOFLAGS = frozenset(); NOSHOW = {}",
-        ]
-        for m in self.memos:
-            head.append(f"    {m} = {{}}")
+        head = self.head("make(U, N, K, RT, EV, S)", "; NOFLAGS = frozenset(); NOSHOW = {}")
         lines = head + self.static.lines
         lines.append("    def check(rf, co=None, fw=None, explain=False, want_shows=False):")
         lines += check.lines
@@ -621,35 +610,11 @@ class CodeGen:
 
     def generate_statics(self) -> tuple[Generated, list[int]]:
         """``statics``: every static node the unspecialised program may use."""
-        vals = program_values(self.c)
-        seen: set[int] = set()
-        statics: dict[int, Node] = {}
-        stack = [v for v in vals if type(v) is Node]
-        while stack:
-            n = stack.pop()
-            if n.id in seen:
-                continue
-            seen.add(n.id)
-            if not n.deps:
-                statics[n.id] = n
-                continue
-            stack.extend(n.args)
-            if n.op == "fix":
-                stack.extend(x for x in n.info.results if type(x) is Node)
-                if n.info.test is not None and type(n.info.test[2]) is Node:
-                    stack.append(n.info.test[2])
+        statics = {n.id: n for n in walk(program_values(self.c), stop=is_static) if not n.deps}
         ids = sorted(statics)
         for i in ids:
             self.ensure(statics[i], self.static)
-        head = [
-            "def statics(U, N, K, RT, EV):",
-            "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
-            "    range_ = U.range; product = U.product; ident = U.ident",
-            "    acyclic = RT.acyclic; ALL = U.ALL; ID = U.ID; FULL = U.FULL; NN = U.n * U.cap",
-            "    VSet = RT.VSet; VRel = RT.VRel",
-        ]
-        for m in self.memos:
-            head.append(f"    {m} = {{}}")
+        head = self.head("statics(U, N, K, RT, EV)")
         out = "    return {" + ", ".join(f"{i}: {self.static.avail[i]}" for i in ids) + "}"
         src = "\n".join(head + self.static.lines + [out]) + "\n"
         return Generated(src, self.consts), ids

@@ -22,7 +22,7 @@ from typing import Any
 
 from cat import ast as A
 from cat.errors import CatError, NonConvergence, suggest
-from cat.ir import Graph, Node
+from cat.ir import Graph, Node, walk
 from cat.values import (
     ANY,
     CLASSREL,
@@ -54,6 +54,7 @@ from cat.values import (
     type_of,
     valset_t,
 )  # fmt: skip
+from graphs.relalg import bits
 
 MAX_DEPTH = 400  # inlining / call depth before "recursion too deep"
 
@@ -493,7 +494,7 @@ class Evaluator:
         return None
 
     def op_union(self, vals: list, poss: list, pos):
-        if any(type(v) is Node and not v.raw for v in vals):
+        if any(_boxed(v) for v in vals):
             t = self._known_raw(vals)
             if t is None:
                 return self.defer("op_union", (vals, poss), pos)
@@ -505,9 +506,7 @@ class Evaluator:
                 continue
             if v is UNV:
                 return UNV
-            if type(v) is VTag:
-                v = VValSet(tag_t(v.enum), frozenset([v]))
-            items.append((v, p))
+            items.append((_tag_as_set(v), p))
         if not items:
             return EMPTY
         t0 = vtype(items[0][0])
@@ -531,18 +530,24 @@ class Evaluator:
             return VClassRel(out)
         raise CatError(pos, f"cannot perform union on type '{pp_type(t0)}'")
 
+    def _raw_binop(self, method: str, v1, v2, p1, p2, t: Type):
+        """``op_inter``/``op_diff`` of two values coerced to bare sets or relations of type t."""
+        a, b = self.raw(v1, t, p1), self.raw(v2, t, p2)
+        r = self.r_inter([a, b], t) if method == "op_inter" else self.r_diff(a, b, t)
+        return self.wrap(r, t)
+
+    def _boxed_binop(self, method: str, v1, v2, p1, p2, pos):
+        """``op_inter``/``op_diff`` with a boxed node operand: on bare ints when the other
+        operand tells set or relation, else deferred to run time."""
+        t = self._known_raw([v1, v2])
+        if t is None:
+            return self.defer(method, (v1, v2, p1, p2), pos)
+        return self._raw_binop(method, v1, v2, p1, p2, t)
+
     def op_inter(self, v1, v2, p1, p2, pos):
-        if type(v1) is VTag:
-            v1 = VValSet(tag_t(v1.enum), frozenset([v1]))
-        if type(v2) is VTag:
-            v2 = VValSet(tag_t(v2.enum), frozenset([v2]))
-        n1 = type(v1) is Node and not v1.raw
-        n2 = type(v2) is Node and not v2.raw
-        if n1 or n2:
-            t = self._known_raw([v1, v2])
-            if t is None:
-                return self.defer("op_inter", (v1, v2, p1, p2), pos)
-            return self.wrap(self.r_inter([self.raw(v1, t, p1), self.raw(v2, t, p2)], t), t)
+        v1, v2 = _tag_as_set(v1), _tag_as_set(v2)
+        if _boxed(v1) or _boxed(v2):
+            return self._boxed_binop("op_inter", v1, v2, p1, p2, pos)
         t1, t2 = vtype(v1), vtype(v2)
         if v1 is UNV:
             return v2
@@ -551,7 +556,7 @@ class Evaluator:
         if v1 is EMPTY or v2 is EMPTY:
             return EMPTY
         if t1 == t2 and t1 in (REL, SET):
-            return self.wrap(self.r_inter([self.raw(v1, t1, p1), self.raw(v2, t1, p2)], t1), t1)
+            return self._raw_binop("op_inter", v1, v2, p1, p2, t1)
         if is_valset_t(t1) and is_valset_t(t2):
             return VValSet(t1[1], v1.items & v2.items)
         if t1 == CLASSREL and t2 == CLASSREL:
@@ -562,17 +567,9 @@ class Evaluator:
         raise CatError(pos, f"mixing {pp_type(t1)} and {pp_type(t2)} in intersection")
 
     def op_diff(self, v1, v2, p1, p2, pos):
-        if type(v1) is VTag:
-            v1 = VValSet(tag_t(v1.enum), frozenset([v1]))
-        if type(v2) is VTag:
-            v2 = VValSet(tag_t(v2.enum), frozenset([v2]))
-        n1 = type(v1) is Node and not v1.raw
-        n2 = type(v2) is Node and not v2.raw
-        if n1 or n2:
-            t = self._known_raw([v1, v2])
-            if t is None:
-                return self.defer("op_diff", (v1, v2, p1, p2), pos)
-            return self.wrap(self.r_diff(self.raw(v1, t, p1), self.raw(v2, t, p2), t), t)
+        v1, v2 = _tag_as_set(v1), _tag_as_set(v2)
+        if _boxed(v1) or _boxed(v2):
+            return self._boxed_binop("op_diff", v1, v2, p1, p2, pos)
         t1, t2 = vtype(v1), vtype(v2)
         if v2 is UNV:
             if t1 in (REL, SET, CLASSREL, EMPTY_T) or is_valset_t(t1) or v1 is UNV:
@@ -591,7 +588,7 @@ class Evaluator:
         if v2 is EMPTY and (t1 in (REL, SET, CLASSREL) or is_valset_t(t1)):
             return v1
         if t1 == t2 and t1 in (REL, SET):
-            return self.wrap(self.r_diff(self.raw(v1, t1, p1), self.raw(v2, t1, p2), t1), t1)
+            return self._raw_binop("op_diff", v1, v2, p1, p2, t1)
         if is_valset_t(t1) and is_valset_t(t2):
             return VValSet(t1[1], v1.items - v2.items)
         if t1 == CLASSREL and t2 == CLASSREL:
@@ -650,7 +647,7 @@ class Evaluator:
         return self.wrap(self.r_seq(rels), REL)
 
     def op_add(self, v1, v2, p1, p2, pos):
-        if (type(v1) is Node and not v1.raw) or (type(v2) is Node and not v2.raw):
+        if _boxed(v1) or _boxed(v2):
             return self.defer("op_add", (v1, v2, p1, p2), pos)
         if v1 is UNV:
             raise CatError(pos, "universe in set ++")
@@ -770,10 +767,7 @@ class Evaluator:
         if isinstance(pat, A.PVar):
             return env.bind({pat.name: v}) if pat.name is not None else env
         names = pat.names
-        vs = self.as_values(v, len(names), pos)
-        if vs is None or len(vs) != len(names):
-            got = 1 if vs is None else len(vs)
-            raise CatError(pos, f"wrong number of arguments: expected {len(names)}, got {got}")
+        vs = self.components(v, len(names), pos)
         return env.bind({n: x for n, x in zip(names, vs, strict=True) if n is not None})
 
     def as_values(self, v, n: int, pos) -> list | None:
@@ -791,12 +785,16 @@ class Evaluator:
                 return [self.defer("tuple_get", (v, i, n), pos) for i in range(n)]
         return [v]
 
-    def tuple_get(self, v, i: int, n: int, pos):
+    def components(self, v, n: int, pos) -> list:
+        """The n components of v (a tuple of n values), else an arity error."""
         vs = self.as_values(v, n, pos)
         if vs is None or len(vs) != n:
             raise CatError(pos, f"wrong number of arguments: expected {n}, got "
                                 f"{1 if vs is None else len(vs)}")  # fmt: skip
-        return vs[i]
+        return vs
+
+    def tuple_get(self, v, i: int, n: int, pos):
+        return self.components(v, n, pos)[i]
 
     # ---- bindings
     def bind_pattern(self, pat: A.Pat, lazy_value, updates: dict, pos) -> None:
@@ -892,7 +890,7 @@ class Evaluator:
         if (cls is VSet or cls is VRel) and not v.bits:
             return self.eval(e.if_empty, env)
         if cls is VSet:
-            elems = [VEvent(i) for i in _bits(v.bits)]
+            elems = [VEvent(i) for i in bits(v.bits)]
 
             def mk(xs):
                 s = 0
@@ -1065,11 +1063,14 @@ def _var_pos(e, name: str):
     return None
 
 
-def _bits(x: int):
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
+def _tag_as_set(v):
+    """A tag as the singleton set of it (herd's set operations take tags so)."""
+    return VValSet(tag_t(v.enum), frozenset([v])) if type(v) is VTag else v
+
+
+def _boxed(v) -> bool:
+    """A node whose run-time value is a tagged value (not a bare set or relation)."""
+    return type(v) is Node and not v.raw
 
 
 def _classrel_seq(r1: frozenset, r2: frozenset) -> frozenset:
@@ -1146,19 +1147,7 @@ def may_fail(v) -> bool:
     """Whether computing v at run time can raise (generic or run-time evaluation inside)."""
     acc: dict = {}
     collect_nodes(v, acc)
-    seen: set[int] = set()
-    stack = list(acc.values())
-    while stack:
-        n = stack.pop()
-        if n.id in seen:
-            continue
-        seen.add(n.id)
-        if n.op in _FAILING_OPS:
-            return True
-        stack.extend(n.args)
-        if n.op == "fix":
-            stack.extend(x for x in n.info.results if type(x) is Node)
-    return False
+    return any(n.op in _FAILING_OPS for n in walk(acc.values(), fix_tests=False))
 
 
 def concretize(v, nodevals: dict, memo: dict):

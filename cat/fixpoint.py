@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from cat import ast as A
 from cat.errors import CatError, NonConvergence
 from cat.evaluator import Env, Evaluator, contains_node, vtype
-from cat.ir import Node
+from cat.ir import Node, walk
 from cat.values import (
     EMPTY,
     EMPTY_T,
@@ -207,24 +207,14 @@ def make_fix(g, keys, fvars, results, types, test_info, pos) -> Node:
     """The ``fix`` node iterating ``results`` over ``fvars``; its arguments are the nodes
     the bodies use that do not depend on the fixpoint variables."""
     keyset = frozenset(keys)
-    inputs: dict[int, Node] = {}
-    seen: set[int] = set()
-    stack = [x for x in results if type(x) is Node]
-    if test_info is not None and type(test_info[2]) is Node:
-        stack.append(test_info[2])
-    while stack:
-        n = stack.pop()
-        if n.id in seen:
-            continue
-        seen.add(n.id)
-        if not (n.deps & keyset):
-            inputs[n.id] = n
-            continue
-        stack.extend(n.args)
-        if n.op == "fix":
-            stack.extend(x for x in n.info.results if type(x) is Node)
+
+    def outside(n: Node) -> bool:
+        return not (n.deps & keyset)
+
+    roots = list(results) if test_info is None else [*results, test_info[2]]
+    inputs = [n for n in walk(roots, stop=outside, fix_tests=False) if outside(n)]
     info = FixInfo(list(keys), list(fvars), list(results), list(types), test_info, pos)
-    return g.node("fix", tuple(sorted(inputs.values(), key=lambda n: n.id)),
+    return g.node("fix", tuple(sorted(inputs, key=lambda n: n.id)),
                   ("fix", tuple(types)), info=info, key=None)  # fmt: skip
 
 

@@ -12,6 +12,7 @@ separation).  :class:`Graph` builds nodes, simplifying on the fly (``r | 0 = r``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cat.values import REL, SET, Type
@@ -48,6 +49,34 @@ class Node:
 
 def is_node(v) -> bool:
     return type(v) is Node
+
+
+def is_static(n: Node) -> bool:
+    """Depends on the skeleton only (as :attr:`Node.static`, as a function)."""
+    return not n.deps
+
+
+def walk(roots: Iterable, stop: Callable[[Node], bool] | None = None,
+         fix_tests: bool = True) -> Iterator[Node]:  # fmt: skip
+    """The nodes reachable from the nodes among ``roots``, each once, depth first: through
+    arguments and the bodies of fixpoints (their results and, with ``fix_tests``, their
+    ``when`` test).  A node for which ``stop`` holds is yielded but not entered."""
+    seen: set[int] = set()
+    stack = [v for v in roots if type(v) is Node]
+    while stack:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        yield n
+        if stop is not None and stop(n):
+            continue
+        stack.extend(n.args)
+        if n.op == "fix":
+            info = n.info
+            stack.extend(x for x in info.results if type(x) is Node)
+            if fix_tests and info.test is not None and type(info.test[2]) is Node:
+                stack.append(info.test[2])
 
 
 class Graph:
@@ -187,18 +216,18 @@ class Graph:
         return self.union([self.plus(a), self.id()], REL)
 
     def domain(self, a: Node) -> Node:
-        if self.is_zero(a):
-            return self.zero(SET)
-        if a.op == "toid":
-            return a.args[0]
-        return self.node("domain", (a,), SET)
+        return self._ends("domain", a)
 
     def range(self, a: Node) -> Node:
+        return self._ends("range", a)
+
+    def _ends(self, op: str, a: Node) -> Node:
+        """``domain``/``range`` of a: both are S for ``[S]``, empty for 0."""
         if self.is_zero(a):
             return self.zero(SET)
         if a.op == "toid":
             return a.args[0]
-        return self.node("range", (a,), SET)
+        return self.node(op, (a,), SET)
 
     def prod(self, s1: Node, s2: Node) -> Node:
         if self.is_zero(s1) or self.is_zero(s2):

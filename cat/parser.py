@@ -119,6 +119,16 @@ def _lark() -> Lark:
 # ----------------------------------------------------------------------------- tree -> AST
 
 
+def _is_token(it, kind: str) -> bool:
+    """Whether a child of a tree node is a token of type ``kind`` (a keyword kept by lark)."""
+    return isinstance(it, Token) and it.type == kind
+
+
+def _without(items: list, kind: str) -> list:
+    """The children of a tree node but its tokens of type ``kind``."""
+    return [it for it in items if not _is_token(it, kind)]
+
+
 class _ToAst(Transformer):
     """lark tree -> cat.ast; positions come from ``meta`` or tokens."""
 
@@ -190,7 +200,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def match_ins(self, meta, items):
-        items = [it for it in items if not (isinstance(it, Token) and it.type == "ALT")]
+        items = _without(items, "ALT")
         exp, (clauses, default) = items
         return A.InsMatch(self._mpos(meta), exp, clauses, default)
 
@@ -230,7 +240,7 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def app_test(self, meta, items):
         negated = False
-        if isinstance(items[0], Token) and items[0].type == "TILDE":
+        if _is_token(items[0], "TILDE"):
             negated = True
             items = items[1:]
         kind, exp = items[0], items[1]
@@ -264,7 +274,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def proc_tuple(self, meta, items):
-        rec = isinstance(items[0], Token) and items[0].type == "REC"
+        rec = _is_token(items[0], "REC")
         if rec:
             items = items[1:]
         name, formals, body = str(items[0]), items[1], items[2]
@@ -273,7 +283,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def proc_var(self, meta, items):
-        rec = isinstance(items[0], Token) and items[0].type == "REC"
+        rec = _is_token(items[0], "REC")
         if rec:
             items = items[1:]
         name, p, body = str(items[0]), items[1], items[2]
@@ -291,7 +301,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def forall_ins(self, meta, items):
-        items = [it for it in items if not (isinstance(it, Token) and it.type == "IN")]
+        items = _without(items, "IN")
         return A.Forall(self._mpos(meta), str(items[0]), items[1], items[2])
 
     @v_args(meta=True)
@@ -378,7 +388,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def match_exp(self, meta, items):
-        items = [it for it in items if not (isinstance(it, Token) and it.type == "ALT")]
+        items = _without(items, "ALT")
         exp, (clauses, default) = items
         return A.Match(self._mpos(meta), exp, clauses, default)
 
@@ -393,7 +403,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def matchset_exp(self, meta, items):
-        items = [it for it in items if not (isinstance(it, Token) and it.type == "ALT")]
+        items = _without(items, "ALT")
         exp, (if_empty, clause) = items
         return A.MatchSet(self._mpos(meta), exp, if_empty, clause)
 

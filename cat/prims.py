@@ -31,6 +31,7 @@ from cat.values import (
     pp_value,
     valset_t,
 )  # fmt: skip
+from graphs.relalg import bits
 
 PRIM_NAMES = (
     "at-least-one-writable", "oa-changes", "same-oa", "different-values", "fromto",
@@ -49,6 +50,17 @@ def mismatch(name: str, pos):
 def later(ev: Evaluator, name: str, arg, pos, rtype=ANY) -> Node:
     """Apply primitive ``name`` at run time."""
     return ev.defer("apply", (PRIMS[name], arg), pos, rtype)
+
+
+def _pair(a, name: str, pos, t1: type | None = None, t2: type | None = None) -> tuple:
+    """The two items of the pair argument of primitive ``name`` (of classes t1 and t2 when
+    given), else an argument mismatch."""
+    if type(a) is not VTuple or len(a.items) != 2:
+        raise mismatch(name, pos)
+    x, y = a.items
+    if t1 is not None and (type(x) is not t1 or type(y) is not t2):
+        raise mismatch(name, pos)
+    return x, y
 
 
 def _has_node(v) -> bool:
@@ -126,13 +138,11 @@ def p_classes(ev: Evaluator, a, pos):
 def p_linearisations(ev: Evaluator, a, pos):
     if _has_node(a):
         return later(ev, "linearisations", a, pos, valset_t(REL))
-    if type(a) is not VTuple or len(a.items) != 2:
-        raise mismatch("linearisations", pos)
-    s, r = a.items
+    s, r = _pair(a, "linearisations", pos)
     if type(s) is VSet or s is EMPTY:
         if type(r) is not VRel and r is not EMPTY:
             raise mismatch("linearisations", pos)
-        nodes = [] if s is EMPTY else list(_bits(s.bits))
+        nodes = [] if s is EMPTY else list(bits(s.bits))
         rb = 0 if r is EMPTY else r.bits
         U = ev.U
         succ = {x: U.row(rb, x) for x in nodes}
@@ -168,7 +178,7 @@ def all_topological_orders(nodes: list[int], succ: dict[int, int]) -> list[list[
         s = succ.get(x, 0) & mask & ~(1 << x)
         if succ.get(x, 0) & (1 << x):
             return []
-        for y in _bits(s):
+        for y in bits(s):
             preds[y] |= 1 << x
     out: list[list[int]] = []
     prefix: list[int] = []
@@ -190,14 +200,10 @@ def all_topological_orders(nodes: list[int], succ: dict[int, int]) -> list[list[
 def p_lift(ev: Evaluator, a, pos):
     if _has_node(a):
         return later(ev, "lift", a, pos, CLASSREL)
-    if type(a) is not VTuple or len(a.items) != 2:
-        raise mismatch("lift", pos)
-    cls, r = a.items
-    if type(cls) is not VValSet or type(r) is not VRel:
-        raise mismatch("lift", pos)
+    cls, r = _pair(a, "lift", pos, VValSet, VRel)
     owner = {}
     for c in cls.items:
-        for e in _bits(c.bits):
+        for e in bits(c.bits):
             owner[e] = c.bits
     out = set()
     for i, j in ev.U.pairs(r.bits):
@@ -220,11 +226,7 @@ def p_delift(ev: Evaluator, a, pos):
 def p_deliftinter(ev: Evaluator, a, pos):
     if _has_node(a):
         return later(ev, "deliftinter", a, pos, REL)
-    if type(a) is not VTuple or len(a.items) != 2:
-        raise mismatch("deliftinter", pos)
-    m, cr = a.items
-    if type(m) is not VRel or type(cr) is not VClassRel:
-        raise mismatch("deliftinter", pos)
+    m, cr = _pair(a, "deliftinter", pos, VRel, VClassRel)
     r = 0
     for c1, c2 in cr.pairs:
         r |= m.bits & ev.U.product(c1, c2)
@@ -331,10 +333,3 @@ _IMPL: dict[str, Callable] = {
 
 def call_prim(ev: Evaluator, name: str, a, pos):
     return _IMPL[name](ev, a, pos)
-
-
-def _bits(x: int):
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low

@@ -13,7 +13,7 @@ The rewrite re-applies the graph builder's simplifications (``r | 0 = r``, ``r ;
 from __future__ import annotations
 
 from cat.fixpoint import make_fix
-from cat.ir import Graph, Node
+from cat.ir import Graph, Node, is_static, walk
 from cat.values import EMPTY, REL, VTuple
 
 _REBUILD = frozenset({"union", "inter", "diff", "seq", "inv", "plus", "domain", "range",
@@ -114,23 +114,7 @@ class Specialiser:
 
 def frontier(program_values: list, statics_only=True) -> list[Node]:
     """Static nodes that dynamic code (or a check) uses directly."""
-    seen: set[int] = set()
-    front: dict[int, Node] = {}
-    stack = [v for v in program_values if type(v) is Node]
-    while stack:
-        n = stack.pop()
-        if n.id in seen:
-            continue
-        seen.add(n.id)
-        if not n.deps:
-            front[n.id] = n
-            continue
-        stack.extend(n.args)
-        if n.op == "fix":
-            stack.extend(x for x in n.info.results if type(x) is Node)
-            if n.info.test is not None and type(n.info.test[2]) is Node:
-                stack.append(n.info.test[2])
-    return [n for n in front.values() if n.raw]
+    return [n for n in walk(program_values, stop=is_static) if not n.deps and n.raw]
 
 
 __all__ = ["Specialiser", "frontier", "EMPTY"]

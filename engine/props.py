@@ -3,7 +3,7 @@
 ``compile_prop(prop, index)`` turns a proposition of ``litmus.ir`` into a function of a
 tuple of values, ``index`` giving the position of each location in the tuple; it means
 what :func:`litmus.ir.eval_prop` means on the corresponding state (a location absent from
-``index`` holds 0).
+``index`` holds 0).  ``needed_locations(observed, filter)`` is what such a state holds.
 """
 
 from __future__ import annotations
@@ -24,9 +24,21 @@ from litmus.ir import (
     RegLoc,
     SymRegLoc,
     Value,
+    prop_locations,
 )
 
 State = tuple[Value, ...]
+
+
+def needed_locations(observed: list[Loc], filter: Prop | None) -> list[Loc]:
+    """The locations a final state must hold: the observed ones (in their order), then
+    those only the filter reads."""
+    needed = list(observed)
+    if filter is not None:
+        for loc in prop_locations(filter):
+            if loc not in needed:
+                needed.append(loc)
+    return needed
 
 
 def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:

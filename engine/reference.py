@@ -23,12 +23,13 @@ from typing import Any, Protocol
 
 from engine.build import build_skeleton
 from engine.errors import TimeLimitExceeded, check_deadline
+from engine.outcome import SHOW_MODES, Counts, shown_execution, wants_show
 from engine.props import compile_prop
 from engine.tables import Tables
 from engine.threads import ThreadExec, ThreadsResult
 from graphs.execution import ExecutionGraph
 from graphs.relalg import bits
-from litmus.ir import Loc, Prop, Value
+from litmus.ir import Loc, Prop
 
 
 class Session(Protocol):  # what cat/api.py provides (see DEVELOPERS.md)
@@ -43,7 +44,6 @@ class CheckerModel(Protocol):
     def prepare(self, sk: Any, arch: str) -> Session: ...
 
 
-SHOW_MODES = ("prop", "neg", "all", "cond", "wit")
 __all__ = ["Goal", "Tally", "enumerate_test", "TimeLimitExceeded", "SHOW_MODES"]
 
 
@@ -64,37 +64,14 @@ class Goal:
 
 
 @dataclass
-class Tally:
-    """Accumulated results of an enumeration."""
+class Tally(Counts):
+    """Accumulated results of an enumeration: herd's counts, and the explorer's own."""
 
-    states: set[tuple[Value, ...]] = field(default_factory=set)
-    positive: int = 0
-    negative: int = 0
-    flags: set[str] = field(default_factory=set)
-    undefined: bool = False
-    loop: bool = False
     candidates: int = 0
-    shown: list = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)
 
     def bump(self, key: str, n: float = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
-
-
-def _wants_show(mode: str | None, quant: str, sat: bool) -> bool:
-    if mode is None or mode == "none":
-        return False
-    if mode == "all":
-        return True
-    if mode == "prop":
-        return sat
-    if mode == "neg":
-        return not sat
-    if mode == "cond":
-        return (not sat) if quant == "~exists" else sat
-    if mode == "wit":
-        return (not sat) if quant == "forall" else sat
-    return False
 
 
 def enumerate_test(
@@ -406,27 +383,14 @@ class _Combo(Tables):
             want = self.show and self._want(sat)
             if verdicts is None or want:
                 verdicts = self._check(rf, co, finals, want)
-            for v in verdicts:
-                if not v.allowed:
-                    continue
-                tally.states.add(obs)
-                if sat:
-                    tally.positive += 1
-                else:
-                    tally.negative += 1
-                if v.flags:
-                    tally.flags.update(v.flags)
-                if v.undefined:
-                    tally.undefined = True
-                if loop:
-                    tally.loop = True
-                if want and self._want(sat):
-                    vi = [m.bit_length() - 1 for m in sol]
-                    tally.shown.append(self._shown(rf, co, v, vi, sat))
+            if tally.count(obs, sat, loop, verdicts) and want:
+                for v in verdicts:
+                    if v.allowed and self._want(sat):
+                        tally.shown.append(self._shown(rf, co, v, sol, sat))
 
     def _want(self, sat: bool) -> bool:
         goal = self.goal
-        return _wants_show(goal.show, goal.quant, sat) and (
+        return wants_show(goal.show, goal.quant, sat) and (
             goal.nshow is None or len(self.tally.shown) < goal.nshow
         )
 
@@ -441,18 +405,12 @@ class _Combo(Tables):
             vs = self.session.check(rf, fw=fw, want_shows=want)
         return vs
 
-    def _shown(self, rf, co, verdict, vi, sat):
-        from engine.result import ShownExecution
-
-        execs = [self.variants[t][k] for t, k in enumerate(vi)]
+    def _shown(self, rf, co, verdict, sol, sat):
+        """The picture of an accepted execution (thread executions ``sol``), with its
+        own values and the co the model chose when it chose one."""
+        execs = [self.variants[t][m.bit_length() - 1] for t, m in enumerate(sol)]
         values = [[e.value for e in te.events] for te in execs]
         lay = build_skeleton(self.threads.locations, self.threads.init_mem, execs, values)
         vco = getattr(verdict, "co", None)
         g = ExecutionGraph(lay.sk, rf, co if self.native or vco is None else vco)
-        shows = getattr(verdict, "shows", None) or {}
-        return ShownExecution(
-            graph=g,
-            shows=dict(shows),
-            satisfies=sat,
-            flags=frozenset(getattr(verdict, "flags", ()) or ()),
-        )
+        return shown_execution(g, verdict, sat)

@@ -1,8 +1,9 @@
 """Running one litmus test under one model: the engine's entry point.
 
 ``run_test(test, model, opts)`` executes the threads, enumerates the candidates with the
-reference explorer and fills a :class:`engine.result.TestResult` (what herd prints for the
-test).  ``herd_compat`` calls it once per test with a model loaded once per run.
+reference explorer or TruSt (``opts.engine``; ``auto``: TruSt where the model allows it,
+see :mod:`engine.trust`) and fills a :class:`engine.result.TestResult` (what herd prints
+for the test).  ``herd_compat`` calls it once per test with a model loaded once per run.
 """
 
 from __future__ import annotations
@@ -11,13 +12,8 @@ import time
 from dataclasses import dataclass
 
 from engine.errors import TimeLimitExceeded
-from engine.reference import (
-    SHOW_MODES,
-    CheckerModel,
-    Goal,
-    Tally,
-    enumerate_test,
-)
+from engine.outcome import KINDS, check_show_mode
+from engine.reference import CheckerModel, Goal, Tally, enumerate_test
 from engine.result import TestResult
 from engine.threads import DEFAULT_UNROLL, thread_executions
 from litmus.errors import InputError
@@ -25,8 +21,6 @@ from litmus.ir import LitmusTest
 
 __all__ = ["RunOptions", "run_test", "TimeLimitExceeded", "KINDS"]
 
-#: herd's kind word for each quantifier.
-KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
 ENGINES = ("auto", "reference", "trust")
 
 
@@ -61,18 +55,20 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
     if opts.engine != "reference":  # TruSt (engine/trust.py); auto: where the model allows
         from engine.trust import TrustOptions, run_trust, trust_applies
 
-        if opts.engine == "trust" or trust_applies(model, test):
+        # a preemption bound is TruSt's alone: auto then means TruSt (which may refuse)
+        forced = opts.engine == "trust" or opts.preemption_bound is not None
+        if forced or trust_applies(model, test):
             return run_trust(test, model, TrustOptions.from_run_options(opts))
-    if opts.show is not None and opts.show != "none" and opts.show not in SHOW_MODES:
-        raise InputError(where, 0, 0, f"unknown -show mode '{opts.show}'")
+    elif opts.preemption_bound is not None:
+        raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
+    check_show_mode(where, opts.show)
     if opts.prune not in ("step", "location", "never"):
         raise InputError(where, 0, 0, f"unknown pruning mode '{opts.prune}'")
     t0 = time.process_time()
-    quant = test.condition.quant
     goal = Goal(
         observed=test.observed_locations(),
         prop=test.condition.prop,
-        quant=quant,
+        quant=test.condition.quant,
         filter=test.filter if opts.checkfilter else None,
         show=opts.show,
         nshow=opts.nshow,
@@ -87,36 +83,11 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
     tally.stats["value_rounds"] = threads.rounds
     enumerate_test(threads, model, test.arch, goal, tally)
     elapsed = time.process_time() - t0
-    return TestResult(
-        name=test.name,
-        kind=KINDS.get(quant, "Required"),
-        quant=quant,
+    return tally.result(
+        test,
         observed=list(goal.observed),
-        states=tally.states,
-        positive=tally.positive,
-        negative=tally.negative,
-        hash=_hash(test),
-        condition_text=_condition_text(test),
-        flags=sorted(tally.flags),
-        undefined=tally.undefined,
-        loop=tally.loop,
         time=elapsed,
         candidates=tally.candidates,
         engine="reference",
         stats=tally.stats,
-        shown=tally.shown,
     )
-
-
-def _hash(test: LitmusTest) -> str:
-    """herd's hash of the test (imported lazily: ``litmus.hash``)."""
-    from litmus.hash import herd_hash
-
-    return herd_hash(test)
-
-
-def _condition_text(test: LitmusTest) -> str:
-    """The condition as herd prints it after ``Condition``."""
-    from litmus.printer import herd_condition_text
-
-    return herd_condition_text(test.condition)

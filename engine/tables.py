@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.build import Layout
+from engine.props import needed_locations
 from engine.threads import ThreadExec, ThreadsResult
-from litmus.ir import Loc, MemLoc, Prop, RegLoc, SymRegLoc, Value, prop_locations
+from litmus.ir import Loc, MemLoc, Prop, RegLoc, Value
 
 
 class Tables:
@@ -99,12 +100,7 @@ class Tables:
         self.valdep = lay.valdep
         self.vd_rng = self.U.range(lay.valdep) if lay.valdep else 0
         # observed locations (and those of the filter) -> how to get their final value
-        needed: list[Loc] = list(self.observed)
-        if self.filter is not None:
-            for loc in prop_locations(self.filter):
-                if loc not in needed:
-                    needed.append(loc)
-        self.needed = needed
+        needed = self.needed = needed_locations(self.observed, self.filter)
         self.nobs = len(self.observed)
         self.getters: list[tuple[str, int, Any]] = []
         regtabs: list[list[tuple[Value, ...]]] = []
@@ -118,7 +114,7 @@ class Tables:
             elif isinstance(loc, MemLoc) and loc.name in self.loc_index:
                 self.getters.append(("m", self.loc_index[loc.name], None))
             else:
-                self.getters.append(("c", 0, self._static_value(loc)))
+                self.getters.append(("c", 0, self.threads.initial_value(loc)))
         for t, vs in enumerate(variants):
             tab = []
             for v in vs:
@@ -136,11 +132,3 @@ class Tables:
         self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
-
-    def _static_value(self, loc: Loc) -> Value:
-        """Final value of a location no event of this skeleton changes."""
-        if isinstance(loc, MemLoc):
-            return self.threads.init_mem.get(loc.name, 0)
-        if isinstance(loc, SymRegLoc):
-            return self.threads.init_sym.get(loc.name, 0)
-        return 0

@@ -42,6 +42,8 @@ from litmus.ir import (
     Label,
     LitmusTest,
     Load,
+    Loc,
+    MemLoc,
     Nop,
     Op,
     Operand,
@@ -132,6 +134,15 @@ class ThreadsResult:
     locations: list[str]  # every memory location (init writes), sorted
     bad_address: int = 0  # executions dropped because an address was not a symbol
     rounds: int = 0  # rounds of the value fixpoint
+
+    def initial_value(self, loc: Loc) -> Value:
+        """Initial value of a memory location or symbolic register, so its final value
+        when no event writes it (0 for anything else: a register of no thread)."""
+        if isinstance(loc, MemLoc):
+            return self.init_mem.get(loc.name, 0)
+        if isinstance(loc, SymRegLoc):
+            return self.init_sym.get(loc.name, 0)
+        return 0
 
 
 # ----------------------------------------------------------------------------- execution

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import TimeLimitExceeded
+from engine.outcome import check_show_mode
 from engine.preemption import NotSequential, PreemptionBound
-from engine.reference import SHOW_MODES
 from engine.result import TestResult
 from engine.threads import DEFAULT_UNROLL, thread_executions
 from engine.trust_consistency import CatChecker
@@ -35,7 +35,6 @@ from litmus.ir import RMW, LitmusTest
 __all__ = ["TrustOptions", "TrustRun", "run_trust", "explore_test", "trust_applies", "report",
            "TimeLimitExceeded"]  # fmt: skip
 
-KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
 CHECKERS = ("auto", "cat", "incremental")
 
 
@@ -109,8 +108,7 @@ def explore_test(test: LitmusTest, model: Any, opts: TrustOptions | None = None)
     """Explore ``test`` under ``model`` with TruSt: herd's result and the statistics."""
     opts = opts or TrustOptions()
     where = test.path or test.name
-    if opts.show is not None and opts.show != "none" and opts.show not in SHOW_MODES:
-        raise InputError(where, 0, 0, f"unknown -show mode '{opts.show}'")
+    check_show_mode(where, opts.show)
     if opts.preemption_bound is not None and opts.preemption_bound < 0:
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
     t0 = time.process_time()
@@ -148,25 +146,13 @@ def explore_test(test: LitmusTest, model: Any, opts: TrustOptions | None = None)
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     elapsed = time.process_time() - t0
     stats.time = elapsed
-    quant = test.condition.quant
-    result = TestResult(
-        name=test.name,
-        kind=KINDS.get(quant, "Required"),
-        quant=quant,
+    result = tally.result(
+        test,
         observed=list(tally.observed),
-        states=tally.states,
-        positive=tally.positive,
-        negative=tally.negative,
-        hash=_hash(test),
-        condition_text=_condition_text(test),
-        flags=sorted(tally.flags),
-        undefined=tally.undefined,
-        loop=tally.loop,
         time=elapsed,
         candidates=stats.complete + stats.rejected,
         engine="trust",
         stats={f"trust_{k}": v for k, v in stats.as_dict().items()},
-        shown=tally.shown,
     )
     return TrustRun(result, stats, tally.executions)
 
@@ -205,14 +191,3 @@ def report(run: TrustRun, executions: bool = False) -> str:
     lines.append(f"Total CPU time: {st.time:.2f}s")
     return "\n".join(lines) + "\n"
 
-
-def _hash(test: LitmusTest) -> str:
-    from litmus.hash import herd_hash
-
-    return herd_hash(test)
-
-
-def _condition_text(test: LitmusTest) -> str:
-    from litmus.printer import herd_condition_text
-
-    return herd_condition_text(test.condition)

@@ -133,12 +133,8 @@ class Explorer:
             alive = False
             for w in writes[floor:]:
                 g.add_read(t, step, w, w == last)
-                if checker.added(g, e):
+                if self._extend(g, e):
                     alive = True
-                    self._go(g)
-                else:
-                    stats.pruned += 1
-                checker.removed(g, e)
                 g.pop(t)
             if not alive:
                 self._blocked("dead_end")
@@ -155,13 +151,8 @@ class Explorer:
                 g.add_write(t, step, pos, li)
                 if doomed:
                     stats.pruned += 1
-                else:
-                    if checker.added(g, e):
-                        alive = True
-                        self._go(g)
-                    else:
-                        stats.pruned += 1
-                    checker.removed(g, e)
+                elif self._extend(g, e):
+                    alive = True
                 if readers:
                     self._backward(g, e, li)  # a revisit may repair an inconsistent position
                 g.pop(t)
@@ -169,13 +160,21 @@ class Explorer:
                 self._blocked("dead_end")
         else:
             g.add_other(t, step)
-            if checker.added(g, e):
-                self._go(g)
-            else:
-                stats.pruned += 1
+            if not self._extend(g, e):
                 self._blocked("dead_end")
-            checker.removed(g, e)
             g.pop(t)
+
+    def _extend(self, g: TGraph, e: int) -> bool:
+        """Go on from ``g`` if the checker accepts its new event ``e`` (else count it
+        pruned), then let the checker forget ``e``; whether it accepted it."""
+        checker = self.checker
+        ok = checker.added(g, e)
+        if ok:
+            self._go(g)
+        else:
+            self.stats.pruned += 1
+        checker.removed(g, e)
+        return ok
 
     def _go(self, g: TGraph) -> None:
         """Continue with ``g`` unless the preemption bound cuts it."""

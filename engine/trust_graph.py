@@ -114,18 +114,23 @@ class TGraph:
         return self.prog.loc_index[self.step[e].ev.loc]  # type: ignore[union-attr,index]
 
     # ------------------------------------------------------------------ adding
-    def add_read(self, t: int, step: Step, w: int, maximal: bool) -> None:
-        """Add ``step`` (a read) to thread ``t``, reading from write ``w``."""
+    def _append(self, t: int, step: Step, maximal: bool) -> int:
+        """Give ``step`` the next event id of thread ``t``, stamped now; that id."""
         e = self.base[t] + self.n[t]
         self.n[t] += 1
         self.step[e] = step
         self.stamp[e] = self.clock
         self.clock += 1
+        self.addedmax[e] = maximal
+        self.revisitable[e] = True
+        return e
+
+    def add_read(self, t: int, step: Step, w: int, maximal: bool) -> None:
+        """Add ``step`` (a read) to thread ``t``, reading from write ``w``."""
+        e = self._append(t, step, maximal)
         self.rf[e] = w
         v = self.val[w]
         self.val[e] = v
-        self.addedmax[e] = maximal
-        self.revisitable[e] = True
         self.rl[self.prog.loc_index[step.ev.loc]].append(e)  # type: ignore[index]
         seg = self.path[t][-1]
         self.path[t].append(seg.child(v))  # type: ignore[arg-type]
@@ -133,26 +138,14 @@ class TGraph:
     def add_write(self, t: int, step: Step, pos: int, li: int) -> None:
         """Add ``step`` (a write to location ``li``) to thread ``t`` at co position ``pos``
         (0: right after the initial write)."""
-        e = self.base[t] + self.n[t]
-        self.n[t] += 1
-        self.step[e] = step
-        self.stamp[e] = self.clock
-        self.clock += 1
-        self.val[e] = step.ev.value
         co = self.co[li]
-        self.addedmax[e] = pos == len(co)
-        self.revisitable[e] = True
+        e = self._append(t, step, pos == len(co))
+        self.val[e] = step.ev.value
         co.insert(pos, e)
 
     def add_other(self, t: int, step: Step) -> None:
         """Add a fence or branch event."""
-        e = self.base[t] + self.n[t]
-        self.n[t] += 1
-        self.step[e] = step
-        self.stamp[e] = self.clock
-        self.clock += 1
-        self.addedmax[e] = True
-        self.revisitable[e] = True
+        self._append(t, step, True)
 
     def pop(self, t: int) -> None:
         """Undo the last addition, which was to thread ``t``."""

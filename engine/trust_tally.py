@@ -3,7 +3,8 @@
 For every complete graph the explorer reports, the observed final state (registers from
 the threads' executions, memory from the co-last writes), whether the condition's
 proposition holds, the filter, and the model's verdicts (flags, ``undefined_unless``)
-give what herd prints, counted exactly as the reference engine counts them.
+give what herd prints, counted by the code the reference engine uses
+(:class:`engine.outcome.Counts`).
 
 Under a preemption bound, complete graphs over the bound (visited thanks to the slack)
 are not part of the result; they are counted apart, and so are the *decisive*
@@ -15,17 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reference import _wants_show
+from engine.outcome import Counts, shown_execution, wants_show
+from engine.props import needed_locations
 from engine.result import ShownExecution
 from engine.trust_graph import TGraph
 from engine.trust_program import Program
-from litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, SymRegLoc, Value, eval_prop, prop_locations
+from litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, Value, eval_prop
 
 
-class Tally:
+class Tally(Counts):
     """Accumulates what herd prints from the complete graphs TruSt reports."""
 
     def __init__(self, test: LitmusTest, prog: Program, checker, opts: Any, bound) -> None:
+        super().__init__()
         self.prog = prog
         self.checker = checker
         self.opts = opts
@@ -34,19 +37,8 @@ class Tally:
         self.prop = test.condition.prop
         self.quant = test.condition.quant
         self.filter = test.filter if opts.checkfilter else None
-        needed = list(self.observed)
-        if self.filter is not None:
-            for loc in prop_locations(self.filter):
-                if loc not in needed:
-                    needed.append(loc)
-        self.needed = needed
-        self.states: set[tuple[Value, ...]] = set()
-        self.positive = self.negative = 0
-        self.flags: set[str] = set()
-        self.undefined = False
-        self.loop = False
+        self.needed = needed_locations(self.observed, self.filter)
         self.filtered = 0
-        self.shown: list[ShownExecution] = []
         self.executions: list[dict[str, Any]] = []
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
@@ -57,19 +49,15 @@ class Tally:
         prog = self.prog
         out: dict[Loc, Value] = {}
         for loc in self.needed:
-            if isinstance(loc, RegLoc):
-                te = execs[loc.tid] if 0 <= loc.tid < len(execs) else None
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < len(execs):
+                te = execs[loc.tid]
                 out[loc] = te.reg(loc.reg) if te is not None else 0
             elif isinstance(loc, MemLoc) and loc.name in prog.loc_index:
                 li = prog.loc_index[loc.name]
                 co = g.co[li]
                 out[loc] = g.val[co[-1] if co else li]  # type: ignore[assignment]
-            elif isinstance(loc, MemLoc):
-                out[loc] = prog.init_mem.get(loc.name, 0)
-            elif isinstance(loc, SymRegLoc):
-                out[loc] = prog.threads.init_sym.get(loc.name, 0)
-            else:
-                out[loc] = 0
+            else:  # nothing writes it
+                out[loc] = prog.threads.initial_value(loc)
         return out
 
     def complete(self, g: TGraph) -> bool:
@@ -78,7 +66,7 @@ class Tally:
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
         opts = self.opts
-        want = keep and _wants_show(opts.show, self.quant, sat) and (
+        want = keep and wants_show(opts.show, self.quant, sat) and (
             opts.nshow is None or len(self.shown) < opts.nshow)  # fmt: skip
         verdicts, rf, co = self.checker.verdicts(g, want_shows=want)
         allowed = [v for v in verdicts if v.allowed]
@@ -99,21 +87,11 @@ class Tally:
             self.filtered += 1
             return True
         obs = tuple(state[loc] for loc in self.observed)
-        loop = any(te.loop for te in g.final_execs())
-        for v in allowed:
-            self.states.add(obs)
-            if sat:
-                self.positive += 1
-            else:
-                self.negative += 1
-            if v.flags:
-                self.flags.update(v.flags)
-            if v.undefined:
-                self.undefined = True
-            if loop:
-                self.loop = True
-            if want and (opts.nshow is None or len(self.shown) < opts.nshow):
-                self.shown.append(self.picture(g, rf, co, v, sat))
+        self.count(obs, sat, any(te.loop for te in g.final_execs()), allowed)
+        if want:
+            for v in allowed:
+                if opts.nshow is None or len(self.shown) < opts.nshow:
+                    self.shown.append(self.picture(g, rf, co, v, sat))
         self._record(g, state, sat, pre, allowed[0])
         return True
 
@@ -142,9 +120,4 @@ class Tally:
 
         threads = self.prog.threads
         lay = build_skeleton(threads.locations, threads.init_mem, g.final_execs())
-        return ShownExecution(
-            graph=ExecutionGraph(lay.sk, rf, co),
-            shows=dict(getattr(verdict, "shows", None) or {}),
-            satisfies=sat,
-            flags=frozenset(getattr(verdict, "flags", ()) or ()),
-        )
+        return shown_execution(ExecutionGraph(lay.sk, rf, co), verdict, sat)

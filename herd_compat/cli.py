@@ -132,58 +132,16 @@ def _cmd_run(argv: list[str]) -> int:
         engine=a.engine,
         candidates=a.candidates,
         time_limit=a.timeout,
+        preemption_bound=a.preemption_bound,
+        print_executions=a.print_executions,
     )
     if cfg.nshow is not None and cfg.nshow < 0:
         raise UsageError("--nshow must be >= 0")
-    if a.preemption_bound is not None or a.print_executions:
-        if a.engine == "reference":
-            raise UsageError("--preemption-bound and --print-executions need --engine trust")
-        if a.preemption_bound is not None and a.preemption_bound < 0:
-            raise UsageError("--preemption-bound must be >= 0")
-        return _run_trust_listing(cfg, a.preemption_bound, a.print_executions)
+    if cfg.trust_summary and a.engine == "reference":
+        raise UsageError("--preemption-bound and --print-executions need --engine trust")
+    if a.preemption_bound is not None and a.preemption_bound < 0:
+        raise UsageError("--preemption-bound must be >= 0")
     return run_tests(cfg)
-
-
-def _run_trust_listing(cfg, bound: int | None, listing: bool) -> int:
-    """``run`` with TruSt's own options: herd's block, then GenMC's summary (and every
-    execution; with ``-o DIR`` one DOT file each, ``DIR/<test>-<n>.dot``)."""
-    from engine.errors import TimeLimitExceeded
-    from engine.trust import TrustOptions, explore_test, report
-    from graphs.dot import to_dot
-    from herd_compat.output import format_result
-    from herd_compat.runner import ModelCache, dot_base, internal_error_line, parse_test, test_hash
-
-    models, status = ModelCache(cfg), 0
-    dots = bool(listing and cfg.outdir and cfg.outdir != "-")
-    for path in cfg.tests:
-        try:
-            test = parse_test(path)
-            model = models.for_test(test)
-            opts = TrustOptions(show=cfg.show, nshow=cfg.nshow, time_limit=cfg.time_limit,
-                                preemption_bound=bound, print_executions=listing,
-                                executions_dot=dots)  # fmt: skip
-            run = explore_test(test, model, opts)
-            run.result.hash = test_hash(test)
-            sys.stdout.write(format_result(run.result, arch=test.arch, candidates=cfg.candidates))
-            sys.stdout.write(report(run, executions=listing))
-            for i, ex in enumerate(run.executions if dots else (), 1):
-                target = os.path.join(cfg.outdir, f"{dot_base(path)}-{i}.dot")
-                with open(target, "w", encoding="utf-8") as f:
-                    f.write(to_dot(ex["graph"].graph, test_name=test.name,
-                                   model_name=getattr(model, "name", "") or "",
-                                   shows=ex["graph"].shows))  # fmt: skip
-        except TimeLimitExceeded:
-            sys.stderr.write(f"{path}:0:0: warning: time limit exceeded, no result\n")
-        except (InputError, OSError) as e:
-            sys.stderr.write((e.render() if isinstance(e, InputError) else
-                              f"{path}:0:0: error: {e}") + "\n")  # fmt: skip
-            status = 2
-        except Exception as e:  # a bug: one line, as the runner does
-            if os.environ.get("HERDSMAN_DEBUG"):
-                raise
-            sys.stderr.write(internal_error_line(path, e) + "\n")
-            status = 2
-    return status
 
 
 # ----------------------------------------------------------------------------- herd7

@@ -53,6 +53,21 @@ class RunConfig:
     unroll: int | None = None
     archcheck: bool = True
     time_limit: float | None = None  # herd's -timeout: no block for a test over it
+    # TruSt's own options (``herdsman run``): GenMC's summary is printed after each block
+    preemption_bound: int | None = None  # only executions with at most K preemptions
+    print_executions: bool = False  # list every execution (with -o DIR: a DOT file each)
+
+    @property
+    def trust_summary(self) -> bool:
+        """Whether TruSt's own options are on (each block is then followed by GenMC's
+        summary of the exploration)."""
+        return self.preemption_bound is not None or self.print_executions
+
+    @property
+    def execution_dots(self) -> bool:
+        """Whether each listed execution gets its own DOT file (``DIR/<test>-<n>.dot``,
+        instead of herd's ``DIR/<test>.dot``)."""
+        return self.print_executions and self.outdir not in (None, "-")
 
 
 class Unavailable(Exception):
@@ -174,6 +189,7 @@ def run_options(cfg: RunConfig, time_limit: float | None = None) -> Any:
     kwargs: dict[str, Any] = dict(
         engine=cfg.engine, show=cfg.show, nshow=cfg.nshow, checkfilter=cfg.checkfilter,
         time_limit=time_limit if time_limit is not None else cfg.time_limit,
+        preemption_bound=cfg.preemption_bound,
     )  # fmt: skip
     names = {f.name for f in dataclasses.fields(run.RunOptions)}
     if cfg.unroll is not None:
@@ -182,6 +198,21 @@ def run_options(cfg: RunConfig, time_limit: float | None = None) -> Any:
         elif cfg.unroll != 2:
             raise Unavailable("-unroll: this engine only supports herd's default bound 2")
     return run.RunOptions(**{k: v for k, v in kwargs.items() if k in names})
+
+
+def run_engine(run: Any, test: Any, model: Any, opts: Any, cfg: RunConfig) -> tuple[Any, str, list]:
+    """The engine's result for ``test`` (``run`` is ``engine.run``), then, with TruSt's own
+    options, what they print after herd's block (GenMC's summary, listing the executions
+    when asked) and the executions (with their pictures when ``cfg.execution_dots``)."""
+    if not cfg.trust_summary or cfg.engine == "reference":  # the engine refuses a bound
+        return run.run_test(test, model, opts), "", []
+    trust = _import("engine.trust", "the TruSt engine (engine.trust)")
+    topts = trust.TrustOptions.from_run_options(opts)
+    topts.print_executions = cfg.print_executions
+    topts.executions_dot = cfg.execution_dots
+    explored = trust.explore_test(test, model, topts)
+    summary = trust.report(explored, executions=cfg.print_executions)
+    return explored.result, summary, explored.executions
 
 
 def time_limit_exception() -> type[BaseException] | None:
@@ -201,12 +232,15 @@ def dot_text(result: Any, test: Any, model: Any) -> str:
     """The DOT pictures of the executions the engine kept (``-show``), concatenated."""
     if not result.shown:
         return ""
+    return "".join(shown_dot(sh, test, model) for sh in result.shown)
+
+
+def shown_dot(shown: Any, test: Any, model: Any) -> str:
+    """The DOT picture of one kept execution (``engine.result.ShownExecution``)."""
     dot = _import("graphs.dot", "DOT export (graphs.dot)")
     name = getattr(model, "name", "") or ""
-    parts = []
-    for sh in result.shown:
-        parts.append(dot.to_dot(sh.graph, test_name=test.name, model_name=name, shows=sh.shows))
-    return "".join(p if p.endswith("\n") else p + "\n" for p in parts)
+    text = dot.to_dot(shown.graph, test_name=test.name, model_name=name, shows=shown.shows)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def dot_base(path: str) -> str:
@@ -223,7 +257,20 @@ def write_dot(cfg: RunConfig, path: str, text: str, out: IO[str]) -> None:
         out.write(f"\nDOTBEGIN {base}\nDOTCOM dot\n{text}\nDOTEND {base}\n")
         return
     assert cfg.outdir is not None
-    target = os.path.join(cfg.outdir, base + cfg.suffix + ".dot")
+    write_file(os.path.join(cfg.outdir, base + cfg.suffix + ".dot"), text)
+
+
+def write_execution_dots(cfg: RunConfig, path: str, executions: list, test: Any,
+                         model: Any) -> None:  # fmt: skip
+    """One DOT file per listed execution: ``DIR/<base>-<n>.dot``, n from 1."""
+    assert cfg.outdir is not None
+    for i, ex in enumerate(executions, 1):
+        target = os.path.join(cfg.outdir, f"{dot_base(path)}-{i}.dot")
+        write_file(target, shown_dot(ex["graph"], test, model))
+
+
+def write_file(target: str, text: str) -> None:
+    """Write an output file (failing to is an InputError about it)."""
     try:
         with open(target, "w", encoding="utf-8") as f:
             f.write(text)
@@ -272,17 +319,20 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
             model = models.for_test(test)  # loading a model is not the test's time
             t0 += time.process_time() - t_model
             try:
-                result = run.run_test(test, model, opts)
+                result, summary, executions = run_engine(run, test, model, opts, cfg)
             except Exception as e:
                 if timeout_exc is not None and isinstance(e, timeout_exc):
                     err.write(f"{path}:0:0: warning: time limit exceeded, no result\n")
                     continue
                 raise
             result.hash = h
-            if cfg.outdir:
+            if cfg.execution_dots:
+                write_execution_dots(cfg, path, executions, test, model)
+            elif cfg.outdir:
                 write_dot(cfg, path, dot_text(result, test, model), out)
             result.time = time.process_time() - t0
             out.write(format_result(result, arch=test.arch, candidates=cfg.candidates))
+            out.write(summary)
             out.flush()
             if result.loop:  # herd warns too
                 err.write(f"{path}:0:0: warning: unrolling limit exceeded, legal outcomes "

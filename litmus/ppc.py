@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from litmus.asm import CellError, Operand, split_labels
-from litmus.ir import Branch, Fence, Imm, Instr, Label, Load, Nop, Op, Reg, Store
+from litmus.asm import CellError, Operand, Token, assemble, lower_at, operands, unknown_instruction
+from litmus.ir import Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store
 from litmus.ir import Operand as IrOperand
 from litmus.state import check_register
 
@@ -38,66 +38,33 @@ _CR = re.compile(r"cr([0-7])")
 _REGLIKE = re.compile(r"[rR][0-9]+")
 
 
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind == "ws":
-            continue
-        if kind == "bad":
-            raise CellError(m.start(), f"unexpected character {m.group()!r}")
-        out.append((kind, m.group(), m.start()))
-    return out
-
-
-def _operands(toks: list[tuple[str, str, int]], i: int, mnemonic: str) -> list[Operand]:
-    """The comma-separated operands from token ``i`` on."""
-    ops: list[Operand] = []
+def _operand(toks: list[Token], i: int, mnemonic: str) -> tuple[Operand, int]:
+    """The operand at token ``i`` and the index of the token after it."""
+    kind, text, pos = toks[i]
     n = len(toks)
-    if i == n:
-        return ops
-    while True:
-        kind, text, pos = toks[i]
-        if kind == "num":
-            if i + 1 < n and toks[i + 1][1] == "(":
-                if i + 3 >= n or toks[i + 3][1] != ")":
-                    at = toks[i + 2][2] if i + 2 < n else toks[i + 1][2] + 1
-                    raise CellError(
-                        at, f"malformed memory operand of '{mnemonic}' (expected d(rA))"
-                    )
-                rk, rtext, rpos = toks[i + 2]
-                reg = _register(rk, rtext, rpos)
-                ops.append(Operand("mem", f"{text}({rtext})", pos, int(text), reg))
-                i += 4
-            else:
-                ops.append(Operand("num", text, pos, int(text)))
-                i += 1
-        elif kind == "sreg":
-            ops.append(Operand("reg", text, pos, reg=text))
-            i += 1
-        elif kind == "name":
-            reg = check_register("PPC", text)
-            if reg is not None:
-                ops.append(Operand("reg", text, pos, reg=reg))
-            elif _CR.fullmatch(text):
-                ops.append(Operand("cr", text, pos, int(text[2])))
-            else:
-                ops.append(Operand("name", text, pos))
-            i += 1
-        elif kind == "str":
-            ops.append(Operand("str", text, pos))
-            i += 1
-        elif text == "&":
-            raise CellError(pos, "symbolic immediates '&name' are not supported")
-        else:
-            raise CellError(pos, f"expected an operand of '{mnemonic}', found '{text}'")
-        if i == n:
-            return ops
-        if toks[i][1] != ",":
-            raise CellError(toks[i][2], f"expected ',' between operands, found '{toks[i][1]}'")
-        i += 1
-        if i == n:
-            raise CellError(toks[i - 1][2] + 1, f"missing operand after ',' in '{mnemonic}'")
+    if kind == "num":
+        if i + 1 < n and toks[i + 1][1] == "(":
+            if i + 3 >= n or toks[i + 3][1] != ")":
+                at = toks[i + 2][2] if i + 2 < n else toks[i + 1][2] + 1
+                raise CellError(at, f"malformed memory operand of '{mnemonic}' (expected d(rA))")
+            rk, rtext, rpos = toks[i + 2]
+            reg = _register(rk, rtext, rpos)
+            return Operand("mem", f"{text}({rtext})", pos, int(text), reg), i + 4
+        return Operand("num", text, pos, int(text)), i + 1
+    if kind == "sreg":
+        return Operand("reg", text, pos, reg=text), i + 1
+    if kind == "name":
+        reg = check_register("PPC", text)
+        if reg is not None:
+            return Operand("reg", text, pos, reg=reg), i + 1
+        if _CR.fullmatch(text):
+            return Operand("cr", text, pos, int(text[2])), i + 1
+        return Operand("name", text, pos), i + 1
+    if kind == "str":
+        return Operand("str", text, pos), i + 1
+    if text == "&":
+        raise CellError(pos, "symbolic immediates '&name' are not supported")
+    raise CellError(pos, f"expected an operand of '{mnemonic}', found '{text}'")
 
 
 def _register(kind: str, text: str, pos: int) -> str:
@@ -235,36 +202,29 @@ def _cmp(fn: str, imm: bool) -> Builder:
     return build
 
 
+def _access(canon: str, o: list[Operand]) -> tuple[str, tuple[IrOperand, ...]]:
+    """Text and address of an access ``canon rX,d(rA)`` (form RM) or ``canon rX,rA,rB``
+    (indexed, form RRR)."""
+    r = o[0].reg
+    if len(o) == 2:
+        mem = o[1]
+        return f"{canon} {r},{mem.value}({mem.reg})", _addr(mem.reg, mem.value)
+    a, b = o[1].reg, o[2].reg
+    return f"{canon} {r},{a},{b}", _addr_x(a, b)
+
+
 def _load(size: int, canon: str, annots: frozenset[str] = frozenset()) -> Builder:
     def build(m: str, o: list[Operand]) -> Instr:
-        d, mem = o[0].reg, o[1]
-        return Load(f"{canon} {d},{mem.value}({mem.reg})", m, d, _addr(mem.reg, mem.value), size,
-                    annots)
-
-    return build
-
-
-def _loadx(size: int, canon: str, annots: frozenset[str] = frozenset()) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
-        d, a, b = o[0].reg, o[1].reg, o[2].reg
-        return Load(f"{canon} {d},{a},{b}", m, d, _addr_x(a, b), size, annots)
+        text, addr = _access(canon, o)
+        return Load(text, m, o[0].reg, addr, size, annots)
 
     return build
 
 
 def _store(size: int, canon: str) -> Builder:
     def build(m: str, o: list[Operand]) -> Instr:
-        s, mem = o[0].reg, o[1]
-        return Store(f"{canon} {s},{mem.value}({mem.reg})", m, Reg(s), _addr(mem.reg, mem.value),
-                     size)
-
-    return build
-
-
-def _storex(size: int, canon: str) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
-        s, a, b = o[0].reg, o[1].reg, o[2].reg
-        return Store(f"{canon} {s},{a},{b}", m, Reg(s), _addr_x(a, b), size)
+        text, addr = _access(canon, o)
+        return Store(text, m, Reg(o[0].reg), addr, size)
 
     return build
 
@@ -322,20 +282,20 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "lwz": ("RM", "rD,d(rA)", _load(4, "lwz")),
     "lwa": ("RM", "rD,d(rA)", _load(4, "lwa")),
     "ld": ("RM", "rD,d(rA)", _load(8, "ld")),
-    "lbzx": ("RRR", "rD,rA,rB", _loadx(1, "lbzx")),
-    "lhzx": ("RRR", "rD,rA,rB", _loadx(2, "lhzx")),
-    "lwzx": ("RRR", "rD,rA,rB", _loadx(4, "lwzx")),
-    "lwax": ("RRR", "rD,rA,rB", _loadx(4, "lwax")),
-    "ldx": ("RRR", "rD,rA,rB", _loadx(8, "ldx")),
-    "lwarx": ("RRR", "rD,rA,rB", _loadx(4, "lwarx", frozenset({"EX"}))),
+    "lbzx": ("RRR", "rD,rA,rB", _load(1, "lbzx")),
+    "lhzx": ("RRR", "rD,rA,rB", _load(2, "lhzx")),
+    "lwzx": ("RRR", "rD,rA,rB", _load(4, "lwzx")),
+    "lwax": ("RRR", "rD,rA,rB", _load(4, "lwax")),
+    "ldx": ("RRR", "rD,rA,rB", _load(8, "ldx")),
+    "lwarx": ("RRR", "rD,rA,rB", _load(4, "lwarx", frozenset({"EX"}))),
     "stb": ("RM", "rS,d(rA)", _store(1, "stb")),
     "sth": ("RM", "rS,d(rA)", _store(2, "sth")),
     "stw": ("RM", "rS,d(rA)", _store(4, "stw")),
     "std": ("RM", "rS,d(rA)", _store(8, "std")),
-    "stbx": ("RRR", "rS,rA,rB", _storex(1, "stbx")),
-    "sthx": ("RRR", "rS,rA,rB", _storex(2, "sthx")),
-    "stwx": ("RRR", "rS,rA,rB", _storex(4, "stwx")),
-    "stdx": ("RRR", "rS,rA,rB", _storex(8, "stdx")),
+    "stbx": ("RRR", "rS,rA,rB", _store(1, "stbx")),
+    "sthx": ("RRR", "rS,rA,rB", _store(2, "sthx")),
+    "stwx": ("RRR", "rS,rA,rB", _store(4, "stwx")),
+    "stdx": ("RRR", "rS,rA,rB", _store(8, "stdx")),
     "sync": ("", "", _fence("SYNC", "sync")),
     "hwsync": ("", "", _fence("SYNC", "sync")),
     "lwsync": ("", "", _fence("LWSYNC", "lwsync")),
@@ -377,11 +337,11 @@ SPEC["sraw"] = ("RRR", "rD,rA,rB", _op3("sra"))
 
 def parse_cell(text: str) -> tuple[Instr, ...]:
     """The IR of one non-empty, stripped PPC program cell (labels first)."""
-    toks = _tokens(text)
-    labels, i = split_labels(toks)
-    out: list[Instr] = [Label(x) for x in labels]
-    if i == len(toks):
-        return tuple(out)
+    return assemble(text, _TOKEN, _instruction)
+
+
+def _instruction(text: str, toks: list[Token], i: int) -> Instr:
+    """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
     kind, m, pos = toks[i]
     if kind != "name":
         raise CellError(pos, f"expected an instruction, found '{m}'")
@@ -389,19 +349,11 @@ def parse_cell(text: str) -> tuple[Instr, ...]:
     if spec is None:
         if i + 1 < len(toks) and toks[i + 1][1] == "(":
             raise CellError(pos, f"macro call '{m}(...)' is not supported")
-        if i + 1 < len(toks) and toks[i + 1][1] == ":":
-            raise CellError(toks[i + 1][2], "a label must be followed by an instruction or nothing")
-        raise CellError(pos, f"unknown PPC instruction '{m}'")
+        raise unknown_instruction(toks, i, "PPC")
     form, syntax, build = spec
-    ops = _operands(toks, i + 1, m)
+    ops = operands(toks, i + 1, m, _operand)
     ops = _match(m, form, syntax, ops, len(text))
-    try:
-        out.append(build(m, ops))
-    except CellError as exc:
-        if exc.offset == 0:
-            raise CellError(pos, exc.message) from None
-        raise
-    return tuple(out)
+    return lower_at(pos, build, m, ops)
 
 
 # ----------------------------------------------------------------------------- texts

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from litmus.asm import CellError, Operand, split_labels
-from litmus.ir import RMW, Branch, Fence, Imm, Instr, Label, Load, Nop, Op, Reg, Store, Sym
+from litmus.asm import CellError, Operand, Token, assemble, lower_at, operands, unknown_instruction
+from litmus.ir import RMW, Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store, Sym
 from litmus.ir import Operand as IrOperand
 from litmus.state import X86_REGS
 
@@ -46,18 +46,6 @@ _KNOWN = (set(_SIZES) | set(_ARITH) | set(_FENCES) | set(_HERD_UNIMPLEMENTED)
           | {"INC", "DEC", "CMP", "XCHG", "JMP", "JE", "JNE", "NOP", "LOCK"})
 
 
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind == "ws":
-            continue
-        if kind == "bad":
-            raise CellError(m.start(), f"unexpected character {m.group()!r}")
-        out.append((kind, m.group(), m.start()))
-    return out
-
-
 def _register(text: str, pos: int) -> str | None:
     """The register named ``text``, None for a non-register name; errors for misuse."""
     if text in X86_REGS:
@@ -70,7 +58,8 @@ def _register(text: str, pos: int) -> str | None:
     return None
 
 
-def _operand(toks: list[tuple[str, str, int]], i: int, m: str) -> tuple[Operand, int]:
+def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
+    """The operand at token ``i`` and the index of the token after it."""
     kind, text, pos = toks[i]
     n = len(toks)
     if text in ("[", "("):
@@ -103,23 +92,6 @@ def _operand(toks: list[tuple[str, str, int]], i: int, m: str) -> tuple[Operand,
             return Operand("reg", text, pos, reg=reg), i + 1
         return Operand("name", text, pos), i + 1
     raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
-
-
-def _operands(toks: list[tuple[str, str, int]], i: int, m: str) -> list[Operand]:
-    ops: list[Operand] = []
-    n = len(toks)
-    if i == n:
-        return ops
-    while True:
-        op, i = _operand(toks, i, m)
-        ops.append(op)
-        if i == n:
-            return ops
-        if toks[i][1] != ",":
-            raise CellError(toks[i][2], f"expected ',' between operands, found '{toks[i][1]}'")
-        i += 1
-        if i == n:
-            raise CellError(toks[i - 1][2] + 1, f"missing operand after ',' in '{m}'")
 
 
 # ----------------------------------------------------------------------------- lowering
@@ -245,17 +217,15 @@ def _mnemonic(text: str) -> str | None:
 
 def parse_cell(text: str) -> tuple[Instr, ...]:
     """The IR of one non-empty, stripped X86 program cell (labels first)."""
-    toks = _tokens(text)
-    labels, i = split_labels(toks)
-    out: list[Instr] = [Label(x) for x in labels]
-    if i == len(toks):
-        return tuple(out)
+    return assemble(text, _TOKEN, _instruction)
+
+
+def _instruction(text: str, toks: list[Token], i: int) -> Instr:
+    """The instruction of the cell ``text`` from token ``i`` (its mnemonic or LOCK) on."""
     kind, m, pos = toks[i]
     canon = _mnemonic(m) if kind == "name" else None
     if canon is None:
-        if kind == "name" and i + 1 < len(toks) and toks[i + 1][1] == ":":
-            raise CellError(toks[i + 1][2], "a label must be followed by an instruction or nothing")
-        raise CellError(pos, f"unknown X86 instruction '{m}'")
+        raise unknown_instruction(toks, i, "X86")
     locked = None
     if canon == "LOCK":
         locked = m
@@ -268,14 +238,8 @@ def parse_cell(text: str) -> tuple[Instr, ...]:
         canon = _mnemonic(m) if kind == "name" else None
         if canon is None or canon == "LOCK":
             raise CellError(pos, f"unknown X86 instruction '{m}'")
-    ops = _operands(toks, i + 1, m)
-    try:
-        out.append(_lower(m, canon, ops, len(text), locked))
-    except CellError as exc:
-        if exc.offset == 0:
-            raise CellError(pos, exc.message) from None
-        raise
-    return tuple(out)
+    ops = operands(toks, i + 1, m, _operand)
+    return lower_at(pos, _lower, m, canon, ops, len(text), locked)
 
 
 # ----------------------------------------------------------------------------- texts

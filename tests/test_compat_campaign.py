@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_path
+from test_compat_helpers import db_rows, stop_after
 
 from herd_compat.campaign import CampaignConfig, make_row, run_campaign
 from herd_compat.campaign_db import CampaignDB, Row
@@ -325,18 +326,6 @@ def _env(extra: dict) -> dict:
     return env
 
 
-def _rows(db: Path) -> list[tuple]:
-    if not db.exists():
-        return []
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        return conn.execute("SELECT key, name, category, result_text FROM results").fetchall()
-    except sqlite3.OperationalError:
-        return []
-    finally:
-        conn.close()
-
-
 def test_cli_sigkill_and_resume(tmp_path: Path) -> None:
     tests = _power_sample(30)
     index = tmp_path / "sample"
@@ -346,12 +335,9 @@ def test_cli_sigkill_and_resume(tmp_path: Path) -> None:
     db = tmp_path / "killed.sqlite"
     proc = subprocess.Popen(_validate_cmd(tmp_path, index, db), env=_env(extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while len(_rows(db)) < 8 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
+    stop_after(proc, db, 8, timeout=60, poll=0.05)
     proc.wait()
-    before = _rows(db)
+    before = db_rows(db)
     assert 8 <= len(before) < 30, "the campaign was not killed mid-run"
     time.sleep(0.5)  # orphaned workers die with their parent (PR_SET_PDEATHSIG)
     ran_before = trace.read_text().split()
@@ -359,7 +345,7 @@ def test_cli_sigkill_and_resume(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=120)  # fmt: skip
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"{len(before)} tests done" in resumed.stderr
-    after = _rows(db)
+    after = db_rows(db)
     assert len(after) == 30 and len({k for k, *_ in after}) == 30
     done_before = {name for _, name, _, _ in before}
     ran_after = trace.read_text().split()[len(ran_before):]
@@ -393,14 +379,11 @@ def test_cli_ctrl_c_keeps_results(tmp_path: Path) -> None:
     db = tmp_path / "int.sqlite"
     proc = subprocess.Popen(_validate_cmd(tmp_path, index, db), env=_env(extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while len(_rows(db)) < 3 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    stop_after(proc, db, 3, timeout=60, poll=0.05, sig=signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err and "continue with --resume" in err
-    kept = _rows(db)
+    kept = db_rows(db)
     assert 3 <= len(kept) < 20
     assert all(cat == "identical" for _, _, cat, _ in kept)
 

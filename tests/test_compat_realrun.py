@@ -8,15 +8,13 @@ import importlib
 import io
 import os
 import re
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_path
+from test_compat_helpers import db_rows, stop_after
 
 from herd_compat.cli import main
 from herd_compat.herdlog import parse_herd_log, read_herd_log
@@ -177,16 +175,7 @@ def _cmd(index: Path, db: Path, *extra: str) -> list[str]:
 
 
 def _rows(db: Path) -> list[tuple[str, str, str]]:
-    if not db.exists():
-        return []
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        rows = conn.execute("SELECT key, category, result_text FROM results").fetchall()
-    except sqlite3.OperationalError:
-        return []
-    finally:
-        conn.close()
-    return [(k, c, _no_time(t)) for k, c, t in rows]
+    return [(k, c, _no_time(t)) for k, c, t in db_rows(db, "key, category, result_text")]
 
 
 def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
@@ -198,10 +187,7 @@ def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
     db = tmp_path / "killed.sqlite"
     proc = subprocess.Popen(_cmd(index, db, "--jobs", "1"), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    deadline = time.monotonic() + 300
-    while len(_rows(db)) < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
+    stop_after(proc, db, 2, timeout=300, poll=0.01)
     proc.wait()
     before = _rows(db)
     if len(before) >= 30:

@@ -28,6 +28,7 @@ from litmus.ir import (
     RegLoc,
     Store,
     Sym,
+    SymRegLoc,
 )
 
 # ----------------------------------------------------------------------------- PPC
@@ -67,6 +68,10 @@ def lwzx(rd: str, ra: str, rb: str) -> Load:
 
 def stw(rs: str, ra: str) -> Store:
     return Store(f"stw {rs},0({ra})", "stw", Reg(rs), (Imm(0), Reg(ra)))
+
+
+def std(rs: str, ra: str) -> Store:
+    return Store(f"std {rs},0({ra})", "std", Reg(rs), (Imm(0), Reg(ra)))
 
 
 def stwx(rs: str, ra: str, rb: str) -> Store:
@@ -118,6 +123,11 @@ def reg_init(tid: int, reg: str, sym: str) -> InitItem:
     return InitItem(RegLoc(tid, reg), Sym(sym), sym)
 
 
+#: Pointer registers of two-thread PPC tests: P0 has x in r2 and y in r4, P1 the reverse.
+PPC_PTR = [reg_init(0, "r2", "x"), reg_init(0, "r4", "y"), reg_init(1, "r2", "y"),
+           reg_init(1, "r4", "x")]  # fmt: skip
+
+
 def litmus(
     arch: str,
     name: str,
@@ -150,10 +160,43 @@ def mem_eq(*pairs: tuple[str, int]) -> Prop:
     return And(tuple(Atom(MemLoc(x), v) for x, v in pairs))
 
 
+#: CoWR2's pointers: x holds the address z; P0's %t0 holds t and %x0 x (P0 stores t into
+#: x), %x1 gives P1 the address x (P1 reads x and stores where it points).
+COWR2_INIT = [
+    InitItem(MemLoc("x"), Sym("z"), "z"),
+    InitItem(SymRegLoc("t0"), Sym("t"), "t"),
+    InitItem(SymRegLoc("x0"), Sym("x"), "x"),
+    InitItem(SymRegLoc("x1"), Sym("x"), "x"),
+]
+
 # ----------------------------------------------------------------------------- oracles
 
 
-class _Session:
+def allowed(co: int | None) -> SimpleNamespace:
+    """A verdict accepting the candidate (as ``cat.api``'s ``Verdict`` reads)."""
+    return SimpleNamespace(allowed=True, flags=(), undefined=False, co=co, shows={})
+
+
+class _NativeSession:
+    """An oracle session in ``native`` co mode: a candidate passes when ``ok(rf, co)``;
+    every axiom of the oracles is monotone, so the same test prunes partial ones."""
+
+    calls = 0
+
+    def ok(self, rf: int, co: int) -> bool:
+        raise NotImplementedError
+
+    def check(self, rf, co=None, fw=None, explain=False, want_shows=False):
+        self.calls += 1
+        if co is None:
+            raise AssertionError("native oracle needs co")
+        return [allowed(co)] if self.ok(rf, co) else []
+
+    def partial_violation(self, rf, co):
+        return not self.ok(rf, co)
+
+
+class _Session(_NativeSession):
     """SC: acyclic(po | rf | co | fr).  TSO: acyclic(po-loc | rf | co | fr) and
     acyclic(ppo | mfence | rfe | co | fr) with ppo = po minus write-to-read pairs."""
 
@@ -172,7 +215,6 @@ class _Session:
             self.static = ppo | mf
         else:
             self.static = po
-        self.calls = 0
 
     def ok(self, rf: int, co: int) -> bool:
         U = self.U
@@ -181,17 +223,6 @@ class _Session:
             return False
         r = rf & self.sk.ext if self.tso else rf
         return U.acyclic(self.static | r | co | fr)
-
-    def check(self, rf, co=None, fw=None, explain=False, want_shows=False):
-        self.calls += 1
-        if co is None:
-            raise AssertionError("native oracle needs co")
-        if not self.ok(rf, co):
-            return []
-        return [SimpleNamespace(allowed=True, flags=(), undefined=False, co=co, shows={})]
-
-    def partial_violation(self, rf, co):
-        return not self.ok(rf, co)
 
 
 class OracleModel:
@@ -232,13 +263,8 @@ class _GenericSession(_Session):
             for c in combo:
                 co |= c
             if self.ok(rf, co):
-                out.append(
-                    SimpleNamespace(allowed=True, flags=(), undefined=False, co=co, shows={})
-                )
+                out.append(allowed(co))
         return out
-
-    def partial_violation(self, rf, co):
-        return not self.ok(rf, co)
 
 
 class GenericOracleModel(OracleModel):
@@ -248,7 +274,7 @@ class GenericOracleModel(OracleModel):
         return _GenericSession(sk, self.tso)
 
 
-class _PowerSession:
+class _PowerSession(_NativeSession):
     """The Power model of "Herding cats" (Alglave, Maranget, Tautschnig 2014), written
     directly on the relations: sc per location, no thin air (hb), propagation,
     observation.  Every axiom is monotone in rf and co, so it also prunes."""
@@ -314,14 +340,6 @@ class _PowerSession:
         if not U.acyclic(co | prop):
             return False
         return U.irreflexive(U.seq(U.seq(fre, prop), hbstar))
-
-    def check(self, rf, co=None, fw=None, explain=False, want_shows=False):
-        if not self.ok(rf, co):
-            return []
-        return [SimpleNamespace(allowed=True, flags=(), undefined=False, co=co, shows={})]
-
-    def partial_violation(self, rf, co):
-        return not self.ok(rf, co)
 
 
 class PowerOracleModel:

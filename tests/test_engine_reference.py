@@ -14,10 +14,13 @@ from types import SimpleNamespace
 import pytest
 from conftest import shared_path
 from test_engine_helpers import (
+    COWR2_INIT,
     MFENCE,
+    PPC_PTR,
     GenericOracleModel,
     OracleModel,
     addi,
+    allowed,
     beq,
     bne,
     cmpw,
@@ -31,8 +34,8 @@ from test_engine_helpers import (
     mem_eq,
     mov_ld,
     mov_st,
-    reg_init,
     regs_eq,
+    std,
     stw,
     xor,
 )
@@ -45,14 +48,11 @@ from litmus.errors import InputError
 from litmus.ir import (
     And,
     Atom,
-    Imm,
     InitItem,
     MemLoc,
     Not,
     PTrue,
-    Reg,
     RegLoc,
-    Store,
     Sym,
     SymRegLoc,
     eval_prop,
@@ -194,7 +194,7 @@ class AcceptAll:
 
     def prepare(self, sk, arch):
         def check(rf, co=None, fw=None, **kw):
-            return [SimpleNamespace(allowed=True, co=co, flags=(), undefined=False, shows={})]
+            return [allowed(co)]
 
         return SimpleNamespace(check=check, partial_violation=lambda rf, co: False)
 
@@ -247,9 +247,6 @@ def brute_force(test, tso: bool | None):
     return states, pos, neg
 
 
-PPC_PTR = [reg_init(0, "r2", "x"), reg_init(0, "r4", "y"), reg_init(1, "r2", "y"),
-           reg_init(1, "r4", "x")]  # fmt: skip
-
 PPC = {
     # data dependencies on both sides: the rf cycle is rejected (unsolvable values)
     "LB+datas": litmus(
@@ -274,21 +271,13 @@ PPC = {
         "PPC", "MP+addr",
         [[li("r1", 1), stw("r1", "r2"), fence("LWSYNC"), li("r3", 1), stw("r3", "r4")],
          [lwz("r1", "r2"), xor("r3", "r1", "r1"), lwzx("r5", "r3", "r4")]],
-        regs_eq((1, "r1", 1), (1, "r5", 0)),
-        init=[reg_init(0, "r2", "x"), reg_init(0, "r4", "y"), reg_init(1, "r2", "y"),
-              reg_init(1, "r4", "x")]),
+        regs_eq((1, "r1", 1), (1, "r5", 0)), init=PPC_PTR),
 }  # fmt: skip
 
 
 def cowr2():
-    init = [
-        InitItem(MemLoc("x"), Sym("z"), "z"),
-        InitItem(SymRegLoc("t0"), Sym("t"), "t"),
-        InitItem(SymRegLoc("x0"), Sym("x"), "x"),
-        InitItem(SymRegLoc("x1"), Sym("x"), "x"),
-        InitItem(SymRegLoc("t1"), Sym("t"), "t"),
-    ]
-    p0 = [Store("std %t0,0(%x0)", "std", Reg("%t0"), (Imm(0), Reg("%x0")))]
+    init = [*COWR2_INIT, InitItem(SymRegLoc("t1"), Sym("t"), "t")]
+    p0 = [std("%t0", "%x0")]
     p1 = [
         lwz("r1", "%x1"),
         lwz("r2", "%x1"),
@@ -395,7 +384,7 @@ class Recorder:
 
         def check(rf, co=None, fw=None, **kw):
             self.calls.append((rf, co, fw))
-            return [SimpleNamespace(allowed=True, co=co, flags=(), undefined=False, shows={})]
+            return [allowed(co)]
 
         return SimpleNamespace(check=check, partial_violation=lambda rf, co: False)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from test_engine_helpers import (
+    COWR2_INIT,
+    PPC_PTR,
     addi,
     b,
     beq,
@@ -21,6 +23,7 @@ from test_engine_helpers import (
     mr,
     reg_init,
     regs_eq,
+    std,
     stw,
     stwx,
     xor,
@@ -30,18 +33,11 @@ from engine.arith import apply_op
 from engine.build import build_skeleton
 from engine.threads import thread_executions
 from litmus.errors import InputError
-from litmus.ir import Imm, InitItem, MemLoc, Op, PTrue, Reg, Store, Sym, SymRegLoc
-
-PTR = [
-    reg_init(0, "r2", "x"),
-    reg_init(0, "r4", "y"),
-    reg_init(1, "r2", "y"),
-    reg_init(1, "r4", "x"),
-]
+from litmus.ir import Op, PTrue, Reg, Sym
 
 
 def one_thread(code, init=None, arch="PPC"):
-    t = litmus(arch, "T", [code], PTrue(), init=init or PTR[:2])
+    t = litmus(arch, "T", [code], PTrue(), init=init or PPC_PTR[:2])
     return thread_executions(t)
 
 
@@ -65,7 +61,7 @@ def test_read_values_come_from_the_fixpoint():
     # P0 writes x=1 then copies what it reads from x into y: y may hold 0 or 1.
     code0 = [li("r1", 1), stw("r1", "r2"), lwz("r3", "r2"), stw("r3", "r4")]
     code1 = [lwz("r1", "r2")]
-    t = litmus("PPC", "T", [code0, code1], PTrue(), init=PTR)
+    t = litmus("PPC", "T", [code0, code1], PTrue(), init=PPC_PTR)
     res = thread_executions(t)
     assert res.values["x"] == {0, 1} and res.values["y"] == {0, 1}
     assert sorted(te.read_values for te in res.execs[0]) == [(0,), (1,)]
@@ -144,7 +140,7 @@ def test_branch_outcome_depends_on_value():
         "T",
         [code, [li("r1", 1), stw("r1", "r2")]],
         PTrue(),
-        init=PTR[:2] + [reg_init(1, "r2", "x")],
+        init=PPC_PTR[:2] + [reg_init(1, "r2", "x")],
     )
     res = thread_executions(t)
     by_val = {te.read_values: kinds(te) for te in res.execs[0]}
@@ -170,15 +166,9 @@ def test_loop_is_unrolled_and_flagged():
 
 def test_symbolic_registers_and_pointer_shapes():
     # CoWR2-like: x holds a pointer (z or t); the store goes where it points.
-    init = [
-        InitItem(MemLoc("x"), Sym("z"), "z"),
-        InitItem(SymRegLoc("t0"), Sym("t"), "t"),
-        InitItem(SymRegLoc("x0"), Sym("x"), "x"),
-        InitItem(SymRegLoc("x1"), Sym("x"), "x"),
-    ]
-    p0 = [Store("std %t0,0(%x0)", "std", Reg("%t0"), (Imm(0), Reg("%x0")))]
+    p0 = [std("%t0", "%x0")]
     p1 = [lwz("r2", "%x1"), li("r3", 1), stw("r3", "r2")]
-    res = thread_executions(litmus("PPC", "T", [p0, p1], PTrue(), init=init))
+    res = thread_executions(litmus("PPC", "T", [p0, p1], PTrue(), init=COWR2_INIT))
     assert res.values["x"] == {Sym("z"), Sym("t")}
     locs = sorted(te.events[1].loc for te in res.execs[1])
     assert locs == ["t", "z"]
@@ -222,7 +212,7 @@ def test_skeleton_numbering_and_deps():
         "T",
         [code0, code1],
         regs_eq((0, "r1", 1)),
-        init=PTR[:2] + [reg_init(1, "r2", "y"), reg_init(1, "r4", "x")],
+        init=PPC_PTR,
     )
     res = thread_executions(t)
     lay = build_skeleton(res.locations, res.init_mem, [res.execs[0][0], res.execs[1][0]])

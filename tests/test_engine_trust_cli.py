@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import ROOT, shared_path
 
 from herd_compat.cli import main
@@ -76,3 +77,29 @@ def test_refusals_are_one_error_line(capsys):
     assert rc == 2 and "need --engine trust" in err
     rc, _, err = run(capsys, ["run", "--preemption-bound", "-1", lb])
     assert rc == 2 and "must be >= 0" in err
+
+
+def test_trust_options_take_the_runner_path(capsys, tmp_path):
+    """--preemption-bound goes through herd_compat.runner like every run: -o DIR writes
+    herd's DOT file (the -show pictures), and the summary follows herd's block."""
+    sb = str(EXAMPLES / "x86" / "SB+mfences.litmus")
+    rc, out, err = run(capsys, ["run", "--model", "sc", "--preemption-bound", "0", "--show",
+                                "all", "-o", str(tmp_path), sb])  # fmt: skip
+    assert rc == 0, err
+    assert out.index("Hash=") < out.index("Preemption bound 0: 2 executions within it")
+    assert sorted(p.name for p in tmp_path.glob("*.dot")) == ["SB+mfences.dot"]
+    assert (tmp_path / "SB+mfences.dot").read_text().count("digraph") == 2
+
+
+def test_run_test_with_a_preemption_bound_means_trust():
+    from cat.api import load_model
+    from engine.run import RunOptions, run_test
+    from litmus import parse_file
+    from litmus.errors import InputError
+
+    test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
+    r = run_test(test, load_model("sc"), RunOptions(preemption_bound=0))
+    assert r.engine == "trust" and r.stats["trust_bound"] == 0
+    assert r.positive + r.negative == 2  # the execution beyond the bound is not counted
+    with pytest.raises(InputError, match="needs the TruSt engine"):
+        run_test(test, load_model("sc"), RunOptions(engine="reference", preemption_bound=0))
