@@ -82,6 +82,23 @@ def slowest_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     return lines
 
 
+def herd_slow_lines(outcome: CampaignOutcome, over: float = 1.0) -> list[str]:
+    """Our time on the tests herd took over ``over`` seconds: how many, on how many we are
+    slower than herd, and our worst ratio (the issue's "not slower on any" target)."""
+    slow = [r for r in outcome.rows if r.herd_time is not None and r.herd_time > over]
+    if not slow:
+        return []
+    done = [r for r in slow if r.status == "done" and r.cpu is not None]
+    slower = [r for r in done if (r.cpu or 0.0) >= (r.herd_time or 0.0)]
+    worst = max(done, key=lambda r: (r.cpu or 0.0) / (r.herd_time or 1.0), default=None)
+    line = (f"tests herd took over {over:g} s: {len(slow)}; ours done {len(done)}, "
+            f"slower than herd on {len(slower)}")
+    if worst is not None:
+        line += f"; worst ratio {(worst.cpu or 0.0) / (worst.herd_time or 1.0):.3f} ({worst.name})"
+    return [line] + [f"  slower: {r.name} ours {r.cpu:.2f} s, herd {r.herd_time:.2f} s"
+                     for r in slower]
+
+
 def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
     """The campaign of one set under ``model``, with the options of the command line."""
     files = sample(test_files(s), a.sample)
@@ -137,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         grand_herd += t.herd_cpu or 0.0
         print(f"ten slowest tests of {name} (our CPU time beside herd's):")
         print("\n".join(slowest_lines(outcome)))
+        for line in herd_slow_lines(outcome):
+            print(line)
         print(flush=True)
     if len(names) > 1:
         ratio = f" (ratio {grand_ours / grand_herd:.3f})" if grand_herd else ""

@@ -50,3 +50,24 @@ def test_bench_real_engine_sample(tmp_path: Path, shared: Path) -> None:
     assert "== power: 4 tests, model power" in r.stdout
     assert "ten slowest tests of x86-tso" in r.stdout
     assert re.search(r"CPU time: ours \d+\.\d+ s, herd", r.stdout)
+
+
+def test_herd_slow_lines_counts_tests_where_we_are_slower() -> None:
+    """The line behind the target "not slower than herd on any test herd took over 1 s"."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        campaign = importlib.import_module("campaign")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    from herd_compat.campaign import CampaignOutcome
+    from herd_compat.campaign_db import Row
+
+    def row(name: str, cpu: float, herd: float, status: str = "done") -> Row:
+        return Row(name, name, name, status, "identical", "", cpu=cpu, herd_time=herd)
+
+    rows = [row("A", 0.2, 4.0), row("B", 3.0, 2.0), row("C", 5.0, 0.5), row("D", 0.1, 1.5)]
+    lines = campaign.herd_slow_lines(CampaignOutcome(0, rows, None, ""))
+    assert lines[0] == ("tests herd took over 1 s: 3; ours done 3, slower than herd on 1; "
+                        "worst ratio 1.500 (B)")
+    assert lines[1:] == ["  slower: B ours 3.00 s, herd 2.00 s"]
+    assert campaign.herd_slow_lines(CampaignOutcome(0, rows[2:3], None, "")) == []
