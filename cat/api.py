@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cat import ast as A
-from cat.compiler import Compiled, compile_model, load_file
+from cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from cat.errors import CatError
 from cat.evaluator import Evaluator
 from cat.monotone import Analysis
@@ -272,8 +272,15 @@ def resolve_spec(spec: str | os.PathLike) -> Path:
     p = Path(s)
     if p.is_file():
         return p
+    if p.suffix == ".cat" and os.sep not in s:  # as herd, a bare file name: the library
+        stem = p.stem.lower()
+        if stem in BUILTINS or stem in ALIASES:  # herd's ppc.cat, x86tso.cat, sc.cat...
+            return MODELS_DIR / f"{BUILTINS.get(stem) or ALIASES[stem]}.cat"
+        if (LIB_DIR / p.name).is_file():
+            return LIB_DIR / p.name
     if p.suffix == ".cat" or os.sep in s:
-        raise InputError(s, 0, 0, "cannot read model: no such file")
+        raise InputError(s, 0, 0, "cannot read model: no such file (nor a model of "
+                                  "herdsman's library of that name)")  # fmt: skip
     raise InputError(s, 0, 0, f"unknown model '{s}'; built-in models are "
                               f"{', '.join(builtin_names())} (or give a .cat file)")  # fmt: skip
 

@@ -135,3 +135,22 @@ def test_cat_check_delegates(capsys, tmp_path: Path) -> None:
     err = capsys.readouterr().err
     assert err.startswith(f"{bad}:2:") and "Traceback" not in err
     assert "the following arguments are required" in _one_error(capsys, ["cat", "check"])
+
+
+def test_bare_model_file_names_come_from_the_library(capsys, tmp_path, monkeypatch) -> None:
+    """As herd's ``-model ppc.cat``: a bare .cat name that is no file here nor in an -I
+    directory is taken from herdsman's library (herd's model names map to the built-ins)."""
+    monkeypatch.chdir(tmp_path)
+    mp = str(ROOT / "litmus" / "examples" / "ppc" / "MP+lwsync+addr.litmus")
+
+    def block(model: str) -> list[str]:
+        assert main(["herd7", "-model", model, mp]) == 0
+        return [x for x in capsys.readouterr().out.splitlines() if not x.startswith("Time")]
+
+    assert block("ppc.cat") == block("power")
+    assert "Observation MP+lwsync+addr Never 0 3" in block("ppc.cat")
+    assert block("sc.cat") == block("sc")
+    err = _one_error(capsys, ["herd7", "-model", "nope.cat", mp])
+    assert err.startswith("nope.cat:0:0: error: cannot read model: no such file")
+    (tmp_path / "ppc.cat").write_text('"mine"\nacyclic po | rf as mine\n')
+    assert block("ppc.cat") != block("power")  # a file of that name here comes first
