@@ -30,11 +30,32 @@ def _read_lines(path: str) -> list[str]:
         raise InputError(path, 0, 0, f"cannot read: {e.strerror}") from None
 
 
+def index_path(name: str, base: str = "") -> str | None:
+    """The index file that a command-line argument or an index line ``name`` names (lines
+    are relative to ``base``, their index's directory), or None for a test file.
+
+    herd's rule: a name whose base name starts with ``@`` is an index, read at that very
+    path (``herd7 @all`` reads the file ``@all``, ``tests/@all`` the file there).
+    herdsman also takes ``@PATH`` for an index file ``PATH`` whose name has no ``@``
+    (when no file ``@PATH`` exists)."""
+    herd_form = os.path.basename(name).startswith("@")
+    if not herd_form and not name.startswith("@"):
+        return None
+    literal = os.path.join(base, name)
+    if herd_form and os.path.exists(literal):
+        return literal
+    if name.startswith("@") and len(name) > 1:
+        stripped = os.path.join(base, name[1:])
+        if not herd_form or os.path.exists(stripped):
+            return stripped
+    return literal
+
+
 def read_index(path: str, _seen: frozenset[str] = frozenset()) -> list[str]:
     """Test files listed in index file ``path`` (herd's ``@file``), in order.
 
     Lines are file names relative to the index's directory; empty lines and ``#`` comments
-    are skipped; a line ``@other`` includes another index.
+    are skipped; a line naming an index (see :func:`index_path`) includes it.
     """
     real = os.path.realpath(path)
     if real in _seen:
@@ -45,9 +66,8 @@ def read_index(path: str, _seen: frozenset[str] = frozenset()) -> list[str]:
         name = line.strip()
         if not name or name.startswith("#"):
             continue
-        if name.startswith("@"):
-            sub = name[1:]
-            sub = sub if os.path.isabs(sub) else os.path.join(base, sub)
+        sub = index_path(name, base)
+        if sub is not None:
             try:
                 out += read_index(sub, _seen | {real})
             except InputError as e:
@@ -55,7 +75,7 @@ def read_index(path: str, _seen: frozenset[str] = frozenset()) -> list[str]:
                     raise InputError(path, n, 1, f"{sub}: {e.message}") from None
                 raise
             continue
-        out.append(name if os.path.isabs(name) else os.path.join(base, name))
+        out.append(os.path.join(base, name))
     return out
 
 
@@ -65,8 +85,9 @@ def expand_test_args(args: list[str], allow_dirs: bool = True) -> list[str]:
     (a missing file is reported when the test is read)."""
     out: list[str] = []
     for a in args:
-        if a.startswith("@") and len(a) > 1:
-            out += read_index(a[1:])
+        index = index_path(a)
+        if index is not None:
+            out += read_index(index)
         elif allow_dirs and os.path.isdir(a):
             try:
                 found = sorted(str(p) for p in Path(a).rglob("*.litmus") if p.is_file())

@@ -67,7 +67,7 @@ def test_file_errors(capsys, tmp_path: Path) -> None:
     assert _one_error(capsys, ["herd7", f"@{idx}"]) == f"{idx}:0:0: error: no such file"
     idx.write_text("# tests\n\n@sub\n")
     assert _one_error(capsys, ["herd7", f"@{idx}"]) == (
-        f"{idx}:3:1: error: {tmp_path / 'sub'}: no such file")  # fmt: skip
+        f"{idx}:3:1: error: {tmp_path / '@sub'}: no such file")  # fmt: skip
     conf = tmp_path / "x.cfg"
     conf.write_text("# options\nmodel power\n  frobnicate true\n")
     assert _one_error(capsys, ["herd7", "-conf", str(conf), "t.litmus"]) == (

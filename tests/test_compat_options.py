@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,21 @@ def test_small_helpers(tmp_path: Path) -> None:
     (tmp_path / "m.cat").write_text("")
     assert resolve_model_spec("m.cat", [str(tmp_path)]) == str(tmp_path / "m.cat")
     assert resolve_model_spec("power", [str(tmp_path)]) == "power"
+
+
+def test_index_files_named_as_herd_names_them(tmp_path: Path, monkeypatch) -> None:
+    """herd's rule: an argument or line whose base name starts with '@' is an index file
+    read at that very path ('herd7 @all' reads the file '@all')."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "@more").write_text("C.litmus\n")
+    (tmp_path / "@all").write_text("A.litmus\n@sub/@more\nsub/@more\n")
+    want = [str(tmp_path / "A.litmus")] + [str(tmp_path / "sub" / "C.litmus")] * 2
+    assert expand_test_args([str(tmp_path / "@all")]) == want
+    monkeypatch.chdir(tmp_path)
+    rel = ["A.litmus", os.path.join("sub", "C.litmus"), os.path.join("sub", "C.litmus")]
+    assert expand_test_args(["@all"]) == rel
+    assert expand_test_args(["@@all"]) == rel  # herdsman's @PATH form, PATH being '@all'
+    assert expand_test_args(["B.litmus", "sub/@more"]) == ["B.litmus", "sub/C.litmus"]
+    with pytest.raises(InputError) as e:
+        expand_test_args(["@none"])
+    assert e.value.header() == "@none:0:0: error: no such file"
