@@ -207,16 +207,18 @@ class Model:
 
     def lint(self) -> list[InputError]:
         """Errors in the model's own top-level bindings, used or not (herd evaluates
-        bindings lazily, so an unused ill-typed one is not an error when running)."""
+        bindings lazily, so an unused ill-typed one is not an error when running), each
+        once, in the order of the bindings."""
         from cat.evaluator import force
 
-        out = []
+        out: dict[str, InputError] = {}  # bindings using a bad one raise its error again
         for _name, v, _pos in self._main.compiled.bindings:
             try:
                 force(v)
             except CatError as e:
-                out.append(e.to_input_error())
-        return out
+                err = e.to_input_error()
+                out.setdefault(err.render(), err)
+        return list(out.values())
 
     def source_for(self, arch: str, sk=None) -> str:
         """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""

@@ -76,8 +76,9 @@ def main(args: argparse.Namespace) -> int:
                 model._unit(arch)
             for line in describe(model, arch):
                 print(line)
-            for err in model.lint():
-                print(err.render(), file=sys.stderr)
+            errors = model.lint()
+            if errors:  # the first one, as for every input error
+                print(errors[0].render(), file=sys.stderr)
                 status = 2
         except InputError as e:
             print(e.render(), file=sys.stderr)

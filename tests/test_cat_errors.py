@@ -147,6 +147,18 @@ def test_command_exit_status(tmp_path: Path, capsys) -> None:
     assert "built-in models are" in capsys.readouterr().err
 
 
+def test_command_reports_one_error_per_model(tmp_path: Path, capsys) -> None:
+    """A bad binding that others use, in a model of no architecture (type-checked for
+    several): its error once, the first of the model's errors only."""
+    p = tmp_path / "frag.cat"
+    p.write_text('"frag"\nlet coi = c & int\nlet cox = coi | coi\nlet z = rfx\n')
+    assert cli_main(["check", str(p)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"{p}:2:11: error: unknown name 'c'",
+                   "let coi = c & int", " " * 10 + "^"]  # fmt: skip
+    assert [e.line for e in load_model(p).lint()] == [2, 4]
+
+
 def test_command_subprocess_no_traceback(tmp_path: Path) -> None:
     p = tmp_path / "bad.cat"
     p.write_text("M\nlet x = po |\n")
