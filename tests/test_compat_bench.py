@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 
@@ -40,14 +38,10 @@ def test_bench_report_with_oracle(tmp_path: Path, shared: Path) -> None:
 
 
 def test_bench_real_engine_sample(tmp_path: Path, shared: Path) -> None:
-    for mod in ("litmus.parser", "litmus.hash", "cat.api", "engine.run"):
-        try:
-            importlib.import_module(mod)
-        except ImportError:
-            pytest.skip(f"needs {mod}")
     r = _bench(tmp_path, "--sets", "power,x86-tso", "--sample", "4", "--jobs", "1")
-    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert r.returncode == 0, r.stdout + r.stderr  # every test identical to herd's
     assert "== power: 4 tests, model power" in r.stdout
+    assert "identical                    4" in r.stdout
     assert "ten slowest tests of x86-tso" in r.stdout
     assert re.search(r"CPU time: ours \d+\.\d+ s, herd", r.stdout)
 

@@ -128,7 +128,6 @@ def test_names_excl_and_candidates(tmp_path: Path) -> None:
 
 
 def test_show_writes_dot(tmp_path: Path) -> None:
-    pytest.importorskip("graphs.dot", reason="needs graphs.dot")
     rc, out, err = _herd7(["-show", "prop", "-o", str(tmp_path), _ppc("MP")])
     assert rc == 0, err
     dot = (tmp_path / "MP.dot").read_text()
@@ -204,4 +203,4 @@ def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=600)  # fmt: skip
     assert straight.returncode == resumed.returncode, straight.stdout + resumed.stdout
     assert sorted(after) == sorted(_rows(straight_db))
-    assert straight.returncode in (0, 1), straight.stderr
+    assert straight.returncode == 0, straight.stdout + straight.stderr  # all identical

@@ -16,6 +16,7 @@ import pytest
 from conftest import shared_path
 from test_engine_helpers import PowerOracleModel
 
+from cat.api import load_model
 from engine.run import run_test
 
 #: Every mnemonic of the 8141 tests (herd-formats.md section 3.5).
@@ -134,8 +135,5 @@ def test_power_sample_matches_herd_with_python_power_model():
 
 @pytest.mark.parametrize("spec", ["herd-cat/ppc.cat", "power"])
 def test_power_sample_matches_herd_with_cat_models(spec):
-    api = pytest.importorskip("cat.api", reason="the cat evaluator's checker API is not there yet")
-    if not spec.endswith(".cat") and not api.resolve_spec(spec).exists():
-        pytest.skip(f"the built-in model '{spec}' is not written yet")
-    model = api.load_model(str(shared_path(spec)) if spec.endswith(".cat") else spec)
+    model = load_model(str(shared_path(spec)) if spec.endswith(".cat") else spec)
     assert run_sample(model) == []

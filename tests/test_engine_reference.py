@@ -40,6 +40,7 @@ from test_engine_helpers import (
     xor,
 )
 
+from cat.api import load_model
 from engine.build import build_skeleton
 from engine.run import RunOptions, TimeLimitExceeded, run_test
 from engine.threads import thread_executions
@@ -156,10 +157,7 @@ def test_all_x86_tests_match_herd(tso):
     [("herd-cat/x86tso.cat", "x86tso"), ("herd-cat/sc.cat", "sc"), ("tso", "x86tso"), ("sc", "sc")],
 )
 def test_all_x86_tests_match_herd_with_cat_models(spec, log):
-    api = pytest.importorskip("cat.api", reason="the cat evaluator's checker API is not there yet")
-    if not spec.endswith(".cat") and not api.resolve_spec(spec).exists():
-        pytest.skip(f"the built-in model '{spec}' is not written yet")
-    model = api.load_model(str(shared_path(spec)) if spec.endswith(".cat") else spec)
+    model = load_model(str(shared_path(spec)) if spec.endswith(".cat") else spec)
     assert run_all_x86(model, log) == 475
 
 
