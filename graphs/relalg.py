@@ -78,7 +78,7 @@ class Universe:
         # those positions are pairwise distinct (no carries) and in the window of width n
         # only i == j lands, at offset i.
         self._magic = sum(1 << ((n - 1 - j) * (cap - 1)) for j in range(n))
-        self._magic_shift = (n - 1) * (cap - 1)
+        self._magic_shift = max(0, (n - 1) * (cap - 1))  # no events: _magic is 0
 
     # ----------------------------------------------------------------- conversions
     def spread(self, s: int) -> int:

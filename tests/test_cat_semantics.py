@@ -16,7 +16,7 @@ import pytest
 from cat.api import load_model_text
 from cat.evaluator import Env, Evaluator
 from cat.prims import PRIMS
-from cat.values import VRel, VSet, VTag, VValSet
+from cat.values import VClassRel, VRel, VSet, VTag, VValSet
 from graphs.build import F, R, W, build
 from graphs.herdnames import static_names
 from litmus.errors import InputError
@@ -350,8 +350,9 @@ def test_runtime_primitives() -> None:
     assert ceval("fromto(SYNC)") == VRel(rel("a>b"))
     assert ceval("domain(po)") == VSet(st("a", "f", "c"))
     assert ceval("{(po, 0)}").elem == ("tuple", ("rel", "rel"))
-    assert ceval("lift(classes-loc(W), co)") == ceval("lift(classes-loc(W), co)")
     xs, ys = st("init:x", "a"), st("init:y", "b")
+    assert ceval("lift(classes-loc(W), co)") == VClassRel(frozenset({(xs, xs), (ys, ys)}))
+    assert ceval("lift(classes-loc(W), po)") == VClassRel(frozenset({(xs, ys)}))  # a po b
     assert ceval("delift(lift(classes-loc(W), co))") == VRel(U.product(xs, xs)
                                                              | U.product(ys, ys))
 

@@ -154,10 +154,13 @@ def test_user_model_of_the_right_kind_is_explored(tmp_path):
         """,
     )
     model = load_model(spec)
+    compared = 0
     for f in sorted((EXAMPLES / "x86").glob("*.litmus"))[:12]:
         test = parse_file(f)
-        if trust_applies(model, test):
+        if trust_applies(model, test):  # all but the test with locked instructions
             compare(test, model)
+            compared += 1
+    assert compared >= 10
 
 
 def test_non_monotone_axiom_is_refused(tmp_path):

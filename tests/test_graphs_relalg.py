@@ -248,6 +248,8 @@ def test_domain_around_the_switch(n) -> None:
             assert s_dec(U.range(r)) == {j for _, j in a}
             for j in range(n):
                 assert s_dec(U.col(r, j)) == {i for i, y in a if y == j}
+            evs = {i for i, _ in a}
+            assert U.unspread(U.spread(U.from_set(evs))) == U.from_set(evs)
 
 
 def test_cap_below_n_rejected() -> None:
