@@ -88,13 +88,13 @@ def herd_slow_lines(outcome: CampaignOutcome, over: float = 1.0) -> list[str]:
     slow = [r for r in outcome.rows if r.herd_time is not None and r.herd_time > over]
     if not slow:
         return []
-    done = [r for r in slow if r.status == "done" and r.cpu is not None]
-    slower = [r for r in done if (r.cpu or 0.0) >= (r.herd_time or 0.0)]
-    worst = max(done, key=lambda r: (r.cpu or 0.0) / (r.herd_time or 1.0), default=None)
-    line = (f"tests herd took over {over:g} s: {len(slow)}; ours done {len(done)}, "
+    ratio = {r.name: r.cpu / r.herd_time for r in slow if r.status == "done" and r.cpu is not None}
+    slower = [r for r in slow if ratio.get(r.name, 0.0) >= 1.0]
+    line = (f"tests herd took over {over:g} s: {len(slow)}; ours done {len(ratio)}, "
             f"slower than herd on {len(slower)}")
-    if worst is not None:
-        line += f"; worst ratio {(worst.cpu or 0.0) / (worst.herd_time or 1.0):.3f} ({worst.name})"
+    if ratio:
+        worst = max(ratio, key=ratio.__getitem__)
+        line += f"; worst ratio {ratio[worst]:.3f} ({worst})"
     return [line] + [f"  slower: {r.name} ours {r.cpu:.2f} s, herd {r.herd_time:.2f} s"
                      for r in slower]
 

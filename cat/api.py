@@ -265,19 +265,26 @@ def builtin_names() -> list[str]:
     return sorted(set(BUILTINS) | set(ALIASES))
 
 
+def _builtin(name: str) -> Path | None:
+    """The file of built-in model ``name`` (or of one of its aliases), if it is one."""
+    low = name.lower()
+    file = BUILTINS.get(low) or ALIASES.get(low)
+    return None if file is None else MODELS_DIR / f"{file}.cat"
+
+
 def resolve_spec(spec: str | os.PathLike) -> Path:
     """A built-in model name or a path to a .cat file."""
     s = str(spec)
-    low = s.lower()
-    if low in BUILTINS or low in ALIASES:
-        return MODELS_DIR / f"{BUILTINS.get(low) or ALIASES[low]}.cat"
+    builtin = _builtin(s)
+    if builtin is not None:
+        return builtin
     p = Path(s)
     if p.is_file():
         return p
     if p.suffix == ".cat" and os.sep not in s:  # as herd, a bare file name: the library
-        stem = p.stem.lower()
-        if stem in BUILTINS or stem in ALIASES:  # herd's ppc.cat, x86tso.cat, sc.cat...
-            return MODELS_DIR / f"{BUILTINS.get(stem) or ALIASES[stem]}.cat"
+        builtin = _builtin(p.stem)  # herd's ppc.cat, x86tso.cat, sc.cat...
+        if builtin is not None:
+            return builtin
         if (LIB_DIR / p.name).is_file():
             return LIB_DIR / p.name
     if p.suffix == ".cat" or os.sep in s:
