@@ -22,12 +22,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from herdsman.cat.api import load_model
+from herdsman.cat.shapes import candidates
+from herdsman.graphs.build import B, F, R, W, build
 
-from cat.api import load_model  # noqa: E402
-from cat.shapes import candidates  # noqa: E402
-from graphs.build import B, F, R, W, build  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SHARED = ROOT.parent / "shared"
 
@@ -73,8 +72,14 @@ def bench_model(spec: str, b, cands, quick: bool) -> dict[str, float]:
     for rf, co in cands:
         session2.partial_violation(rf, co)
     t_partial = (time.perf_counter() - t0) / len(cands)
-    return {"prepare": t_prep * 1e6, "check": t_check * 1e6, "check (warm)": t_warm * 1e6,
-            "partial": t_partial * 1e6, "allowed": allowed, "candidates": len(cands)}  # fmt: skip
+    return {
+        "prepare": t_prep * 1e6,
+        "check": t_check * 1e6,
+        "check (warm)": t_warm * 1e6,
+        "partial": t_partial * 1e6,
+        "allowed": allowed,
+        "candidates": len(cands),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,9 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for label, spec in specs:
         results[label] = r = bench_model(spec, b, cands, args.quick)
-        print(f"{label:14s} prepare {r['prepare']:8.1f} µs   check {r['check']:7.1f} µs/cand"
-              f"   check(warm) {r['check (warm)']:6.1f} µs   partial {r['partial']:7.1f} µs"
-              f"   ({r['allowed']}/{r['candidates']} allowed)")  # fmt: skip
+        print(
+            f"{label:14s} prepare {r['prepare']:8.1f} µs   check {r['check']:7.1f} µs/cand"
+            f"   check(warm) {r['check (warm)']:6.1f} µs   partial {r['partial']:7.1f} µs"
+            f"   ({r['allowed']}/{r['candidates']} allowed)"
+        )
     if len(results) == 2:
         a, h = results["power"], results["herd ppc.cat"]
         if a["allowed"] != h["allowed"]:

@@ -28,7 +28,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
-sys.path.insert(0, str(ROOT))
 
 TINY = ["MP", "SB+syncs", "LB+datas", "PPOCA"]
 
@@ -73,7 +72,7 @@ def load(spec: str):
         from test_engine_helpers import PowerOracleModel
 
         return PowerOracleModel()
-    from cat.api import load_model  # the cat package's checker API
+    from herdsman.cat.api import load_model  # the cat package's checker API
 
     return load_model(spec)
 
@@ -87,7 +86,7 @@ def header_name(path: Path) -> str:
 
 
 def herd_times(log: Path) -> dict[str, object]:
-    from herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.herdlog import read_herd_log
 
     return {r.name: r for r in read_herd_log(log)}
 
@@ -121,9 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args(argv)
 
-    from engine.run import RunOptions, run_test
-    from herd_compat.herdlog import parse_state_line
-    from litmus import parse_file
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.herd_compat.herdlog import parse_state_line
+    from herdsman.litmus import parse_file
 
     tests_dir = SHARED / "power" / "tests"
     if not tests_dir.exists():

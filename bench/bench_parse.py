@@ -20,20 +20,21 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.parser import parse_file, parse_text
+from herdsman.litmus.printer import herd_condition_text, print_test
+from herdsman.litmus.state import _parse_section
+from herdsman.litmus.table import _lower_cell
 
-from litmus.hash import herd_hash  # noqa: E402
-from litmus.parser import parse_file, parse_text  # noqa: E402
-from litmus.printer import herd_condition_text, print_test  # noqa: E402
-from litmus.state import _parse_section  # noqa: E402
-from litmus.table import _lower_cell  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TARGET_MS = 1.0
 # (test directory, its log): X86 and POWER test names overlap (MP, SB...), so per directory
-LOGS = [(("power", "tests"), ("power", "herd7-ppc.log")),
-        (("x86", "tests"), ("x86", "herd7-tests-x86tso.log")),
-        (("x86", "generated"), ("x86", "generated", "herd7-x86tso.log"))]
+LOGS = [
+    (("power", "tests"), ("power", "herd7-ppc.log")),
+    (("x86", "tests"), ("x86", "herd7-tests-x86tso.log")),
+    (("x86", "generated"), ("x86", "generated", "herd7-x86tso.log")),
+]
 
 
 def clear_caches() -> None:
@@ -48,9 +49,9 @@ def log_records(path: Path) -> dict[str, tuple[str, str]]:
         if line.startswith("Test "):
             name = line.split()[1]
         elif line.startswith("Condition "):
-            cond = line[len("Condition "):]
+            cond = line[len("Condition ") :]
         elif line.startswith("Hash="):
-            out[name] = (line[len("Hash="):], cond)
+            out[name] = (line[len("Hash=") :], cond)
     return out
 
 
@@ -102,13 +103,17 @@ def main(argv: list[str] | None = None) -> int:
             bad.append(f"{f.name}: hash or condition differs from herd's log")
 
     n = len(files)
-    print(f"tests: {n} ({sum(1 for f in files if f in set(power))} POWER, "
-          f"{sum(1 for f in files if f not in set(power))} X86); round trip, hash and "
-          f"condition text checked: {n - len(bad)} ok, {len(bad)} bad")
+    print(
+        f"tests: {n} ({sum(1 for f in files if f in set(power))} POWER, "
+        f"{sum(1 for f in files if f not in set(power))} X86); round trip, hash and "
+        f"condition text checked: {n - len(bad)} ok, {len(bad)} bad"
+    )
     for what, secs in (("campaign", campaign), ("warm", warm), ("uncached", uncached)):
         ms = 1000 * secs / n
-        print(f"{what:9s} {secs:7.2f} s CPU  {ms:6.3f} ms/test  ratio to {TARGET_MS:g} ms target: "
-              f"{ms / TARGET_MS:5.2f}")
+        print(
+            f"{what:9s} {secs:7.2f} s CPU  {ms:6.3f} ms/test  ratio to {TARGET_MS:g} ms target: "
+            f"{ms / TARGET_MS:5.2f}"
+        )
     for line in bad[:20]:
         print("  " + line)
     return 1 if bad else 0

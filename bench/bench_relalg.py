@@ -22,21 +22,17 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 # One BLAS thread: the machines this runs on have 2 cores shared with other work, and a
 # multi-threaded matmul on 100x100 matrices only measures the contention.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402 - after the BLAS thread settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from graphs.relalg import Universe, bits  # noqa: E402
+from herdsman.graphs.relalg import Universe, bits  # noqa: E402
 
 SIZES = (2, 5, 10, 20, 40, 100, 200)
 
@@ -326,15 +322,10 @@ class Candidate:
         self.sets["M"] = self.sets["R"] | self.sets["W"]
         self.sets["SYNC"] = sum(1 << e for e in range(n) if kinds[e] == "F" and e % 2 == 0)
         self.sets["LWSYNC"] = self.sets["F"] & ~self.sets["SYNC"]
-        po = [
-            (a, b) for a in range(n) for b in range(a + 1, n) if tid[a] == tid[b] and tid[a] >= 0
-        ]
-        same_loc = [
-            (a, b) for a in range(n) for b in range(n) if loc[a] == loc[b] and loc[a] >= 0
-        ]
+        po = [(a, b) for a in range(n) for b in range(a + 1, n) if tid[a] == tid[b] and tid[a] >= 0]
+        same_loc = [(a, b) for a in range(n) for b in range(n) if loc[a] == loc[b] and loc[a] >= 0]
         ext = [(a, b) for a in range(n) for b in range(n) if tid[a] != tid[b]]
-        writes = {x: [e for e in range(n) if kinds[e] == "W" and loc[e] == x] for x in
-                  range(nlocs)}  # fmt: skip
+        writes = {x: [e for e in range(n) if kinds[e] == "W" and loc[e] == x] for x in range(nlocs)}
         rf = []
         for e in range(n):
             if kinds[e] == "R":
@@ -342,16 +333,22 @@ class Candidate:
         co = []
         for ws in writes.values():
             order = [ws[0]] + rng.sample(ws[1:], len(ws) - 1)
-            co += [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1,
-                   len(order))]  # fmt: skip
+            co += [
+                (order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))
+            ]
         mem = [e for e in range(n) if kinds[e] in "RW"]
         reads = [e for e in range(n) if kinds[e] == "R"]
         addr = [(a, b) for (a, b) in po if a in reads and b in mem and rng.random() < 0.2]
         data = [(a, b) for (a, b) in po if a in reads and kinds[b] == "W" and rng.random() < 0.2]
         self.rels = {
-            "po": po, "loc": same_loc, "ext": ext, "rf": rf, "co": co,
-            "addr": addr, "data": data,
-        }  # fmt: skip
+            "po": po,
+            "loc": same_loc,
+            "ext": ext,
+            "rf": rf,
+            "co": co,
+            "addr": addr,
+            "data": data,
+        }
 
 
 def ppc_like(R, c: dict) -> bool:
@@ -385,8 +382,10 @@ def ppc_like(R, c: dict) -> bool:
     thin_air = R.acyclic(hb)
     prop_base = seq(union(fence, seq(rfe, fence)), R.star(hb))
     chapo = union(union(rfe, fre), union(coe, seq(fre, rfe)))
-    prop = union(inter(prop_base, R.product(W, W)), seq(seq(R.star(chapo), R.star(prop_base)),
-                 seq(sync, R.star(hb))))  # fmt: skip
+    prop = union(
+        inter(prop_base, R.product(W, W)),
+        seq(seq(R.star(chapo), R.star(prop_base)), seq(sync, R.star(hb))),
+    )
     observation = R.irreflexive(seq(seq(fre, prop), R.star(hb)))
     propagation = R.acyclic(union(co, prop))
     return uniproc and thin_air and observation and propagation
@@ -429,9 +428,13 @@ def check_agree(impls: dict, n: int, rng: random.Random) -> None:
     for name, R in impls.items():
         ra, rb, rd = R.from_pairs(a), R.from_pairs(b), R.from_pairs(d)
         got = (
-            R.pairs(R.union(ra, rb)), R.pairs(R.seq(ra, rb)), R.pairs(R.inverse(ra)),
-            R.pairs(R.plus(ra)), bool(R.acyclic(rd)), bool(R.acyclic(ra)),
-        )  # fmt: skip
+            R.pairs(R.union(ra, rb)),
+            R.pairs(R.seq(ra, rb)),
+            R.pairs(R.inverse(ra)),
+            R.pairs(R.plus(ra)),
+            bool(R.acyclic(rd)),
+            bool(R.acyclic(ra)),
+        )
         if ref is None:
             ref = got
         elif got != ref:

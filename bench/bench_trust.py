@@ -27,7 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
-sys.path.insert(0, str(ROOT))
 
 
 @dataclass
@@ -60,15 +59,19 @@ def ppc_files(step: int = 1) -> list[Path]:
 
 def same(a, b) -> bool:
     return (a.states, a.positive, a.negative, sorted(a.flags)) == (
-        b.states, b.positive, b.negative, sorted(b.flags))  # fmt: skip
+        b.states,
+        b.positive,
+        b.negative,
+        sorted(b.flags),
+    )
 
 
 def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> Totals:
     """Run both engines on ``files`` under ``model_spec``; the totals."""
-    from cat.api import load_model
-    from engine.run import RunOptions, run_test
-    from engine.trust import TrustOptions, explore_test, trust_applies
-    from litmus import parse_file
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.trust import TrustOptions, explore_test, trust_applies
+    from herdsman.litmus import parse_file
 
     model = load_model(model_spec)
     tot = Totals(times={c: 0.0 for c in checkers})
@@ -112,8 +115,10 @@ def report(label: str, tot: Totals) -> bool:
         f"{tot.inconsistent} built ({100 * tot.inconsistent / n:.2f} %) + {tot.doomed} "
         f"foreseen ({100 * tot.doomed / n:.2f} %)"
     )
-    print(f"    reference {tot.ref_time:.2f} s ({tot.complete / max(tot.ref_time, 1e-9):,.0f}"
-          f" exec/s)  {rates}")  # fmt: skip
+    print(
+        f"    reference {tot.ref_time:.2f} s ({tot.complete / max(tot.ref_time, 1e-9):,.0f}"
+        f" exec/s)  {rates}"
+    )
     for m in tot.mismatches[:20]:
         print(f"    MISMATCH {m}")
     return not tot.mismatches and not tot.duplicates and tot.blocked <= 0.05 * tot.complete

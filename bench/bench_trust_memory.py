@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def increments(n: int) -> str:
@@ -34,9 +33,9 @@ def increments(n: int) -> str:
 
 def child(n: int, spec: str) -> int:
     """Run one size and print ``n executions peak_kb seconds``."""
-    from cat.api import load_model
-    from engine.trust import explore_test
-    from litmus import parse_text
+    from herdsman.cat.api import load_model
+    from herdsman.engine.trust import explore_test
+    from herdsman.litmus import parse_text
 
     model = load_model(spec)
     test = parse_text(increments(n), f"INC{n}.litmus")
@@ -62,16 +61,20 @@ def main(argv: list[str] | None = None) -> int:
     for n in (int(x) for x in args.sizes.split(",")):
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(n), "--model", args.model],
-            capture_output=True, text=True, check=True,
-        ).stdout.split()  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         _, execs, peak, secs = int(out[0]), int(out[1]), int(out[2]), float(out[3])
         rows.append((execs, peak))
         print(f"{n:>7} {execs:>12} {peak / 1024:>14.1f} {secs:>8.2f}", flush=True)
     growth = rows[-1][0] / max(rows[0][0], 1)
     peaks = [p for _, p in rows]
     spread = max(peaks) / max(min(peaks), 1)
-    print(f"executions grew {growth:,.0f}x; peak RSS max/min {spread:.3f} "
-          f"(+{100 * (spread - 1):.1f} %)")  # fmt: skip
+    print(
+        f"executions grew {growth:,.0f}x; peak RSS max/min {spread:.3f} "
+        f"(+{100 * (spread - 1):.1f} %)"
+    )
     if args.no_check or growth < 100:
         return 0
     ok = spread <= 1.2

@@ -27,7 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
-sys.path.insert(0, str(ROOT))
 
 BOUNDS = (0, 1, 2)
 
@@ -91,27 +90,44 @@ def pick_tests(step: int = 1, limit: int = 0) -> list[Path]:
 
 def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dict]:
     """Per bound: the counts, and ``ok``."""
-    from engine.run import RunOptions, run_test
-    from engine.trust import TrustOptions, explore_test
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.trust import TrustOptions, explore_test
 
     ref = run_test(test, model, RunOptions(engine="reference", show="all"))
     truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.shown}
     out = []
     for k in bounds:
-        run = explore_test(test, model, TrustOptions(
-            preemption_bound=k, preemption_slack=slack or "spawner", print_executions=True,
-            executions_dot=True, track_duplicates=True))  # fmt: skip
+        run = explore_test(
+            test,
+            model,
+            TrustOptions(
+                preemption_bound=k,
+                preemption_slack=slack or "spawner",
+                print_executions=True,
+                executions_dot=True,
+                track_duplicates=True,
+            ),
+        )
         got = {signature(x["graph"].graph): x["preemptions"] for x in run.executions}
         want = {s for s, c in truth.items() if c <= k}
         within = {s for s, c in got.items() if c <= k}
         counts_ok = all(truth.get(s) == c for s, c in got.items())
-        out.append({
-            "k": k, "want": len(want), "visited": len(got), "within": len(within),
-            "beyond": run.stats.beyond_bound, "cut": run.stats.bound_blocked,
-            "missed": len(want - within), "duplicates": run.stats.duplicates,
-            "ok": within == want and not run.stats.duplicates and counts_ok
-            and run.stats.beyond_bound == len(got) - len(within),
-        })  # fmt: skip
+        out.append(
+            {
+                "k": k,
+                "want": len(want),
+                "visited": len(got),
+                "within": len(within),
+                "beyond": run.stats.beyond_bound,
+                "cut": run.stats.bound_blocked,
+                "missed": len(want - within),
+                "duplicates": run.stats.duplicates,
+                "ok": within == want
+                and not run.stats.duplicates
+                and counts_ok
+                and run.stats.beyond_bound == len(got) - len(within),
+            }
+        )
     return out
 
 
@@ -126,14 +142,18 @@ def main(argv: list[str] | None = None) -> int:
     if not tests_dir.exists():
         print(f"needs {tests_dir}", file=sys.stderr)
         return 2
-    from cat.api import load_model
-    from litmus import parse_file
+    from herdsman.cat.api import load_model
+    from herdsman.litmus import parse_file
 
     model = load_model(args.model)
     tests = [parse_file(p) for p in pick_tests(args.step, args.limit)]
     assert all(t.nthreads >= 3 for t in tests)
-    sums = {k: dict.fromkeys(("want", "visited", "within", "beyond", "cut", "missed",
-                              "duplicates", "failed"), 0) for k in BOUNDS}  # fmt: skip
+    sums = {
+        k: dict.fromkeys(
+            ("want", "visited", "within", "beyond", "cut", "missed", "duplicates", "failed"), 0
+        )
+        for k in BOUNDS
+    }
     for test in tests:
         for row in check_test(test, model, BOUNDS, args.slack):
             s = sums[row["k"]]
@@ -147,10 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     for k in BOUNDS:
         s = sums[k]
         failed += s["failed"]
-        print(f"  k={k}: executions within the bound {s['want']}, visited {s['visited']} "
-              f"(within {s['within']}, beyond {s['beyond']}), explorations cut "
-              f"{s['cut']}, missed {s['missed']}, duplicates {s['duplicates']}, "
-              f"failed tests {s['failed']}")  # fmt: skip
+        print(
+            f"  k={k}: executions within the bound {s['want']}, visited {s['visited']} "
+            f"(within {s['within']}, beyond {s['beyond']}), explorations cut "
+            f"{s['cut']}, missed {s['missed']}, duplicates {s['duplicates']}, "
+            f"failed tests {s['failed']}"
+        )
     print("OK" if not failed else "FAILED")
     return 1 if failed else 0
 

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def sbnw(n: int) -> str:
@@ -28,8 +27,10 @@ def sbnw(n: int) -> str:
     rows += [(f"MOV [z],${i + 1}", f"MOV [z],${n + i + 1}") for i in range(n)]
     rows += [("MFENCE", "MFENCE"), ("MOV EAX,[y]", "MOV EAX,[x]")]
     body = "\n".join(f" {a:<12} | {b:<12} ;" for a, b in rows)
-    return (f"X86 SB+{n}W+mfences\n{{ }}\n {'P0':<12} | {'P1':<12} ;\n{body}\n"
-            "exists (0:EAX=0 /\\ 1:EAX=0)\n")  # fmt: skip
+    return (
+        f"X86 SB+{n}W+mfences\n{{ }}\n {'P0':<12} | {'P1':<12} ;\n{body}\n"
+        "exists (0:EAX=0 /\\ 1:EAX=0)\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,14 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", default="trust,reference")
     args = ap.parse_args(argv)
 
-    from cat.api import load_model
-    from engine.run import RunOptions, run_test
-    from litmus import parse_text
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.litmus import parse_text
 
     engines = args.engines.split(",")
     ok = True
-    print(f"{'model':<5} {'N':>3} " + " ".join(f"{e + ' execs':>16} {e + ' s':>12}"
-                                              for e in engines) + "  ratio")  # fmt: skip
+    print(
+        f"{'model':<5} {'N':>3} "
+        + " ".join(f"{e + ' execs':>16} {e + ' s':>12}" for e in engines)
+        + "  ratio"
+    )
     for spec in args.models.split(","):
         model = load_model(spec)
         for n in range(args.min, args.max + 1):
@@ -63,8 +67,13 @@ def main(argv: list[str] | None = None) -> int:
             agree = len(set(counts)) == 1
             ok &= agree
             ratio = f"{times[1] / max(times[0], 1e-9):6.2f}" if len(times) > 1 else ""
-            print(f"{spec:<5} {n:>3} " + " ".join(cells) + f"  {ratio}"
-                  + ("" if agree else "  DISAGREE"), flush=True)  # fmt: skip
+            print(
+                f"{spec:<5} {n:>3} "
+                + " ".join(cells)
+                + f"  {ratio}"
+                + ("" if agree else "  DISAGREE"),
+                flush=True,
+            )
     print("OK" if ok else "FAILED")
     return 0 if ok else 1
 

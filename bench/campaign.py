@@ -22,12 +22,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from herdsman.herd_compat.campaign import CampaignConfig, CampaignOutcome, run_campaign
+from herdsman.litmus.errors import InputError
 
-from herd_compat.campaign import CampaignConfig, CampaignOutcome, run_campaign  # noqa: E402
-from litmus.errors import InputError  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
 
@@ -42,22 +40,39 @@ class Set:
 
 
 SETS = {
-    "power": Set("power", SHARED / "power" / "tests" / "@all",
-                 SHARED / "power" / "herd7-ppc.log", "ppc", "power"),
-    "x86-tso": Set("x86-tso", SHARED / "x86" / "tests",
-                   SHARED / "x86" / "herd7-tests-x86tso.log", "tso", "tso"),
-    "x86-sc": Set("x86-sc", SHARED / "x86" / "tests",
-                  SHARED / "x86" / "herd7-tests-sc.log", "sc", "sc"),
-    "x86gen-tso": Set("x86gen-tso", SHARED / "x86" / "generated",
-                      SHARED / "x86" / "generated" / "herd7-x86tso.log", "tso", "tso"),
-    "x86gen-sc": Set("x86gen-sc", SHARED / "x86" / "generated",
-                     SHARED / "x86" / "generated" / "herd7-sc.log", "sc", "sc"),
-}  # fmt: skip
+    "power": Set(
+        "power",
+        SHARED / "power" / "tests" / "@all",
+        SHARED / "power" / "herd7-ppc.log",
+        "ppc",
+        "power",
+    ),
+    "x86-tso": Set(
+        "x86-tso", SHARED / "x86" / "tests", SHARED / "x86" / "herd7-tests-x86tso.log", "tso", "tso"
+    ),
+    "x86-sc": Set(
+        "x86-sc", SHARED / "x86" / "tests", SHARED / "x86" / "herd7-tests-sc.log", "sc", "sc"
+    ),
+    "x86gen-tso": Set(
+        "x86gen-tso",
+        SHARED / "x86" / "generated",
+        SHARED / "x86" / "generated" / "herd7-x86tso.log",
+        "tso",
+        "tso",
+    ),
+    "x86gen-sc": Set(
+        "x86gen-sc",
+        SHARED / "x86" / "generated",
+        SHARED / "x86" / "generated" / "herd7-sc.log",
+        "sc",
+        "sc",
+    ),
+}
 
 
 def test_files(s: Set) -> list[str]:
     if s.tests.name.startswith("@"):  # herd's index file (its name starts with @)
-        from herd_compat.inputs import read_index
+        from herdsman.herd_compat.inputs import read_index
 
         return read_index(str(s.tests))
     return sorted(str(p) for p in s.tests.glob("*.litmus"))
@@ -90,13 +105,16 @@ def herd_slow_lines(outcome: CampaignOutcome, over: float = 1.0) -> list[str]:
         return []
     ratio = {r.name: r.cpu / r.herd_time for r in slow if r.status == "done" and r.cpu is not None}
     slower = [r for r in slow if ratio.get(r.name, 0.0) >= 1.0]
-    line = (f"tests herd took over {over:g} s: {len(slow)}; ours done {len(ratio)}, "
-            f"slower than herd on {len(slower)}")
+    line = (
+        f"tests herd took over {over:g} s: {len(slow)}; ours done {len(ratio)}, "
+        f"slower than herd on {len(slower)}"
+    )
     if ratio:
         worst = max(ratio, key=ratio.__getitem__)
         line += f"; worst ratio {ratio[worst]:.3f} ({worst})"
-    return [line] + [f"  slower: {r.name} ours {r.cpu:.2f} s, herd {r.herd_time:.2f} s"
-                     for r in slower]
+    return [line] + [
+        f"  slower: {r.name} ours {r.cpu:.2f} s, herd {r.herd_time:.2f} s" for r in slower
+    ]
 
 
 def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
@@ -105,11 +123,18 @@ def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
     print(f"== {s.name}: {len(files)} tests, model {model}, herd log {s.log}", flush=True)
     tag = f"{s.name}-{os.path.basename(model)}" + (f"-sample{a.sample}" if a.sample else "")
     cfg = CampaignConfig(
-        inputs=files, expect=str(s.log), model=model, jobs=a.jobs, timeout=a.timeout,
-        db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"), resume=a.resume,
-        engine=a.engine, worker=a.worker, show_mismatches=a.show_mismatches,
+        inputs=files,
+        expect=str(s.log),
+        model=model,
+        jobs=a.jobs,
+        timeout=a.timeout,
+        db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"),
+        resume=a.resume,
+        engine=a.engine,
+        worker=a.worker,
+        show_mismatches=a.show_mismatches,
         worker_extra={"log": str(s.log)} if a.worker else {},
-    )  # fmt: skip
+    )
     return run_campaign(cfg)
 
 

@@ -17,14 +17,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cat import ast as A
-from cat.compiler import LIB_DIR, Compiled, compile_model, load_file
-from cat.errors import CatError
-from cat.evaluator import Evaluator
-from cat.monotone import Analysis
-from cat.runtime import Runtime
-from cat.values import VRel, VSet
-from litmus.errors import InputError
+from herdsman.cat import ast as A
+from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
+from herdsman.cat.errors import CatError
+from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.monotone import Analysis
+from herdsman.cat.runtime import Runtime
+from herdsman.cat.values import VRel, VSet
+from herdsman.litmus.errors import InputError
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -106,8 +106,14 @@ class Session:
         self._partial = partial
         self.runtime = runtime
 
-    def check(self, rf: int, co: int | None = None, fw: int | None = None,
-              explain: bool = False, want_shows: bool = False) -> list[Verdict]:  # fmt: skip
+    def check(
+        self,
+        rf: int,
+        co: int | None = None,
+        fw: int | None = None,
+        explain: bool = False,
+        want_shows: bool = False,
+    ) -> list[Verdict]:
         """Run the model on one candidate: one Verdict per accepted or rejected ``with``
         choice; [] when the candidate is not one of the model's (native co not extending
         the model's base order, empty ``with`` set)."""
@@ -128,8 +134,15 @@ class Session:
 class Model:
     """A loaded cat model (see :func:`load_model`)."""
 
-    def __init__(self, ast: A.Model, spec: str, include_dirs=(), variants=frozenset(),
-                 skipchecks=(), through: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        ast: A.Model,
+        spec: str,
+        include_dirs=(),
+        variants=frozenset(),
+        skipchecks=(),
+        through: bool = False,
+    ) -> None:
         self.ast = ast
         self.path = ast.path
         self.spec = spec
@@ -152,8 +165,7 @@ class Model:
         out = []
         for ax in unit.compiled.axioms:
             mono = bool(ax.steps) and all(unit.monotone.get(id(s), False) for s in ax.steps)
-            out.append(AxiomInfo(ax.name, ax.kind, ax.negated, ax.mode, mono, ax.pos,
-                                 ax.skipped))  # fmt: skip
+            out.append(AxiomInfo(ax.name, ax.kind, ax.negated, ax.mode, mono, ax.pos, ax.skipped))
         return out
 
     def _unit(self, arch) -> _Unit:
@@ -161,13 +173,17 @@ class Model:
         u = self._units.get(key)
         if u is not None:
             return u
-        from cat.codegen import generate_statics, program_values
-        from cat.specialise import frontier
+        from herdsman.cat.codegen import generate_statics, program_values
+        from herdsman.cat.specialise import frontier
 
         try:
             compiled = compile_model(
-                self.ast, arch, variants=self.variants, include_dirs=self.include_dirs,
-                skipchecks=self.skipchecks, through=self.through,
+                self.ast,
+                arch,
+                variants=self.variants,
+                include_dirs=self.include_dirs,
+                skipchecks=self.skipchecks,
+                through=self.through,
             )
             analysis = Analysis(compiled)
             mono = analysis.monotone_steps()
@@ -177,8 +193,9 @@ class Model:
             raise e.to_input_error() from None
         ns: dict = {}
         exec(compile(gen.source, f"<cat {self.name} statics for {key}>", "exec"), ns)  # noqa: S102
-        u = _Unit(compiled, analysis, mono, gen.source, gen.consts, ns["statics"],
-                  frozenset(ids), front)  # fmt: skip
+        u = _Unit(
+            compiled, analysis, mono, gen.source, gen.consts, ns["statics"], frozenset(ids), front
+        )
         self._units[key] = u
         if key == self._first_key():
             self._make(u, frozenset())  # type-check the code generation at load time
@@ -190,12 +207,17 @@ class Model:
     def _make(self, unit: _Unit, sig: frozenset):
         got = unit.makes.get(sig)
         if got is None:
-            from cat.codegen import generate
-            from cat.specialise import Specialiser
+            from herdsman.cat.codegen import generate
+            from herdsman.cat.specialise import Specialiser
 
             try:
-                gen = generate(unit.compiled, unit.monotone, Specialiser(unit.compiled.graph, sig),
-                               unit.static_ids, unit.compiled.co_mode == "native")  # fmt: skip
+                gen = generate(
+                    unit.compiled,
+                    unit.monotone,
+                    Specialiser(unit.compiled.graph, sig),
+                    unit.static_ids,
+                    unit.compiled.co_mode == "native",
+                )
             except CatError as e:
                 raise e.to_input_error() from None
             ns: dict = {}
@@ -209,7 +231,7 @@ class Model:
         """Errors in the model's own top-level bindings, used or not (herd evaluates
         bindings lazily, so an unused ill-typed one is not an error when running), each
         once, in the order of the bindings."""
-        from cat.evaluator import force
+        from herdsman.cat.evaluator import force
 
         out: dict[str, InputError] = {}  # bindings using a bad one raise its error again
         for _name, v, _pos in self._main.compiled.bindings:
@@ -227,13 +249,14 @@ class Model:
         return unit.statics_source + "\n" + self._make(unit, sig)[2]
 
     def _signature(self, unit: _Unit, sk, arch: str):
-        from graphs.herdnames import static_names
+        from herdsman.graphs.herdnames import static_names
 
         names = static_names(sk, arch)
         N = {name: bits for name, (_, bits) in names.items()}
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
-        ev.predef = {name: (VSet(b) if kind == "set" else VRel(b))
-                     for name, (kind, b) in names.items()}  # fmt: skip
+        ev.predef = {
+            name: (VSet(b) if kind == "set" else VRel(b)) for name, (kind, b) in names.items()
+        }
         env = unit.compiled.env
         if env is not None:
             for enum, tags in env.enums.items():
@@ -249,8 +272,12 @@ class Model:
     def prepare(self, sk, arch: str) -> Session:
         """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
         if self.arch in ARCHS and arch != self.arch:
-            raise InputError(self.path, 0, 0, "Architecture mismatch between test and model "
-                                              f"({arch} test, {self.arch} model)")  # fmt: skip
+            raise InputError(
+                self.path,
+                0,
+                0,
+                f"Architecture mismatch between test and model ({arch} test, {self.arch} model)",
+            )
         unit = self._unit(arch)
         sig, N, S, rt, ev = self._signature(unit, sk, arch)
         make, consts, _ = self._make(unit, sig)
@@ -288,23 +315,43 @@ def resolve_spec(spec: str | os.PathLike) -> Path:
         if (LIB_DIR / p.name).is_file():
             return LIB_DIR / p.name
     if p.suffix == ".cat" or os.sep in s:
-        raise InputError(s, 0, 0, "cannot read model: no such file (nor a model of "
-                                  "herdsman's library of that name)")  # fmt: skip
-    raise InputError(s, 0, 0, f"unknown model '{s}'; built-in models are "
-                              f"{', '.join(builtin_names())} (or give a .cat file)")  # fmt: skip
+        raise InputError(
+            s,
+            0,
+            0,
+            "cannot read model: no such file (nor a model of herdsman's library of that name)",
+        )
+    raise InputError(
+        s,
+        0,
+        0,
+        f"unknown model '{s}'; built-in models are "
+        f"{', '.join(builtin_names())} (or give a .cat file)",
+    )
 
 
-def load_model(spec: str | os.PathLike, include_dirs=(), variants=frozenset(),
-               skipchecks=(), through: bool = False) -> Model:  # fmt: skip
+def load_model(
+    spec: str | os.PathLike,
+    include_dirs=(),
+    variants=frozenset(),
+    skipchecks=(),
+    through: bool = False,
+) -> Model:
     """Load, type-check and compile a model (built-in name or path); InputError if bad."""
     path = resolve_spec(spec)
     ast = load_file(str(path))
     return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
 
 
-def load_model_text(text: str, path: str = "<string>", include_dirs=(), variants=frozenset(),
-                    skipchecks=(), through: bool = False) -> Model:  # fmt: skip
+def load_model_text(
+    text: str,
+    path: str = "<string>",
+    include_dirs=(),
+    variants=frozenset(),
+    skipchecks=(),
+    through: bool = False,
+) -> Model:
     """A model from source text (includes resolve from ``path``'s directory first)."""
-    from cat.parser import parse_text
+    from herdsman.cat.parser import parse_text
 
     return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)

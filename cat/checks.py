@@ -6,10 +6,10 @@ value a compiled check tests (a bare relation/set when the type is known).
 
 from __future__ import annotations
 
-from cat.errors import CatError
-from cat.evaluator import Evaluator, vtype
-from cat.ir import Node
-from cat.values import (
+from herdsman.cat.errors import CatError
+from herdsman.cat.evaluator import Evaluator, vtype
+from herdsman.cat.ir import Node
+from herdsman.cat.values import (
     ANY,
     CLASSREL,
     EMPTY,
@@ -20,7 +20,7 @@ from cat.values import (
     UNV,
     VClassRel,
     pp_type,
-)  # fmt: skip
+)
 
 
 def operand(ev: Evaluator, kind: str, v, pos):

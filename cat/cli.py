@@ -15,18 +15,34 @@ import argparse
 import os
 import sys
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("models", nargs="+", metavar="MODEL",
-                   help="built-in model name (sc, tso, pso, power...) or .cat file")  # fmt: skip
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
-                   help="include directory (repeatable)")  # fmt: skip
-    p.add_argument("--variant", action="append", default=[], metavar="V",
-                   help="variant tags, comma separated (repeatable)")  # fmt: skip
-    p.add_argument("--arch", metavar="ARCH",
-                   help="type-check for this architecture's predefined names")  # fmt: skip
+    p.add_argument(
+        "models",
+        nargs="+",
+        metavar="MODEL",
+        help="built-in model name (sc, tso, pso, power...) or .cat file",
+    )
+    p.add_argument(
+        "-I",
+        dest="include",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="include directory (repeatable)",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="V",
+        help="variant tags, comma separated (repeatable)",
+    )
+    p.add_argument(
+        "--arch", metavar="ARCH", help="type-check for this architecture's predefined names"
+    )
 
 
 def _variants(values: list[str]) -> frozenset[str]:
@@ -38,7 +54,7 @@ def _variants(values: list[str]) -> frozenset[str]:
 
 def describe(model, arch: str | None = None) -> list[str]:
     """The report lines for one loaded model."""
-    from cat.monotone import STABLE
+    from herdsman.cat.monotone import STABLE
 
     unit = model._unit(arch) if arch else model._main
     lines = [f"{model.path}: {model.arch} {model.name!r}, co {unit.compiled.co_mode}"]
@@ -52,8 +68,11 @@ def describe(model, arch: str | None = None) -> list[str]:
             mono = "decided"
         else:
             classes = {analysis.check_class(s) for s in ax.steps}
-            mono = "unknown" if "unknown" in classes else (
-                "stable" if classes == {STABLE} else "monotone")  # fmt: skip
+            mono = (
+                "unknown"
+                if "unknown" in classes
+                else ("stable" if classes == {STABLE} else "monotone")
+            )
             if info.monotone:
                 mono += " (prunes)"
         where = f"{os.path.basename(ax.pos.file)}:{ax.pos.line}:{ax.pos.col}"
@@ -64,7 +83,7 @@ def describe(model, arch: str | None = None) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cat.api import load_model
+    from herdsman.cat.api import load_model
 
     variants = _variants(args.variant)
     status = 0
@@ -91,8 +110,9 @@ def _main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] != "check":
         print("usage: python -m cat.cli check MODEL... [-I DIR] [--variant V]", file=sys.stderr)
         return 2
-    p = argparse.ArgumentParser(prog="herdsman cat check",
-                                description="parse and type-check cat models")  # fmt: skip
+    p = argparse.ArgumentParser(
+        prog="herdsman cat check", description="parse and type-check cat models"
+    )
     add_arguments(p)
     return main(p.parse_args(argv[1:]))
 

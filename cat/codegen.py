@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cat.compiler import (
+from herdsman.cat.compiler import (
     CheckStep,
     Compiled,
     CoStep,
@@ -29,10 +29,10 @@ from cat.compiler import (
     Program,
     RejectStep,
     WithStep,
-)  # fmt: skip
-from cat.evaluator import Evaluator
-from cat.ir import Node, is_static, walk
-from cat.values import EMPTY, REL, SET, VRel, VSet
+)
+from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.ir import Node, is_static, walk
+from herdsman.cat.values import EMPTY, REL, SET, VRel, VSet
 
 MEMO_LIMIT = 50_000
 #: Dynamic ops worth a memo table (a dict lookup costs far less than the op).
@@ -40,8 +40,14 @@ MEMO_OPS = frozenset({"seq", "plus", "inv"})
 
 #: Ops computed by a constant, and ops computed by a call: the names ``_PRELUDE`` binds.
 _CONSTS = {"all": "ALL", "id": "ID", "full": "FULL"}
-_CALLS = {"inv": "inverse", "plus": "plus", "domain": "domain", "range": "range_",
-          "prod": "product", "toid": "ident"}  # fmt: skip
+_CALLS = {
+    "inv": "inverse",
+    "plus": "plus",
+    "domain": "domain",
+    "range": "range_",
+    "prod": "product",
+    "toid": "ident",
+}
 
 #: First lines of the generated ``statics`` and ``make``: the relalg kernels as locals.
 _PRELUDE = [
@@ -79,7 +85,7 @@ class Generated:
 
 def check_operand(c: Compiled, step: CheckStep):
     """(operand, type) a check tests (see cat.checks.operand)."""
-    from cat.checks import operand
+    from herdsman.cat.checks import operand
 
     if step.kind == "when":
         return step.value, "bool"
@@ -120,9 +126,14 @@ def program_values(c: Compiled) -> list:
 class CodeGen:
     """Generates ``statics`` (sp None, precomputed empty) or ``make`` (see module doc)."""
 
-    def __init__(self, compiled: Compiled, monotone: dict[int, bool] | None = None,
-                 sp=None, precomputed: frozenset[int] = frozenset(),
-                 native: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        compiled: Compiled,
+        monotone: dict[int, bool] | None = None,
+        sp=None,
+        precomputed: frozenset[int] = frozenset(),
+        native: bool = False,
+    ) -> None:
         self.c = compiled
         self.g = compiled.graph
         self.consts: list = []
@@ -311,7 +322,7 @@ class CodeGen:
             res.append(self.value(r, body, want_raw=True) if r is not EMPTY else self.const(EMPTY))
         if info.test is not None:
             kind, negated, tv, pos = info.test
-            from cat.checks import operand
+            from herdsman.cat.checks import operand
 
             x, t = operand(Evaluator(graph=self.g), kind, tv, pos)
             xe = self.value(x, body, want_raw=True)
@@ -545,8 +556,9 @@ class CodeGen:
                 p = self.plan(step)
                 test = self.check_test(p, inner)
                 self.emit(inner, f"if not ({test}):")
-                self.emit(inner, f"    return False, fl, ud, {self.const(step.name)}, "
-                                 f"{step.kind!r}")  # fmt: skip
+                self.emit(
+                    inner, f"    return False, fl, ud, {self.const(step.name)}, {step.kind!r}"
+                )
             else:
                 self.gen_step(step, inner)
         self.emit(inner, "return True, fl, ud, None, None")
@@ -579,8 +591,12 @@ class CodeGen:
     def head(self, signature: str, more: str = "") -> list[str]:
         """``def signature:``, the kernels as locals (``more`` after the last of them), the
         memo tables."""
-        return [f"def {signature}:", *_PRELUDE, f"    VSet = RT.VSet; VRel = RT.VRel{more}",
-                *(f"    {m} = {{}}" for m in self.memos)]  # fmt: skip
+        return [
+            f"def {signature}:",
+            *_PRELUDE,
+            f"    VSet = RT.VSet; VRel = RT.VRel{more}",
+            *(f"    {m} = {{}}" for m in self.memos),
+        ]
 
     def generate(self) -> Generated:
         self.compute_needed()
@@ -596,8 +612,7 @@ class CodeGen:
         self.emit(check, "ud = False")
         self.emit(check, "fails = []")
         self.gen_program(self.c.program, check)
-        partial = Scope({k: v for k, v in check.avail.items() if v in ("rf", "co", "fw")},
-                        [], 2)  # fmt: skip
+        partial = Scope({k: v for k, v in check.avail.items() if v in ("rf", "co", "fw")}, [], 2)
         self.gen_partial(partial)
         head = self.head("make(U, N, K, RT, EV, S)", "; NOFLAGS = frozenset(); NOSHOW = {}")
         lines = head + self.static.lines
@@ -620,9 +635,13 @@ class CodeGen:
         return Generated(src, self.consts), ids
 
 
-def generate(compiled: Compiled, monotone: dict[int, bool] | None = None, sp=None,
-             precomputed: frozenset[int] = frozenset(),
-             native: bool = False) -> Generated:  # fmt: skip
+def generate(
+    compiled: Compiled,
+    monotone: dict[int, bool] | None = None,
+    sp=None,
+    precomputed: frozenset[int] = frozenset(),
+    native: bool = False,
+) -> Generated:
     return CodeGen(compiled, monotone, sp, precomputed, native).generate()
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 
-from cat import ast as A
-from cat.errors import CatError
-from cat.evaluator import Env, Evaluator, force
-from cat.ir import Node
-from cat.pretty import sexp
-from cat.values import Closure, Prim, VTuple
+from herdsman.cat import ast as A
+from herdsman.cat.errors import CatError
+from herdsman.cat.evaluator import Env, Evaluator, force
+from herdsman.cat.ir import Node
+from herdsman.cat.pretty import sexp
+from herdsman.cat.values import Closure, Prim, VTuple
 
 #: Fingerprint digests of ``generate_cos`` (one argument) and ``generate_orders`` (the set
 #: of events and the base order) as defined by herd's libdir cross.cat (commit 5feffe4e).
@@ -63,8 +63,8 @@ def _our_digests() -> tuple[set[str], set[str]]:
     """Digests of our own library's generate_cos / generate_orders (computed once)."""
     global _ours
     if _ours is None:
-        from cat.compiler import ModelCompiler
-        from cat.parser import parse_text
+        from herdsman.cat.compiler import ModelCompiler
+        from herdsman.cat.parser import parse_text
 
         mc = ModelCompiler("PPC", native=False)
         model = parse_text('"probe"\ninclude "cross.cat"\n', "<cogen probe>")

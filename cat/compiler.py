@@ -18,13 +18,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cat import ast as A
-from cat.errors import CatError
-from cat.evaluator import Env, Evaluator, force, vtype
-from cat.ir import Graph, Node
-from cat.parser import parse_file
-from cat.prims import PRIMS
-from cat.values import (
+from herdsman.cat import ast as A
+from herdsman.cat.errors import CatError
+from herdsman.cat.evaluator import Env, Evaluator, force, vtype
+from herdsman.cat.ir import Graph, Node
+from herdsman.cat.parser import parse_file
+from herdsman.cat.prims import PRIMS
+from herdsman.cat.values import (
     ANY,
     EMPTY,
     REL,
@@ -35,7 +35,7 @@ from cat.values import (
     is_valset_t,
     sorted_items,
     tag_t,
-)  # fmt: skip
+)
 
 LIB_DIR = Path(__file__).with_name("lib")
 
@@ -162,8 +162,8 @@ def load_file(path: str) -> A.Model:
 
 def predefined_kinds(arch: str | list[str]) -> dict[str, str]:
     """Names herd predefines for ``arch`` (or the union over several), with their kind."""
-    from graphs.execution import Skeleton
-    from graphs.herdnames import static_names
+    from herdsman.graphs.execution import Skeleton
+    from herdsman.graphs.herdnames import static_names
 
     archs = [arch] if isinstance(arch, str) else list(arch)
     sk = Skeleton(events=(), nthreads=0)
@@ -180,9 +180,16 @@ def predefined_kinds(arch: str | list[str]) -> dict[str, str]:
 class ModelCompiler:
     """Compile one model for one architecture (see the module docstring)."""
 
-    def __init__(self, arch: str | list[str], variants=frozenset(), include_dirs=(),
-                 skipchecks=(), through: bool = False, native: bool = True,
-                 stdlib: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        arch: str | list[str],
+        variants=frozenset(),
+        include_dirs=(),
+        skipchecks=(),
+        through: bool = False,
+        native: bool = True,
+        stdlib: str | None = None,
+    ) -> None:
         self.arch = arch
         self.variants = frozenset(v.lower() for v in variants)
         self.include_dirs = [str(d) for d in include_dirs]
@@ -220,8 +227,16 @@ class ModelCompiler:
             co_mode = "native"
         else:
             co_mode = "generic"
-        return Compiled(self.g, root, self.axioms, co_mode, self.withs, self.native_with,
-                        self.final_env, self.bindings)  # fmt: skip
+        return Compiled(
+            self.g,
+            root,
+            self.axioms,
+            co_mode,
+            self.withs,
+            self.native_with,
+            self.final_env,
+            self.bindings,
+        )
 
     def finish(self, st: _St) -> None:
         co = st.env.vals.get("co")
@@ -259,7 +274,7 @@ class ModelCompiler:
     def co0_node(self):
         """``loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))`` with the predefined names (shared
         with any equal definition by hash-consing)."""
-        from cat.parser import parse_text
+        from herdsman.cat.parser import parse_text
 
         e = parse_text("let co0 = loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))", "<co0>")
         return self.ev.eval(e.instrs[0].bindings[0].exp, self.initial)
@@ -342,15 +357,18 @@ class ModelCompiler:
         return lambda st2: self.run(instrs, i, st2, k)
 
     def resolve_include(self, ins: A.Include) -> A.Model:
-        here = os.path.dirname(ins.pos.file) if ins.pos.file and not ins.pos.file.startswith("<") \
-            else "."  # fmt: skip
+        here = (
+            os.path.dirname(ins.pos.file)
+            if ins.pos.file and not ins.pos.file.startswith("<")
+            else "."
+        )
         for d in [here, *self.include_dirs, str(LIB_DIR)]:
             p = os.path.join(d, ins.fname)
             if os.path.isfile(p):
                 self.included.add(os.path.abspath(p))
                 return load_file(p)
         dirs = ", ".join([here, *self.include_dirs, "the built-in library"])
-        raise CatError(ins.pos, f"cannot find included file \"{ins.fname}\" (searched {dirs})")
+        raise CatError(ins.pos, f'cannot find included file "{ins.fname}" (searched {dirs})')
 
     def match_clause(self, ins: A.InsMatch, v):
         if type(v) is Node:
@@ -389,7 +407,7 @@ class ModelCompiler:
         if skipped or (self.through and ins.mode == "check"):
             return
         v = self.ev.eval(t.exp, st.env)
-        from cat.checks import operand
+        from herdsman.cat.checks import operand
 
         operand(self.ev, t.kind, v, t.exp.pos)  # type-check now
         step = CheckStep(t.kind, t.negated, ins.mode, t.name, v, ins.pos, idx)
@@ -417,8 +435,9 @@ class ModelCompiler:
         st.prog.steps.append(step)
 
     def ins_call(self, ins: A.Call, st: _St, instrs, i, k) -> bool:
-        if (ins.as_name is not None and ins.as_name in self.skipchecks) or \
-                ins.name in self.skipchecks:  # fmt: skip
+        if (
+            ins.as_name is not None and ins.as_name in self.skipchecks
+        ) or ins.name in self.skipchecks:
             return False
         p = self.ev.lookup(st.env, ins.name, ins.pos)
         if type(p) is not Proc:
@@ -460,8 +479,12 @@ class ModelCompiler:
             body = Program()
             self.forall_depth += 1
             try:
-                self.run(list(ins.body), 0, _St(st.env.bind({ins.var: var}), body, st.shows),
-                         lambda st3: None)  # fmt: skip
+                self.run(
+                    list(ins.body),
+                    0,
+                    _St(st.env.bind({ins.var: var}), body, st.shows),
+                    lambda st3: None,
+                )
             finally:
                 self.forall_depth -= 1
             st.prog.steps.append(ForallStep(var, v, body, ins.pos))
@@ -473,7 +496,7 @@ class ModelCompiler:
             raise CatError(ins.pos, "with inside forall over a run-time set is not supported")
         self.withs += 1
         if self.native_allowed and self.co_input is not None and not self.native_with:
-            from cat.cogen import recognise
+            from herdsman.cat.cogen import recognise
 
             cobase = recognise(self.ev, st.env, ins.exp)
             if cobase is not None:
@@ -517,5 +540,16 @@ def compile_model(model: A.Model, arch, **kw) -> Compiled:
     return c
 
 
-__all__ = ["compile_model", "ModelCompiler", "Program", "CheckStep", "CoStep", "WithStep",
-           "ForallStep", "RejectStep", "End", "Compiled", "Axiom"]  # fmt: skip
+__all__ = [
+    "compile_model",
+    "ModelCompiler",
+    "Program",
+    "CheckStep",
+    "CoStep",
+    "WithStep",
+    "ForallStep",
+    "RejectStep",
+    "End",
+    "Compiled",
+    "Axiom",
+]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import difflib
 
-from cat.ast import Pos
-from litmus.errors import InputError
+from herdsman.cat.ast import Pos
+from herdsman.litmus.errors import InputError
 
 
 class CatError(Exception):

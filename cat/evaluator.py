@@ -20,10 +20,10 @@ import os
 import sys
 from typing import Any
 
-from cat import ast as A
-from cat.errors import CatError, NonConvergence, suggest
-from cat.ir import Graph, Node, walk
-from cat.values import (
+from herdsman.cat import ast as A
+from herdsman.cat.errors import CatError, NonConvergence, suggest
+from herdsman.cat.ir import Graph, Node, walk
+from herdsman.cat.values import (
     ANY,
     CLASSREL,
     CLO,
@@ -53,8 +53,8 @@ from cat.values import (
     tag_t,
     type_of,
     valset_t,
-)  # fmt: skip
-from graphs.relalg import bits
+)
+from herdsman.graphs.relalg import bits
 
 MAX_DEPTH = 400  # inlining / call depth before "recursion too deep"
 
@@ -146,8 +146,14 @@ class Evaluator:
     time; ``variants`` are herd's ``-variant`` names; ``predef`` the predefined names (for
     ``tag2events``)."""
 
-    def __init__(self, graph: Graph | None = None, universe=None, sk=None,
-                 variants: frozenset = frozenset(), warn=None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        graph: Graph | None = None,
+        universe=None,
+        sk=None,
+        variants: frozenset = frozenset(),
+        warn=None,
+    ) -> None:
         self.g = graph
         self.U = universe
         self.sk = sk
@@ -297,8 +303,9 @@ class Evaluator:
         """A node applying ``self.<method>(*args, pos)`` at run time (args may hold nodes)."""
         nodes: dict[int, Node] = {}
         collect_nodes(args, nodes)
-        return self.g.node("generic", tuple(nodes.values()), rtype,
-                           info=(method, args, pos), key=None)  # fmt: skip
+        return self.g.node(
+            "generic", tuple(nodes.values()), rtype, info=(method, args, pos), key=None
+        )
 
     def runtime(self, e: A.Expr, env: Env, rtype: Type = ANY) -> Node:
         """A node evaluating expression e at run time in (the free variables of) env."""
@@ -498,8 +505,10 @@ class Evaluator:
             t = self._known_raw(vals)
             if t is None:
                 return self.defer("op_union", (vals, poss), pos)
-            vals = [self.wrap(self.raw(v, t, p), t) if type(v) is Node else v
-                    for v, p in zip(vals, poss, strict=True)]  # fmt: skip
+            vals = [
+                self.wrap(self.raw(v, t, p), t) if type(v) is Node else v
+                for v, p in zip(vals, poss, strict=True)
+            ]
         items = []
         for v, p in zip(vals, poss, strict=True):
             if v is EMPTY:
@@ -669,8 +678,9 @@ class Evaluator:
             if type(v1) is Node:
                 return self.defer("op_add", (v1, v2, p1, p2), pos, t2)
             if join_types(t1, t2[1]) is None:
-                raise CatError(pos, f"heterogeneous set elements: types {pp_type(t1)} and "
-                                    f"{pp_type(t2[1])}")  # fmt: skip
+                raise CatError(
+                    pos, f"heterogeneous set elements: types {pp_type(t1)} and {pp_type(t2[1])}"
+                )
             return VValSet(t2[1] if t2[1] != EMPTY_T else t1, v2.items | {v1})
         if t2 == REL:
             if t1 == PAIR or (t1 == ("tuple", (EVENT, EVENT))):
@@ -682,8 +692,9 @@ class Evaluator:
             raise CatError(p1, f"this expression of type '{pp_type(t1)}' should be a pair")
         if t2 == SET:
             if t1 == EVENT:
-                return self.wrap(self.r_union([self.raw(v1, SET, p1), self.raw(v2, SET, p2)],
-                                              SET), SET)  # fmt: skip
+                return self.wrap(
+                    self.r_union([self.raw(v1, SET, p1), self.raw(v2, SET, p2)], SET), SET
+                )
             raise CatError(p1, f"this expression of type '{pp_type(t1)}' should be an event")
         if t2 == CLASSREL:
             raise CatError(p2, f"this expression of type '{pp_type(t2)}' cannot occur here")
@@ -711,8 +722,7 @@ class Evaluator:
                 t = SET if t0 == EVENT else REL
                 raws = [self.raw(v, t, p) for v, p in zip(vals, poss, strict=True)]
                 return self.wrap(self.r_union(raws, t), t)
-            return self.defer("explicit_set", (vals, poss), pos,
-                              ANY if t0 == ANY else valset_t(t0))  # fmt: skip
+            return self.defer("explicit_set", (vals, poss), pos, ANY if t0 == ANY else valset_t(t0))
         if t0 == EVENT:
             s = 0
             for v in vals:
@@ -744,8 +754,12 @@ class Evaluator:
             try:
                 return self.eval(f.body, self.bind_args(f.pat, a, f.env, pos))
             except CatError as e:
-                if e.pos is not None and pos is not None and e.pos.file != pos.file \
-                        and not getattr(e, "at_call", False):  # fmt: skip
+                if (
+                    e.pos is not None
+                    and pos is not None
+                    and e.pos.file != pos.file
+                    and not getattr(e, "at_call", False)
+                ):
                     # an error inside a library function: report it at the user's call
                     where = f"{os.path.basename(e.pos.file)}:{e.pos.line}"
                     err = CatError(pos, f"{e.message} (in {f.name}, {where})")
@@ -755,7 +769,7 @@ class Evaluator:
             finally:
                 self.depth -= 1
         if cls is Prim:
-            from cat.prims import call_prim
+            from herdsman.cat.prims import call_prim
 
             return call_prim(self, f.name, a, pos)
         if cls is Node and f.type in (ANY, CLO):
@@ -789,8 +803,9 @@ class Evaluator:
         """The n components of v (a tuple of n values), else an arity error."""
         vs = self.as_values(v, n, pos)
         if vs is None or len(vs) != n:
-            raise CatError(pos, f"wrong number of arguments: expected {n}, got "
-                                f"{1 if vs is None else len(vs)}")  # fmt: skip
+            raise CatError(
+                pos, f"wrong number of arguments: expected {n}, got {1 if vs is None else len(vs)}"
+            )
         return vs
 
     def tuple_get(self, v, i: int, n: int, pos):
@@ -852,15 +867,16 @@ class Evaluator:
                 vals.append(b)
         if not vals:
             return self.rec_funs(funs, env), True
-        from cat.fixpoint import fixpoint
+        from herdsman.cat.fixpoint import fixpoint
 
         return fixpoint(self, funs, vals, env, pos, test)
 
     # ---- match, try, if
     def ev_match(self, e: A.Match, env: Env):
         v = self.eval(e.exp, env)
-        if type(v) is Node and (v.type == ANY or (isinstance(v.type, tuple)
-                                                  and v.type[0] == "tag")):  # fmt: skip
+        if type(v) is Node and (
+            v.type == ANY or (isinstance(v.type, tuple) and v.type[0] == "tag")
+        ):
             return self.runtime(e, env)
         if type(v) is VTag:
             for tag, x in e.clauses:
@@ -880,8 +896,7 @@ class Evaluator:
         if type(v) is Node:
             if v.type in (ANY, SET, REL) or is_valset_t(v.type):
                 return self.runtime(e, env)
-            raise CatError(e.exp.pos, f"set-matching on non-set value of type "
-                                      f"'{pp_type(v.type)}'")  # fmt: skip
+            raise CatError(e.exp.pos, f"set-matching on non-set value of type '{pp_type(v.type)}'")
         if v is EMPTY:
             return self.eval(e.if_empty, env)
         if v is UNV:
@@ -908,8 +923,9 @@ class Evaluator:
             def mk(xs, t=v.elem):
                 return VValSet(t, frozenset(xs))
         else:
-            raise CatError(e.exp.pos, f"set-matching on non-set value of type "
-                                      f"'{pp_type(vtype(v))}'")  # fmt: skip
+            raise CatError(
+                e.exp.pos, f"set-matching on non-set value of type '{pp_type(vtype(v))}'"
+            )
         if not elems:
             return self.eval(e.if_empty, env)
         c = e.clause
@@ -927,7 +943,7 @@ class Evaluator:
         if c.elt is not None:
             upd[c.elt] = elems[mid]
         if c.post is not None:
-            upd[c.post] = mk(elems[mid + 1:])
+            upd[c.post] = mk(elems[mid + 1 :])
         return self.eval(c.exp, env.bind(upd))
 
     def ev_try(self, e: A.Try, env: Env):
@@ -1001,11 +1017,11 @@ class Evaluator:
                 return not (a & ~b)
             if t is not None and is_valset_t(t):
                 return (v1.items if v1 is not EMPTY else frozenset()) <= (
-                    v2.items if v2 is not EMPTY else frozenset())
+                    v2.items if v2 is not EMPTY else frozenset()
+                )
             if t == EMPTY_T:
                 return True
-            raise CatError(c.left.pos, f"cannot perform subset on type "
-                                       f"'{pp_type(vtype(v1))}'")  # fmt: skip
+            raise CatError(c.left.pos, f"cannot perform subset on type '{pp_type(vtype(v1))}'")
         # in
         t1 = vtype(v1)
         if t1 == EVENT:
@@ -1017,8 +1033,7 @@ class Evaluator:
             return self.U.has(r, a, b)
         if type(v2) is VValSet:
             if join_types(t1, v2.elem) is None:
-                raise CatError(c.left.pos, f"type {pp_type(v2.elem)} expected, "
-                                           f"{pp_type(t1)} found")  # fmt: skip
+                raise CatError(c.left.pos, f"type {pp_type(v2.elem)} expected, {pp_type(t1)} found")
             return v1 in v2.items
         if v2 is EMPTY:
             return False
@@ -1170,8 +1185,11 @@ def concretize(v, nodevals: dict, memo: dict):
             memo[key] = v
             return v
         env = Env({}, v.env.tags, v.env.enums)
-        c = Closure(v.pat, v.body, env, v.name, v.pos) if t is Closure else \
-            Proc(v.pat, v.body, env, v.name, v.pos)  # fmt: skip
+        c = (
+            Closure(v.pat, v.body, env, v.name, v.pos)
+            if t is Closure
+            else Proc(v.pat, v.body, env, v.name, v.pos)
+        )
         memo[key] = c
         for name, x in v.env.vals.items():
             env.vals[name] = concretize(x, nodevals, memo)
@@ -1200,5 +1218,14 @@ _DISPATCH = {
     A.If: Evaluator.ev_if,
 }
 
-__all__ = ["Evaluator", "Env", "Lazy", "ErrorValue", "force", "vtype", "concretize",
-           "collect_nodes", "NonConvergence"]  # fmt: skip
+__all__ = [
+    "Evaluator",
+    "Env",
+    "Lazy",
+    "ErrorValue",
+    "force",
+    "vtype",
+    "concretize",
+    "collect_nodes",
+    "NonConvergence",
+]

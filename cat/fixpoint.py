@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cat import ast as A
-from cat.errors import CatError, NonConvergence
-from cat.evaluator import Env, Evaluator, contains_node, vtype
-from cat.ir import Node, walk
-from cat.values import (
+from herdsman.cat import ast as A
+from herdsman.cat.errors import CatError, NonConvergence
+from herdsman.cat.evaluator import Env, Evaluator, contains_node, vtype
+from herdsman.cat.ir import Node, walk
+from herdsman.cat.values import (
     EMPTY,
     EMPTY_T,
     REL,
@@ -30,7 +30,7 @@ from cat.values import (
     is_valset_t,
     join_types,
     pp_type,
-)  # fmt: skip
+)
 
 CONCRETE_BOUND = 100_000
 
@@ -124,7 +124,7 @@ def stabilised(ev: Evaluator, old, new, pos) -> bool:
 
 
 def ev_test(ev: Evaluator, test: A.AppTest, env: Env) -> bool:
-    from cat.checks import test_value
+    from herdsman.cat.checks import test_value
 
     return test_value(ev, test.kind, test.negated, ev.eval(test.exp, env), test.exp.pos)
 
@@ -144,8 +144,11 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
     for _ in range(10):
         probe = {}
         for n, t in zip(names, types, strict=True):
-            probe[n] = EMPTY if t == EMPTY_T else g.node(
-                "fixvar", (), t, info=g.fresh("probe"), deps=frozenset({"probe"}))  # fmt: skip
+            probe[n] = (
+                EMPTY
+                if t == EMPTY_T
+                else g.node("fixvar", (), t, info=g.fresh("probe"), deps=frozenset({"probe"}))
+            )
         e = ev.rec_funs(funs, env.bind(probe))
         new_types = []
         for b, n, t in zip(vals, names, types, strict=True):
@@ -153,8 +156,9 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
             e = e.bind({n: v})
             j = join_types(t, vtype(v))
             if j is None:
-                raise CatError(b.exp.pos, f"illegal recursion: type {pp_type(t)} and "
-                                          f"{pp_type(vtype(v))}")  # fmt: skip
+                raise CatError(
+                    b.exp.pos, f"illegal recursion: type {pp_type(t)} and {pp_type(vtype(v))}"
+                )
             new_types.append(j)
         if new_types == types:
             break
@@ -163,8 +167,9 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
     keys = [g.fresh("f") for _ in names]
     fvars: list = []
     for k, t in zip(keys, types, strict=True):
-        fvars.append(EMPTY if t == EMPTY_T else
-                     g.node("fixvar", (), t, info=k, deps=frozenset({k})))  # fmt: skip
+        fvars.append(
+            EMPTY if t == EMPTY_T else g.node("fixvar", (), t, info=k, deps=frozenset({k}))
+        )
     e = ev.rec_funs(funs, env.bind(dict(zip(names, fvars, strict=True))))
     results = []
     for b, n, t in zip(vals, names, types, strict=True):
@@ -187,7 +192,7 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
         out = ev.rec_funs(funs, env.bind(dict(zip(names, results, strict=True))))
         if test_info is None:
             return out, True
-        from cat.checks import test_node_or_bool
+        from herdsman.cat.checks import test_node_or_bool
 
         return out, test_node_or_bool(ev, *test_info)
     fix = make_fix(g, keys, fvars, results, types, test_info, pos)
@@ -214,8 +219,9 @@ def make_fix(g, keys, fvars, results, types, test_info, pos) -> Node:
     roots = list(results) if test_info is None else [*results, test_info[2]]
     inputs = [n for n in walk(roots, stop=outside, fix_tests=False) if outside(n)]
     info = FixInfo(list(keys), list(fvars), list(results), list(types), test_info, pos)
-    return g.node("fix", tuple(sorted(inputs, key=lambda n: n.id)),
-                  ("fix", tuple(types)), info=info, key=None)  # fmt: skip
+    return g.node(
+        "fix", tuple(sorted(inputs, key=lambda n: n.id)), ("fix", tuple(types)), info=info, key=None
+    )
 
 
 __all__ = ["fixpoint", "FixInfo", "make_fix", "stabilised", "is_valset_t"]

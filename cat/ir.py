@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from cat.values import REL, SET, Type
+from herdsman.cat.values import REL, SET, Type
 
 
 class Node:
@@ -23,8 +23,9 @@ class Node:
 
     __slots__ = ("id", "op", "args", "type", "deps", "info", "pos")
 
-    def __init__(self, nid: int, op: str, args: tuple, type_: Type, deps: frozenset,
-                 info: Any, pos) -> None:  # fmt: skip
+    def __init__(
+        self, nid: int, op: str, args: tuple, type_: Type, deps: frozenset, info: Any, pos
+    ) -> None:
         self.id = nid
         self.op = op
         self.args = args
@@ -56,8 +57,9 @@ def is_static(n: Node) -> bool:
     return not n.deps
 
 
-def walk(roots: Iterable, stop: Callable[[Node], bool] | None = None,
-         fix_tests: bool = True) -> Iterator[Node]:  # fmt: skip
+def walk(
+    roots: Iterable, stop: Callable[[Node], bool] | None = None, fix_tests: bool = True
+) -> Iterator[Node]:
     """The nodes reachable from the nodes among ``roots``, each once, depth first: through
     arguments and the bodies of fixpoints (their results and, with ``fix_tests``, their
     ``when`` test).  A node for which ``stop`` holds is yielded but not entered."""
@@ -91,8 +93,16 @@ class Graph:
         self._fresh += 1
         return f"{prefix}{self._fresh}"
 
-    def node(self, op: str, args: tuple = (), type_: Type = REL, info: Any = None,
-             pos=None, key: Any = ..., deps: frozenset | None = None) -> Node:  # fmt: skip
+    def node(
+        self,
+        op: str,
+        args: tuple = (),
+        type_: Type = REL,
+        info: Any = None,
+        pos=None,
+        key: Any = ...,
+        deps: frozenset | None = None,
+    ) -> Node:
         """The node for ``op(args)``, shared with an equal one when ``key`` is hashable."""
         if key is ...:
             key = info

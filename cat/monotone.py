@@ -20,15 +20,14 @@ completion.  ``~`` checks, flags and the like never are.
 
 from __future__ import annotations
 
-from cat.checks import operand
-from cat.compiler import CheckStep, Compiled, Program, WithStep
-from cat.evaluator import Evaluator
-from cat.ir import Node
+from herdsman.cat.checks import operand
+from herdsman.cat.compiler import CheckStep, Compiled, Program, WithStep
+from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.ir import Node
 
 STABLE, MONO, UNKNOWN = "stable", "monotone", "unknown"
 
-_JOIN_OPS = frozenset({"union", "inter", "seq", "inv", "plus", "domain", "range", "prod",
-                       "toid"})  # fmt: skip
+_JOIN_OPS = frozenset({"union", "inter", "seq", "inv", "plus", "domain", "range", "prod", "toid"})
 
 
 def _join(classes) -> str:
@@ -92,8 +91,9 @@ class Analysis:
         return self.cls(x)
 
     def step_monotone(self, step: CheckStep) -> bool:
-        return (step.mode == "check" and not step.negated
-                and self.check_class(step) in (STABLE, MONO))  # fmt: skip
+        return (
+            step.mode == "check" and not step.negated and self.check_class(step) in (STABLE, MONO)
+        )
 
     def eligible_steps(self) -> list[CheckStep]:
         """Checks every candidate goes through (not in unrolled branches or loops)."""

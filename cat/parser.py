@@ -16,8 +16,8 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from cat import ast as A
-from litmus.errors import InputError
+from herdsman.cat import ast as A
+from herdsman.litmus.errors import InputError
 
 GRAMMAR = Path(__file__).with_name("cat.lark")
 
@@ -567,8 +567,9 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
         raise InputError(path, line, col, msg, _line_text(text, line)) from None
     except UnexpectedEOF:
         line, col = _end_position(clean)
-        raise InputError(path, line, col, "syntax error: unexpected end of file",
-                         _line_text(text, line)) from None  # fmt: skip
+        raise InputError(
+            path, line, col, "syntax error: unexpected end of file", _line_text(text, line)
+        ) from None
     except UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
@@ -578,7 +579,10 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
         expected = sorted({_pretty_expected(x) for x in e.expected if not x.startswith("__")})
         hint = f" (expected {', '.join(expected[:8])}{', ...' if len(expected) > 8 else ''})"
         raise InputError(
-            path, line, col, f"syntax error: unexpected {_describe(tok)}{hint}",
+            path,
+            line,
+            col,
+            f"syntax error: unexpected {_describe(tok)}{hint}",
             _line_text(text, line),
         ) from None
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
@@ -588,13 +592,33 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
 
 
 _PRETTY = {
-    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['",
-    "RSQB": "']'", "EQUAL": "'='", "COMMA": "','", "SEMICOLON": "';'", "VBAR": "'|'",
-    "AMPERSAND": "'&'", "PLUS": "'+'", "QMARK": "'?'", "STAR": "'*'", "STARBIN": "'*'",
-    "TILDE": "'~'", "INV": "'^-1'", "ZERO": "'0'", "UNDERSCORE": "'_'", "ALT": "'||'",
-    "VAR": "a name", "TAG": "a tag", "STRING": "a string", "$END": "end of file",
-    "BACKSLASH": "'\\'", "__ANON_0": "'->'",
-}  # fmt: skip
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "EQUAL": "'='",
+    "COMMA": "','",
+    "SEMICOLON": "';'",
+    "VBAR": "'|'",
+    "AMPERSAND": "'&'",
+    "PLUS": "'+'",
+    "QMARK": "'?'",
+    "STAR": "'*'",
+    "STARBIN": "'*'",
+    "TILDE": "'~'",
+    "INV": "'^-1'",
+    "ZERO": "'0'",
+    "UNDERSCORE": "'_'",
+    "ALT": "'||'",
+    "VAR": "a name",
+    "TAG": "a tag",
+    "STRING": "a string",
+    "$END": "end of file",
+    "BACKSLASH": "'\\'",
+    "__ANON_0": "'->'",
+}
 
 
 def _pretty_expected(name: str) -> str:

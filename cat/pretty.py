@@ -7,7 +7,7 @@ alpha-equivalent definitions print the same (used to recognise co generation).
 
 from __future__ import annotations
 
-from cat import ast as A
+from herdsman.cat import ast as A
 
 
 def sexp(e: A.Expr, rename: bool = False) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cat.errors import CatError
-from cat.evaluator import Evaluator, vtype
-from cat.ir import Node
-from cat.values import (
+from herdsman.cat.errors import CatError
+from herdsman.cat.evaluator import Evaluator, vtype
+from herdsman.cat.ir import Node
+from herdsman.cat.values import (
     ANY,
     CLASSREL,
     EMPTY,
@@ -30,15 +30,32 @@ from cat.values import (
     VValSet,
     pp_value,
     valset_t,
-)  # fmt: skip
-from graphs.relalg import bits
+)
+from herdsman.graphs.relalg import bits
 
 PRIM_NAMES = (
-    "at-least-one-writable", "oa-changes", "same-oa", "different-values", "fromto",
-    "classes-loc", "classes", "lift", "delift", "deliftinter", "linearisations",
-    "bisimulation", "tag2scope", "tag2level", "tag2events", "tag2fenced", "loc2events",
-    "domain", "range", "fail", "as_transitive",
-)  # fmt: skip
+    "at-least-one-writable",
+    "oa-changes",
+    "same-oa",
+    "different-values",
+    "fromto",
+    "classes-loc",
+    "classes",
+    "lift",
+    "delift",
+    "deliftinter",
+    "linearisations",
+    "bisimulation",
+    "tag2scope",
+    "tag2level",
+    "tag2events",
+    "tag2fenced",
+    "loc2events",
+    "domain",
+    "range",
+    "fail",
+    "as_transitive",
+)
 
 PRIMS: dict[str, Prim] = {name: Prim(name) for name in PRIM_NAMES}
 
@@ -161,8 +178,13 @@ def p_linearisations(ev: Evaluator, a, pos):
         out = set()
         for o in orders:
             seq = [classes[i] for i in o]
-            out.add(VClassRel(frozenset((seq[i], seq[j]) for i in range(len(seq))
-                                        for j in range(i + 1, len(seq)))))  # fmt: skip
+            out.add(
+                VClassRel(
+                    frozenset(
+                        (seq[i], seq[j]) for i in range(len(seq)) for j in range(i + 1, len(seq))
+                    )
+                )
+            )
         return VValSet(CLASSREL, frozenset(out))
     raise mismatch("linearisations", pos)
 
@@ -242,8 +264,11 @@ def p_tag2scope(ev: Evaluator, a, pos):
         raise mismatch("tag2scope", pos)
     v = ev.predef.get(a.name)
     if v is None:
-        raise CatError(pos, f"primitive tag2scope: cannot find scope instance {a.name} (the "
-                            "litmus test might be missing a scope tree declaration)")  # fmt: skip
+        raise CatError(
+            pos,
+            f"primitive tag2scope: cannot find scope instance {a.name} (the "
+            "litmus test might be missing a scope tree declaration)",
+        )
     return v
 
 
@@ -320,15 +345,28 @@ def p_as_transitive(ev: Evaluator, a, pos):
 
 
 _IMPL: dict[str, Callable] = {
-    "domain": p_domain, "range": p_range, "fromto": p_fromto,
-    "classes-loc": p_classes_loc, "classes": p_classes, "linearisations": p_linearisations,
-    "lift": p_lift, "delift": p_delift, "deliftinter": p_deliftinter,
-    "bisimulation": p_bisimulation, "tag2scope": p_tag2scope, "tag2level": p_tag2scope,
-    "tag2events": p_tag2events, "tag2fenced": p_tag2fenced, "loc2events": p_loc2events,
-    "different-values": p_different_values, "same-oa": p_vmsa("same-oa"),
+    "domain": p_domain,
+    "range": p_range,
+    "fromto": p_fromto,
+    "classes-loc": p_classes_loc,
+    "classes": p_classes,
+    "linearisations": p_linearisations,
+    "lift": p_lift,
+    "delift": p_delift,
+    "deliftinter": p_deliftinter,
+    "bisimulation": p_bisimulation,
+    "tag2scope": p_tag2scope,
+    "tag2level": p_tag2scope,
+    "tag2events": p_tag2events,
+    "tag2fenced": p_tag2fenced,
+    "loc2events": p_loc2events,
+    "different-values": p_different_values,
+    "same-oa": p_vmsa("same-oa"),
     "at-least-one-writable": p_vmsa("at-least-one-writable"),
-    "oa-changes": p_vmsa("oa-changes"), "fail": p_fail, "as_transitive": p_as_transitive,
-}  # fmt: skip
+    "oa-changes": p_vmsa("oa-changes"),
+    "fail": p_fail,
+    "as_transitive": p_as_transitive,
+}
 
 
 def call_prim(ev: Evaluator, name: str, a, pos):

@@ -7,9 +7,9 @@ generated code calls besides :class:`graphs.relalg.Universe`'s own.
 
 from __future__ import annotations
 
-from cat.errors import AssertionFailed, CatError, NonConvergence
-from cat.evaluator import Env, Evaluator, concretize
-from cat.values import EMPTY, VRel, VSet, VValSet, sorted_items
+from herdsman.cat.errors import AssertionFailed, CatError, NonConvergence
+from herdsman.cat.evaluator import Env, Evaluator, concretize
+from herdsman.cat.values import EMPTY, VRel, VSet, VValSet, sorted_items
 
 
 class Runtime:
@@ -35,8 +35,8 @@ class Runtime:
 
     def pco(self, rf: int, fw: int) -> int:
         """herd's ``pco`` (graphs.herdnames), with ``obsco`` under the cos-opt variant."""
-        from graphs.execution import ExecutionGraph
-        from graphs.herdnames import pco
+        from herdsman.graphs.execution import ExecutionGraph
+        from herdsman.graphs.herdnames import pco
 
         return pco(ExecutionGraph(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
 
@@ -62,7 +62,7 @@ class Runtime:
         raise CatError(pos, "set expected")
 
     def stabilised(self, old, new) -> bool:
-        from cat.fixpoint import stabilised
+        from herdsman.cat.fixpoint import stabilised
 
         return stabilised(self.EV, old, new, None)
 
@@ -87,12 +87,12 @@ class Runtime:
 
     # ------------------------------------------------------------------ checks
     def test(self, kind: str, v) -> bool:
-        from cat.checks import test_value
+        from herdsman.cat.checks import test_value
 
         return test_value(self.EV, kind, False, v, None)
 
     def test_value(self, kind: str, negated: bool, v) -> bool:
-        from cat.checks import test_value
+        from herdsman.cat.checks import test_value
 
         return test_value(self.EV, kind, negated, v, None)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import itertools
 
-from graphs.build import Built, F, R, W, build
-from graphs.execution import co_from_orders
+from herdsman.graphs.build import Built, F, R, W, build
+from herdsman.graphs.execution import co_from_orders
 
 
 def _thread(accesses, fence: str | None):
@@ -28,24 +28,34 @@ def _thread(accesses, fence: str | None):
 def shape(name: str, fence: str | None = None, dep: str | None = None) -> Built:
     """A shape with ``fence`` between the accesses of every thread and ``dep`` (addr,
     data, ctrl or ctrlisync) from each read to the next access of its thread."""
-    r0, w1, w2 = (lambda loc, n: R(loc, 0, name=n)), (lambda loc, n: W(loc, 1, name=n)), \
-        (lambda loc, n: W(loc, 2, name=n))  # fmt: skip
+    r0, w1, w2 = (
+        (lambda loc, n: R(loc, 0, name=n)),
+        (lambda loc, n: W(loc, 1, name=n)),
+        (lambda loc, n: W(loc, 2, name=n)),
+    )
     threads = {
         "SB": [[w1("x", "a"), r0("y", "b")], [w1("y", "c"), r0("x", "d")]],
         "MP": [[w1("x", "a"), w1("y", "b")], [r0("y", "c"), r0("x", "d")]],
         "LB": [[r0("x", "a"), w1("y", "b")], [r0("y", "c"), w1("x", "d")]],
-        "IRIW": [[w1("x", "a")], [r0("x", "b"), r0("y", "c")], [w1("y", "d")],
-                 [r0("y", "e"), r0("x", "f")]],
+        "IRIW": [
+            [w1("x", "a")],
+            [r0("x", "b"), r0("y", "c")],
+            [w1("y", "d")],
+            [r0("y", "e"), r0("x", "f")],
+        ],
         "WRC": [[w1("x", "a")], [r0("x", "b"), w1("y", "c")], [r0("y", "d"), r0("x", "e")]],
-        "ISA2": [[w1("x", "a"), w1("y", "b")], [r0("y", "c"), w1("z", "d")],
-                 [r0("z", "e"), r0("x", "f")]],
+        "ISA2": [
+            [w1("x", "a"), w1("y", "b")],
+            [r0("y", "c"), w1("z", "d")],
+            [r0("z", "e"), r0("x", "f")],
+        ],
         "2+2W": [[w1("x", "a"), w2("y", "b")], [w1("y", "c"), w2("x", "d")]],
         "R": [[w1("x", "a"), w1("y", "b")], [w2("y", "c"), r0("x", "d")]],
         "S": [[w2("x", "a"), w1("y", "b")], [r0("y", "c"), w1("x", "d")]],
         "CoRR": [[w1("x", "a")], [r0("x", "b"), r0("x", "c")]],
         "CoWW": [[w1("x", "a"), w2("x", "b")]],
         "CoRW": [[r0("x", "a"), w1("x", "b")], [w2("x", "c")]],
-    }[name]  # fmt: skip
+    }[name]
     fence_kind = fence if dep != "ctrlisync" else None
     ths = [_thread(th, fence_kind) for th in threads]
     deps: dict[str, list] = {}

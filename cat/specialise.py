@@ -12,12 +12,27 @@ The rewrite re-applies the graph builder's simplifications (``r | 0 = r``, ``r ;
 
 from __future__ import annotations
 
-from cat.fixpoint import make_fix
-from cat.ir import Graph, Node, is_static, walk
-from cat.values import EMPTY, REL, VTuple
+from herdsman.cat.fixpoint import make_fix
+from herdsman.cat.ir import Graph, Node, is_static, walk
+from herdsman.cat.values import EMPTY, REL, VTuple
 
-_REBUILD = frozenset({"union", "inter", "diff", "seq", "inv", "plus", "domain", "range",
-                      "prod", "toid", "proj", "pco", "select"})  # fmt: skip
+_REBUILD = frozenset(
+    {
+        "union",
+        "inter",
+        "diff",
+        "seq",
+        "inv",
+        "plus",
+        "domain",
+        "range",
+        "prod",
+        "toid",
+        "proj",
+        "pco",
+        "select",
+    }
+)
 
 
 class Specialiser:
@@ -99,11 +114,14 @@ class Specialiser:
             test = (kind, negated, self.value(tv), pos)
         keyset = frozenset(info.keys)
         dependent = any(type(r) is Node and r.deps & keyset for r in results) or (
-            test is not None and type(test[2]) is Node and test[2].deps & keyset)
+            test is not None and type(test[2]) is Node and test[2].deps & keyset
+        )
         if not dependent and test is None:
             # no recursion left: the results are the values (as herd's second iteration)
-            vals = tuple(r if type(r) is Node else self.g.zero(t if t in ("set", "rel") else REL)
-                         for r, t in zip(results, info.types, strict=True))  # fmt: skip
+            vals = tuple(
+                r if type(r) is Node else self.g.zero(t if t in ("set", "rel") else REL)
+                for r, t in zip(results, info.types, strict=True)
+            )
             out = self.g.node("fixvals", vals, ("fix",), key=None)
             self.fixes[f.id] = out
             return out

@@ -15,13 +15,21 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from graphs.relalg import bits
+from herdsman.graphs.relalg import bits
 
 Type = Any  # str | tuple
 
 SET, REL, EVENT, PAIR, CLASSREL, CLO, PROC, EMPTY_T, ANY = (
-    "set", "rel", "event", "pair", "classrel", "clo", "proc", "empty", "any",
-)  # fmt: skip
+    "set",
+    "rel",
+    "event",
+    "pair",
+    "classrel",
+    "clo",
+    "proc",
+    "empty",
+    "any",
+)
 
 #: Types whose values are plain ints in compiled code.
 RAW_TYPES = (SET, REL)

@@ -7,7 +7,7 @@ else is an :class:`EvalError` the engine reports as bad input.
 
 from __future__ import annotations
 
-from litmus.ir import Sym, Value
+from herdsman.litmus.ir import Sym, Value
 
 _MASK64 = (1 << 64) - 1
 

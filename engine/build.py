@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.threads import ThreadExec
-from graphs.execution import Event, Skeleton
-from litmus.ir import Value
+from herdsman.engine.threads import ThreadExec
+from herdsman.graphs.execution import Event, Skeleton
+from herdsman.litmus.ir import Value
 
 
 @dataclass

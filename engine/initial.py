@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from litmus.ir import (
+from herdsman.litmus.ir import (
     RMW,
     Imm,
     LitmusTest,

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.result import ShownExecution, TestResult
-from litmus.errors import InputError
-from litmus.ir import LitmusTest, Value
+from herdsman.engine.result import ShownExecution, TestResult
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import LitmusTest, Value
 
 __all__ = ["KINDS", "SHOW_MODES", "Counts", "check_show_mode", "wants_show", "shown_execution"]
 
@@ -99,8 +99,8 @@ class Counts:
     def result(self, test: LitmusTest, **fields: Any) -> TestResult:
         """herd's block for ``test`` with these counts; ``fields`` gives the engine's part
         (``observed``, ``time``, ``candidates``, ``engine``, ``stats``)."""
-        from litmus.hash import herd_hash
-        from litmus.printer import herd_condition_text
+        from herdsman.litmus.hash import herd_hash
+        from herdsman.litmus.printer import herd_condition_text
 
         quant = test.condition.quant
         return TestResult(

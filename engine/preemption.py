@@ -25,7 +25,7 @@ lose graphs a revisit would have made from it).
 
 from __future__ import annotations
 
-from engine.trust_graph import TGraph
+from herdsman.engine.trust_graph import TGraph
 
 #: Slack rules: (U, N, T) -> slack, with U threads having a deletable event, N threads
 #: with events, T threads in all.  ``spawner`` (the default) is GenMC's
@@ -60,8 +60,10 @@ class PreemptionBound:
             nonempty += 1
             b = g.base[t]
             for j in range(b, b + g.n[t]):
-                if g.revisitable[j] and (g.step[j].ev.kind not in ("R", "W")  # type: ignore[union-attr]
-                                         or g.addedmax[j]):  # fmt: skip
+                if g.revisitable[j] and (
+                    g.step[j].ev.kind not in ("R", "W")  # type: ignore[union-attr]
+                    or g.addedmax[j]
+                ):
                     unstable += 1
                     break
         return self.rule(unstable, nonempty, g.T)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from litmus.ir import (
+from herdsman.litmus.ir import (
     And,
     Atom,
     Implies,

@@ -21,15 +21,15 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.build import build_skeleton
-from engine.errors import TimeLimitExceeded, check_deadline
-from engine.outcome import SHOW_MODES, Counts, shown_execution, wants_show
-from engine.props import compile_prop
-from engine.tables import Tables
-from engine.threads import ThreadExec, ThreadsResult
-from graphs.execution import ExecutionGraph
-from graphs.relalg import bits
-from litmus.ir import Loc, Prop
+from herdsman.engine.build import build_skeleton
+from herdsman.engine.errors import TimeLimitExceeded, check_deadline
+from herdsman.engine.outcome import SHOW_MODES, Counts, shown_execution, wants_show
+from herdsman.engine.props import compile_prop
+from herdsman.engine.tables import Tables
+from herdsman.engine.threads import ThreadExec, ThreadsResult
+from herdsman.graphs.execution import ExecutionGraph
+from herdsman.graphs.relalg import bits
+from herdsman.litmus.ir import Loc, Prop
 
 
 class Session(Protocol):  # what cat/api.py provides (see DEVELOPERS.md)

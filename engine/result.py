@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from litmus.ir import Loc, Value
+from herdsman.litmus.ir import Loc, Value
 
 
 @dataclass

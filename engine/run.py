@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine.errors import TimeLimitExceeded
-from engine.outcome import KINDS, check_show_mode
-from engine.reference import CheckerModel, Goal, Tally, enumerate_test
-from engine.result import TestResult
-from engine.threads import DEFAULT_UNROLL, thread_executions
-from litmus.errors import InputError
-from litmus.ir import LitmusTest
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.outcome import KINDS, check_show_mode
+from herdsman.engine.reference import CheckerModel, Goal, Tally, enumerate_test
+from herdsman.engine.result import TestResult
+from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import LitmusTest
 
 __all__ = ["RunOptions", "run_test", "TimeLimitExceeded", "KINDS"]
 
@@ -50,10 +50,11 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
     opts = opts or RunOptions()
     where = test.path or test.name
     if opts.engine not in ENGINES:
-        raise InputError(where, 0, 0, f"unknown engine '{opts.engine}' (known: "
-                                      f"{', '.join(ENGINES)})")  # fmt: skip
+        raise InputError(
+            where, 0, 0, f"unknown engine '{opts.engine}' (known: {', '.join(ENGINES)})"
+        )
     if opts.engine != "reference":  # TruSt (engine/trust.py); auto: where the model allows
-        from engine.trust import TrustOptions, run_trust, trust_applies
+        from herdsman.engine.trust import TrustOptions, run_trust, trust_applies
 
         # a preemption bound is TruSt's alone: auto then means TruSt (which may refuse)
         forced = opts.engine == "trust" or opts.preemption_bound is not None

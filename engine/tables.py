@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.build import Layout
-from engine.props import needed_locations
-from engine.threads import ThreadExec, ThreadsResult
-from litmus.ir import Loc, MemLoc, Prop, RegLoc, Value
+from herdsman.engine.build import Layout
+from herdsman.engine.props import needed_locations
+from herdsman.engine.threads import ThreadExec, ThreadsResult
+from herdsman.litmus.ir import Loc, MemLoc, Prop, RegLoc, Value
 
 
 class Tables:

@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.arith import EvalError, apply_op, branch_taken, cmp_key, loc_name
-from engine.errors import check_deadline
-from engine.initial import init_value, initial_memory, initial_registers
-from litmus.errors import InputError
-from litmus.ir import (
+from herdsman.engine.arith import EvalError, apply_op, branch_taken, cmp_key, loc_name
+from herdsman.engine.errors import check_deadline
+from herdsman.engine.initial import init_value, initial_memory, initial_registers
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import (
     RMW,
     Branch,
     Fence,

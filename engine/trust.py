@@ -19,21 +19,28 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import TimeLimitExceeded
-from engine.outcome import check_show_mode
-from engine.preemption import NotSequential, PreemptionBound
-from engine.result import TestResult
-from engine.threads import DEFAULT_UNROLL, thread_executions
-from engine.trust_consistency import CatChecker
-from engine.trust_explore import Explorer, TrustStats
-from engine.trust_program import Program
-from engine.trust_support import refusal, refusal_message
-from engine.trust_tally import Tally
-from litmus.errors import InputError
-from litmus.ir import RMW, LitmusTest
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.outcome import check_show_mode
+from herdsman.engine.preemption import NotSequential, PreemptionBound
+from herdsman.engine.result import TestResult
+from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
+from herdsman.engine.trust_consistency import CatChecker
+from herdsman.engine.trust_explore import Explorer, TrustStats
+from herdsman.engine.trust_program import Program
+from herdsman.engine.trust_support import refusal, refusal_message
+from herdsman.engine.trust_tally import Tally
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import RMW, LitmusTest
 
-__all__ = ["TrustOptions", "TrustRun", "run_trust", "explore_test", "trust_applies", "report",
-           "TimeLimitExceeded"]  # fmt: skip
+__all__ = [
+    "TrustOptions",
+    "TrustRun",
+    "run_trust",
+    "explore_test",
+    "trust_applies",
+    "report",
+    "TimeLimitExceeded",
+]
 
 CHECKERS = ("auto", "cat", "incremental")
 
@@ -57,8 +64,15 @@ class TrustOptions:
     @classmethod
     def from_run_options(cls, opts: Any) -> TrustOptions:
         """The TruSt options of an ``engine.run.RunOptions``."""
-        names = ("show", "nshow", "checkfilter", "time_limit", "unroll", "preemption_bound",
-                 "print_executions")  # fmt: skip
+        names = (
+            "show",
+            "nshow",
+            "checkfilter",
+            "time_limit",
+            "unroll",
+            "preemption_bound",
+            "print_executions",
+        )
         return cls(**{n: getattr(opts, n) for n in names if hasattr(opts, n)})
 
 
@@ -94,7 +108,7 @@ def make_checker(name: str, model: Any, prog: Program, arch: str):
     if name not in CHECKERS:
         raise ValueError(f"unknown checker {name!r} (known: {', '.join(CHECKERS)})")
     if name != "cat":
-        from engine.trust_incremental import IncrementalChecker, incremental_form
+        from herdsman.engine.trust_incremental import IncrementalChecker, incremental_form
 
         form = incremental_form(model, arch)
         if form is not None:
@@ -123,15 +137,26 @@ def explore_test(test: LitmusTest, model: Any, opts: TrustOptions | None = None)
     if opts.preemption_bound is not None:
         bound = PreemptionBound(opts.preemption_bound, opts.preemption_slack)
     tally = Tally(test, prog, checker, opts, bound)
-    ex = Explorer(prog, checker, tally.complete, bound=bound, deadline=deadline,
-                  track_duplicates=opts.track_duplicates)  # fmt: skip
+    ex = Explorer(
+        prog,
+        checker,
+        tally.complete,
+        bound=bound,
+        deadline=deadline,
+        track_duplicates=opts.track_duplicates,
+    )
     try:
         stats = ex.run()
     except NotSequential:
         name = getattr(model, "spec", None) or getattr(model, "name", None) or "?"
-        raise InputError(where, 0, 0, f"--preemption-bound counts the preemptions of SC "
-                         f"interleavings, but model {name} accepts an execution of this test "
-                         "that no interleaving produces; use an SC model") from None
+        raise InputError(
+            where,
+            0,
+            0,
+            f"--preemption-bound counts the preemptions of SC "
+            f"interleavings, but model {name} accepts an execution of this test "
+            "that no interleaving produces; use an SC model",
+        ) from None
     extra = stats.extra
     extra["checks"] = checker.checks
     extra["checker_incremental"] = int(checker.name == "incremental")
@@ -177,17 +202,20 @@ def report(run: TrustRun, executions: bool = False) -> str:
     lines.append(f"Number of complete executions explored: {st.complete}")
     if st.blocked:
         lines.append(f"Number of blocked executions seen: {st.blocked}")
-    lines.append(f"Backward revisits: {st.revisits} (inconsistent: {st.revisits_inconsistent} "
-                 f"built, {st.revisits_doomed} foreseen; not maximal: {st.refused}); "
-                 f"options the model rejected: {st.pruned}")  # fmt: skip
+    lines.append(
+        f"Backward revisits: {st.revisits} (inconsistent: {st.revisits_inconsistent} "
+        f"built, {st.revisits_doomed} foreseen; not maximal: {st.refused}); "
+        f"options the model rejected: {st.pruned}"
+    )
     k = st.extra.get("bound")
     if k is not None:
         within = int(st.extra.get("within_bound", 0))
-        lines.append(f"Preemption bound {int(k)}: {within} executions within it, "
-                     f"{st.beyond_bound} beyond it (visited for the slack), "
-                     f"{st.bound_blocked} explorations cut by the bound")  # fmt: skip
+        lines.append(
+            f"Preemption bound {int(k)}: {within} executions within it, "
+            f"{st.beyond_bound} beyond it (visited for the slack), "
+            f"{st.bound_blocked} explorations cut by the bound"
+        )
         if st.extra.get("decisive_beyond_bound") and not st.extra.get("decisive_within_bound"):
             lines.append("The condition's outcome is reached only beyond the preemption bound")
     lines.append(f"Total CPU time: {st.time:.2f}s")
     return "\n".join(lines) + "\n"
-

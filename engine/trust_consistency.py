@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.trust_graph import TGraph
-from engine.trust_program import Program
+from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust_program import Program
 
 #: Checks a session serves before it is prepared again (bounds its memo tables).
 RECYCLE = 4096

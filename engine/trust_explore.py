@@ -34,9 +34,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.errors import TimeLimitExceeded
-from engine.trust_graph import TGraph
-from engine.trust_program import Program
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust_program import Program
 
 __all__ = ["Explorer", "TrustStats", "TimeLimitExceeded"]
 

@@ -17,8 +17,8 @@ write.  Memory stays polynomial: a graph is a handful of lists of the program's 
 
 from __future__ import annotations
 
-from engine.trust_program import Program, Segment, Step
-from litmus.ir import Value
+from herdsman.engine.trust_program import Program, Segment, Step
+from herdsman.litmus.ir import Value
 
 INIT = -1  # thread id of initial writes
 
@@ -27,9 +27,25 @@ class TGraph:
     """A TruSt execution graph over the threads of ``prog`` (see the module docstring)."""
 
     __slots__ = (
-        "prog", "T", "L", "base", "tid", "idx", "n", "path", "step", "stamp", "rf", "val",
-        "addedmax", "revisitable", "co", "rl", "clock", "cstate",
-    )  # fmt: skip
+        "prog",
+        "T",
+        "L",
+        "base",
+        "tid",
+        "idx",
+        "n",
+        "path",
+        "step",
+        "stamp",
+        "rf",
+        "val",
+        "addedmax",
+        "revisitable",
+        "co",
+        "rl",
+        "clock",
+        "cstate",
+    )
 
     def __init__(self, prog: Program) -> None:
         self.prog = prog
@@ -65,7 +81,13 @@ class TGraph:
     def copy(self) -> TGraph:
         g = TGraph.__new__(TGraph)
         g.prog, g.T, g.L, g.base, g.tid, g.idx = (
-            self.prog, self.T, self.L, self.base, self.tid, self.idx)  # fmt: skip
+            self.prog,
+            self.T,
+            self.L,
+            self.base,
+            self.tid,
+            self.idx,
+        )
         g.n = self.n[:]
         g.path = [p[:] for p in self.path]
         g.step = self.step[:]

@@ -40,17 +40,35 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from engine.trust_consistency import CatChecker
-from engine.trust_graph import TGraph
-from engine.trust_program import Program
-from graphs.relalg import Universe
+from herdsman.engine.trust_consistency import CatChecker
+from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust_program import Program
+from herdsman.graphs.relalg import Universe
 
 #: Ops a skeleton-only node may use (as cat's code generator evaluates them).
-STATIC_OPS = frozenset({"name", "const", "all", "id", "full", "union", "inter", "diff", "seq",
-                        "inv", "plus", "domain", "range", "prod", "toid"})  # fmt: skip
+STATIC_OPS = frozenset(
+    {
+        "name",
+        "const",
+        "all",
+        "id",
+        "full",
+        "union",
+        "inter",
+        "diff",
+        "seq",
+        "inv",
+        "plus",
+        "domain",
+        "range",
+        "prod",
+        "toid",
+    }
+)
 #: Ops a node depending on rf/co may use.
-DYNAMIC_OPS = frozenset({"input", "union", "inter", "diff", "seq", "inv", "plus", "domain",
-                         "range", "prod", "toid"})  # fmt: skip
+DYNAMIC_OPS = frozenset(
+    {"input", "union", "inter", "diff", "seq", "inv", "plus", "domain", "range", "prod", "toid"}
+)
 #: Predefined relations that only relate events of one thread forwards in program order.
 FORWARD_NAMES = frozenset({"po", "partial_po", "addr", "data", "ctrl", "id"})
 #: Bases of the terms of an incremental acyclic check.
@@ -128,10 +146,10 @@ def _weakrefable(x: Any) -> bool:
 
 
 def _build_form(model: Any, arch: str) -> Form:
-    from cat.checks import operand
-    from cat.evaluator import Evaluator
-    from cat.ir import Node
-    from cat.values import REL, SET
+    from herdsman.cat.checks import operand
+    from herdsman.cat.evaluator import Evaluator
+    from herdsman.cat.ir import Node
+    from herdsman.cat.values import REL, SET
 
     unit = model._unit(arch)
     compiled, analysis, mono = unit.compiled, unit.analysis, unit.monotone
@@ -170,7 +188,7 @@ def _exact(prog: Any, mono: dict) -> bool:
     ``undefined_unless``, non-monotone check, co condition (``cobase``), rejection or
     run-time loop; the co enumeration (``with co from ...``) is the engine's.  Then a
     complete graph the checks accept is allowed, with no flag."""
-    from cat.compiler import CheckStep, End, WithStep
+    from herdsman.cat.compiler import CheckStep, End, WithStep
 
     while prog is not None:
         for st in prog.steps:
@@ -205,9 +223,15 @@ def _fr_pattern(n: Any) -> bool:
     """``rf^-1 ; co`` (possibly ``\\ id``): herd's fr."""
     if n.op == "diff" and n.args[1].op == "id":
         n = n.args[0]
-    return (n.op == "seq" and len(n.args) == 2 and n.args[0].op == "inv"
-            and n.args[0].args[0].op == "input" and n.args[0].args[0].info == "rf"
-            and n.args[1].op == "input" and n.args[1].info == "co")  # fmt: skip
+    return (
+        n.op == "seq"
+        and len(n.args) == 2
+        and n.args[0].op == "inv"
+        and n.args[0].args[0].op == "input"
+        and n.args[0].args[0].info == "rf"
+        and n.args[1].op == "input"
+        and n.args[1].info == "co"
+    )
 
 
 def _terms(n: Any) -> list[Term]:
@@ -404,14 +428,14 @@ class IncrementalChecker:
     name = "incremental"
 
     def __init__(self, form: Form, model: Any, prog: Program, arch: str) -> None:
-        from graphs.herdnames import static_names
+        from herdsman.graphs.herdnames import static_names
 
         self.form = form
         self.prog = prog
         self.arch = arch
         self._static_names = static_names
         self.cat = CatChecker(model, prog, arch)  # for the verdicts on complete graphs
-        from cat.api import Verdict
+        from herdsman.cat.api import Verdict
 
         self._allowed = Verdict(allowed=True)
         size = len(prog.locations) + sum(prog.max_len)
@@ -422,9 +446,10 @@ class IncrementalChecker:
         # per event: the pairs from or to it (a relation)
         self._at = [(self.U.ROW << (e * size)) | (self.U.COL0 << e) for e in range(size)]
         # steps whose value grows only by the new event's pairs (see ``added``)
-        self._simple = [sf.terms is not None and form.stable
-                        and all(not t.pre and not t.post for t in sf.terms)
-                        for sf in form.steps]  # fmt: skip
+        self._simple = [
+            sf.terms is not None and form.stable and all(not t.pre and not t.post for t in sf.terms)
+            for sf in form.steps
+        ]
 
     # ------------------------------------------------------------------ statics
     def _key(self, g: TGraph) -> tuple:
@@ -770,7 +795,7 @@ class IncrementalChecker:
 
 
 def _is_rel(n: Any) -> bool:
-    from cat.values import SET
+    from herdsman.cat.values import SET
 
     return getattr(n, "type", None) != SET
 

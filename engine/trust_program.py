@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.threads import TEvent, ThreadExec, ThreadsResult
-from graphs.execution import Event, Skeleton
-from litmus.ir import Value
+from herdsman.engine.threads import TEvent, ThreadExec, ThreadsResult
+from herdsman.graphs.execution import Event, Skeleton
+from herdsman.litmus.ir import Value
 
 #: Dependency relations a thread execution declares (herd's names).
 DEP_NAMES = ("addr", "data", "ctrl")
@@ -179,6 +179,14 @@ def _in_deps(te: ThreadExec, i: int) -> tuple[tuple[str, int], ...]:
 
 def _event(eid: int, tid: int, ev: TEvent, value: Value | None = None) -> Event:
     return Event(
-        eid, ev.kind, tid, ev.poi, loc=ev.loc, value=value, fence=ev.fence, instr=ev.instr,
-        annots=ev.annots, iiid=tid * 1_000_000 + ev.inst,
-    )  # fmt: skip
+        eid,
+        ev.kind,
+        tid,
+        ev.poi,
+        loc=ev.loc,
+        value=value,
+        fence=ev.fence,
+        instr=ev.instr,
+        annots=ev.annots,
+        iiid=tid * 1_000_000 + ev.inst,
+    )

@@ -27,24 +27,29 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from graphs.build import RMW, Built, R, W, build
+from herdsman.graphs.build import RMW, Built, R, W, build
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The probes (name, graph with a porf cycle), for every program ...
 _PROBES: tuple[tuple[str, Callable[[], Built]], ...] = (
-    ("load buffering (LB: each thread reads the other's later write)",
-     lambda: build([[R("x", 1), W("y", 1)], [R("y", 1), W("x", 1)]])),
-    ("a read from a po-later write of its own thread",
-     lambda: build([[R("x", 1), W("x", 1)]])),
-)  # fmt: skip
+    (
+        "load buffering (LB: each thread reads the other's later write)",
+        lambda: build([[R("x", 1), W("y", 1)], [R("y", 1), W("x", 1)]]),
+    ),
+    ("a read from a po-later write of its own thread", lambda: build([[R("x", 1), W("x", 1)]])),
+)
 #: ... and for programs with read-modify-writes.
 _RMW_PROBES: tuple[tuple[str, Callable[[], Built]], ...] = (
-    ("two read-modify-writes that read each other's write",
-     lambda: build([[RMW("x", 2, 1)], [RMW("x", 1, 2)]])),
-    ("a read-modify-write whose read depends on its own write (through another thread)",
-     lambda: build([[RMW("x", 2, 1)], [R("x", 1), W("x", 2)]])),
-)  # fmt: skip
+    (
+        "two read-modify-writes that read each other's write",
+        lambda: build([[RMW("x", 2, 1)], [RMW("x", 1, 2)]]),
+    ),
+    (
+        "a read-modify-write whose read depends on its own write (through another thread)",
+        lambda: build([[RMW("x", 2, 1)], [R("x", 1), W("x", 2)]]),
+    ),
+)
 
 
 def refusal(model: Any, arch: str, rmw: bool = False) -> str | None:
@@ -64,8 +69,10 @@ def refusal(model: Any, arch: str, rmw: bool = False) -> str | None:
 def _refusal(model: Any, arch: str, rmw: bool) -> str | None:
     mode = getattr(model, "co_mode", None)
     if mode != "native":
-        return (f"its coherence order is not the standard one (co_mode '{mode}'): "
-                "TruSt enumerates co itself")  # fmt: skip
+        return (
+            f"its coherence order is not the standard one (co_mode '{mode}'): "
+            "TruSt enumerates co itself"
+        )
     axioms = getattr(model, "axioms", None)
     if axioms is None:
         return "it does not say which of its axioms are monotone (not a cat model)"
@@ -75,14 +82,18 @@ def _refusal(model: Any, arch: str, rmw: bool) -> str | None:
         if not ax.monotone:
             name = f"'{ax.name}'" if ax.name else "(unnamed)"
             where = f" at {ax.pos.file}:{ax.pos.line}" if getattr(ax, "pos", None) else ""
-            return (f"its axiom {name} ({ax.kind}){where} is not monotone, so partial graphs "
-                    "cannot be checked")  # fmt: skip
+            return (
+                f"its axiom {name} ({ax.kind}){where} is not monotone, so partial graphs "
+                "cannot be checked"
+            )
     for what, make in _PROBES + (_RMW_PROBES if rmw else ()):
         g = make().graph
         verdicts = model.prepare(g.sk, arch).check(g.rf, co=g.co)
         if any(v.allowed for v in verdicts):
-            return (f"it allows {what}: a po ∪ rf cycle, which TruSt never builds "
-                    "(use the reference engine)")  # fmt: skip
+            return (
+                f"it allows {what}: a po ∪ rf cycle, which TruSt never builds "
+                "(use the reference engine)"
+            )
     return None
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.outcome import Counts, shown_execution, wants_show
-from engine.props import needed_locations
-from engine.result import ShownExecution
-from engine.trust_graph import TGraph
-from engine.trust_program import Program
-from litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, Value, eval_prop
+from herdsman.engine.outcome import Counts, shown_execution, wants_show
+from herdsman.engine.props import needed_locations
+from herdsman.engine.result import ShownExecution
+from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust_program import Program
+from herdsman.litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, Value, eval_prop
 
 
 class Tally(Counts):
@@ -66,8 +66,11 @@ class Tally(Counts):
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
         opts = self.opts
-        want = keep and wants_show(opts.show, self.quant, sat) and (
-            opts.nshow is None or len(self.shown) < opts.nshow)  # fmt: skip
+        want = (
+            keep
+            and wants_show(opts.show, self.quant, sat)
+            and (opts.nshow is None or len(self.shown) < opts.nshow)
+        )
         verdicts, rf, co = self.checker.verdicts(g, want_shows=want)
         allowed = [v for v in verdicts if v.allowed]
         if not allowed:
@@ -99,7 +102,7 @@ class Tally(Counts):
         """Keep the execution's line (``print_executions``) and picture (``executions_dot``)."""
         if not self.opts.print_executions:
             return
-        from litmus.printer import loc_text, value_text
+        from herdsman.litmus.printer import loc_text, value_text
 
         text = " ".join(f"{loc_text(loc)}={value_text(state[loc])};" for loc in self.observed)
         entry: dict[str, Any] = {"state": text, "satisfies": sat}
@@ -115,8 +118,8 @@ class Tally(Counts):
     def picture(self, g: TGraph, rf: int, co: int, verdict, sat: bool) -> ShownExecution:
         """The graph of a finished execution, with its values, as the reference engine
         keeps it for ``-show`` (same numbering: initial writes, then thread by thread)."""
-        from engine.build import build_skeleton
-        from graphs.execution import ExecutionGraph
+        from herdsman.engine.build import build_skeleton
+        from herdsman.graphs.execution import ExecutionGraph
 
         threads = self.prog.threads
         lay = build_skeleton(threads.locations, threads.init_mem, g.final_execs())

@@ -3,7 +3,7 @@
 Threads are lists of accesses; events get names so that rf, co and dependencies can be
 given by name::
 
-    from graphs.build import build, W, R, F
+    from herdsman.graphs.build import build, W, R, F
 
     mp = build(
         [[W("x", 1), F("LWSYNC"), W("y", 1)],
@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphs.execution import Event, ExecutionGraph, Skeleton, co_from_orders
-from graphs.relalg import Universe
-from litmus.ir import Value
+from herdsman.graphs.execution import Event, ExecutionGraph, Skeleton, co_from_orders
+from herdsman.graphs.relalg import Universe
+from herdsman.litmus.ir import Value
 
 __all__ = ["Item", "W", "R", "F", "B", "RMW", "Built", "build"]
 
@@ -53,14 +53,16 @@ class Item:
     annots: frozenset[str] = field(default_factory=frozenset)
 
 
-def W(loc: str, value: Value, *, name: str | None = None, instr: str = "",
-      annots: Iterable[str] = ()) -> Item:  # fmt: skip
+def W(
+    loc: str, value: Value, *, name: str | None = None, instr: str = "", annots: Iterable[str] = ()
+) -> Item:
     """A write of ``value`` to ``loc``."""
     return Item("W", loc, value, name=name, instr=instr, annots=frozenset(annots))
 
 
-def R(loc: str, value: Value, *, name: str | None = None, instr: str = "",
-      annots: Iterable[str] = ()) -> Item:  # fmt: skip
+def R(
+    loc: str, value: Value, *, name: str | None = None, instr: str = "", annots: Iterable[str] = ()
+) -> Item:
     """A read of ``value`` from ``loc``."""
     return Item("R", loc, value, name=name, instr=instr, annots=frozenset(annots))
 
@@ -75,8 +77,15 @@ def B(*, name: str | None = None, instr: str = "") -> Item:
     return Item("B", name=name, instr=instr)
 
 
-def RMW(loc: str, read: Value, written: Value, *, name: str | None = None, instr: str = "",
-        annots: Iterable[str] = ("X",)) -> Item:  # fmt: skip
+def RMW(
+    loc: str,
+    read: Value,
+    written: Value,
+    *,
+    name: str | None = None,
+    instr: str = "",
+    annots: Iterable[str] = ("X",),
+) -> Item:
     """An atomic read-modify-write: a read and a write of one instruction instance."""
     return Item("RMW", loc, read, written, name=name, instr=instr, annots=frozenset(annots))
 
@@ -167,10 +176,8 @@ def build(
             name = it.name or f"{tid}:{k}"
             common = dict(tid=tid, poi=k, instr=it.instr, iiid=iiid)
             if it.kind == "RMW":
-                add(f"{name}.r", kind="R", loc=it.loc, value=it.value, annots=it.annots,
-                    **common)  # fmt: skip
-                add(f"{name}.w", kind="W", loc=it.loc, value=it.written, annots=it.annots,
-                    **common)  # fmt: skip
+                add(f"{name}.r", kind="R", loc=it.loc, value=it.value, annots=it.annots, **common)
+                add(f"{name}.w", kind="W", loc=it.loc, value=it.written, annots=it.annots, **common)
             elif it.kind in ("R", "W"):
                 add(name, kind=it.kind, loc=it.loc, value=it.value, annots=it.annots, **common)
             elif it.kind == "F":
@@ -209,8 +216,9 @@ def build(
         rf_src[ri] = wi
     for e in events:
         if e.kind == "R" and e.eid not in rf_src:
-            cands = [w.eid for w in events if w.kind == "W" and w.loc == e.loc
-                     and w.value == e.value]  # fmt: skip
+            cands = [
+                w.eid for w in events if w.kind == "W" and w.loc == e.loc and w.value == e.value
+            ]
             if len(cands) != 1:
                 what = "no" if not cands else "several"
                 raise ValueError(

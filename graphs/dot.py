@@ -32,36 +32,92 @@ from pathlib import Path
 
 import pydot
 
-from graphs.execution import Event, ExecutionGraph
+from herdsman.graphs.execution import Event, ExecutionGraph
 
 __all__ = ["to_dot", "render", "RenderError", "edge_color", "event_letter", "event_action"]
 
 #: Edge colours of ``Pretty.ml`` (looked up by the label, or its prefix up to ``:``).
 _COLORS: dict[str, str] = {"rf": "red", "po": "black", "po:": "black", "fr": "#ffa040"}
 _COLORS.update(dict.fromkeys(("vo:", "seq"), "magenta"))
-_COLORS.update(dict.fromkeys(
-    ("grf", "A/B:", "ppo-ext:", "ppoext", "membar:", "poloc", "w*w*", "ppo-direct"), "brown"
-))  # fmt: skip
+_COLORS.update(
+    dict.fromkeys(
+        ("grf", "A/B:", "ppo-ext:", "ppoext", "membar:", "poloc", "w*w*", "ppo-direct"), "brown"
+    )
+)
 _COLORS["ppo-sela"] = "#00b000"
-_COLORS.update(dict.fromkeys((
-    "lwfence", "lwf", "ffence", "ff", "implied", "mfence", "dmb", "lwsync", "eieio", "sync",
-    "dmb-cumul", "dsb", "dmb.st", "dsb.st", "dmb.ld", "dsb.ld", "dmb.sy", "dsb.sy", "dmbst",
-    "dsbst", "dsb-cumul", "sync-cumul", "lwsync-cumul", "sync_cumul", "lwsync_cumul",
-    "syncext", "lwsyncext", "dmbext", "dsbext",
-), "darkgreen"))  # fmt: skip
+_COLORS.update(
+    dict.fromkeys(
+        (
+            "lwfence",
+            "lwf",
+            "ffence",
+            "ff",
+            "implied",
+            "mfence",
+            "dmb",
+            "lwsync",
+            "eieio",
+            "sync",
+            "dmb-cumul",
+            "dsb",
+            "dmb.st",
+            "dsb.st",
+            "dmb.ld",
+            "dsb.ld",
+            "dmb.sy",
+            "dsb.sy",
+            "dmbst",
+            "dsbst",
+            "dsb-cumul",
+            "sync-cumul",
+            "lwsync-cumul",
+            "sync_cumul",
+            "lwsync_cumul",
+            "syncext",
+            "lwsyncext",
+            "dmbext",
+            "dsbext",
+        ),
+        "darkgreen",
+    )
+)
 _COLORS.update(dict.fromkeys(("A", "B", "co", "ca", "ws"), "blue"))
-_COLORS.update(dict.fromkeys((
-    "LL", "LS", "PML", "ll", "ls", "pml", "isync", "dep", "ctrl", "data", "addr",
-    "ctrlisync", "isb", "ctrlisb", "ppo", "success",
-), "indigo"))  # fmt: skip
+_COLORS.update(
+    dict.fromkeys(
+        (
+            "LL",
+            "LS",
+            "PML",
+            "ll",
+            "ls",
+            "pml",
+            "isync",
+            "dep",
+            "ctrl",
+            "data",
+            "addr",
+            "ctrlisync",
+            "isb",
+            "ctrlisb",
+            "ppo",
+            "success",
+        ),
+        "indigo",
+    )
+)
 _COLORS.update({"iico": "black", "iico_data": "black", "iico_control": "grey"})
 
 #: How herd prints fence events (``PPCBase``/``X86Base`` ``pp_barrier``; herd spells the
 #: eieio barrier ``Eioio``).
 FENCE_NAMES: dict[str, str] = {
-    "SYNC": "Sync", "LWSYNC": "Lwsync", "ISYNC": "Isync", "EIEIO": "Eioio",
-    "MFENCE": "MFENCE", "SFENCE": "SFENCE", "LFENCE": "LFENCE",
-}  # fmt: skip
+    "SYNC": "Sync",
+    "LWSYNC": "Lwsync",
+    "ISYNC": "Isync",
+    "EIEIO": "Eioio",
+    "MFENCE": "MFENCE",
+    "SFENCE": "SFENCE",
+    "LFENCE": "LFENCE",
+}
 
 #: Annotations that herd prints as ``*`` after the location (atomic accesses).
 _ATOMIC = frozenset({"X", "EX"})
@@ -152,16 +208,16 @@ def to_dot(
         head = f"{event_letter(num[e.eid])}: {event_action(e)}"
         if e.is_init:
             return f'"{_escape(head)}\\lInit"'
-        return (f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l'
-                f'{_escape(e.instr)}"')  # fmt: skip
+        return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
     if show_init_writes:
         for e in evs:
             if e.is_init:
                 dot.add_node(pydot.Node(node(e.eid), label=label(e), shape="box", color="blue"))
     for t in range(sk.nthreads):
-        sub = pydot.Subgraph(f"cluster_proc{t}", rank="sink", label=f'"Thread {t}"',
-                             color="magenta", shape="box")  # fmt: skip
+        sub = pydot.Subgraph(
+            f"cluster_proc{t}", rank="sink", label=f'"Thread {t}"', color="magenta", shape="box"
+        )
         for e in evs:
             if e.tid == t:
                 sub.add_node(pydot.Node(node(e.eid), label=label(e), shape="box", color="blue"))
@@ -194,8 +250,9 @@ def to_dot(
         if not show_init_writes and show_init_rf:
             for _w, b in U.pairs(g.rf & U.product(sk.IW, shown)):
                 point = f"init{node(b)}"
-                dot.add_node(pydot.Node(point, shape="point", height="0.2", width="0.2",
-                                        color="red"))  # fmt: skip
+                dot.add_node(
+                    pydot.Node(point, shape="point", height="0.2", width="0.2", color="red")
+                )
                 edge(point, node(b), "rf", "red")
     for name, r in drawn.items():
         color = edge_color(name)
@@ -237,9 +294,11 @@ def render(dot_text: str, path: str | Path, fmt: str | None = None) -> Path:
             "(Debian/Ubuntu: apt-get install graphviz), or keep the .dot text"
         )
     proc = subprocess.run(
-        [exe, f"-T{fmt}", "-o", str(path)], input=dot_text.encode(), capture_output=True,
+        [exe, f"-T{fmt}", "-o", str(path)],
+        input=dot_text.encode(),
+        capture_output=True,
         check=False,
-    )  # fmt: skip
+    )
     if proc.returncode != 0:
         msg = " ".join(proc.stderr.decode(errors="replace").split())
         raise RenderError(f"dot -T{fmt} failed: {msg or 'exit status ' + str(proc.returncode)}")

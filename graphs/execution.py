@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from graphs.relalg import Universe, bits
-from litmus.ir import Value
+from herdsman.graphs.relalg import Universe, bits
+from herdsman.litmus.ir import Value
 
 #: Event kinds: read, write, fence, branch (herd's ``B`` commit events).
 KINDS = ("R", "W", "F", "B")

@@ -24,7 +24,7 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 
 from __future__ import annotations
 
-from graphs.execution import ExecutionGraph, Skeleton
+from herdsman.graphs.execution import ExecutionGraph, Skeleton
 
 Tagged = tuple[str, int]
 
@@ -49,16 +49,40 @@ ANNOT_SETS: dict[str, tuple[str, ...]] = {
 #: unrolling cut-offs, speculation, register accesses, ports...).  They are computed from
 #: ``Event.annots`` all the same, so an engine that does produce such events can mark them.
 GENERIC_SETS = (
-    "NExp", "SPEC", "SPURIOUS", "Rreg", "Wreg", "ADDR", "DATA", "PRED",
-    "T", "GCS", "TLBI", "CutOff", "FAULT", "FAULT-RD", "FAULT-WR", "EXC-ENTRY", "EXC-RET",
-)  # fmt: skip
+    "NExp",
+    "SPEC",
+    "SPURIOUS",
+    "Rreg",
+    "Wreg",
+    "ADDR",
+    "DATA",
+    "PRED",
+    "T",
+    "GCS",
+    "TLBI",
+    "CutOff",
+    "FAULT",
+    "FAULT-RD",
+    "FAULT-WR",
+    "EXC-ENTRY",
+    "EXC-RET",
+)
 
 #: Relations herd always defines that are empty for PPC/X86 programs unless the skeleton's
 #: ``deps`` gives them (``iico_data`` is set apart: see :func:`static_names`).
 EMPTY_RELS = (
-    "iico_ctrl", "iico_order", "rf-reg", "tst", "depend", "success",
-    "control", "equiv-spec", "membar.cta", "membar.gl", "membar.sys",
-)  # fmt: skip
+    "iico_ctrl",
+    "iico_order",
+    "rf-reg",
+    "tst",
+    "depend",
+    "success",
+    "control",
+    "equiv-spec",
+    "membar.cta",
+    "membar.gl",
+    "membar.sys",
+)
 
 
 def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphs.execution import Event, ExecutionGraph, Skeleton
-from graphs.relalg import Universe, members
-from litmus.ir import Sym, Value
+from herdsman.graphs.execution import Event, ExecutionGraph, Skeleton
+from herdsman.graphs.relalg import Universe, members
+from herdsman.litmus.ir import Sym, Value
 
 FORMAT = "herdsman-graph/1"
 

@@ -40,9 +40,19 @@ class Universe:
     """Constants and operators for relations over ``n`` events (row stride ``cap``)."""
 
     __slots__ = (
-        "n", "cap", "ALL", "ROW", "COL0", "ID", "FULL", "_spread_cache",
-        "_range_steps", "_row_fold", "_magic", "_magic_shift",
-    )  # fmt: skip
+        "n",
+        "cap",
+        "ALL",
+        "ROW",
+        "COL0",
+        "ID",
+        "FULL",
+        "_spread_cache",
+        "_range_steps",
+        "_row_fold",
+        "_magic",
+        "_magic_shift",
+    )
 
     def __init__(self, n: int, cap: int | None = None) -> None:
         if cap is None:

@@ -21,12 +21,17 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from herd_compat.campaign_db import CampaignDB, Row
-from herd_compat.campaign_worker import WorkerConfig, load_factory, make_engine_worker
-from herd_compat.compare import compare
-from herd_compat.herdlog import Expectation, detect_format, parse_herd_log, read_expectations
-from herd_compat.inputs import expand_test_args
-from herd_compat.reports import (
+from herdsman.herd_compat.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.campaign_worker import WorkerConfig, load_factory, make_engine_worker
+from herdsman.herd_compat.compare import compare
+from herdsman.herd_compat.herdlog import (
+    Expectation,
+    detect_format,
+    parse_herd_log,
+    read_expectations,
+)
+from herdsman.herd_compat.inputs import expand_test_args
+from herdsman.herd_compat.reports import (
     Totals,
     mismatch_lines,
     summary_lines,
@@ -34,8 +39,8 @@ from herd_compat.reports import (
     write_json,
     write_junit,
 )
-from herd_compat.workers import WorkerPool, WorkerStartError
-from litmus.errors import InputError
+from herdsman.herd_compat.workers import WorkerPool, WorkerStartError
+from herdsman.litmus.errors import InputError
 
 
 @dataclass
@@ -69,11 +74,15 @@ class CampaignOutcome:
 
 def fingerprint(cfg: CampaignConfig, keys: list[str]) -> str:
     doc = {
-        "model": cfg.model, "expect": os.path.realpath(cfg.expect),
-        "column": cfg.expect_column, "engine": cfg.engine,
-        "variants": sorted(cfg.variants), "include_dirs": cfg.include_dirs,
-        "worker": cfg.worker, "tests": sorted(keys),
-    }  # fmt: skip
+        "model": cfg.model,
+        "expect": os.path.realpath(cfg.expect),
+        "column": cfg.expect_column,
+        "engine": cfg.engine,
+        "variants": sorted(cfg.variants),
+        "include_dirs": cfg.include_dirs,
+        "worker": cfg.worker,
+        "tests": sorted(keys),
+    }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -105,10 +114,15 @@ class _Progress:
         )
 
         self.p = Progress(
-            TextColumn("[bold]validate[/bold] {task.description}"), BarColumn(),
-            MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False,
-        )  # fmt: skip
+            TextColumn("[bold]validate[/bold] {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            transient=False,
+        )
         self.task = self.p.add_task("", total=total, completed=done)
         self.p.start()
 
@@ -203,9 +217,13 @@ def _execute(
     """Run the tests still to do, recording each result as it arrives."""
     factory = load_factory(cfg.worker) if cfg.worker else make_engine_worker
     wc = WorkerConfig(
-        model=cfg.model, include_dirs=list(cfg.include_dirs), variants=set(cfg.variants),
-        engine=cfg.engine, time_limit=cfg.timeout, extra=dict(cfg.worker_extra),
-    )  # fmt: skip
+        model=cfg.model,
+        include_dirs=list(cfg.include_dirs),
+        variants=set(cfg.variants),
+        engine=cfg.engine,
+        time_limit=cfg.timeout,
+        extra=dict(cfg.worker_extra),
+    )
     kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
     pool = WorkerPool(factory, wc, jobs=cfg.jobs, timeout=kill_after)
     show = cfg.progress if cfg.progress is not None else err.isatty()
@@ -243,16 +261,43 @@ def make_row(
         try:
             (ours,) = parse_herd_log(res["block"], path)
         except (InputError, ValueError) as e:
-            return Row(key, path, name, "error", "error", f"unreadable result block: {e}",
-                       {"input_error": False}, res.get("cpu"), herd_time)  # fmt: skip
+            return Row(
+                key,
+                path,
+                name,
+                "error",
+                "error",
+                f"unreadable result block: {e}",
+                {"input_error": False},
+                res.get("cpu"),
+                herd_time,
+            )
         c = compare(ours, exp)
-        return Row(key, path, name, "done", c.category, res["block"], c.details,
-                   res.get("cpu"), herd_time)  # fmt: skip
+        return Row(
+            key, path, name, "done", c.category, res["block"], c.details, res.get("cpu"), herd_time
+        )
     if status == "timeout":
         msg = res.get("error") or f"{path}:0:0: error: time limit exceeded"
-        return Row(key, path, name, "timeout", "timeout", msg,
-                   {"timeout": timeout}, res.get("cpu"), herd_time)  # fmt: skip
+        return Row(
+            key,
+            path,
+            name,
+            "timeout",
+            "timeout",
+            msg,
+            {"timeout": timeout},
+            res.get("cpu"),
+            herd_time,
+        )
     msg = res.get("error") or f"{path}:0:0: error: unknown failure"
-    return Row(key, path, name, "error", "error", msg,
-               {"input_error": bool(res.get("input_error", True))}, res.get("cpu"),
-               herd_time)  # fmt: skip
+    return Row(
+        key,
+        path,
+        name,
+        "error",
+        "error",
+        msg,
+        {"input_error": bool(res.get("input_error", True))},
+        res.get("cpu"),
+        herd_time,
+    )

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,10 +85,12 @@ class CampaignDB:
         old = self.get_meta("fingerprint")
         if resume and old is not None and old != fingerprint:
             raise InputError(
-                self.path, 0, 0,
+                self.path,
+                0,
+                0,
                 "this campaign database was made for other inputs (tests, model or "
                 "expectations); use another --db or run without --resume",
-            )  # fmt: skip
+            )
         if not resume:
             self.conn.execute("DELETE FROM results")
             self._seq = 0
@@ -111,20 +113,37 @@ class CampaignDB:
         self.conn.execute(
             "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
-                row.key, row.path, row.name, row.status, row.category, row.result_text,
-                json.dumps(row.details, sort_keys=True), row.cpu, row.herd_time,
-                row.finished_at, row.seq,
+                row.key,
+                row.path,
+                row.name,
+                row.status,
+                row.category,
+                row.result_text,
+                json.dumps(row.details, sort_keys=True),
+                row.cpu,
+                row.herd_time,
+                row.finished_at,
+                row.seq,
             ),
-        )  # fmt: skip
+        )
         self.conn.commit()
 
     def rows(self) -> dict[str, Row]:
         out = {}
         for r in self.conn.execute("SELECT * FROM results ORDER BY seq"):
             out[r[0]] = Row(
-                key=r[0], path=r[1], name=r[2], status=r[3], category=r[4], result_text=r[5],
-                details=json.loads(r[6]), cpu=r[7], herd_time=r[8], finished_at=r[9], seq=r[10],
-            )  # fmt: skip
+                key=r[0],
+                path=r[1],
+                name=r[2],
+                status=r[3],
+                category=r[4],
+                result_text=r[5],
+                details=json.loads(r[6]),
+                cpu=r[7],
+                herd_time=r[8],
+                finished_at=r[9],
+                seq=r[10],
+            )
         return out
 
     def close(self) -> None:

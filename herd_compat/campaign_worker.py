@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from herd_compat.output import format_result
-from herd_compat.runner import (
+from herdsman.herd_compat.output import format_result
+from herdsman.herd_compat.runner import (
     ModelCache,
     RunConfig,
     internal_error_line,
@@ -25,7 +25,7 @@ from herd_compat.runner import (
     test_hash,
     time_limit_exception,
 )
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 
 @dataclass
@@ -43,14 +43,16 @@ class WorkerConfig:
 def make_engine_worker(wc: WorkerConfig):
     """Load the model (once), return the task function."""
     cfg = RunConfig(
-        model=wc.model, include_dirs=list(wc.include_dirs), variants=set(wc.variants),
+        model=wc.model,
+        include_dirs=list(wc.include_dirs),
+        variants=set(wc.variants),
         engine=wc.engine,
-    )  # fmt: skip
+    )
     models = ModelCache(cfg)
     if cfg.model:
         models.get(cfg.model)
     opts = run_options(cfg, time_limit=wc.time_limit)
-    run = importlib.import_module("engine.run")
+    run = importlib.import_module("herdsman.engine.run")
     timeout_exc = time_limit_exception()
     warm_up_parser()
 
@@ -72,11 +74,19 @@ def make_engine_worker(wc: WorkerConfig):
             return {"status": "error", "name": name, "error": e.render(), "input_error": True}
         except Exception as e:
             if timeout_exc is not None and isinstance(e, timeout_exc):
-                return {"status": "timeout", "name": name,
-                        "error": f"{path}:0:0: error: time limit of {wc.time_limit:g} s "
-                                 "exceeded (engine)", "cpu": time.process_time() - t0}  # fmt: skip
-            return {"status": "error", "name": name, "error": internal_error_line(path, e),
-                    "input_error": False}  # fmt: skip
+                return {
+                    "status": "timeout",
+                    "name": name,
+                    "error": f"{path}:0:0: error: time limit of {wc.time_limit:g} s "
+                    "exceeded (engine)",
+                    "cpu": time.process_time() - t0,
+                }
+            return {
+                "status": "error",
+                "name": name,
+                "error": internal_error_line(path, e),
+                "input_error": False,
+            }
 
     return work
 
@@ -91,7 +101,7 @@ _WARM_UP = (
 
 def warm_up_parser() -> None:
     try:
-        litmus = importlib.import_module("litmus")
+        litmus = importlib.import_module("herdsman.litmus")
         for text in _WARM_UP:
             litmus.parse_text(text, "<warm-up>")
     except (ImportError, InputError):

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 VERSION = "0.1.0"
 
@@ -61,7 +61,7 @@ def _cmd_parse(argv: list[str]) -> int:
     from importlib import import_module
 
     try:
-        lcli = import_module("litmus.cli")
+        lcli = import_module("herdsman.litmus.cli")
     except ImportError as e:
         return _err("herdsman parse", f"the litmus parser is not available ({e})")
     p = _Parser(prog="herdsman parse", description=COMMANDS["parse"])
@@ -78,7 +78,7 @@ def _cmd_cat(argv: list[str]) -> int:
     if argv[0] != "check":
         raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
     try:
-        ccli = import_module("cat.cli")
+        ccli = import_module("herdsman.cat.cli")
     except ImportError as e:
         return _err("herdsman cat", f"the cat package is not available ({e})")
     p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
@@ -90,15 +90,26 @@ def _cmd_cat(argv: list[str]) -> int:
 
 
 def _run_parser() -> _Parser:
-    from herd_compat.runner import SHOW_MODES
+    from herdsman.herd_compat.runner import SHOW_MODES
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
     p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
     p.add_argument("--model", "-m", help="built-in model name or .cat file (default per arch)")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
-                   help="cat include directory (repeatable)")  # fmt: skip
-    p.add_argument("--variant", action="append", default=[], metavar="V",
-                   help="variant tags, comma separated (repeatable)")  # fmt: skip
+    p.add_argument(
+        "-I",
+        dest="include",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="cat include directory (repeatable)",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="V",
+        help="variant tags, comma separated (repeatable)",
+    )
     p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
@@ -107,16 +118,23 @@ def _run_parser() -> _Parser:
     p.add_argument("--through", action="store_true", help="let failing executions through")
     p.add_argument("--candidates", action="store_true", help="print the Candidates line")
     p.add_argument("--timeout", type=float, metavar="S", help="give up a test after S s")
-    p.add_argument("--preemption-bound", type=int, metavar="K",
-                   help="TruSt: only executions with at most K preemptions (SC)")  # fmt: skip
-    p.add_argument("--print-executions", action="store_true",
-                   help="TruSt: list every execution (with -o: one DOT file each)")  # fmt: skip
+    p.add_argument(
+        "--preemption-bound",
+        type=int,
+        metavar="K",
+        help="TruSt: only executions with at most K preemptions (SC)",
+    )
+    p.add_argument(
+        "--print-executions",
+        action="store_true",
+        help="TruSt: list every execution (with -o: one DOT file each)",
+    )
     return p
 
 
 def _cmd_run(argv: list[str]) -> int:
-    from herd_compat.inputs import expand_test_args
-    from herd_compat.runner import RunConfig, run_tests
+    from herdsman.herd_compat.inputs import expand_test_args
+    from herdsman.herd_compat.runner import RunConfig, run_tests
 
     a = _run_parser().parse_args(argv)
     cfg = RunConfig(
@@ -148,8 +166,8 @@ def _cmd_run(argv: list[str]) -> int:
 
 
 def _cmd_herd7(argv: list[str]) -> int:
-    from herd_compat.herd7opts import OptionError, help_text, parse_herd7_args
-    from herd_compat.runner import run_tests
+    from herdsman.herd_compat.herd7opts import OptionError, help_text, parse_herd7_args
+    from herdsman.herd_compat.runner import run_tests
 
     try:
         cfg, st = parse_herd7_args(argv)
@@ -178,10 +196,19 @@ def _validate_parser() -> _Parser:
     )
     p.add_argument("inputs", nargs="+", metavar="DIR|@INDEX|FILE")
     p.add_argument("--model", "-m", help="built-in model name or .cat file (default per arch)")
-    p.add_argument("--expect", required=True, metavar="FILE",
-                   help="herd7 log or verdict table (format detected)")  # fmt: skip
-    p.add_argument("--expect-column", type=int, default=1, metavar="N",
-                   help="column of a verdict table to compare with (default 1)")  # fmt: skip
+    p.add_argument(
+        "--expect",
+        required=True,
+        metavar="FILE",
+        help="herd7 log or verdict table (format detected)",
+    )
+    p.add_argument(
+        "--expect-column",
+        type=int,
+        default=1,
+        metavar="N",
+        help="column of a verdict table to compare with (default 1)",
+    )
     p.add_argument("--db", metavar="PATH", help="campaign database")
     p.add_argument("--resume", action="store_true", help="skip tests already in the database")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes")
@@ -191,17 +218,26 @@ def _validate_parser() -> _Parser:
     p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--variant", action="append", default=[], metavar="V")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: when stderr is a terminal)")  # fmt: skip
-    p.add_argument("--show-mismatches", type=int, default=50, metavar="N",
-                   help="describe at most N differing tests (-1: all)")  # fmt: skip
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--show-mismatches",
+        type=int,
+        default=50,
+        metavar="N",
+        help="describe at most N differing tests (-1: all)",
+    )
     p.add_argument("--worker", metavar="MODULE:FUNCTION", help=argparse.SUPPRESS)
     return p
 
 
 def _cmd_validate(argv: list[str]) -> int:
-    from herd_compat.campaign import CampaignConfig, run_campaign
-    from herd_compat.campaign_worker import WorkerSpecError
+    from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
+    from herdsman.herd_compat.campaign_worker import WorkerSpecError
 
     a = _validate_parser().parse_args(argv)
     if a.jobs < 1:
@@ -211,19 +247,31 @@ def _cmd_validate(argv: list[str]) -> int:
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
     cfg = CampaignConfig(
-        inputs=a.inputs, expect=a.expect, model=a.model, expect_column=a.expect_column - 1,
-        db=a.db, resume=a.resume, jobs=a.jobs, timeout=a.timeout, json_out=a.json_out,
-        junit_out=a.junit_out, engine=a.engine, include_dirs=a.include,
+        inputs=a.inputs,
+        expect=a.expect,
+        model=a.model,
+        expect_column=a.expect_column - 1,
+        db=a.db,
+        resume=a.resume,
+        jobs=a.jobs,
+        timeout=a.timeout,
+        json_out=a.json_out,
+        junit_out=a.junit_out,
+        engine=a.engine,
+        include_dirs=a.include,
         variants={t for v in a.variant for t in v.replace(",", " ").split()},
-        progress=a.progress, worker=a.worker, show_mismatches=a.show_mismatches,
-    )  # fmt: skip
+        progress=a.progress,
+        worker=a.worker,
+        show_mismatches=a.show_mismatches,
+    )
     try:
         return run_campaign(cfg).status
     except WorkerSpecError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted: finished tests are in the database; continue with "
-                         "--resume\n")  # fmt: skip
+        sys.stderr.write(
+            "interrupted: finished tests are in the database; continue with --resume\n"
+        )
         return 130
 
 
@@ -271,14 +319,15 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 141
     except Exception as e:
-        from herd_compat.runner import Unavailable
+        from herdsman.herd_compat.runner import Unavailable
 
         if isinstance(e, Unavailable):
             return _err(prog, str(e))
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
-        return _err(prog, f"internal error ({type(e).__name__}: {e}); "
-                          "set HERDSMAN_DEBUG=1 for a traceback")  # fmt: skip
+        return _err(
+            prog, f"internal error ({type(e).__name__}: {e}); set HERDSMAN_DEBUG=1 for a traceback"
+        )
     finally:
         try:
             sys.stdout.flush()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from herd_compat.herdlog import Expectation, HerdRecord
+from herdsman.herd_compat.herdlog import Expectation, HerdRecord
 
 #: Categories of a campaign result, in the order of the summary table.
 CATEGORIES = ("identical", "verdict", "states", "counts", "hash", "missing", "error", "timeout")

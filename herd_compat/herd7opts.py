@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from herd_compat.inputs import expand_test_args, read_conds, read_names
-from herd_compat.runner import SHOW_MODES, RunConfig
-from litmus.errors import InputError
+from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_names
+from herdsman.herd_compat.runner import SHOW_MODES, RunConfig
+from herdsman.litmus.errors import InputError
 
 
 class OptionError(Exception):
@@ -132,7 +132,7 @@ OPTIONS: dict[str, Opt] = {
     "-skipchecks": Opt("str", _skipchecks, "<n1,n2> checks to skip (cumulative)"),
     "-skipcheck": Opt("str", _skipchecks, "<name> check to skip (cumulative)"),
     "-conf": Opt("str", _conf, "<file> read options from file"),
-    "-conds": Opt("str", _conds, "<file> replace conditions (lines: NAME \"condition\")"),
+    "-conds": Opt("str", _conds, '<file> replace conditions (lines: NAME "condition")'),
     "-names": Opt("str", _names, "<file> run only the tests named in file"),
     "-excl": Opt("str", _excl, "<file> skip the tests named in file"),
     "-speedcheck": Opt("tag", _speedcheck, "only false is supported", ("false", "true", "fast")),

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from litmus.errors import InputError
-from litmus.ir import MemLoc, RegLoc, Sym, SymRegLoc, Value
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import MemLoc, RegLoc, Sym, SymRegLoc, Value
 
 
 @dataclass
@@ -104,10 +104,20 @@ def _parse_block(src: _Lines) -> HerdRecord:
     m = src.take(_OBS, "'Observation NAME WORD P N'")
     obs, opos, oneg = m.group(2), int(m.group(3)), int(m.group(4))
     rec = HerdRecord(
-        name=name, kind=kind, states=states, verdict=verdict, positive=pos, negative=neg,
-        condition=cond, observation=obs, obs_positive=opos, obs_negative=oneg, loop=loop,
-        flags=flags, line=start + 1,
-    )  # fmt: skip
+        name=name,
+        kind=kind,
+        states=states,
+        verdict=verdict,
+        positive=pos,
+        negative=neg,
+        condition=cond,
+        observation=obs,
+        obs_positive=opos,
+        obs_negative=oneg,
+        loop=loop,
+        flags=flags,
+        line=start + 1,
+    )
     if (line := src.peek()) is not None and line.startswith("Time "):
         rec.time = float(src.take(_TIME, "'Time NAME SECONDS'").group(2))
     if (line := src.peek()) is not None and line.startswith("Candidates "):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 
 def _read_lines(path: str) -> list[str]:
@@ -141,7 +141,7 @@ def read_conds(path: str) -> dict[str, tuple[str, int]]:
         if j < n and text[j] == '"':
             k = text.find('"', j + 1)
             if k < 0:
-                raise InputError(path, start_line, j + 1 - _line_start(text, j), "unterminated \"")
+                raise InputError(path, start_line, j + 1 - _line_start(text, j), 'unterminated "')
             cond = text[j + 1 : k]
             line += text.count("\n", i, k + 1)
             i = k + 1

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from engine.result import TestResult
-from litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
+from herdsman.engine.result import TestResult
+from herdsman.litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
 
 # ----------------------------------------------------------------------------- registers
 # herd orders registers with OCaml's structural ``compare`` on each architecture's register
@@ -220,8 +220,7 @@ def format_result(r: TestResult, *, arch: str = "", candidates: bool = False) ->
     out += flag_lines(r)
     out.append(f"Condition {r.condition_text}")
     out.append(
-        f"Observation {r.name} {observation_word(r.positive, r.negative)} "
-        f"{r.positive} {r.negative}"
+        f"Observation {r.name} {observation_word(r.positive, r.negative)} {r.positive} {r.negative}"
     )
     out.append(f"Time {r.name} {r.time:0.2f}")
     if candidates:
@@ -229,4 +228,3 @@ def format_result(r: TestResult, *, arch: str = "", candidates: bool = False) ->
     if r.hash:
         out.append(f"Hash={r.hash}")
     return "\n".join(out) + "\n\n"
-

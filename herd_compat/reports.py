@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from herd_compat.campaign_db import Row
-from herd_compat.compare import CATEGORIES, LABELS, describe
+from herdsman.herd_compat.campaign_db import Row
+from herdsman.herd_compat.compare import CATEGORIES, LABELS, describe
 
 
 @dataclass
@@ -72,13 +72,18 @@ def write_json(path: str, rows: Sequence[Row], t: Totals, meta: dict[str, Any]) 
         "jobs": t.jobs,
         "tests": [
             {
-                "name": r.name, "path": r.path, "category": r.category, "status": r.status,
-                "cpu": r.cpu, "herd_time": r.herd_time, "details": r.details,
+                "name": r.name,
+                "path": r.path,
+                "category": r.category,
+                "status": r.status,
+                "cpu": r.cpu,
+                "herd_time": r.herd_time,
+                "details": r.details,
                 **({"error": r.result_text} if r.status != "done" else {}),
             }
             for r in rows
         ],
-    }  # fmt: skip
+    }
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, sort_keys=False)
         f.write("\n")
@@ -90,12 +95,18 @@ def write_junit(path: str, rows: Sequence[Row], t: Totals, suite: str) -> None:
     failures = sum(1 for r in rows if r.category not in ("identical", "error", "timeout"))
     errors = sum(1 for r in rows if r.category in ("error", "timeout"))
     ts = ET.Element(
-        "testsuite", name=suite, tests=str(len(rows)), failures=str(failures),
-        errors=str(errors), skipped="0", time=f"{t.our_cpu:.3f}",
-    )  # fmt: skip
+        "testsuite",
+        name=suite,
+        tests=str(len(rows)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+        time=f"{t.our_cpu:.3f}",
+    )
     for r in rows:
-        tc = ET.SubElement(ts, "testcase", classname=suite, name=r.name, file=r.path,
-                           time=f"{r.cpu or 0.0:.3f}")  # fmt: skip
+        tc = ET.SubElement(
+            ts, "testcase", classname=suite, name=r.name, file=r.path, time=f"{r.cpu or 0.0:.3f}"
+        )
         if r.category == "identical":
             continue
         details = dict(r.details)

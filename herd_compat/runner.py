@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from herd_compat.output import format_result
-from litmus.errors import InputError
+from herdsman.herd_compat.output import format_result
+from herdsman.litmus.errors import InputError
 
 #: herd's default model per test architecture (our built-in equivalents).
 DEFAULT_MODELS = {"PPC": "power", "X86": "tso", "X86_64": "tso"}
@@ -89,12 +89,12 @@ def parse_test(path: str) -> Any:
         raise InputError(path, 0, 0, "no such file")
     if not os.access(path, os.R_OK):
         raise InputError(path, 0, 0, "permission denied")
-    litmus = _import("litmus", "the litmus parser")
+    litmus = _import("herdsman.litmus", "the litmus parser")
     return litmus.parse_file(path)
 
 
 def test_hash(test: Any) -> str:
-    return _import("litmus.hash", "the litmus hash").herd_hash(test)
+    return _import("herdsman.litmus.hash", "the litmus hash").herd_hash(test)
 
 
 def apply_conds(test: Any, cfg: RunConfig) -> Any:
@@ -104,9 +104,9 @@ def apply_conds(test: Any, cfg: RunConfig) -> Any:
     if entry is None:
         return test
     cond, line = entry
-    from herd_compat.conds import replace_condition
+    from herdsman.herd_compat.conds import replace_condition
 
-    litmus = _import("litmus", "the litmus parser")
+    litmus = _import("herdsman.litmus", "the litmus parser")
     with open(test.path or "", encoding="utf-8") as f:
         text = f.read()
     try:
@@ -160,7 +160,7 @@ class ModelCache:
         variants = frozenset(self.cfg.variants) | extra_variants
         key = (spec, variants)
         if key not in self._models:
-            api = _import("cat.api", "the cat language (cat.api)")
+            api = _import("herdsman.cat.api", "the cat language (cat.api)")
             self._models[key] = api.load_model(
                 resolve_model_spec(spec, self.cfg.include_dirs),
                 include_dirs=tuple(self.cfg.include_dirs),
@@ -176,21 +176,26 @@ class ModelCache:
         arch = getattr(model, "arch", None)
         if self.cfg.archcheck and arch in HERD_ARCHS and arch != test.arch:
             raise InputError(
-                test.path, 1, 1,
+                test.path,
+                1,
+                1,
                 f"architecture mismatch between test ({test.arch}) and model {spec} ({arch})",
-            )  # fmt: skip
+            )
         return model
 
 
 def run_options(cfg: RunConfig, time_limit: float | None = None) -> Any:
     """The engine's RunOptions for this configuration.  ``unroll`` is passed when the
     engine supports it; otherwise a non-default value is an error (not silently ignored)."""
-    run = _import("engine.run", "the engine (engine.run)")
+    run = _import("herdsman.engine.run", "the engine (engine.run)")
     kwargs: dict[str, Any] = dict(
-        engine=cfg.engine, show=cfg.show, nshow=cfg.nshow, checkfilter=cfg.checkfilter,
+        engine=cfg.engine,
+        show=cfg.show,
+        nshow=cfg.nshow,
+        checkfilter=cfg.checkfilter,
         time_limit=time_limit if time_limit is not None else cfg.time_limit,
         preemption_bound=cfg.preemption_bound,
-    )  # fmt: skip
+    )
     names = {f.name for f in dataclasses.fields(run.RunOptions)}
     if cfg.unroll is not None:
         if "unroll" in names:
@@ -206,7 +211,7 @@ def run_engine(run: Any, test: Any, model: Any, opts: Any, cfg: RunConfig) -> tu
     when asked) and the executions (with their pictures when ``cfg.execution_dots``)."""
     if not cfg.trust_summary or cfg.engine == "reference":  # the engine refuses a bound
         return run.run_test(test, model, opts), "", []
-    trust = _import("engine.trust", "the TruSt engine (engine.trust)")
+    trust = _import("herdsman.engine.trust", "the TruSt engine (engine.trust)")
     topts = trust.TrustOptions.from_run_options(opts)
     topts.print_executions = cfg.print_executions
     topts.executions_dot = cfg.execution_dots
@@ -218,7 +223,7 @@ def run_engine(run: Any, test: Any, model: Any, opts: Any, cfg: RunConfig) -> tu
 def time_limit_exception() -> type[BaseException] | None:
     """The engine's exception for an exceeded time limit, if it defines one."""
     try:
-        run = __import__("engine.run", fromlist=["_"])
+        run = __import__("herdsman.engine.run", fromlist=["_"])
     except ImportError:
         return None
     for name in ("TimeLimitExceeded", "TimeLimit", "Timeout", "TimeoutError"):
@@ -237,7 +242,7 @@ def dot_text(result: Any, test: Any, model: Any) -> str:
 
 def shown_dot(shown: Any, test: Any, model: Any) -> str:
     """The DOT picture of one kept execution (``engine.result.ShownExecution``)."""
-    dot = _import("graphs.dot", "DOT export (graphs.dot)")
+    dot = _import("herdsman.graphs.dot", "DOT export (graphs.dot)")
     name = getattr(model, "name", "") or ""
     text = dot.to_dot(shown.graph, test_name=test.name, model_name=name, shows=shown.shows)
     return text if text.endswith("\n") else text + "\n"
@@ -260,8 +265,9 @@ def write_dot(cfg: RunConfig, path: str, text: str, out: IO[str]) -> None:
     write_file(os.path.join(cfg.outdir, base + cfg.suffix + ".dot"), text)
 
 
-def write_execution_dots(cfg: RunConfig, path: str, executions: list, test: Any,
-                         model: Any) -> None:  # fmt: skip
+def write_execution_dots(
+    cfg: RunConfig, path: str, executions: list, test: Any, model: Any
+) -> None:
     """One DOT file per listed execution: ``DIR/<base>-<n>.dot``, n from 1."""
     assert cfg.outdir is not None
     for i, ex in enumerate(executions, 1):
@@ -293,7 +299,7 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
         if cfg.model:  # a bad model is reported once, before any test
             models.get(cfg.model)
         opts = run_options(cfg)
-        run = _import("engine.run", "the engine (engine.run)")
+        run = _import("herdsman.engine.run", "the engine (engine.run)")
     except InputError as e:
         err.write(e.render() + "\n")
         return 2
@@ -335,8 +341,10 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
             out.write(summary)
             out.flush()
             if result.loop:  # herd warns too
-                err.write(f"{path}:0:0: warning: unrolling limit exceeded, legal outcomes "
-                          "may be missing\n")  # fmt: skip
+                err.write(
+                    f"{path}:0:0: warning: unrolling limit exceeded, legal outcomes "
+                    "may be missing\n"
+                )
         except InputError as e:
             err.write(e.render() + "\n")
             status = 2

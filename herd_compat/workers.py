@@ -64,8 +64,11 @@ def _worker_main(conn: Connection, factory: Factory, arg: Any, parent: int) -> N
                 res = {"status": "error", "error": render(), "input_error": True}
             else:
                 msg = " ".join(str(e).split()) or type(e).__name__
-                res = {"status": "error", "error": f"{task}:0:0: error: internal error "
-                       f"({type(e).__name__}: {msg})", "input_error": False}  # fmt: skip
+                res = {
+                    "status": "error",
+                    "error": f"{task}:0:0: error: internal error ({type(e).__name__}: {msg})",
+                    "input_error": False,
+                }
         try:
             conn.send(("result", task, res))
         except (BrokenPipeError, OSError):
@@ -133,9 +136,7 @@ class WorkerPool:
         self.restarts += 1
         self._spawn()
 
-    def run(
-        self, tasks: Iterable[str], on_result: Callable[[str, dict[str, Any]], None]
-    ) -> None:
+    def run(self, tasks: Iterable[str], on_result: Callable[[str, dict[str, Any]], None]) -> None:
         """Run every task; ``on_result(task, result)`` is called in the parent as results
         arrive (results are dicts with at least ``status``)."""
         pending = collections.deque(tasks)
@@ -200,26 +201,34 @@ class WorkerPool:
                 raise WorkerStartError(f"worker processes die at start (exit code {code})")
         self._replace(w)
         if task is not None:
-            on_result(task, {"status": "error", "input_error": False,
-                             "error": f"{task}:0:0: error: worker process died "
-                                      f"(exit code {code})"})  # fmt: skip
+            on_result(
+                task,
+                {
+                    "status": "error",
+                    "input_error": False,
+                    "error": f"{task}:0:0: error: worker process died (exit code {code})",
+                },
+            )
 
     def _enforce_deadlines(self, on_result: Callable[[str, dict[str, Any]], None]) -> None:
         now = time.monotonic()
         for w in self.workers:
             if not w.ready and now - w.spawned >= self.start_timeout:
-                raise WorkerStartError(
-                    f"a worker did not start within {self.start_timeout:g} s"
-                )
+                raise WorkerStartError(f"a worker did not start within {self.start_timeout:g} s")
         if self.timeout is None:
             return
         for w in list(self.workers):
             if w.task is not None and now - w.started >= self.timeout:
                 task, elapsed = w.task, now - w.started
                 self._replace(w)  # kill it: the task may never return
-                on_result(task, {"status": "timeout", "elapsed": elapsed,
-                                 "error": f"{task}:0:0: error: time limit of "
-                                          f"{self.timeout:g} s exceeded"})  # fmt: skip
+                on_result(
+                    task,
+                    {
+                        "status": "timeout",
+                        "elapsed": elapsed,
+                        "error": f"{task}:0:0: error: time limit of {self.timeout:g} s exceeded",
+                    },
+                )
 
     def close(self, kill_busy: bool = False) -> None:
         """Stop the workers: idle ones are told to exit, busy ones (only after an

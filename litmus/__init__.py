@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from litmus.parser import parse_file, parse_text
+    from herdsman.litmus.parser import parse_file, parse_text
 
 __all__ = ["parse_file", "parse_text"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from litmus import parser
+        from herdsman.litmus import parser
 
         return getattr(parser, name)
     raise AttributeError(f"module 'litmus' has no attribute {name!r}")

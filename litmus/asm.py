@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from litmus.ir import Instr, Label
+from herdsman.litmus.ir import Instr, Label
 
 #: A token: (kind, text, offset in the cell); kind is a group name of the token pattern.
 Token = tuple[str, str, int]
@@ -67,8 +67,12 @@ def split_labels(tokens: list[Token]) -> tuple[list[str], int]:
     return labels, i
 
 
-def operands(toks: list[Token], i: int, m: str,
-             operand: Callable[[list[Token], int, str], tuple[Operand, int]]) -> list[Operand]:
+def operands(
+    toks: list[Token],
+    i: int,
+    m: str,
+    operand: Callable[[list[Token], int, str], tuple[Operand, int]],
+) -> list[Operand]:
     """The comma-separated operands of mnemonic ``m`` from token ``i`` to the end, each read
     by ``operand`` (which returns it and the index of the token after it)."""
     ops: list[Operand] = []
@@ -96,8 +100,9 @@ def unknown_instruction(toks: list[Token], i: int, arch: str) -> CellError:
     return CellError(pos, f"unknown {arch} instruction '{m}'")
 
 
-def assemble(text: str, pattern: re.Pattern[str],
-             instruction: Callable[[str, list[Token], int], Instr]) -> tuple[Instr, ...]:
+def assemble(
+    text: str, pattern: re.Pattern[str], instruction: Callable[[str, list[Token], int], Instr]
+) -> tuple[Instr, ...]:
     """The IR of one non-empty, stripped program cell: its labels, then the instruction (if
     any) that ``instruction(text, tokens, i)`` reads from token ``i`` to the end."""
     toks = tokenize(pattern, text)

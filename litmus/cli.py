@@ -12,15 +12,16 @@ import json
 import sys
 from collections.abc import Sequence
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``herdsman parse``."""
     parser.add_argument("files", nargs="+", metavar="FILE", help="litmus test files")
     parser.add_argument(
-        "--json", action="store_true",
-        help="print the parsed IR as JSON (one object per line) instead of the test"
+        "--json",
+        action="store_true",
+        help="print the parsed IR as JSON (one object per line) instead of the test",
     )
 
 
@@ -30,9 +31,9 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         parser = argparse.ArgumentParser(prog="herdsman parse", description=__doc__)
         add_arguments(parser)
         args = parser.parse_args(list(args) if args is not None else None)
-    from litmus.jsonir import to_json
-    from litmus.parser import parse_file
-    from litmus.printer import print_test
+    from herdsman.litmus.jsonir import to_json
+    from herdsman.litmus.parser import parse_file
+    from herdsman.litmus.printer import print_test
 
     status = 0
     for path in args.files:

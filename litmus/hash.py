@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import hashlib
 
-from litmus.ir import Branch, InitItem, Label, LitmusTest, Loc, RegLoc, SymRegLoc
-from litmus.table import ARCHS
+from herdsman.litmus.ir import Branch, InitItem, Label, LitmusTest, Loc, RegLoc, SymRegLoc
+from herdsman.litmus.table import ARCHS
 
 _INFO_KEYS = ("memorytype", "mt", "cachetype")
 
@@ -75,8 +75,10 @@ def string_of_prog(cols: list[list[str]]) -> str:
     rows = max((len(c) for c in cols), default=0)
     lines = []
     for i in range(rows):
-        cells = [" " + (c[i] if i < len(c) else "").ljust(w) + " " for c, w in zip(cols, widths,
-                                                                                 strict=True)]
+        cells = [
+            " " + (c[i] if i < len(c) else "").ljust(w) + " "
+            for c, w in zip(cols, widths, strict=True)
+        ]
         lines.append("|".join(cells) + ";\n")
     return "".join(lines)
 

@@ -10,14 +10,35 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from litmus import ir
+from herdsman.litmus import ir
 
 _TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
-        ir.Sym, ir.RegLoc, ir.MemLoc, ir.SymRegLoc, ir.Reg, ir.Imm, ir.Label, ir.Nop, ir.Op,
-        ir.Load, ir.Store, ir.RMW, ir.Fence, ir.Branch, ir.PTrue, ir.PFalse, ir.Atom, ir.Not,
-        ir.And, ir.Or, ir.Implies, ir.Condition, ir.InitItem, ir.LitmusTest,
+        ir.Sym,
+        ir.RegLoc,
+        ir.MemLoc,
+        ir.SymRegLoc,
+        ir.Reg,
+        ir.Imm,
+        ir.Label,
+        ir.Nop,
+        ir.Op,
+        ir.Load,
+        ir.Store,
+        ir.RMW,
+        ir.Fence,
+        ir.Branch,
+        ir.PTrue,
+        ir.PFalse,
+        ir.Atom,
+        ir.Not,
+        ir.And,
+        ir.Or,
+        ir.Implies,
+        ir.Condition,
+        ir.InitItem,
+        ir.LitmusTest,
     )
 }
 _SETS = {"annots"}  # frozenset fields
@@ -40,7 +61,7 @@ def _enc(x: Any) -> Any:
 
 def to_json(t: ir.LitmusTest) -> dict[str, Any]:
     """The test as JSON-ready data (plus herd's hash, for convenience)."""
-    from litmus.hash import herd_hash
+    from herdsman.litmus.hash import herd_hash
 
     data = _enc(t)
     data["hash"] = herd_hash(t)

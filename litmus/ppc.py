@@ -24,10 +24,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from litmus.asm import CellError, Operand, Token, assemble, lower_at, operands, unknown_instruction
-from litmus.ir import Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store
-from litmus.ir import Operand as IrOperand
-from litmus.state import check_register
+from herdsman.litmus.asm import (
+    CellError,
+    Operand,
+    Token,
+    assemble,
+    lower_at,
+    operands,
+    unknown_instruction,
+)
+from herdsman.litmus.ir import Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store
+from herdsman.litmus.ir import Operand as IrOperand
+from herdsman.litmus.state import check_register
 
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n]+)|(?P<str>\"[^\"\n]*\")|(?P<num>-?[0-9]+)"
@@ -80,8 +88,14 @@ def _register(kind: str, text: str, pos: int) -> str:
 # An operand form is a sequence of kinds: R register, K integer, M memory operand (d(rA)
 # or d,rA), C optional crN, L label, S string.
 
-_KIND_NAMES = {"R": "a register", "K": "an integer", "L": "a label", "S": "a string",
-               "C": "a condition register", "M": "a memory operand d(rA)"}
+_KIND_NAMES = {
+    "R": "a register",
+    "K": "an integer",
+    "L": "a label",
+    "S": "a string",
+    "C": "a condition register",
+    "M": "a memory operand d(rA)",
+}
 
 
 _KIND_OF = {"reg": "R", "num": "K", "mem": "M", "cr": "C", "name": "L", "str": "S"}
@@ -327,8 +341,17 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "extsw": ("RR", "rA,rS", _unsupported("sign extension")),
 }
 
-for _m, _fn in (("add", "add"), ("sub", "sub"), ("subf", "sub"), ("or", "or"), ("and", "and"),
-                ("xor", "xor"), ("mullw", "mul"), ("divw", "div"), ("nor", "nor")):
+for _m, _fn in (
+    ("add", "add"),
+    ("sub", "sub"),
+    ("subf", "sub"),
+    ("or", "or"),
+    ("and", "and"),
+    ("xor", "xor"),
+    ("mullw", "mul"),
+    ("divw", "div"),
+    ("nor", "nor"),
+):
     for _dot in (False, True):
         SPEC[_m + ("." if _dot else "")] = ("RRR", "rD,rA,rB", _op3(_fn, _dot, swap=_m == "subf"))
 SPEC["slw"] = ("RRR", "rD,rA,rB", _op3("shl"))

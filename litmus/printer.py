@@ -9,7 +9,7 @@ it after ``Condition `` (``ConstrGen.pp_prop``: ``/\\`` inside ``\\/`` unparenth
 
 from __future__ import annotations
 
-from litmus.ir import (
+from herdsman.litmus.ir import (
     And,
     Atom,
     Condition,
@@ -29,8 +29,8 @@ from litmus.ir import (
     SymRegLoc,
     Value,
 )
-from litmus.jsonir import to_json
-from litmus.table import ARCHS
+from herdsman.litmus.jsonir import to_json
+from herdsman.litmus.table import ARCHS
 
 __all__ = ["print_test", "herd_condition_text", "prop_text", "to_json"]
 
@@ -162,8 +162,9 @@ def _condition_lines(t: LitmusTest) -> list[str]:
     if t.locations or (c.written in ("not exists", "()") and t.filter is None):
         # herd's splitter finds the condition by its keyword; `not exists` and `(p)` have
         # none, so they need a (possibly empty) `locations` before them
-        locs = " ".join(f"{loc_text(x) if not isinstance(x, MemLoc) else x.name};"
-                        for x in t.locations)
+        locs = " ".join(
+            f"{loc_text(x) if not isinstance(x, MemLoc) else x.name};" for x in t.locations
+        )
         out.append(f"locations [{locs}]")
     if t.filter is not None:
         out.append(f"filter {prop_text(t.filter, safe=True)}")
@@ -187,8 +188,10 @@ def _condition_lines(t: LitmusTest) -> list[str]:
 def _is_observed_shape(p: Prop) -> bool:
     return isinstance(p, Or) and all(
         isinstance(g, And)
-        and all(isinstance(a, Atom) or (isinstance(a, Not) and isinstance(a.prop, Atom))
-                for a in g.props)
+        and all(
+            isinstance(a, Atom) or (isinstance(a, Not) and isinstance(a.prop, Atom))
+            for a in g.props
+        )
         for g in p.props
     )
 

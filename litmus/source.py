@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from pathlib import Path
 
-from litmus.errors import InputError
+from herdsman.litmus.errors import InputError
 
 
 class Source:

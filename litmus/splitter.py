@@ -15,14 +15,27 @@ import os
 import re
 from dataclasses import dataclass
 
-from litmus.source import Source
+from herdsman.litmus.source import Source
 
 #: Architectures herdsman parses.
 SUPPORTED_ARCHS = ("PPC", "X86")
 #: Other architecture names herd knows (a clean "not supported" error for them).
 HERD_ARCHS = frozenset(
-    {"X86_64", "AArch64", "ARM", "MIPS", "RISCV", "C", "CPP", "LISA", "BPF", "JAVA", "ASL",
-     "PTX", "GPU_PTX"}
+    {
+        "X86_64",
+        "AArch64",
+        "ARM",
+        "MIPS",
+        "RISCV",
+        "C",
+        "CPP",
+        "LISA",
+        "BPF",
+        "JAVA",
+        "ASL",
+        "PTX",
+        "GPU_PTX",
+    }
 )
 
 _HEADER = re.compile(
@@ -157,7 +170,7 @@ def _find_condition(src: Source, pos: int) -> tuple[int, bool]:
         elif tok == '"':
             close = text.find('"', m.end())
             if close < 0:
-                raise src.error(m.start(), 'unterminated string \'"\'')
+                raise src.error(m.start(), "unterminated string '\"'")
             pos = close + 1
         elif tok[0] == "~" or not _in_name(text, m.start()):
             return m.start(), True

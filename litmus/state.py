@@ -18,7 +18,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from litmus.ir import (
+from herdsman.litmus.ir import (
     And,
     Atom,
     Condition,
@@ -36,7 +36,7 @@ from litmus.ir import (
     SymRegLoc,
     Value,
 )
-from litmus.source import Source
+from herdsman.litmus.source import Source
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
 _PPC_REG = re.compile(r"[rR](\d+)")
@@ -378,7 +378,9 @@ def parse_init(
     for it, pos in items:
         old = seen.get(it.loc)
         if old is not None and (old.value, old.ctype, old.pointer) != (
-            it.value, it.ctype, it.pointer
+            it.value,
+            it.ctype,
+            it.pointer,
         ):
             raise src.error(span[0] + pos, f"location {it.loc} is initialised twice, differently")
         seen[it.loc] = it

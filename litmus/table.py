@@ -13,11 +13,11 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from litmus import ppc, x86
-from litmus.asm import CellError
-from litmus.ir import Branch, Instr, Label
-from litmus.source import Source
-from litmus.splitter import skip_comment
+from herdsman.litmus import ppc, x86
+from herdsman.litmus.asm import CellError
+from herdsman.litmus.ir import Branch, Instr, Label
+from herdsman.litmus.source import Source
+from herdsman.litmus.splitter import skip_comment
 
 ARCHS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86}
 
@@ -44,9 +44,7 @@ def _blank_comments(src: Source, start: int, end: int) -> str:
         pos = j
 
 
-def _rows(
-    src: Source, arch: str, text: str, start: int
-) -> tuple[list[list[tuple[int, int]]], int]:
+def _rows(src: Source, arch: str, text: str, start: int) -> tuple[list[list[tuple[int, int]]], int]:
     """Rows of cell spans in ``text`` (the program at ``start``, comments blanked) and where
     unterminated text begins."""
     first = re.match(r"\s*;", text)  # herd accepts one ';' before the thread header
@@ -114,8 +112,9 @@ def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[
         if name != f"P{i}":
             at = start + a + (len(cell) - len(cell.lstrip()))
             if _PROC.fullmatch(name):
-                raise src.error(at, f"threads must be named P0, P1, ... in order: expected P{i}, "
-                                    f"found {name}")
+                raise src.error(
+                    at, f"threads must be named P0, P1, ... in order: expected P{i}, found {name}"
+                )
             raise src.error(at, f"expected P{i} in the thread header, found '{name}'")
     n = len(header)
     threads: list[list[Instr]] = [[] for _ in range(n)]
@@ -125,8 +124,11 @@ def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[
             a = row[0][0]
             cell = prog[a : row[0][1]]
             at = start + a + (len(cell) - len(cell.lstrip()))
-            raise src.error(at, f"this row has {len(row)} cells but the test has {n} threads "
-                                "(one cell per thread, separated by '|')")
+            raise src.error(
+                at,
+                f"this row has {len(row)} cells but the test has {n} threads "
+                "(one cell per thread, separated by '|')",
+            )
         for tid, (a, b) in enumerate(row):
             raw = prog[a:b]
             cell = raw.strip()
@@ -163,5 +165,6 @@ def _check_labels(src: Source, tid: int, marks: list[tuple[Instr, int]]) -> None
             defined.add(ins.name)
     for ins, at in marks:
         if isinstance(ins, Branch) and ins.target not in defined:
-            raise src.error(at, f"branch to label '{ins.target}', which thread P{tid} does not "
-                                "define")
+            raise src.error(
+                at, f"branch to label '{ins.target}', which thread P{tid} does not define"
+            )

@@ -25,10 +25,18 @@ from __future__ import annotations
 
 import re
 
-from litmus.asm import CellError, Operand, Token, assemble, lower_at, operands, unknown_instruction
-from litmus.ir import RMW, Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store, Sym
-from litmus.ir import Operand as IrOperand
-from litmus.state import X86_REGS
+from herdsman.litmus.asm import (
+    CellError,
+    Operand,
+    Token,
+    assemble,
+    lower_at,
+    operands,
+    unknown_instruction,
+)
+from herdsman.litmus.ir import RMW, Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store, Sym
+from herdsman.litmus.ir import Operand as IrOperand
+from herdsman.litmus.state import X86_REGS
 
 FLAGS = "cr0"  # the register standing for ZF/SF/CF (see the module docstring)
 
@@ -42,8 +50,13 @@ _SIZES = {"MOV": 4, "MOVB": 1, "MOVW": 2, "MOVL": 4, "MOVQ": 8}
 _ARITH = {"ADD": "add", "SUB": "sub", "XOR": "xor", "OR": "or", "AND": "and"}
 _FENCES = ("MFENCE", "LFENCE", "SFENCE")
 _HERD_UNIMPLEMENTED = ("CMPXCHG", "MOVSD", "MOVT", "CMOVC", "SETNB", "READ")
-_KNOWN = (set(_SIZES) | set(_ARITH) | set(_FENCES) | set(_HERD_UNIMPLEMENTED)
-          | {"INC", "DEC", "CMP", "XCHG", "JMP", "JE", "JNE", "NOP", "LOCK"})
+_KNOWN = (
+    set(_SIZES)
+    | set(_ARITH)
+    | set(_FENCES)
+    | set(_HERD_UNIMPLEMENTED)
+    | {"INC", "DEC", "CMP", "XCHG", "JMP", "JE", "JNE", "NOP", "LOCK"}
+)
 
 
 def _register(text: str, pos: int) -> str | None:
@@ -53,8 +66,9 @@ def _register(text: str, pos: int) -> str | None:
     if text in _OTHER_REGS:
         raise CellError(pos, f"register '{text}' cannot be used as an operand")
     if text.upper() in X86_REGS + _OTHER_REGS:
-        raise CellError(pos, f"bad X86 register '{text}' (registers are upper case: "
-                             f"{text.upper()})")
+        raise CellError(
+            pos, f"bad X86 register '{text}' (registers are upper case: {text.upper()})"
+        )
     return None
 
 
@@ -149,8 +163,12 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
             _expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
             return Op(text, written, dst.reg, "mov", (_src(src),))
         _expect(_is_mem(dst), dst, "a register or memory destination", m)
-        _expect(src.kind in ("reg", "num"), src, "a register or an immediate (no memory-to-"
-                                                  "memory moves)", m)
+        _expect(
+            src.kind in ("reg", "num"),
+            src,
+            "a register or an immediate (no memory-to-memory moves)",
+            m,
+        )
         return Store(text, written, _src(src), _addr(dst), size)
     if canon in _ARITH or canon in ("INC", "DEC"):
         if canon in _ARITH:

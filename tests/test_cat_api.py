@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from cat.api import AxiomInfo, Failure, Verdict, load_model, load_model_text
-from cat.shapes import SHAPES, candidates, shape
-from litmus.errors import InputError
+from herdsman.cat.api import AxiomInfo, Failure, Verdict, load_model, load_model_text
+from herdsman.cat.shapes import SHAPES, candidates, shape
+from herdsman.litmus.errors import InputError
 
 
 def test_load_builtins_and_errors(tmp_path) -> None:
@@ -43,12 +43,14 @@ def _count(session, cands, **kw):
 def test_generic_mode_counts_like_native(tmp_path) -> None:
     """A model with its own co generation (not recognised) enumerates co itself: one
     verdict per coherence order, for each choice of final writes."""
-    from cat.api import MODELS_DIR
+    from herdsman.cat.api import MODELS_DIR
 
     cross = (MODELS_DIR.parent / "lib" / "cross.cat").read_text()
     (tmp_path / "mycross.cat").write_text(cross.replace("pick_all", "pick_every"))
-    src = ('"generic sc"\ninclude "mycross.cat"\nwith co from generate_cos(co0)\n'
-           "let fr = (rf^-1; co) \\ id\nacyclic po | rf | co | fr as sc\n")  # fmt: skip
+    src = (
+        '"generic sc"\ninclude "mycross.cat"\nwith co from generate_cos(co0)\n'
+        "let fr = (rf^-1; co) \\ id\nacyclic po | rf | co | fr as sc\n"
+    )
     (tmp_path / "g.cat").write_text(src)
     generic = load_model(tmp_path / "g.cat")
     native = load_model("sc")
@@ -62,8 +64,7 @@ def test_generic_mode_counts_like_native(tmp_path) -> None:
         # every final-write choice: one write per location
         import itertools
 
-        per_loc = [[w for w in range(b.sk.n) if (s >> w) & 1]
-                   for s in b.sk.writes_by_loc.values()]  # fmt: skip
+        per_loc = [[w for w in range(b.sk.n) if (s >> w) & 1] for s in b.sk.writes_by_loc.values()]
         got = 0
         for rf in rfs:
             for fws in itertools.product(*per_loc):
@@ -83,9 +84,11 @@ def test_none_mode() -> None:
 
 
 def test_native_rejects_co_not_extending_the_base() -> None:
-    m = load_model_text('"t"\ninclude "cross.cat"\n'
-                        "with co from generate_cos(co0 | (po & loc & (W * W)))\n"
-                        "acyclic co as c\n")  # fmt: skip
+    m = load_model_text(
+        '"t"\ninclude "cross.cat"\n'
+        "with co from generate_cos(co0 | (po & loc & (W * W)))\n"
+        "acyclic co as c\n"
+    )
     assert m.co_mode == "native"
     b = shape("CoWW")  # a: W x=1 po b: W x=2
     s = m.prepare(b.sk, "PPC")
@@ -105,8 +108,12 @@ def test_verdict_fields() -> None:
     assert rejected and all(isinstance(v.failed[0], Failure) for v in rejected)
     assert {v.failed[0].name for v in rejected} == {"sc"}
     v = rejected[0]
-    (e,) = s.check(*next((rf, co) for (rf, co), r in zip(candidates(b), results, strict=True)
-                         if not r[0].allowed), explain=True)  # fmt: skip
+    (e,) = s.check(
+        *next(
+            (rf, co) for (rf, co), r in zip(candidates(b), results, strict=True) if not r[0].allowed
+        ),
+        explain=True,
+    )
     assert e.failed[0].witness and len(e.failed[0].witness) >= 2
     assert v.flags == frozenset() and v.undefined is False
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cat.api import load_model
-from cat.cli import _main as cli_main
-from litmus.errors import InputError
+from herdsman.cat.api import load_model
+from herdsman.cat.cli import _main as cli_main
+from herdsman.litmus.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,8 +74,12 @@ BAD = [
     ("let x = match po with 'a -> po end", 1, 15, "matching on non-tag"),
     ("enum T = 'a || 'b\nlet x = match 'b with 'a -> po end", 2, 9, "pattern matching failed"),
     ("let x = match W with 'a -> po end", 1, 15, "matching on non-tag"),
-    ("let x = match {} with {} -> po || e ++ r -> e end\nlet y = x ; W", 2, 13,
-     "type rel expected"),
+    (
+        "let x = match {} with {} -> po || e ++ r -> e end\nlet y = x ; W",
+        2,
+        13,
+        "type rel expected",
+    ),
     ("forall x in W do empty x end", 1, 13, "forall instruction applied to non-set value"),
     ("with x from po", 1, 13, "set expected"),
     ("let x = if po subset W then po else 0", 1, 22, "expected"),
@@ -83,20 +87,28 @@ BAD = [
     # wrong number of arguments
     ("let f(a, b) = a | b\nlet x = f(po)", 2, 9, "wrong number of arguments: expected 2, got 1"),
     ("let f(a, b) = a | b\nlet x = f(po, rf, co0)", 2, 9, "wrong number of arguments"),
-    ("let x = fencerel(SYNC, LWSYNC)", 1, 9,
-     "type events expected, (events * events) found (in fencerel"),
+    (
+        "let x = fencerel(SYNC, LWSYNC)",
+        1,
+        9,
+        "type events expected, (events * events) found (in fencerel",
+    ),
     ("let x = ctrlcfence(ISYNC)", 1, 9, "wrong number of arguments: expected 2, got 1"),
     ("procedure p(a, b) = empty a & b end\ncall p(po)", 2, 1, "wrong number of arguments"),
     # includes, fixpoints, procedures
     ('include "no-such-file.cat"', 1, 1, 'cannot find included file "no-such-file.cat"'),
     ("let rec x = ~x", 1, 1, "illegal recursion"),
     ("let rec x = if x = id then loc \\ id else id\nacyclic x", 1, 1, "does not converge"),
-    ("let y = let rec x = if x = id then loc \\ id else id in x\nacyclic y", 1, 9,
-     "does not converge"),
+    (
+        "let y = let rec x = if x = id then loc \\ id else id in x\nacyclic y",
+        1,
+        9,
+        "does not converge",
+    ),
     ("let x = po\ncall x(po)", 2, 1, "procedure expected"),
     ("let rec f x = f x\nlet y = f(po)", 1, 15, "recursion too deep"),
     ("let x = fail(po)", 1, 9, "fail on"),
-]  # fmt: skip
+]
 
 
 def _check(tmp_path: Path, text: str):
@@ -107,7 +119,7 @@ def _check(tmp_path: Path, text: str):
         m = load_model(p)
         errors = m.lint()
         if not errors:  # evaluate once on a tiny skeleton: run-time errors
-            from graphs.build import W, build
+            from herdsman.graphs.build import W, build
 
             b = build([[W("x", 1)]])
             m.prepare(b.sk, "PPC").check(b.graph.rf, co=b.graph.co, fw=b.graph.FW)
@@ -154,16 +166,20 @@ def test_command_reports_one_error_per_model(tmp_path: Path, capsys) -> None:
     p.write_text('"frag"\nlet coi = c & int\nlet cox = coi | coi\nlet z = rfx\n')
     assert cli_main(["check", str(p)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"{p}:2:11: error: unknown name 'c'",
-                   "let coi = c & int", " " * 10 + "^"]  # fmt: skip
+    assert err == [f"{p}:2:11: error: unknown name 'c'", "let coi = c & int", " " * 10 + "^"]
     assert [e.line for e in load_model(p).lint()] == [2, 4]
 
 
 def test_command_subprocess_no_traceback(tmp_path: Path) -> None:
     p = tmp_path / "bad.cat"
     p.write_text("M\nlet x = po |\n")
-    r = subprocess.run([sys.executable, "-m", "cat.cli", "check", str(p)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "herdsman.cat.cli", "check", str(p)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith(f"{p}:2:13: error: syntax error: unexpected end of file")

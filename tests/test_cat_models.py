@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from cat.api import BUILTINS, MODELS_DIR, load_model
-from cat.shapes import SHAPES, candidates, shape
+from herdsman.cat.api import BUILTINS, MODELS_DIR, load_model
+from herdsman.cat.shapes import SHAPES, candidates, shape
 
 _MODELS: dict[str, object] = {}
 
@@ -34,10 +34,21 @@ def allowed_counts(spec_a: str, spec_b: str, arch: str, name: str, fence, dep):
     return out_a, out_b
 
 
-PPC_CASES = [(n, f, d) for n in SHAPES for f, d in
-             [(None, None), ("SYNC", None), ("LWSYNC", None), ("LWSYNC", "addr"),
-              (None, "data"), (None, "ctrl"), (None, "ctrlisync"), ("EIEIO", "addr"),
-              ("SYNC", "addr")]]  # fmt: skip
+PPC_CASES = [
+    (n, f, d)
+    for n in SHAPES
+    for f, d in [
+        (None, None),
+        ("SYNC", None),
+        ("LWSYNC", None),
+        ("LWSYNC", "addr"),
+        (None, "data"),
+        (None, "ctrl"),
+        (None, "ctrlisync"),
+        ("EIEIO", "addr"),
+        ("SYNC", "addr"),
+    ]
+]
 X86_CASES = [(n, f) for n in SHAPES for f in (None, "MFENCE")]
 
 
@@ -69,9 +80,11 @@ def test_classic_verdicts() -> None:
         """Candidates the model allows and SC forbids."""
         b = shape(name, fence, dep)
         s, sc = model(spec).prepare(b.sk, arch), model("sc").prepare(b.sk, arch)
-        return sum(any(v.allowed for v in s.check(rf, co=co))
-                   and not any(v.allowed for v in sc.check(rf, co=co))
-                   for rf, co in candidates(b))  # fmt: skip
+        return sum(
+            any(v.allowed for v in s.check(rf, co=co))
+            and not any(v.allowed for v in sc.check(rf, co=co))
+            for rf, co in candidates(b)
+        )
 
     assert weak("tso", "X86", "SB") and not weak("tso", "X86", "SB", "MFENCE")
     assert not weak("tso", "X86", "MP") and not weak("tso", "X86", "IRIW")

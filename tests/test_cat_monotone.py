@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cat.api import load_model_text
-from cat.monotone import MONO, STABLE, UNKNOWN
+from herdsman.cat.api import load_model_text
+from herdsman.cat.monotone import MONO, STABLE, UNKNOWN
 
 
 def classes(exprs: list[str], prelude: str = "") -> list[tuple[str, bool]]:
@@ -24,19 +24,41 @@ def classes(exprs: list[str], prelude: str = "") -> list[tuple[str, bool]]:
 @pytest.mark.parametrize(
     "expr, cls",
     [
-        ("po", STABLE), ("loc & ext", STABLE), ("addr | data | ctrl", STABLE), ("W * R", STABLE),
-        ("_ \\ po", STABLE), ("~po", STABLE), ("[W]; po; [R]", STABLE), ("id", STABLE),
-        ("fencerel(SYNC)", STABLE), ("po-loc", STABLE),
-        ("rf", MONO), ("co", MONO), ("fr", MONO), ("rfe", MONO), ("coe", MONO), ("fre", MONO),
-        ("(rf | po)+", MONO), ("rf^-1", MONO), ("rf; po", MONO), ("rf \\ id", MONO),
-        ("rf & (W * R)", MONO), ("domain(rf) * M", MONO), ("[range(co)]", MONO),
-        ("(po | rf)*", MONO), ("co \\ (co & int)", MONO),
+        ("po", STABLE),
+        ("loc & ext", STABLE),
+        ("addr | data | ctrl", STABLE),
+        ("W * R", STABLE),
+        ("_ \\ po", STABLE),
+        ("~po", STABLE),
+        ("[W]; po; [R]", STABLE),
+        ("id", STABLE),
+        ("fencerel(SYNC)", STABLE),
+        ("po-loc", STABLE),
+        ("rf", MONO),
+        ("co", MONO),
+        ("fr", MONO),
+        ("rfe", MONO),
+        ("coe", MONO),
+        ("fre", MONO),
+        ("(rf | po)+", MONO),
+        ("rf^-1", MONO),
+        ("rf; po", MONO),
+        ("rf \\ id", MONO),
+        ("rf & (W * R)", MONO),
+        ("domain(rf) * M", MONO),
+        ("[range(co)]", MONO),
+        ("(po | rf)*", MONO),
+        ("co \\ (co & int)", MONO),
         ("let rec t = rf | (t; po) in t", MONO),
-        ("FW * FW", UNKNOWN), ("~rf", UNKNOWN), ("po \\ rf", UNKNOWN),
-        ("co0", UNKNOWN), ("_ \\ co", UNKNOWN), ("domain(co) * (W \\ domain(co))", UNKNOWN),
+        ("FW * FW", UNKNOWN),
+        ("~rf", UNKNOWN),
+        ("po \\ rf", UNKNOWN),
+        ("co0", UNKNOWN),
+        ("_ \\ co", UNKNOWN),
+        ("domain(co) * (W \\ domain(co))", UNKNOWN),
         ("let rec t = rf \\ t in t", UNKNOWN),
     ],
-)  # fmt: skip
+)
 def test_expression_classes(expr: str, cls: str) -> None:
     ((got, mono),) = classes([expr])
     assert got == cls, expr
@@ -44,15 +66,17 @@ def test_expression_classes(expr: str, cls: str) -> None:
 
 
 def test_check_kinds() -> None:
-    m = load_model_text('"t"\ninclude "cos.cat"\nacyclic po | rf as a\n~empty rf as b\n'
-                        "flag ~empty rf as c\nundefined_unless empty rf as d\n"
-                        "irreflexive fr; rf as e\nacyclic FW * FW as f\n")  # fmt: skip
+    m = load_model_text(
+        '"t"\ninclude "cos.cat"\nacyclic po | rf as a\n~empty rf as b\n'
+        "flag ~empty rf as c\nundefined_unless empty rf as d\n"
+        "irreflexive fr; rf as e\nacyclic FW * FW as f\n"
+    )
     mono = {a.name: a.monotone for a in m.axioms}
     assert mono == {"a": True, "b": False, "c": False, "d": False, "e": True, "f": False}
 
 
 def test_builtin_axioms_are_monotone() -> None:
-    from cat.api import load_model
+    from herdsman.cat.api import load_model
 
     for spec in ("power", "sc", "tso", "pso"):
         assert all(a.monotone for a in load_model(spec).axioms if a.mode == "check"), spec

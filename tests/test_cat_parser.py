@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import shared_path
 
-from cat import ast as A
-from cat.parser import parse_file, parse_text, strip_comments
-from cat.pretty import sexp
-from litmus.errors import InputError
+from herdsman.cat import ast as A
+from herdsman.cat.parser import parse_file, parse_text, strip_comments
+from herdsman.cat.pretty import sexp
+from herdsman.litmus.errors import InputError
 
 
 def expr(src: str) -> str:
@@ -29,8 +29,7 @@ def expr(src: str) -> str:
         ("a | b ++ c", "(union a (add b c))"),
         ("a ++ b ; c", "(add a (seq b c))"),
         ("a ; b \\ c", "(seq a (diff b c))"),
-        ("ii & R*R | ic & R*W",
-         "(union (inter ii (cartesian R R)) (inter ic (cartesian R W)))"),
+        ("ii & R*R | ic & R*W", "(union (inter ii (cartesian R R)) (inter ic (cartesian R W)))"),
         ("~A | B", "(union (comp A) B)"),
         ("~A & B", "(inter (comp A) B)"),
         ("R * W", "(cartesian R W)"),
@@ -64,8 +63,10 @@ def expr(src: str) -> str:
         ("let f(x) = x and g y = y in f", "(let [f (fun x x)] [g (fun y y)] f)"),
         ("try fencerel(SYNC) with 0", "(try (app fencerel SYNC) 0)"),
         ('if "x" then a else b', "(if (variant 'x') a b)"),
-        ('if not "x" && ("y" || variant "z") then a else b',
-         "(if (variant (and (not 'x') (or 'y' 'z'))) a b)"),
+        (
+            'if not "x" && ("y" || variant "z") then a else b',
+            "(if (variant (and (not 'x') (or 'y' 'z'))) a b)",
+        ),
         ("if x = y then a else b", "(if (= x y) a b)"),
         ("if x subset y then a else b", "(if (subset x y) a b)"),
         ("if e in S then a else b", "(if (in e S) a b)"),
@@ -75,7 +76,7 @@ def expr(src: str) -> str:
         ("match S with || x ++ r -> x || {} -> y end", "(matchset S y [x r x])"),
         ("match S with {} -> y || s1 | x ++ s2 -> x end", "(matchset S y [s1 x s2 x])"),
     ],
-)  # fmt: skip
+)
 def test_precedence_and_forms(src: str, tree: str) -> None:
     assert expr(src) == tree
 
@@ -149,10 +150,28 @@ default W['a]
 """
     kinds = [type(i).__name__ for i in parse_text(src).instrs]
     assert kinds == [
-        "Enum", "Let", "Rec", "Rec", "InsMatch", "Test", "Test", "Test", "Test", "ShowAs",
-        "Show", "UnShow", "Procedure", "Procedure", "Call", "Debug", "Forall", "WithFrom",
-        "IfVariant", "Events", "Events",
-    ]  # fmt: skip
+        "Enum",
+        "Let",
+        "Rec",
+        "Rec",
+        "InsMatch",
+        "Test",
+        "Test",
+        "Test",
+        "Test",
+        "ShowAs",
+        "Show",
+        "UnShow",
+        "Procedure",
+        "Procedure",
+        "Call",
+        "Debug",
+        "Forall",
+        "WithFrom",
+        "IfVariant",
+        "Events",
+        "Events",
+    ]
     ins = parse_text(src).instrs
     assert [t.mode for t in ins[5:9]] == ["flag", "undefined_unless", "assert", "check"]
     assert ins[5].test.negated and ins[8].test.negated
@@ -170,7 +189,7 @@ default W['a]
         ("let x = (* open", (1, 9), "unterminated comment"),
         ("let x = A * B * C", (1, 15), "unexpected '*'"),
     ],
-)  # fmt: skip
+)
 def test_syntax_errors(src: str, where, what: str) -> None:
     with pytest.raises(InputError) as ei:
         parse_text(src, "bad.cat")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cat.api import load_model_text
-from cat.evaluator import Env, Evaluator
-from cat.parser import parse_text
-from cat.prims import PRIMS
-from cat.shapes import candidates, shape
-from cat.values import VRel, VSet
-from graphs.herdnames import static_names
+from herdsman.cat.api import load_model_text
+from herdsman.cat.evaluator import Env, Evaluator
+from herdsman.cat.parser import parse_text
+from herdsman.cat.prims import PRIMS
+from herdsman.cat.shapes import candidates, shape
+from herdsman.cat.values import VRel, VSet
+from herdsman.graphs.herdnames import static_names
 
 GRAPH = shape("WRC", "SYNC", "addr")
 CANDS = candidates(GRAPH)
@@ -33,10 +33,16 @@ def set_of(s: int) -> frozenset:
 NAMES = static_names(GRAPH.sk, "PPC")
 FR = U.seq(U.inverse(RF), CO) & ~U.ID
 BASE_RELS = {
-    "po": pairs_of(NAMES["po"][1]), "rf": pairs_of(RF), "co": pairs_of(CO),
-    "fr": pairs_of(FR), "loc": pairs_of(NAMES["loc"][1]), "ext": pairs_of(NAMES["ext"][1]),
-    "int": pairs_of(NAMES["int"][1]), "id": pairs_of(U.ID), "addr": pairs_of(NAMES["addr"][1]),
-}  # fmt: skip
+    "po": pairs_of(NAMES["po"][1]),
+    "rf": pairs_of(RF),
+    "co": pairs_of(CO),
+    "fr": pairs_of(FR),
+    "loc": pairs_of(NAMES["loc"][1]),
+    "ext": pairs_of(NAMES["ext"][1]),
+    "int": pairs_of(NAMES["int"][1]),
+    "id": pairs_of(U.ID),
+    "addr": pairs_of(NAMES["addr"][1]),
+}
 BASE_SETS = {name: set_of(NAMES[name][1]) for name in ("W", "R", "M", "F", "IW")}
 ALL = frozenset(EVENTS)
 FULL = frozenset((i, j) for i in EVENTS for j in EVENTS)
@@ -61,10 +67,9 @@ small_sets = st.one_of(
     base_sets,
     st.tuples(base_sets, base_sets).map(lambda p: (f"({p[0][0]} | {p[1][0]})", p[0][1] | p[1][1])),
     st.tuples(base_sets, base_sets).map(lambda p: (f"({p[0][0]} & {p[1][0]})", p[0][1] & p[1][1])),
-    st.tuples(base_sets, base_sets).map(lambda p: (f"({p[0][0]} \\ {p[1][0]})",
-                                                   p[0][1] - p[1][1])),
+    st.tuples(base_sets, base_sets).map(lambda p: (f"({p[0][0]} \\ {p[1][0]})", p[0][1] - p[1][1])),
     base_sets.map(lambda s: (f"(~({s[0]}))", ALL - s[1])),
-)  # fmt: skip
+)
 
 
 def _extend(rels):
@@ -72,34 +77,42 @@ def _extend(rels):
         st.tuples(rels, rels).map(lambda p: (f"({p[0][0]} | {p[1][0]})", p[0][1] | p[1][1])),
         st.tuples(rels, rels).map(lambda p: (f"({p[0][0]} & {p[1][0]})", p[0][1] & p[1][1])),
         st.tuples(rels, rels).map(lambda p: (f"({p[0][0]} \\ {p[1][0]})", p[0][1] - p[1][1])),
-        st.tuples(rels, rels).map(lambda p: (f"({p[0][0]} ; {p[1][0]})",
-                                             compose(p[0][1], p[1][1]))),
+        st.tuples(rels, rels).map(
+            lambda p: (f"({p[0][0]} ; {p[1][0]})", compose(p[0][1], p[1][1]))
+        ),
         rels.map(lambda p: (f"({p[0]})^-1", frozenset((y, x) for x, y in p[1]))),
         rels.map(lambda p: (f"({p[0]})+", closure(p[1]))),
         rels.map(lambda p: (f"({p[0]})*", closure(p[1]) | ID)),
         rels.map(lambda p: (f"({p[0]})?", p[1] | ID)),
         rels.map(lambda p: (f"(~({p[0]}))", FULL - p[1])),
-        st.tuples(rels, small_sets, small_sets).map(lambda p: (
-            f"({p[0][0]} & ({p[1][0]} * {p[2][0]}))",
-            frozenset((i, j) for i, j in p[0][1] if i in p[1][1] and j in p[2][1]))),
-        st.tuples(small_sets, rels, small_sets).map(lambda p: (
-            f"([{p[0][0]}]; {p[1][0]}; [{p[2][0]}])",
-            frozenset((i, j) for i, j in p[1][1] if i in p[0][1] and j in p[2][1]))),
-    )  # fmt: skip
+        st.tuples(rels, small_sets, small_sets).map(
+            lambda p: (
+                f"({p[0][0]} & ({p[1][0]} * {p[2][0]}))",
+                frozenset((i, j) for i, j in p[0][1] if i in p[1][1] and j in p[2][1]),
+            )
+        ),
+        st.tuples(small_sets, rels, small_sets).map(
+            lambda p: (
+                f"([{p[0][0]}]; {p[1][0]}; [{p[2][0]}])",
+                frozenset((i, j) for i, j in p[1][1] if i in p[0][1] and j in p[2][1]),
+            )
+        ),
+    )
 
 
 rel_leaves = st.one_of(
     st.sampled_from(sorted(BASE_RELS)).map(lambda n: (n, BASE_RELS[n])),
     small_sets.map(lambda s: (f"[{s[0]}]", frozenset((i, i) for i in s[1]))),
-    st.tuples(small_sets, small_sets).map(lambda p: (
-        f"({p[0][0]} * {p[1][0]})", frozenset((i, j) for i in p[0][1] for j in p[1][1]))),
-)  # fmt: skip
+    st.tuples(small_sets, small_sets).map(
+        lambda p: (f"({p[0][0]} * {p[1][0]})", frozenset((i, j) for i in p[0][1] for j in p[1][1]))
+    ),
+)
 rels = st.recursive(rel_leaves, _extend, max_leaves=6)
 sets = st.one_of(
     small_sets,
     rels.map(lambda p: (f"domain({p[0]})", frozenset(x for x, _ in p[1]))),
     rels.map(lambda p: (f"range({p[0]})", frozenset(y for _, y in p[1]))),
-)  # fmt: skip
+)
 
 
 def compiled_values(exprs: list[str]) -> list:
@@ -126,6 +139,6 @@ def test_random_expressions(rs, ss) -> None:
     for (text, ref), value in zip(rs, got[: len(rs)], strict=True):
         assert pairs_of(value) == ref, text
         assert runtime_value(text) == VRel(U.from_pairs(ref)), text
-    for (text, ref), value in zip(ss, got[len(rs):], strict=True):
+    for (text, ref), value in zip(ss, got[len(rs) :], strict=True):
         assert set_of(value) == ref, text
         assert runtime_value(text) == VSet(U.from_set(ref)), text

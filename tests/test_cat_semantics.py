@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import pytest
 
-from cat.api import load_model_text
-from cat.evaluator import Env, Evaluator
-from cat.prims import PRIMS
-from cat.values import VClassRel, VRel, VSet, VTag, VValSet
-from graphs.build import F, R, W, build
-from graphs.herdnames import static_names
-from litmus.errors import InputError
+from herdsman.cat.api import load_model_text
+from herdsman.cat.evaluator import Env, Evaluator
+from herdsman.cat.prims import PRIMS
+from herdsman.cat.values import VClassRel, VRel, VSet, VTag, VValSet
+from herdsman.graphs.build import F, R, W, build
+from herdsman.graphs.herdnames import static_names
+from herdsman.litmus.errors import InputError
 
 G = build(
-    [[W("x", 1, name="a"), F("SYNC", name="f"), W("y", 1, name="b")],
-     [R("y", 1, name="c"), R("x", 0, name="d")]],
+    [
+        [W("x", 1, name="a"), F("SYNC", name="f"), W("y", 1, name="b")],
+        [R("y", 1, name="c"), R("x", 0, name="d")],
+    ],
     deps={"addr": [("c", "d")]},
-)  # fmt: skip
+)
 U = G.U
 E = G.ids
 RF, CO = G.graph.rf, G.graph.co
@@ -41,8 +43,9 @@ def st(*names: str) -> int:
 
 def value(expr: str, prelude: str = "", variants=()) -> int:
     """The set or relation ``expr`` evaluates to on G (compiled path)."""
-    m = load_model_text(f'"t"\ninclude "cos.cat"\n{prelude}\nlet e = {expr}\nshow e\n',
-                        variants=frozenset(variants))  # fmt: skip
+    m = load_model_text(
+        f'"t"\ninclude "cos.cat"\n{prelude}\nlet e = {expr}\nshow e\n', variants=frozenset(variants)
+    )
     (v,) = m.prepare(G.sk, "PPC").check(RF, co=CO, want_shows=True)
     assert v.allowed
     return v.shows["e"] if "e" in v.shows else v.show_sets["e"]
@@ -51,7 +54,8 @@ def value(expr: str, prelude: str = "", variants=()) -> int:
 def holds(cond: str, prelude: str = "") -> bool:
     """Whether ``if cond then ... else ...`` takes its first branch."""
     m = load_model_text(
-        f'"t"\ninclude "cos.cat"\n{prelude}\nempty (if {cond} then 0 else _) as c\n')
+        f'"t"\ninclude "cos.cat"\n{prelude}\nempty (if {cond} then 0 else _) as c\n'
+    )
     (v,) = m.prepare(G.sk, "PPC").check(RF, co=CO)
     return v.allowed
 
@@ -117,7 +121,7 @@ FR = rel("d>a")
         ("match addr with {} -> 0 || p ++ r -> r end", 0),
         ("match 0 with {} -> rf || p ++ r -> r end", rel("b>c", "init:x>d")),
     ],
-)  # fmt: skip
+)
 def test_relations(expr: str, expected: int) -> None:
     assert value(expr) == expected, expr
 
@@ -138,12 +142,14 @@ def test_relations(expr: str, expected: int) -> None:
         ("emptyset", 0),
         ("W \\ FW", st("init:x", "init:y")),
         ("domain 0", 0),
-        ("let rec f s = match s with {} -> {} || e ++ r -> e ++ f r end in f W",
-         st("init:x", "init:y", "a", "b")),
+        (
+            "let rec f s = match s with {} -> {} || e ++ r -> e ++ f r end in f W",
+            st("init:x", "init:y", "a", "b"),
+        ),
         ("match W with {} -> {} || s1 | e ++ s2 -> s1 | s2 end", st("init:x", "init:y", "b")),
         ("X | EX", 0),
     ],
-)  # fmt: skip
+)
 def test_sets(expr: str, expected: int) -> None:
     assert value(expr) == expected, expr
 
@@ -168,15 +174,18 @@ def test_sets(expr: str, expected: int) -> None:
         ("(match 'b with 'a -> po || 'b -> rf || _ -> 0 end) = rf", True),
         ("(match 'c with 'a -> po || _ -> addr end) = addr", True),
         ("map (fun t -> t) T = T", True),
-        ("(let rec size s = match s with {} -> {} || x ++ r -> 'a ++ size r end in size T) = {'a}",
-         True),
+        (
+            "(let rec size s = match s with {} -> {} || x ++ r -> 'a ++ size r end in size T)"
+            " = {'a}",
+            True,
+        ),
         ("partition(W) = {IW & (W \\ (W & IW)), {}} ", False),
         ("{(po, rf)} = {(po, rf)}", True),
         ('"v" || not "w"', True),
         ('"v" && "w"', False),
         ('variant "v"', False),
     ],
-)  # fmt: skip
+)
 def test_conditions(cond: str, expected: bool) -> None:
     assert holds(cond, "enum T = 'a || 'b || 'c") == expected, cond
 
@@ -195,8 +204,9 @@ def test_split3() -> None:
 def test_variants() -> None:
     assert value('if "v" then po else rf', variants=["v"]) == PO
     assert value('if "V" then po else rf', variants=["v"]) == PO  # case-insensitive
-    m = load_model_text('"t"\nif "v" let z = po else let z = rf end\nshow z\n',
-                        variants=frozenset(["v"]))  # fmt: skip
+    m = load_model_text(
+        '"t"\nif "v" let z = po else let z = rf end\nshow z\n', variants=frozenset(["v"])
+    )
     (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.graph.FW, want_shows=True)
     assert v.shows["z"] == PO
 
@@ -248,8 +258,10 @@ def test_procedures_and_call() -> None:
 def test_forall_and_with_over_tags() -> None:
     _, (v,) = run("enum T = 'a || 'b\nforall t in T do empty 0 end\n")
     assert v.allowed
-    _, vs = run("enum T = 'a || 'b || 'c\nwith t from T\n"
-                "let z = match t with 'a -> po || _ -> 0 end\nempty z as nz\n")  # fmt: skip
+    _, vs = run(
+        "enum T = 'a || 'b || 'c\nwith t from T\n"
+        "let z = match t with 'a -> po || _ -> 0 end\nempty z as nz\n"
+    )
     assert [v.allowed for v in vs] == [False, True, True]  # one candidate per choice
     _, vs = run("with s from {}\n")
     assert vs == []  # an empty choice rejects the execution
@@ -272,8 +284,10 @@ def test_skipchecks_and_through() -> None:
 
 
 def test_explain_witnesses() -> None:
-    m = load_model_text('"t"\ninclude "cos.cat"\nacyclic po | po^-1 as a\n'
-                        'irreflexive po | id as b\nempty addr as c\nempty R as d\n')  # fmt: skip
+    m = load_model_text(
+        '"t"\ninclude "cos.cat"\nacyclic po | po^-1 as a\n'
+        "irreflexive po | id as b\nempty addr as c\nempty R as d\n"
+    )
     s = m.prepare(G.sk, "PPC")
     (v,) = s.check(RF, co=CO)
     assert [f.name for f in v.failed] == ["a"]
@@ -293,7 +307,7 @@ def test_includes_search_order(tmp_path) -> None:
     (tmp_path / "here.cat").write_text('"h"\nlet picked = po\n')
     model = tmp_path / "m.cat"
     model.write_text('"m"\ninclude "here.cat"\ninclude "x.cat"\nshow picked\n')
-    from cat.api import load_model
+    from herdsman.cat.api import load_model
 
     m = load_model(model, include_dirs=[tmp_path / "lib"])
     (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.graph.FW, want_shows=True)
@@ -305,10 +319,12 @@ def test_includes_search_order(tmp_path) -> None:
 
 
 def test_stdlib_names() -> None:
-    m = load_model_text('"t"\ninclude "cos.cat"\nshow lxsx, amo, rmw, po-loc, rfe, rfi, co0\n'
-                        'let u = emptyset | NDATA | PoD | BR | LKW | PTE | X | EX\n'
-                        'let v = map (fun x -> x) {}\nlet w = partition W\n'
-                        'let k = tag2instrs\nlet t = total\nshow u\n')  # fmt: skip
+    m = load_model_text(
+        '"t"\ninclude "cos.cat"\nshow lxsx, amo, rmw, po-loc, rfe, rfi, co0\n'
+        "let u = emptyset | NDATA | PoD | BR | LKW | PTE | X | EX\n"
+        "let v = map (fun x -> x) {}\nlet w = partition W\n"
+        "let k = tag2instrs\nlet t = total\nshow u\n"
+    )
     (v,) = m.prepare(G.sk, "PPC").check(RF, co=CO, want_shows=True)
     assert v.shows["rmw"] == 0 and v.show_sets["u"] == 0
     assert m.lint() == []
@@ -319,8 +335,10 @@ def test_stdlib_names() -> None:
 
 def concrete_env() -> tuple[Evaluator, Env]:
     ev = Evaluator(universe=U, sk=G.sk)
-    vals = {name: (VSet(b) if k == "set" else VRel(b))
-            for name, (k, b) in static_names(G.sk, "PPC").items()}  # fmt: skip
+    vals = {
+        name: (VSet(b) if k == "set" else VRel(b))
+        for name, (k, b) in static_names(G.sk, "PPC").items()
+    }
     ev.predef = dict(vals)
     vals.update(rf=VRel(RF), co=VRel(CO))
     vals.update(PRIMS)
@@ -328,7 +346,7 @@ def concrete_env() -> tuple[Evaluator, Env]:
 
 
 def ceval(src: str):
-    from cat.parser import parse_text
+    from herdsman.cat.parser import parse_text
 
     ev, env = concrete_env()
     return ev.eval(parse_text("let e = " + src).instrs[0].bindings[0].exp, env)
@@ -339,29 +357,30 @@ def test_runtime_primitives() -> None:
     assert parts == VValSet("set", frozenset({VSet(st("init:x", "a")), VSet(st("init:y", "b"))}))
     lins = ceval("linearisations(W & loc2events('x), 0)")
     assert len(lins.items) == 2 and VRel(rel("init:x>a")) in lins.items
-    assert ceval("linearisations(W & loc2events('x), co)").items == frozenset({VRel(CO & rel(
-        "init:x>a"))})  # fmt: skip
+    assert ceval("linearisations(W & loc2events('x), co)").items == frozenset(
+        {VRel(CO & rel("init:x>a"))}
+    )
     assert ceval("linearisations(W & loc2events('x), co | co^-1)").items == frozenset()
     assert ceval("classes(id & (M * M))").items == frozenset(
-        VSet(1 << i) for i in range(U.n) if (G.sk.M >> i) & 1)  # fmt: skip
-    assert ceval("different-values(loc)") == VRel(rel("init:x>a", "a>init:x", "d>a", "a>d",
-                                                       "init:y>b", "b>init:y", "init:y>c",
-                                                       "c>init:y"))  # fmt: skip
+        VSet(1 << i) for i in range(U.n) if (G.sk.M >> i) & 1
+    )
+    assert ceval("different-values(loc)") == VRel(
+        rel("init:x>a", "a>init:x", "d>a", "a>d", "init:y>b", "b>init:y", "init:y>c", "c>init:y")
+    )
     assert ceval("fromto(SYNC)") == VRel(rel("a>b"))
     assert ceval("domain(po)") == VSet(st("a", "f", "c"))
     assert ceval("{(po, 0)}").elem == ("tuple", ("rel", "rel"))
     xs, ys = st("init:x", "a"), st("init:y", "b")
     assert ceval("lift(classes-loc(W), co)") == VClassRel(frozenset({(xs, xs), (ys, ys)}))
     assert ceval("lift(classes-loc(W), po)") == VClassRel(frozenset({(xs, ys)}))  # a po b
-    assert ceval("delift(lift(classes-loc(W), co))") == VRel(U.product(xs, xs)
-                                                             | U.product(ys, ys))
+    assert ceval("delift(lift(classes-loc(W), co))") == VRel(U.product(xs, xs) | U.product(ys, ys))
 
 
 def test_runtime_tags() -> None:
     ev, env = concrete_env()
     env = Env(env.vals, {"a": "T", "b": "T"}, {"T": ("a", "b")})
     ev.enums["T"] = ("a", "b")
-    from cat.parser import parse_text
+    from herdsman.cat.parser import parse_text
 
     e = parse_text("let e = ~{'a}").instrs[0].bindings[0].exp
     assert ev.eval(e, env) == VValSet(("tag", "T"), frozenset({VTag("T", "b")}))
@@ -384,6 +403,8 @@ def test_let_rec_when() -> None:
     assert v.allowed
     _, (v,) = run("let rec t = po | rf | (t; t) | (t; fr) when irreflexive t as nocycle\n")
     assert not v.allowed  # b rf c po d fr a po b
-    _, (v,) = run("let rec t = po | rf | (t; t) | (t; fr) when irreflexive t as nocycle\n",
-                  skipchecks=("nocycle",))  # fmt: skip
+    _, (v,) = run(
+        "let rec t = po | rf | (t; t) | (t; fr) when irreflexive t as nocycle\n",
+        skipchecks=("nocycle",),
+    )
     assert v.allowed

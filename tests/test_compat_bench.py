@@ -18,20 +18,32 @@ def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")])
     return subprocess.run(
         [sys.executable, str(ROOT / "bench" / "campaign.py"), "--db-dir", str(tmp_path), *args],
-        env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_bench_report_with_oracle(tmp_path: Path, shared: Path) -> None:
     """The report's plumbing, with herd's own answers as the worker (always identical)."""
-    r = _bench(tmp_path, "--sets", "power,x86gen-tso", "--sample", "12", "--jobs", "1",
-               "--worker", "test_compat_campaign:oracle_worker")  # fmt: skip
+    r = _bench(
+        tmp_path,
+        "--sets",
+        "power,x86gen-tso",
+        "--sample",
+        "12",
+        "--jobs",
+        "1",
+        "--worker",
+        "test_compat_campaign:oracle_worker",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout
     assert "== power: 12 tests, model power" in out and "== x86gen-tso: 12 tests" in out
     assert out.count("identical                   12") == 2
     assert re.search(r"CPU time: ours 0\.12 s, herd \d+\.\d+ s on the same 12 tests", out)
-    slow = out[out.index("ten slowest tests of power"):].splitlines()[1:12]
+    slow = out[out.index("ten slowest tests of power") :].splitlines()[1:12]
     assert slow[0].split() == ["test", "ours", "(s)", "herd", "(s)", "ratio"]
     assert len(slow) == 11 and all(len(line.split()) == 4 for line in slow[1:])
     assert re.search(r"all sets: ours 0\.24 s CPU, herd \d+\.\d+ s \(ratio \d", out)
@@ -53,15 +65,16 @@ def test_herd_slow_lines_counts_tests_where_we_are_slower() -> None:
         campaign = importlib.import_module("campaign")
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    from herd_compat.campaign import CampaignOutcome
-    from herd_compat.campaign_db import Row
+    from herdsman.herd_compat.campaign import CampaignOutcome
+    from herdsman.herd_compat.campaign_db import Row
 
     def row(name: str, cpu: float, herd: float, status: str = "done") -> Row:
         return Row(name, name, name, status, "identical", "", cpu=cpu, herd_time=herd)
 
     rows = [row("A", 0.2, 4.0), row("B", 3.0, 2.0), row("C", 5.0, 0.5), row("D", 0.1, 1.5)]
     lines = campaign.herd_slow_lines(CampaignOutcome(0, rows, None, ""))
-    assert lines[0] == ("tests herd took over 1 s: 3; ours done 3, slower than herd on 1; "
-                        "worst ratio 1.500 (B)")
+    assert lines[0] == (
+        "tests herd took over 1 s: 3; ours done 3, slower than herd on 1; worst ratio 1.500 (B)"
+    )
     assert lines[1:] == ["  slower: B ours 3.00 s, herd 2.00 s"]
     assert campaign.herd_slow_lines(CampaignOutcome(0, rows[2:3], None, "")) == []

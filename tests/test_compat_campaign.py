@@ -22,11 +22,11 @@ import pytest
 from conftest import SHARED, shared_path
 from test_compat_helpers import db_rows, stop_after
 
-from herd_compat.campaign import CampaignConfig, make_row, run_campaign
-from herd_compat.campaign_db import CampaignDB, Row
-from herd_compat.herdlog import read_expectations, read_herd_log
-from herd_compat.workers import WorkerPool, WorkerStartError
-from litmus.errors import InputError
+from herdsman.herd_compat.campaign import CampaignConfig, make_row, run_campaign
+from herdsman.herd_compat.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.herdlog import read_expectations, read_herd_log
+from herdsman.herd_compat.workers import WorkerPool, WorkerStartError
+from herdsman.litmus.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -68,8 +68,11 @@ def oracle_worker(wc):
             raise RuntimeError("boom")
         block = blocks[name]
         if act == "verdict":
-            block = block.replace("\nOk\n", "\nNo\n") if "\nOk\n" in block else block.replace(
-                "\nNo\n", "\nOk\n")  # fmt: skip
+            block = (
+                block.replace("\nOk\n", "\nNo\n")
+                if "\nOk\n" in block
+                else block.replace("\nNo\n", "\nOk\n")
+            )
         elif act == "states":  # drop the last state line
             lines = block.split("\n")
             n = int(lines[1].split()[1])
@@ -97,10 +100,15 @@ def _power_sample(n: int) -> list[str]:
 def _cfg(tmp_path: Path, tests: list[str], **kw) -> CampaignConfig:
     extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), **kw.pop("extra", {})}
     return CampaignConfig(
-        inputs=tests, expect=str(shared_path("power", "herd7-ppc.log")), model="power",
-        db=str(tmp_path / "c.sqlite"), worker="test_compat_campaign:oracle_worker",
-        worker_extra=extra, progress=False, **kw,
-    )  # fmt: skip
+        inputs=tests,
+        expect=str(shared_path("power", "herd7-ppc.log")),
+        model="power",
+        db=str(tmp_path / "c.sqlite"),
+        worker="test_compat_campaign:oracle_worker",
+        worker_extra=extra,
+        progress=False,
+        **kw,
+    )
 
 
 def _run(cfg: CampaignConfig):
@@ -194,8 +202,13 @@ def test_pool_factory_failure_stops() -> None:
 
 def test_campaign_identical_and_reports(tmp_path: Path, capsys, fork_workers) -> None:
     tests = _power_sample(24)
-    cfg = _cfg(tmp_path, tests, jobs=2, json_out=str(tmp_path / "r.json"),
-               junit_out=str(tmp_path / "r.xml"))  # fmt: skip
+    cfg = _cfg(
+        tmp_path,
+        tests,
+        jobs=2,
+        json_out=str(tmp_path / "r.json"),
+        junit_out=str(tmp_path / "r.xml"),
+    )
     outcome = _run(cfg)
     out = capsys.readouterr().out
     assert outcome.status == 0, out
@@ -207,8 +220,11 @@ def test_campaign_identical_and_reports(tmp_path: Path, capsys, fork_workers) ->
     suite = ET.parse(tmp_path / "r.xml").getroot()
     assert suite.get("tests") == "24" and suite.get("failures") == "0"
     # the database has one row per test with the full block
-    rows = sqlite3.connect(tmp_path / "c.sqlite").execute(
-        "SELECT name, result_text FROM results").fetchall()  # fmt: skip
+    rows = (
+        sqlite3.connect(tmp_path / "c.sqlite")
+        .execute("SELECT name, result_text FROM results")
+        .fetchall()
+    )
     assert len(rows) == 24 and all(t.startswith(f"Test {n} ") for n, t in rows)
 
 
@@ -217,13 +233,24 @@ def test_campaign_categories(tmp_path: Path, capsys, fork_workers) -> None:
     names = [_test_name(t) for t in tests]
     herd = {r.name: r for r in read_herd_log(SHARED / "power" / "herd7-ppc.log")}
     states_victim = next(n for n in names[2:] if len(herd[n].states) > 1)
-    actions = {names[0]: "verdict", states_victim: "states", names[1]: "counts",
-               names[-1]: "hash", names[-2]: "input", names[-3]: "internal"}  # fmt: skip
+    actions = {
+        names[0]: "verdict",
+        states_victim: "states",
+        names[1]: "counts",
+        names[-1]: "hash",
+        names[-2]: "input",
+        names[-3]: "internal",
+    }
     missing = tmp_path / "Unknown.litmus"
     missing.write_text("PPC NoSuchTestInHerdLog\n")
     actions["NoSuchTestInHerdLog"] = "verdict"
-    cfg = _cfg(tmp_path, tests + [str(missing)], jobs=2, junit_out=str(tmp_path / "j.xml"),
-               extra={"actions": actions})  # fmt: skip
+    cfg = _cfg(
+        tmp_path,
+        tests + [str(missing)],
+        jobs=2,
+        junit_out=str(tmp_path / "j.xml"),
+        extra={"actions": actions},
+    )
     with pytest.raises(KeyError):  # the oracle has no block for an unknown test
         oracle_worker(type("W", (), {"extra": cfg.worker_extra})())(str(missing))
     actions.pop("NoSuchTestInHerdLog")
@@ -261,8 +288,13 @@ def test_campaign_table_expectation_and_missing(tmp_path: Path, capsys, fork_wor
         assert r.category == want
     out = capsys.readouterr().out
     assert "(verdict table)" in out
-    row = make_row("k", "X.litmus", {"status": "done", "name": "NotThere",
-                   "block": herd[tests and _test_name(tests[0])].text}, exp, None)  # fmt: skip
+    row = make_row(
+        "k",
+        "X.litmus",
+        {"status": "done", "name": "NotThere", "block": herd[tests and _test_name(tests[0])].text},
+        exp,
+        None,
+    )
     assert row.category == "missing"
 
 
@@ -270,8 +302,13 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     tests = _power_sample(8)
     names = [_test_name(t) for t in tests]
     trace = tmp_path / "trace.txt"
-    cfg = _cfg(tmp_path, tests, jobs=2, timeout=0.5,
-               extra={"actions": {names[3]: "hang"}, "trace": str(trace)})  # fmt: skip
+    cfg = _cfg(
+        tmp_path,
+        tests,
+        jobs=2,
+        timeout=0.5,
+        extra={"actions": {names[3]: "hang"}, "trace": str(trace)},
+    )
     outcome = _run(cfg)
     by_name = {r.name: r for r in outcome.rows}
     assert by_name[names[3]].category == "timeout" and outcome.status == 1
@@ -283,7 +320,8 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     again = _run(cfg)
     assert trace.read_text() == ""
     assert [(r.name, r.category, r.result_text) for r in again.rows] == [
-        (r.name, r.category, r.result_text) for r in outcome.rows]  # fmt: skip
+        (r.name, r.category, r.result_text) for r in outcome.rows
+    ]
     # resume after losing some rows: only those run again
     conn = sqlite3.connect(cfg.db)
     conn.execute("DELETE FROM results WHERE name IN (?, ?)", (names[0], names[5]))
@@ -306,11 +344,23 @@ def test_campaign_worker_start_failure(tmp_path: Path, fork_workers) -> None:
 
 def _validate_cmd(tmp_path: Path, index: Path, db: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "herd_compat.cli", "validate", f"@{index}",
-        "--model", "power", "--expect", str(SHARED / "power" / "herd7-ppc.log"),
-        "--db", str(db), "--jobs", "2", "--worker", "test_compat_campaign:cli_oracle_worker",
+        sys.executable,
+        "-m",
+        "herdsman.herd_compat.cli",
+        "validate",
+        f"@{index}",
+        "--model",
+        "power",
+        "--expect",
+        str(SHARED / "power" / "herd7-ppc.log"),
+        "--db",
+        str(db),
+        "--jobs",
+        "2",
+        "--worker",
+        "test_compat_campaign:cli_oracle_worker",
         *extra,
-    ]  # fmt: skip
+    ]
 
 
 def cli_oracle_worker(wc):
@@ -333,22 +383,31 @@ def test_cli_sigkill_and_resume(tmp_path: Path) -> None:
     trace = tmp_path / "trace.txt"
     extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), "sleep": 0.1, "trace": str(trace)}
     db = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen(_validate_cmd(tmp_path, index, db), env=_env(extra),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        _validate_cmd(tmp_path, index, db),
+        env=_env(extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     stop_after(proc, db, 8, timeout=60, poll=0.05)
     proc.wait()
     before = db_rows(db)
     assert 8 <= len(before) < 30, "the campaign was not killed mid-run"
     time.sleep(0.5)  # orphaned workers die with their parent (PR_SET_PDEATHSIG)
     ran_before = trace.read_text().split()
-    resumed = subprocess.run(_validate_cmd(tmp_path, index, db, "--resume"), env=_env(extra),
-                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    resumed = subprocess.run(
+        _validate_cmd(tmp_path, index, db, "--resume"),
+        env=_env(extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"{len(before)} tests done" in resumed.stderr
     after = db_rows(db)
     assert len(after) == 30 and len({k for k, *_ in after}) == 30
     done_before = {name for _, name, _, _ in before}
-    ran_after = trace.read_text().split()[len(ran_before):]
+    ran_after = trace.read_text().split()[len(ran_before) :]
     assert not done_before & set(ran_after), "finished tests were run again"
     assert set(ran_after) | done_before == {_test_name(t) for t in tests}
     # the same as a run that was not interrupted: the oracle's answer is herd's block
@@ -363,9 +422,13 @@ def test_cli_validate_exit_status_on_mismatch(tmp_path: Path) -> None:
     index.write_text("\n".join(tests) + "\n")
     name = _test_name(tests[1])
     extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), "actions": {name: "verdict"}}
-    r = subprocess.run(_validate_cmd(tmp_path, index, tmp_path / "m.sqlite", "--json",
-                                     str(tmp_path / "m.json")), env=_env(extra),
-                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        _validate_cmd(tmp_path, index, tmp_path / "m.sqlite", "--json", str(tmp_path / "m.json")),
+        env=_env(extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"VERDICT MISMATCH: {name}" in r.stdout
     assert json.loads((tmp_path / "m.json").read_text())["summary"]["verdict"] == 1
@@ -377,8 +440,13 @@ def test_cli_ctrl_c_keeps_results(tmp_path: Path) -> None:
     index.write_text("\n".join(tests) + "\n")
     extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), "sleep": 0.2}
     db = tmp_path / "int.sqlite"
-    proc = subprocess.Popen(_validate_cmd(tmp_path, index, db), env=_env(extra),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        _validate_cmd(tmp_path, index, db),
+        env=_env(extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stop_after(proc, db, 3, timeout=60, poll=0.05, sig=signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from herd_compat.cli import main
+from herdsman.herd_compat.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_LINE = re.compile(r"^(\S+:\d+:\d+: error: .+|herdsman( \w+)?: error: .+)$")
@@ -67,24 +67,31 @@ def test_file_errors(capsys, tmp_path: Path) -> None:
     assert _one_error(capsys, ["herd7", f"@{idx}"]) == f"{idx}:0:0: error: no such file"
     idx.write_text("# tests\n\n@sub\n")
     assert _one_error(capsys, ["herd7", f"@{idx}"]) == (
-        f"{idx}:3:1: error: {tmp_path / '@sub'}: no such file")  # fmt: skip
+        f"{idx}:3:1: error: {tmp_path / '@sub'}: no such file"
+    )
     conf = tmp_path / "x.cfg"
     conf.write_text("# options\nmodel power\n  frobnicate true\n")
     assert _one_error(capsys, ["herd7", "-conf", str(conf), "t.litmus"]) == (
-        f"{conf}:3:3: error: unknown option '-frobnicate' (see herdsman herd7 -help)")  # fmt: skip
+        f"{conf}:3:3: error: unknown option '-frobnicate' (see herdsman herd7 -help)"
+    )
     assert _one_error(capsys, ["herd7", str(tmp_path)]) == (
-        f"{tmp_path}:0:0: error: is a directory, expected a litmus test file")  # fmt: skip
+        f"{tmp_path}:0:0: error: is a directory, expected a litmus test file"
+    )
     assert _one_error(capsys, ["herd7", "-names", str(missing), "t.litmus"]).endswith(
-        "error: no such file")  # fmt: skip
-    assert _one_error(
-        capsys, ["validate", str(tmp_path), "--expect", str(tmp_path / "herd.log")]
-    ) == f"{tmp_path}:0:0: error: no test files given"
+        "error: no such file"
+    )
+    assert (
+        _one_error(capsys, ["validate", str(tmp_path), "--expect", str(tmp_path / "herd.log")])
+        == f"{tmp_path}:0:0: error: no test files given"
+    )
     (tmp_path / "a.litmus").write_text("PPC A\n")
-    assert _one_error(
-        capsys, ["validate", str(tmp_path), "--expect", str(tmp_path / "herd.log")]
-    ) == f"{tmp_path / 'herd.log'}:0:0: error: no such file"
+    assert (
+        _one_error(capsys, ["validate", str(tmp_path), "--expect", str(tmp_path / "herd.log")])
+        == f"{tmp_path / 'herd.log'}:0:0: error: no such file"
+    )
     assert _one_error(capsys, ["herd7", "-o", str(missing), "t.litmus"]) == (
-        f"{missing}:0:0: error: output directory does not exist")  # fmt: skip
+        f"{missing}:0:0: error: output directory does not exist"
+    )
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
@@ -96,16 +103,22 @@ def test_unreadable(capsys, tmp_path: Path) -> None:
 
 
 def test_bad_model_name(capsys, tmp_path: Path, shared: Path) -> None:
-    err = _one_error(capsys, ["herd7", "-model", "no-such-model", str(shared / "power" /
-                                                                      "tests" / "MP.litmus")])
+    err = _one_error(
+        capsys, ["herd7", "-model", "no-such-model", str(shared / "power" / "tests" / "MP.litmus")]
+    )
     assert "unknown model 'no-such-model'; built-in models are " in err
 
 
 def test_subprocess_no_traceback(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for argv in (["herd7", "-frob"], ["run", str(tmp_path / "x.litmus")], ["validate"]):
-        r = subprocess.run([sys.executable, "-m", "herd_compat.cli", *argv], env=env,
-                           capture_output=True, text=True, timeout=60)  # fmt: skip
+        r = subprocess.run(
+            [sys.executable, "-m", "herdsman.herd_compat.cli", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode == 2 and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 

@@ -24,8 +24,14 @@ def db_rows(db: Path, columns: str = "key, name, category, result_text") -> list
         conn.close()
 
 
-def stop_after(proc: subprocess.Popen, db: Path, rows: int, timeout: float, poll: float,
-               sig: signal.Signals = signal.SIGKILL) -> None:  # fmt: skip
+def stop_after(
+    proc: subprocess.Popen,
+    db: Path,
+    rows: int,
+    timeout: float,
+    poll: float,
+    sig: signal.Signals = signal.SIGKILL,
+) -> None:
     """Send ``sig`` to the campaign ``proc`` once ``db`` holds ``rows`` results (or the
     campaign ended, or ``timeout`` seconds passed), checking every ``poll`` seconds."""
     deadline = time.monotonic() + timeout

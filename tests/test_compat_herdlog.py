@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from herd_compat.herdlog import (
+from herdsman.herd_compat.herdlog import (
     detect_format,
     parse_herd_log,
     parse_state_line,
@@ -16,8 +16,8 @@ from herd_compat.herdlog import (
     read_herd_log,
     read_verdict_table,
 )
-from litmus.errors import InputError
-from litmus.ir import MemLoc, RegLoc, Sym
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import MemLoc, RegLoc, Sym
 
 MP_BLOCK = """Test MP Allowed
 States 4
@@ -49,7 +49,10 @@ def test_power_log_and_table(shared: Path) -> None:
     assert table.columns == ["Power-Model.txt", "Power-Hardware.txt"]
     assert len(table.rows) == 8141
     assert collections.Counter(table.rows.values()) == {
-        ("Ok", "Ok"): 3131, ("Ok", "No"): 1002, ("No", "No"): 4008}  # fmt: skip
+        ("Ok", "Ok"): 3131,
+        ("Ok", "No"): 1002,
+        ("No", "No"): 4008,
+    }
     # herd's log agrees with column 1 of the table on every test
     assert {r.name: r.verdict for r in recs} == {n: v[0] for n, v in table.rows.items()}
 
@@ -59,7 +62,9 @@ def test_x86_logs(shared: Path) -> None:
     for log in sorted((shared / "x86").rglob("herd7-*.log")):
         recs = read_herd_log(log)
         counts[log.relative_to(shared).as_posix()] = (
-            len(recs), sum(r.verdict == "Ok" for r in recs))  # fmt: skip
+            len(recs),
+            sum(r.verdict == "Ok" for r in recs),
+        )
     assert counts == {
         "x86/generated/herd7-sc.log": (452, 0),
         "x86/generated/herd7-x86tso.log": (452, 99),
@@ -90,9 +95,11 @@ def test_block_fields() -> None:
 
 
 def test_block_variants() -> None:
-    text = MP_BLOCK.replace("Ok\n", "Loop Undef\n").replace(
-        "Negative: 3\n", "Negative: 3\nFlag *undef*\nFlag Dr\n"
-    ).replace("Hash=", "Candidates MP 12\nHash=")
+    text = (
+        MP_BLOCK.replace("Ok\n", "Loop Undef\n")
+        .replace("Negative: 3\n", "Negative: 3\nFlag *undef*\nFlag Dr\n")
+        .replace("Hash=", "Candidates MP 12\nHash=")
+    )
     text = "Warning: something herd said\n" + text + text.replace("Test MP", "Test MP2")
     a, b = parse_herd_log(text)
     assert a.loop and a.verdict == "Undef" and a.flags == ["*undef*", "Dr"]
@@ -147,4 +154,7 @@ def test_detect_and_missing(tmp_path: Path) -> None:
 
 def test_state_line() -> None:
     assert parse_state_line("0:r1=x; 1:EAX=-2; [y]=0x10;") == [
-        (RegLoc(0, "r1"), Sym("x")), (RegLoc(1, "EAX"), -2), (MemLoc("y"), 16)]  # fmt: skip
+        (RegLoc(0, "r1"), Sym("x")),
+        (RegLoc(1, "EAX"), -2),
+        (MemLoc("y"), 16),
+    ]

@@ -7,22 +7,57 @@ from pathlib import Path
 
 import pytest
 
-from herd_compat.conds import condition_span, replace_condition
-from herd_compat.herd7opts import OptionError, parse_herd7_args
-from herd_compat.inputs import expand_test_args, read_conds, read_index, read_names
-from herd_compat.runner import dot_base, resolve_model_spec
-from litmus.errors import InputError
+from herdsman.herd_compat.conds import condition_span, replace_condition
+from herdsman.herd_compat.herd7opts import OptionError, parse_herd7_args
+from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_index, read_names
+from herdsman.herd_compat.runner import dot_base, resolve_model_spec
+from herdsman.litmus.errors import InputError
 
 
 def test_herd7_options(tmp_path: Path) -> None:
-    cfg, st = parse_herd7_args([
-        "-model", "ppc.cat", "-I", "d1", "-I", "d2", "-variant", "mixed,cos-opt",
-        "-variant", "deps", "-show", "prop", "-nshow", "3", "-o", "out", "-through",
-        "invalid", "-skipchecks", "sc-per-location,no-thin-air", "-skipcheck", "observation",
-        "-candidates", "true", "-optace", "true", "-unroll", "3", "-checkfilter", "false",
-        "-speedcheck", "false", "-timeout", "2.5", "-suffix", "_x", "-q", "A.litmus",
-        "B.litmus",
-    ])  # fmt: skip
+    cfg, st = parse_herd7_args(
+        [
+            "-model",
+            "ppc.cat",
+            "-I",
+            "d1",
+            "-I",
+            "d2",
+            "-variant",
+            "mixed,cos-opt",
+            "-variant",
+            "deps",
+            "-show",
+            "prop",
+            "-nshow",
+            "3",
+            "-o",
+            "out",
+            "-through",
+            "invalid",
+            "-skipchecks",
+            "sc-per-location,no-thin-air",
+            "-skipcheck",
+            "observation",
+            "-candidates",
+            "true",
+            "-optace",
+            "true",
+            "-unroll",
+            "3",
+            "-checkfilter",
+            "false",
+            "-speedcheck",
+            "false",
+            "-timeout",
+            "2.5",
+            "-suffix",
+            "_x",
+            "-q",
+            "A.litmus",
+            "B.litmus",
+        ]
+    )
     assert cfg.model == "ppc.cat" and cfg.include_dirs == ["d1", "d2"]
     assert cfg.variants == {"mixed", "cos-opt", "deps"}
     assert (cfg.show, cfg.nshow, cfg.outdir, cfg.suffix) == ("prop", 3, "out", "_x")
@@ -31,8 +66,21 @@ def test_herd7_options(tmp_path: Path) -> None:
     assert cfg.candidates and cfg.unroll == 3 and not cfg.checkfilter
     assert cfg.time_limit == 2.5 and cfg.tests == ["A.litmus", "B.litmus"]
     assert not st.version and not st.help
-    cfg, _ = parse_herd7_args(["-show", "none", "-through", "none", "-optace", "iico",
-                               "-showone", "true", "-cat", "sc", "T.litmus"])  # fmt: skip
+    cfg, _ = parse_herd7_args(
+        [
+            "-show",
+            "none",
+            "-through",
+            "none",
+            "-optace",
+            "iico",
+            "-showone",
+            "true",
+            "-cat",
+            "sc",
+            "T.litmus",
+        ]
+    )
     assert cfg.show is None and not cfg.through and cfg.variants == set()
     assert cfg.nshow == 1 and cfg.model == "sc"
     assert parse_herd7_args(["-version"])[1].version
@@ -41,9 +89,17 @@ def test_herd7_options(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["-x"], ["-show"], ["-show", "some"], ["-nshow", "x"], ["-candidates", "perhaps"],
-     ["-speedcheck", "true"], ["-through", "everything"], ["--model", "sc"]],
-)  # fmt: skip
+    [
+        ["-x"],
+        ["-show"],
+        ["-show", "some"],
+        ["-nshow", "x"],
+        ["-candidates", "perhaps"],
+        ["-speedcheck", "true"],
+        ["-through", "everything"],
+        ["--model", "sc"],
+    ],
+)
 def test_herd7_bad_options(argv: list[str]) -> None:
     with pytest.raises(OptionError):
         parse_herd7_args(argv + ["T.litmus"])
@@ -52,8 +108,10 @@ def test_herd7_bad_options(argv: list[str]) -> None:
 def test_conf_file(tmp_path: Path) -> None:
     (tmp_path / "m.cat").write_text('"M"\n')
     conf = tmp_path / "run.cfg"
-    conf.write_text("# herd configuration\nmodel m.cat\nshow  wit # trailing comment\n"
-                    "variant mixed\ncandidates true\n")  # fmt: skip
+    conf.write_text(
+        "# herd configuration\nmodel m.cat\nshow  wit # trailing comment\n"
+        "variant mixed\ncandidates true\n"
+    )
     cfg, _ = parse_herd7_args(["-conf", str(conf), "-variant", "deps", "T.litmus"])
     assert cfg.model == str(tmp_path / "m.cat")  # relative to the conf file
     assert cfg.show == "wit" and cfg.variants == {"mixed", "deps"} and cfg.candidates
@@ -71,8 +129,12 @@ def test_index_files(tmp_path: Path) -> None:
     (tmp_path / "sub" / "more").write_text("C.litmus\n/abs/D.litmus\n")
     idx = tmp_path / "all"
     idx.write_text("A.litmus\n# comment\n\n  B.litmus  \n@sub/more\n")
-    want = [str(tmp_path / "A.litmus"), str(tmp_path / "B.litmus"),
-            str(tmp_path / "sub" / "C.litmus"), "/abs/D.litmus"]  # fmt: skip
+    want = [
+        str(tmp_path / "A.litmus"),
+        str(tmp_path / "B.litmus"),
+        str(tmp_path / "sub" / "C.litmus"),
+        "/abs/D.litmus",
+    ]
     assert read_index(str(idx)) == want
     assert expand_test_args(["X.litmus", f"@{idx}"]) == ["X.litmus"] + want
     loop = tmp_path / "loop"
@@ -109,8 +171,10 @@ def test_names_and_conds_files(tmp_path: Path) -> None:
         'MP "exists\n(1:r1=1 /\\ 1:r3=0)\n"\nSB ~exists (0:r1=0)\n# c\nLB "forall (true)"\n'
     )
     assert read_conds(str(conds)) == {
-        "MP": ("exists\n(1:r1=1 /\\ 1:r3=0)\n", 1), "SB": ("~exists (0:r1=0)", 4),
-        "LB": ("forall (true)", 6)}  # fmt: skip
+        "MP": ("exists\n(1:r1=1 /\\ 1:r3=0)\n", 1),
+        "SB": ("~exists (0:r1=0)", 4),
+        "LB": ("forall (true)", 6),
+    }
     conds.write_text('MP "exists (x=1)\n')
     with pytest.raises(InputError, match="unterminated"):
         read_conds(str(conds))
@@ -148,7 +212,7 @@ def test_condition_span() -> None:
     filtered = MP.replace("exists\n", "filter (1:r1=1)\nforall\n")
     s, _ = condition_span(filtered)
     assert filtered[s:].startswith("forall\n(1:r1")
-    commented = MP.replace(" ;\nexists", " ;\n(* exists here *)\n\"exists\" ~ exists")
+    commented = MP.replace(" ;\nexists", ' ;\n(* exists here *)\n"exists" ~ exists')
     s, _ = condition_span(commented)
     assert commented[s:].startswith("~ exists")
     trailer = MP + "<< anything exists >>\n"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from engine import result as engine_result
-from herd_compat.herdlog import HerdRecord, parse_location, parse_state_line, read_herd_log
-from herd_compat.output import format_result, location_key, state_lines
-from litmus.ir import MemLoc, RegLoc, Sym
+from herdsman.engine import result as engine_result
+from herdsman.herd_compat.herdlog import HerdRecord, parse_location, parse_state_line, read_herd_log
+from herdsman.herd_compat.output import format_result, location_key, state_lines
+from herdsman.litmus.ir import MemLoc, RegLoc, Sym
 
 LOGS = [
     ("PPC", ("power", "herd7-ppc.log")),
@@ -47,11 +47,20 @@ def result_from_record(rec: HerdRecord, rng: random.Random) -> engine_result.Tes
     if quant == "~exists":
         pos, neg = neg, pos
     return engine_result.TestResult(
-        name=rec.name, kind=rec.kind, quant=quant, observed=observed, states=states,
-        positive=pos, negative=neg, hash=rec.hash or "", condition_text=rec.condition,
-        flags=list(rec.flags), undefined=rec.verdict == "Undef", loop=rec.loop,
+        name=rec.name,
+        kind=rec.kind,
+        quant=quant,
+        observed=observed,
+        states=states,
+        positive=pos,
+        negative=neg,
+        hash=rec.hash or "",
+        condition_text=rec.condition,
+        flags=list(rec.flags),
+        undefined=rec.verdict == "Undef",
+        loop=rec.loop,
         time=0.0,
-    )  # fmt: skip
+    )
 
 
 def _without_time(text: str) -> str:
@@ -86,11 +95,17 @@ def _mp(quant: str, pos: int, neg: int) -> engine_result.TestResult:
     obs = [RegLoc(1, "r3"), RegLoc(1, "r1")]
     states = {(0, 0), (1, 0), (0, 1), (1, 1)}
     return engine_result.TestResult(
-        name="MPx", kind={"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[
-            quant], quant=quant, observed=obs, states=states, positive=pos, negative=neg,
+        name="MPx",
+        kind={"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[quant],
+        quant=quant,
+        observed=obs,
+        states=states,
+        positive=pos,
+        negative=neg,
         hash="237fae775d3e8c7efd484ad95ba9d32b",
-        condition_text=f"{quant} (1:r1=1 /\\ 1:r3=0)", time=0.004,
-    )  # fmt: skip
+        condition_text=f"{quant} (1:r1=1 /\\ 1:r3=0)",
+        time=0.004,
+    )
 
 
 def test_forbidden_swaps_witnesses_not_observation() -> None:
@@ -132,13 +147,24 @@ def test_register_orders() -> None:
     # PPC numeric order, X86 constructor order, memory after registers, threads first
     ppc = [MemLoc("a"), RegLoc(3, "r10"), RegLoc(3, "r8"), RegLoc(0, "r9")]
     assert sorted(ppc, key=lambda x: location_key("PPC", x)) == [
-        RegLoc(0, "r9"), RegLoc(3, "r8"), RegLoc(3, "r10"), MemLoc("a")]  # fmt: skip
+        RegLoc(0, "r9"),
+        RegLoc(3, "r8"),
+        RegLoc(3, "r10"),
+        MemLoc("a"),
+    ]
     x86 = [RegLoc(0, "ECX"), RegLoc(0, "EAX"), RegLoc(0, "ESI"), RegLoc(0, "EBX")]
     assert [x.reg for x in sorted(x86, key=lambda x: location_key("X86", x))] == [
-        "EAX", "EBX", "ECX", "ESI"]  # fmt: skip
+        "EAX",
+        "EBX",
+        "ECX",
+        "ESI",
+    ]
     x64 = [RegLoc(0, "r8"), RegLoc(0, "rbx"), RegLoc(0, "rax")]
     assert [x.reg for x in sorted(x64, key=lambda x: location_key("X86_64", x))] == [
-        "rax", "rbx", "r8"]  # fmt: skip
+        "rax",
+        "rbx",
+        "r8",
+    ]
     c = [RegLoc(0, "r2"), RegLoc(0, "r10")]
     assert [x.reg for x in sorted(c, key=lambda x: location_key("C", x))] == ["r10", "r2"]
 
@@ -147,7 +173,11 @@ def test_state_values_ints_before_symbols() -> None:
     obs = [RegLoc(1, "r4"), RegLoc(1, "r3")]
     states = {(Sym("z"), 1), (Sym("y"), 0), (-1, 0), (2, 0)}
     assert state_lines(obs, states, "PPC") == [
-        "1:r3=0; 1:r4=-1;", "1:r3=0; 1:r4=2;", "1:r3=0; 1:r4=y;", "1:r3=1; 1:r4=z;"]  # fmt: skip
+        "1:r3=0; 1:r4=-1;",
+        "1:r3=0; 1:r4=2;",
+        "1:r3=0; 1:r4=y;",
+        "1:r3=1; 1:r4=z;",
+    ]
 
 
 def test_no_states() -> None:

@@ -15,9 +15,9 @@ import pytest
 from conftest import SHARED, shared_path
 from test_compat_helpers import db_rows, stop_after
 
-from herd_compat.cli import main
-from herd_compat.herdlog import parse_herd_log, read_herd_log
-from herd_compat.runner import run_tests
+from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.herdlog import parse_herd_log, read_herd_log
+from herdsman.herd_compat.runner import run_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "WRC+lwsync+addr"]
@@ -33,7 +33,7 @@ def _no_time(text: str) -> str:
 
 def _herd7(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    from herd_compat.herd7opts import parse_herd7_args
+    from herdsman.herd_compat.herd7opts import parse_herd7_args
 
     cfg, _ = parse_herd7_args(argv)
     rc = run_tests(cfg, out, err)
@@ -59,8 +59,7 @@ X86_TSO_NOT_SC = ["SB", "SB+rfi-pos", "R", "R+mfence+po", "MP", "SB+mfences"]
 def test_x86_default_model_is_tso(shared: Path) -> None:
     tso = _herd_blocks(shared / "x86" / "herd7-tests-x86tso.log")
     sc = _herd_blocks(shared / "x86" / "herd7-tests-sc.log")
-    assert [_no_time(tso[n]) != _no_time(sc[n]) for n in X86_TSO_NOT_SC] == [True] * 4 + [
-        False] * 2  # fmt: skip
+    assert [_no_time(tso[n]) != _no_time(sc[n]) for n in X86_TSO_NOT_SC] == [True] * 4 + [False] * 2
     files = [str(shared / "x86" / "tests" / f"{n}.litmus") for n in X86_TSO_NOT_SC]
     rc, out, err = _herd7(files)
     assert rc == 0, err
@@ -105,8 +104,19 @@ def test_names_excl_and_candidates(tmp_path: Path) -> None:
     names.write_text("SB\nMP\n")
     excl = tmp_path / "excl"
     excl.write_text("MP\n")
-    rc, out, _ = _herd7(["-names", str(names), "-excl", str(excl), "-candidates", "true",
-                         _ppc("MP"), _ppc("SB"), _ppc("LB")])  # fmt: skip
+    rc, out, _ = _herd7(
+        [
+            "-names",
+            str(names),
+            "-excl",
+            str(excl),
+            "-candidates",
+            "true",
+            _ppc("MP"),
+            _ppc("SB"),
+            _ppc("LB"),
+        ]
+    )
     assert rc == 0
     assert [b.split()[1] for b in out.split("\n\n") if b] == ["SB"]
     assert re.search(r"(?m)^Candidates SB \d+$", out)
@@ -142,8 +152,11 @@ def test_bad_model_file(capsys, tmp_path: Path) -> None:
 
 def _sample(n: int) -> list[str]:
     """n POWER tests herd runs in 0.01-0.2 s, spread over the catalogue."""
-    recs = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log"))
-            if r.time is not None and 0.01 <= r.time <= 0.2]  # fmt: skip
+    recs = [
+        r
+        for r in read_herd_log(shared_path("power", "herd7-ppc.log"))
+        if r.time is not None and 0.01 <= r.time <= 0.2
+    ]
     recs = recs[:: max(1, len(recs) // n)][:n]
     by_name = {}
     for f in (SHARED / "power" / "tests").glob("*.litmus"):
@@ -153,9 +166,20 @@ def _sample(n: int) -> list[str]:
 
 
 def _cmd(index: Path, db: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "herd_compat.cli", "validate", f"@{index}", "--model",
-            "power", "--expect", str(SHARED / "power" / "herd7-ppc.log"), "--db", str(db),
-            *extra]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "herdsman.herd_compat.cli",
+        "validate",
+        f"@{index}",
+        "--model",
+        "power",
+        "--expect",
+        str(SHARED / "power" / "herd7-ppc.log"),
+        "--db",
+        str(db),
+        *extra,
+    ]
 
 
 def _rows(db: Path) -> list[tuple[str, str, str]]:
@@ -169,23 +193,34 @@ def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
     index.write_text("\n".join(tests) + "\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     db = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen(_cmd(index, db, "--jobs", "1"), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        _cmd(index, db, "--jobs", "1"), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     stop_after(proc, db, 2, timeout=300, poll=0.01)
     proc.wait()
     before = _rows(db)
     if len(before) >= 30:
         pytest.fail("the campaign finished before it could be killed; use slower tests")
     assert len(before) >= 2
-    resumed = subprocess.run(_cmd(index, db, "--resume", "--jobs", "2"), env=env,
-                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    resumed = subprocess.run(
+        _cmd(index, db, "--resume", "--jobs", "2"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert f"resuming {db}: {len(before)} tests done" in resumed.stderr
     after = _rows(db)
     assert len(after) == 30 and len({k for k, _, _ in after}) == 30
     assert set(before) <= set(after)  # finished results were kept as they were
     straight_db = tmp_path / "straight.sqlite"
-    straight = subprocess.run(_cmd(index, straight_db, "--jobs", "2"), env=env,
-                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    straight = subprocess.run(
+        _cmd(index, straight_db, "--jobs", "2"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert straight.returncode == resumed.returncode, straight.stdout + resumed.stdout
     assert sorted(after) == sorted(_rows(straight_db))
     assert straight.returncode == 0, straight.stdout + straight.stderr  # all identical

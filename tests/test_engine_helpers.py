@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 from types import SimpleNamespace
 
-from graphs.relalg import bits
-from litmus.ir import (
+from herdsman.graphs.relalg import bits
+from herdsman.litmus.ir import (
     And,
     Atom,
     Branch,
@@ -124,8 +124,12 @@ def reg_init(tid: int, reg: str, sym: str) -> InitItem:
 
 
 #: Pointer registers of two-thread PPC tests: P0 has x in r2 and y in r4, P1 the reverse.
-PPC_PTR = [reg_init(0, "r2", "x"), reg_init(0, "r4", "y"), reg_init(1, "r2", "y"),
-           reg_init(1, "r4", "x")]  # fmt: skip
+PPC_PTR = [
+    reg_init(0, "r2", "x"),
+    reg_init(0, "r4", "y"),
+    reg_init(1, "r2", "y"),
+    reg_init(1, "r4", "x"),
+]
 
 
 def litmus(

@@ -16,8 +16,8 @@ import pytest
 from conftest import shared_path
 from test_engine_helpers import PowerOracleModel
 
-from cat.api import load_model
-from engine.run import run_test
+from herdsman.cat.api import load_model
+from herdsman.engine.run import run_test
 
 #: Every mnemonic of the 8141 tests (herd-formats.md section 3.5).
 MNEMONICS = (
@@ -35,7 +35,7 @@ def header_name(text: str, path: Path) -> str:
 @lru_cache(maxsize=1)
 def campaign() -> tuple[list[str], dict[str, str], dict[str, str], dict]:
     """File names (herd's order), their test names, their texts, herd's records by name."""
-    from herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.herdlog import read_herd_log
 
     tests = shared_path("power", "tests")
     files = [f for f in (tests / "@all").read_text().split() if f]
@@ -96,8 +96,8 @@ def power_sample(size: int = 400) -> tuple[str, ...]:
 
 
 def run_sample(model, every: int = 1) -> list[str]:
-    from herd_compat.herdlog import parse_state_line
-    from litmus import parse_text
+    from herdsman.herd_compat.herdlog import parse_state_line
+    from herdsman.litmus import parse_text
 
     files, names, texts, recs = campaign()
     tests = shared_path("power", "tests")
@@ -111,8 +111,10 @@ def run_sample(model, every: int = 1) -> list[str]:
         if (r.hash, r.condition_text, r.kind) != (rec.hash, rec.condition, rec.kind):
             bad.append(f"{t.name}: hash/condition/kind {r.hash} {r.condition_text} {r.kind}")
         if got != want or (r.positive, r.negative) != (rec.obs_positive, rec.obs_negative):
-            bad.append(f"{t.name}: {len(got)} states {r.positive}/{r.negative}, herd "
-                       f"{len(want)} states {rec.obs_positive}/{rec.obs_negative}")  # fmt: skip
+            bad.append(
+                f"{t.name}: {len(got)} states {r.positive}/{r.negative}, herd "
+                f"{len(want)} states {rec.obs_positive}/{rec.obs_negative}"
+            )
     return bad
 
 

@@ -5,8 +5,20 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.props import compile_prop
-from litmus.ir import And, Atom, Implies, MemLoc, Not, Or, PFalse, PTrue, RegLoc, Sym, eval_prop
+from herdsman.engine.props import compile_prop
+from herdsman.litmus.ir import (
+    And,
+    Atom,
+    Implies,
+    MemLoc,
+    Not,
+    Or,
+    PFalse,
+    PTrue,
+    RegLoc,
+    Sym,
+    eval_prop,
+)
 
 LOCS = [RegLoc(0, "r1"), RegLoc(1, "r1"), MemLoc("x"), MemLoc("y")]
 VALUES = st.sampled_from([0, 1, 2, Sym("x")])

@@ -40,13 +40,13 @@ from test_engine_helpers import (
     xor,
 )
 
-from cat.api import load_model
-from engine.build import build_skeleton
-from engine.run import RunOptions, TimeLimitExceeded, run_test
-from engine.threads import thread_executions
-from graphs.relalg import bits
-from litmus.errors import InputError
-from litmus.ir import (
+from herdsman.cat.api import load_model
+from herdsman.engine.build import build_skeleton
+from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_test
+from herdsman.engine.threads import thread_executions
+from herdsman.graphs.relalg import bits
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import (
     And,
     Atom,
     InitItem,
@@ -63,31 +63,56 @@ from litmus.ir import (
 # Hand-built exactly as in ../shared/x86/tests (the parser is not needed for them).
 
 X86 = {
-    "SB": ([[mov_st("x", 1), mov_ld("EAX", "y")], [mov_st("y", 1), mov_ld("EAX", "x")]],
-           regs_eq((0, "EAX", 0), (1, "EAX", 0))),
-    "MP": ([[mov_st("x", 1), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_ld("EBX", "x")]],
-           regs_eq((1, "EAX", 1), (1, "EBX", 0))),
-    "LB": ([[mov_ld("EAX", "x"), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_st("x", 1)]],
-           regs_eq((0, "EAX", 1), (1, "EAX", 1))),
-    "2+2W": ([[mov_st("x", 2), mov_st("y", 1)], [mov_st("y", 2), mov_st("x", 1)]],
-             mem_eq(("x", 2), ("y", 2))),
-    "R": ([[mov_st("x", 1), mov_st("y", 1)], [mov_st("y", 2), mov_ld("EAX", "x")]],
-          And((Atom(MemLoc("y"), 2), Atom(RegLoc(1, "EAX"), 0)))),
-    "S": ([[mov_st("x", 2), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_st("x", 1)]],
-          And((Atom(MemLoc("x"), 2), Atom(RegLoc(1, "EAX"), 1)))),
-    "SB+mfences": ([[mov_st("x", 1), MFENCE, mov_ld("EAX", "y")],
-                    [mov_st("y", 1), MFENCE, mov_ld("EAX", "x")]],
-                   regs_eq((0, "EAX", 0), (1, "EAX", 0))),
-    "MP+mfences": ([[mov_st("x", 1), MFENCE, mov_st("y", 1)],
-                    [mov_ld("EAX", "y"), MFENCE, mov_ld("EBX", "x")]],
-                   regs_eq((1, "EAX", 1), (1, "EBX", 0))),
-    "R+mfences": ([[mov_st("x", 1), MFENCE, mov_st("y", 1)],
-                   [mov_st("y", 2), MFENCE, mov_ld("EAX", "x")]],
-                  And((Atom(MemLoc("y"), 2), Atom(RegLoc(1, "EAX"), 0)))),
-    "SB+rfi-pos": ([[mov_st("x", 1), mov_ld("EAX", "x"), mov_ld("EBX", "y")],
-                    [mov_st("y", 1), mov_ld("EAX", "y"), mov_ld("EBX", "x")]],
-                   regs_eq((0, "EAX", 1), (0, "EBX", 0), (1, "EAX", 1), (1, "EBX", 0))),
-}  # fmt: skip
+    "SB": (
+        [[mov_st("x", 1), mov_ld("EAX", "y")], [mov_st("y", 1), mov_ld("EAX", "x")]],
+        regs_eq((0, "EAX", 0), (1, "EAX", 0)),
+    ),
+    "MP": (
+        [[mov_st("x", 1), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_ld("EBX", "x")]],
+        regs_eq((1, "EAX", 1), (1, "EBX", 0)),
+    ),
+    "LB": (
+        [[mov_ld("EAX", "x"), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_st("x", 1)]],
+        regs_eq((0, "EAX", 1), (1, "EAX", 1)),
+    ),
+    "2+2W": (
+        [[mov_st("x", 2), mov_st("y", 1)], [mov_st("y", 2), mov_st("x", 1)]],
+        mem_eq(("x", 2), ("y", 2)),
+    ),
+    "R": (
+        [[mov_st("x", 1), mov_st("y", 1)], [mov_st("y", 2), mov_ld("EAX", "x")]],
+        And((Atom(MemLoc("y"), 2), Atom(RegLoc(1, "EAX"), 0))),
+    ),
+    "S": (
+        [[mov_st("x", 2), mov_st("y", 1)], [mov_ld("EAX", "y"), mov_st("x", 1)]],
+        And((Atom(MemLoc("x"), 2), Atom(RegLoc(1, "EAX"), 1))),
+    ),
+    "SB+mfences": (
+        [
+            [mov_st("x", 1), MFENCE, mov_ld("EAX", "y")],
+            [mov_st("y", 1), MFENCE, mov_ld("EAX", "x")],
+        ],
+        regs_eq((0, "EAX", 0), (1, "EAX", 0)),
+    ),
+    "MP+mfences": (
+        [
+            [mov_st("x", 1), MFENCE, mov_st("y", 1)],
+            [mov_ld("EAX", "y"), MFENCE, mov_ld("EBX", "x")],
+        ],
+        regs_eq((1, "EAX", 1), (1, "EBX", 0)),
+    ),
+    "R+mfences": (
+        [[mov_st("x", 1), MFENCE, mov_st("y", 1)], [mov_st("y", 2), MFENCE, mov_ld("EAX", "x")]],
+        And((Atom(MemLoc("y"), 2), Atom(RegLoc(1, "EAX"), 0))),
+    ),
+    "SB+rfi-pos": (
+        [
+            [mov_st("x", 1), mov_ld("EAX", "x"), mov_ld("EBX", "y")],
+            [mov_st("y", 1), mov_ld("EAX", "y"), mov_ld("EBX", "x")],
+        ],
+        regs_eq((0, "EAX", 1), (0, "EBX", 0), (1, "EAX", 1), (1, "EBX", 0)),
+    ),
+}
 
 
 def x86_test(name: str):
@@ -96,7 +121,7 @@ def x86_test(name: str):
 
 
 def herd_records(log: str) -> dict:
-    from herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.herdlog import read_herd_log
 
     return {r.name: r for r in read_herd_log(shared_path("x86", log))}
 
@@ -106,7 +131,7 @@ def as_state_sets(result) -> set[frozenset]:
 
 
 def herd_state_sets(rec) -> set[frozenset]:
-    from herd_compat.herdlog import parse_state_line
+    from herdsman.herd_compat.herdlog import parse_state_line
 
     return {frozenset(parse_state_line(line)) for line in rec.states}
 
@@ -128,7 +153,7 @@ def test_x86_hand_built_tests_match_herd(log, tso):
 
 
 def run_all_x86(model, logname: str) -> int:
-    from litmus import parse_file
+    from herdsman.litmus import parse_file
 
     x86 = shared_path("x86")
     n = 0
@@ -248,29 +273,60 @@ def brute_force(test, tso: bool | None):
 PPC = {
     # data dependencies on both sides: the rf cycle is rejected (unsolvable values)
     "LB+datas": litmus(
-        "PPC", "LB+datas",
+        "PPC",
+        "LB+datas",
         [[lwz("r1", "r2"), xor("r3", "r1", "r1"), addi("r3", "r3", 1), stw("r3", "r4")]] * 2,
-        regs_eq((0, "r1", 1), (1, "r1", 1)), init=PPC_PTR),
+        regs_eq((0, "r1", 1), (1, "r1", 1)),
+        init=PPC_PTR,
+    ),
     # a store of the value read: write values vary with the thread execution
     "copy": litmus(
-        "PPC", "copy",
-        [[lwz("r1", "r2"), stw("r1", "r4")],
-         [li("r1", 2), stw("r1", "r4"), lwz("r3", "r2")]],
-        regs_eq((0, "r1", 2), (1, "r3", 2)), init=PPC_PTR),
+        "PPC",
+        "copy",
+        [[lwz("r1", "r2"), stw("r1", "r4")], [li("r1", 2), stw("r1", "r4"), lwz("r3", "r2")]],
+        regs_eq((0, "r1", 2), (1, "r3", 2)),
+        init=PPC_PTR,
+    ),
     # value-dependent control flow (PET-like) gives several shapes
     "branchy": litmus(
-        "PPC", "branchy",
-        [[li("r1", 1), stw("r1", "r2"), lwz("r3", "r4"), cmpwi("r3", 1), bne("L0"),
-          li("r5", 2), stw("r5", "r2"), label("L0")],
-         [li("r1", 1), stw("r1", "r2"), lwz("r3", "r4"), cmpw("r3", "r3"), beq("L1"),
-          label("L1"), fence("ISYNC"), lwz("r6", "r4")]],
-        And((Atom(MemLoc("x"), 2), Atom(RegLoc(1, "r3"), 1))), init=PPC_PTR),
+        "PPC",
+        "branchy",
+        [
+            [
+                li("r1", 1),
+                stw("r1", "r2"),
+                lwz("r3", "r4"),
+                cmpwi("r3", 1),
+                bne("L0"),
+                li("r5", 2),
+                stw("r5", "r2"),
+                label("L0"),
+            ],
+            [
+                li("r1", 1),
+                stw("r1", "r2"),
+                lwz("r3", "r4"),
+                cmpw("r3", "r3"),
+                beq("L1"),
+                label("L1"),
+                fence("ISYNC"),
+                lwz("r6", "r4"),
+            ],
+        ],
+        And((Atom(MemLoc("x"), 2), Atom(RegLoc(1, "r3"), 1))),
+        init=PPC_PTR,
+    ),
     "MP+addr": litmus(
-        "PPC", "MP+addr",
-        [[li("r1", 1), stw("r1", "r2"), fence("LWSYNC"), li("r3", 1), stw("r3", "r4")],
-         [lwz("r1", "r2"), xor("r3", "r1", "r1"), lwzx("r5", "r3", "r4")]],
-        regs_eq((1, "r1", 1), (1, "r5", 0)), init=PPC_PTR),
-}  # fmt: skip
+        "PPC",
+        "MP+addr",
+        [
+            [li("r1", 1), stw("r1", "r2"), fence("LWSYNC"), li("r3", 1), stw("r3", "r4")],
+            [lwz("r1", "r2"), xor("r3", "r1", "r1"), lwzx("r5", "r3", "r4")],
+        ],
+        regs_eq((1, "r1", 1), (1, "r5", 0)),
+        init=PPC_PTR,
+    ),
+}
 
 
 def cowr2():
@@ -303,13 +359,11 @@ def test_cowr2_like_herd_under_sc():
     """herd's CoWR2 (a store through an address read twice): under SC the same two states
     and three executions as herd's POWER run (whichever address is read, P1 then reads
     its own store or the initial t), so herd's record is the answer."""
-    from herd_compat.herdlog import parse_state_line, read_herd_log
-    from litmus.parser import parse_file
+    from herdsman.herd_compat.herdlog import parse_state_line, read_herd_log
+    from herdsman.litmus.parser import parse_file
 
-    (rec,) = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log"))
-              if r.name == "CoWR2"]  # fmt: skip
-    r = run_test(parse_file(str(shared_path("power", "tests", "CoWR2.litmus"))),
-                 OracleModel(False))  # fmt: skip
+    (rec,) = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log")) if r.name == "CoWR2"]
+    r = run_test(parse_file(str(shared_path("power", "tests", "CoWR2.litmus"))), OracleModel(False))
     got = {frozenset(zip(r.observed, s, strict=True)) for s in r.states}
     want = {frozenset(parse_state_line(x)) for x in rec.states}
     assert (r.positive, r.negative) == (rec.obs_positive, rec.obs_negative) == (0, 3)
@@ -349,8 +403,9 @@ def test_locations_and_filter():
     assert (off.positive, off.negative) == (1, 3)
 
 
-@pytest.mark.parametrize("mode,expect", [("prop", 1), ("neg", 2), ("all", 2), ("cond", 1),
-                                         ("wit", 1)])  # fmt: skip
+@pytest.mark.parametrize(
+    "mode,expect", [("prop", 1), ("neg", 2), ("all", 2), ("cond", 1), ("wit", 1)]
+)
 def test_show_modes(mode, expect):
     r = run_test(x86_test("SB"), OracleModel(True), RunOptions(show=mode, nshow=2))
     assert len(r.shown) == expect

@@ -29,11 +29,11 @@ from test_engine_helpers import (
     xor,
 )
 
-from engine.arith import apply_op
-from engine.build import build_skeleton
-from engine.threads import thread_executions
-from litmus.errors import InputError
-from litmus.ir import Op, PTrue, Reg, Sym
+from herdsman.engine.arith import apply_op
+from herdsman.engine.build import build_skeleton
+from herdsman.engine.threads import thread_executions
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import Op, PTrue, Reg, Sym
 
 
 def one_thread(code, init=None, arch="PPC"):

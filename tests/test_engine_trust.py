@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, shared_path
 
-from cat.api import load_model
-from engine.errors import TimeLimitExceeded
-from engine.run import RunOptions, run_test
-from engine.trust import TrustOptions, explore_test, report, run_trust, trust_applies
-from litmus import parse_file, parse_text
-from litmus.errors import InputError
+from herdsman.cat.api import load_model
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.run import RunOptions, run_test
+from herdsman.engine.trust import TrustOptions, explore_test, report, run_trust, trust_applies
+from herdsman.litmus import parse_file, parse_text
+from herdsman.litmus.errors import InputError
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -38,7 +38,11 @@ def load_bench(name: str):
 
 def same(a, b) -> bool:
     return (a.states, a.positive, a.negative, sorted(a.flags)) == (
-        b.states, b.positive, b.negative, sorted(b.flags))  # fmt: skip
+        b.states,
+        b.positive,
+        b.negative,
+        sorted(b.flags),
+    )
 
 
 def compare(test, model, **kw):
@@ -236,7 +240,12 @@ def test_checkers_agree_on_examples():
         a = explore_test(test, model, TrustOptions(checker="cat")).stats
         b = explore_test(test, model, TrustOptions(checker="incremental")).stats
         assert (a.complete, a.revisits, a.refused, a.blocked, a.pruned) == (
-            b.complete, b.revisits, b.refused, b.blocked, b.pruned), f.name  # fmt: skip
+            b.complete,
+            b.revisits,
+            b.refused,
+            b.blocked,
+            b.pruned,
+        ), f.name
         assert a.revisits_inconsistent == b.revisits_inconsistent + b.revisits_doomed
 
 

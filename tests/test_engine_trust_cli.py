@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import ROOT, shared_path
 
-from herd_compat.cli import main
+from herdsman.herd_compat.cli import main
 
 EXAMPLES = ROOT / "litmus" / "examples"
 TIME = re.compile(r"^Time .*$", re.M)
@@ -43,9 +43,22 @@ def test_herd7_and_validate_accept_the_engine(capsys, tmp_path):
     assert rc == rc2 == 0 and TIME.sub("", a) == TIME.sub("", b)
     log = shared_path("x86", "herd7-tests-sc.log")
     db = tmp_path / "v.sqlite"
-    rc, out, err = run(capsys, ["validate", str(shared_path("x86", "tests")), "--expect",
-                                str(log), "--model", "sc", "--engine", "trust", "--db",
-                                str(db), "--no-progress"])  # fmt: skip
+    rc, out, err = run(
+        capsys,
+        [
+            "validate",
+            str(shared_path("x86", "tests")),
+            "--expect",
+            str(log),
+            "--model",
+            "sc",
+            "--engine",
+            "trust",
+            "--db",
+            str(db),
+            "--no-progress",
+        ],
+    )
     assert rc == 0, out + err
 
 
@@ -55,8 +68,20 @@ def test_print_executions_and_bound(capsys, tmp_path):
     assert rc == 0, err
     assert out.count("\nExecution ") == 3
     assert "Number of complete executions explored: 3" in out
-    rc, out, _ = run(capsys, ["run", "--model", "sc", "--preemption-bound", "0",
-                              "--print-executions", "-o", str(tmp_path), sb])  # fmt: skip
+    rc, out, _ = run(
+        capsys,
+        [
+            "run",
+            "--model",
+            "sc",
+            "--preemption-bound",
+            "0",
+            "--print-executions",
+            "-o",
+            str(tmp_path),
+            sb,
+        ],
+    )
     assert rc == 0
     assert "Preemption bound 0: 2 executions within it, 1 beyond it" in out
     assert "(preemptions 1, beyond the bound)" in out
@@ -83,8 +108,21 @@ def test_trust_options_take_the_runner_path(capsys, tmp_path):
     """--preemption-bound goes through herd_compat.runner like every run: -o DIR writes
     herd's DOT file (the -show pictures), and the summary follows herd's block."""
     sb = str(EXAMPLES / "x86" / "SB+mfences.litmus")
-    rc, out, err = run(capsys, ["run", "--model", "sc", "--preemption-bound", "0", "--show",
-                                "all", "-o", str(tmp_path), sb])  # fmt: skip
+    rc, out, err = run(
+        capsys,
+        [
+            "run",
+            "--model",
+            "sc",
+            "--preemption-bound",
+            "0",
+            "--show",
+            "all",
+            "-o",
+            str(tmp_path),
+            sb,
+        ],
+    )
     assert rc == 0, err
     assert out.index("Hash=") < out.index("Preemption bound 0: 2 executions within it")
     assert sorted(p.name for p in tmp_path.glob("*.dot")) == ["SB+mfences.dot"]
@@ -92,10 +130,10 @@ def test_trust_options_take_the_runner_path(capsys, tmp_path):
 
 
 def test_run_test_with_a_preemption_bound_means_trust():
-    from cat.api import load_model
-    from engine.run import RunOptions, run_test
-    from litmus import parse_file
-    from litmus.errors import InputError
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.litmus import parse_file
+    from herdsman.litmus.errors import InputError
 
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
     r = run_test(test, load_model("sc"), RunOptions(preemption_bound=0))

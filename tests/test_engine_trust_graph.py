@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from conftest import ROOT
 
-from engine.threads import thread_executions
-from engine.trust_graph import TGraph
-from engine.trust_program import Program
-from litmus import parse_file, parse_text
+from herdsman.engine.threads import thread_executions
+from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust_program import Program
+from herdsman.litmus import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -48,8 +48,14 @@ def test_shapes_ignore_values_and_give_skeletons():
     assert a == b  # same events and dependencies, whatever the value read
     sk = prog.skeleton((a, prog.roots[1].steps[-1].shape))
     kinds = [(e.kind, e.tid, e.loc) for e in sk.events]
-    assert kinds == [("W", -1, "x"), ("W", -1, "y"), ("R", 0, "x"), ("R", 0, "y"),
-                     ("W", 1, "x"), ("R", 1, "y")]  # fmt: skip
+    assert kinds == [
+        ("W", -1, "x"),
+        ("W", -1, "y"),
+        ("R", 0, "x"),
+        ("R", 0, "y"),
+        ("W", 1, "x"),
+        ("R", 1, "y"),
+    ]
     assert sk.U.pairs(sk.deps["addr"]) == [(2, 3)]  # lwzx's address depends on the load
 
 

@@ -13,20 +13,26 @@ import textwrap
 import pytest
 from conftest import ROOT, shared_path
 
-from cat.api import load_model
-from engine.threads import thread_executions
-from engine.trust import TrustOptions, explore_test, make_checker
-from engine.trust_consistency import CatChecker
-from engine.trust_incremental import IncrementalChecker, incremental_form
-from engine.trust_program import Program
-from litmus import parse_file
+from herdsman.cat.api import load_model
+from herdsman.engine.threads import thread_executions
+from herdsman.engine.trust import TrustOptions, explore_test, make_checker
+from herdsman.engine.trust_consistency import CatChecker
+from herdsman.engine.trust_incremental import IncrementalChecker, incremental_form
+from herdsman.engine.trust_program import Program
+from herdsman.litmus import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
 
 def stats_key(st):
-    return (st.complete, st.revisits, st.refused, st.blocked, st.pruned,
-            st.revisits_inconsistent + st.revisits_doomed)  # fmt: skip
+    return (
+        st.complete,
+        st.revisits,
+        st.refused,
+        st.blocked,
+        st.pruned,
+        st.revisits_inconsistent + st.revisits_doomed,
+    )
 
 
 def agree(test, model) -> None:
@@ -34,7 +40,11 @@ def agree(test, model) -> None:
     b = explore_test(test, model, TrustOptions(checker="incremental"))
     assert stats_key(a.stats) == stats_key(b.stats), test.name
     assert (a.result.states, a.result.positive, a.result.negative, a.result.flags) == (
-        b.result.states, b.result.positive, b.result.negative, b.result.flags)  # fmt: skip
+        b.result.states,
+        b.result.positive,
+        b.result.negative,
+        b.result.flags,
+    )
 
 
 @pytest.mark.parametrize("spec", ["sc", "tso", "pso"])

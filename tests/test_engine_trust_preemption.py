@@ -12,10 +12,10 @@ import pytest
 from conftest import ROOT, shared_path
 from test_engine_trust import load_bench
 
-from cat.api import load_model
-from engine.preemption import SLACK_RULES, PreemptionBound
-from engine.trust import TrustOptions, explore_test
-from litmus import parse_file, parse_text
+from herdsman.cat.api import load_model
+from herdsman.engine.preemption import SLACK_RULES, PreemptionBound
+from herdsman.engine.trust import TrustOptions, explore_test
+from herdsman.litmus import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -61,8 +61,9 @@ def test_counts_on_store_buffering():
     """SB+mfences: two executions with no preemption (one thread runs entirely first),
     one (both read 1) that needs a switch in the middle of a thread."""
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
-    run = explore_test(test, load_model("sc"),
-                       TrustOptions(preemption_bound=0, print_executions=True))  # fmt: skip
+    run = explore_test(
+        test, load_model("sc"), TrustOptions(preemption_bound=0, print_executions=True)
+    )
     counts = sorted(e["preemptions"] for e in run.executions)
     assert counts == [0, 0, 1]
     assert run.result.positive + run.result.negative == 2  # the result keeps those <= k
@@ -81,7 +82,7 @@ def test_outcome_only_beyond_the_bound_is_reported():
  MOV [x],EAX | MOV [x],EBX ;
 exists (x=1)
 """)
-    from engine.trust import report
+    from herdsman.engine.trust import report
 
     run = explore_test(test, load_model("sc"), TrustOptions(preemption_bound=0))
     assert run.result.positive == 0  # the lost update needs a preemption
@@ -100,7 +101,7 @@ def test_slack_rules():
 def test_bounding_needs_an_sc_model():
     """Preemptions are those of SC interleavings: a model accepting a non-SC execution
     (TSO's store buffering) is refused, since cutting such graphs could lose others."""
-    from litmus.errors import InputError
+    from herdsman.litmus.errors import InputError
 
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     with pytest.raises(InputError, match="no interleaving produces"):

@@ -8,9 +8,9 @@ import shutil
 import pydot
 import pytest
 
-from graphs import dot as dotmod
-from graphs.build import RMW, F, R, W, build
-from graphs.dot import RenderError, edge_color, event_letter, render, to_dot
+from herdsman.graphs import dot as dotmod
+from herdsman.graphs.build import RMW, F, R, W, build
+from herdsman.graphs.dot import RenderError, edge_color, event_letter, render, to_dot
 
 # pydot's parser uses pyparsing names that pyparsing now deprecates (not our code)
 pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated.*:DeprecationWarning")
@@ -40,8 +40,15 @@ def edges(g) -> set[tuple[str, str, str, str]]:
     def letter(node: str) -> str:
         return lab[node].split(":")[0] if node in lab else node
 
-    return {(letter(e.get_source()), letter(e.get_destination()), unq(e.get("label")),
-             unq(e.get("color"))) for e in g.get_edges()}  # fmt: skip
+    return {
+        (
+            letter(e.get_source()),
+            letter(e.get_destination()),
+            unq(e.get("label")),
+            unq(e.get("color")),
+        )
+        for e in g.get_edges()
+    }
 
 
 def fencerel(b, kind: str) -> int:
@@ -53,31 +60,37 @@ def fencerel(b, kind: str) -> int:
 def mp():
     """herd's MP+lwsync+addr, its execution with both reads from the init writes."""
     return build(
-        [[W("x", 1, name="a", instr="stw r1,0(r2)"), F("LWSYNC", name="j"),
-          W("y", 1, name="b", instr="stw r3,0(r4)")],
-         [R("y", 0, name="c", instr="lwz r1,0(r2)"), R("x", 0, name="d", instr="lwzx r4,r3,r5")]],
+        [
+            [
+                W("x", 1, name="a", instr="stw r1,0(r2)"),
+                F("LWSYNC", name="j"),
+                W("y", 1, name="b", instr="stw r3,0(r4)"),
+            ],
+            [R("y", 0, name="c", instr="lwz r1,0(r2)"), R("x", 0, name="d", instr="lwzx r4,r3,r5")],
+        ],
         deps={"addr": [("c", "d")]},
-    )  # fmt: skip
+    )
 
 
 def test_mp_lwsync_addr(mp) -> None:
     g = mp.graph
-    shows = {"co": g.co, "fr": g.fr, "lwsync": fencerel(mp, "LWSYNC"),
-             "addr": mp.sk.deps["addr"]}  # fmt: skip
+    shows = {"co": g.co, "fr": g.fr, "lwsync": fencerel(mp, "LWSYNC"), "addr": mp.sk.deps["addr"]}
     d = parse(to_dot(g, test_name="MP+lwsync+addr", model_name="PPC", shows=shows))
     assert d.get_name() == "G" and d.get_type() == "digraph"
     assert unq(d.get("label")) == "Test MP+lwsync+addr, Generic(PPC)"
     lab = labels(d)
     # memory events of the threads first (a..d), then the init writes, then the fence
-    assert sorted(lab.values()) == sorted([
-        "a: W[x]=1\\lproc:P0 poi:0\\lstw r1,0(r2)",
-        "b: W[y]=1\\lproc:P0 poi:2\\lstw r3,0(r4)",
-        "c: R[y]=0\\lproc:P1 poi:0\\llwz r1,0(r2)",
-        "d: R[x]=0\\lproc:P1 poi:1\\llwzx r4,r3,r5",
-        "e: W[x]=0\\lInit",
-        "f: W[y]=0\\lInit",
-        "g: Lwsync\\lproc:P0 poi:1\\llwsync",
-    ])  # fmt: skip
+    assert sorted(lab.values()) == sorted(
+        [
+            "a: W[x]=1\\lproc:P0 poi:0\\lstw r1,0(r2)",
+            "b: W[y]=1\\lproc:P0 poi:2\\lstw r3,0(r4)",
+            "c: R[y]=0\\lproc:P1 poi:0\\llwz r1,0(r2)",
+            "d: R[x]=0\\lproc:P1 poi:1\\llwzx r4,r3,r5",
+            "e: W[x]=0\\lInit",
+            "f: W[y]=0\\lInit",
+            "g: Lwsync\\lproc:P0 poi:1\\llwsync",
+        ]
+    )
     clusters = {s.get_name(): s for s in d.get_subgraphs()}
     assert set(clusters) == {"cluster_proc0", "cluster_proc1"}
     assert unq(clusters["cluster_proc1"].get("label")) == "Thread 1"
@@ -87,12 +100,17 @@ def test_mp_lwsync_addr(mp) -> None:
     top = {lab[n.get_name()][0] for n in d.get_nodes() if n.get_name() in lab}
     assert top == {"e", "f"}  # init writes outside the clusters
     assert edges(d) == {
-        ("a", "g", "po", "black"), ("g", "b", "po", "black"),  # c->d po: addr drawn
-        ("e", "d", "rf", "red"), ("f", "c", "rf", "red"),
-        ("e", "a", "co", "blue"), ("f", "b", "co", "blue"),
-        ("c", "b", "fr", "#ffa040"), ("d", "a", "fr", "#ffa040"),
-        ("a", "b", "lwsync", "darkgreen"), ("c", "d", "addr", "indigo"),
-    }  # fmt: skip
+        ("a", "g", "po", "black"),
+        ("g", "b", "po", "black"),  # c->d po: addr drawn
+        ("e", "d", "rf", "red"),
+        ("f", "c", "rf", "red"),
+        ("e", "a", "co", "blue"),
+        ("f", "b", "co", "blue"),
+        ("c", "b", "fr", "#ffa040"),
+        ("d", "a", "fr", "#ffa040"),
+        ("a", "b", "lwsync", "darkgreen"),
+        ("c", "d", "addr", "indigo"),
+    }
     for e in d.get_edges():
         assert e.get("fontcolor") == e.get("color")
 
@@ -109,20 +127,35 @@ def test_sb_default_shows_co_and_fr() -> None:
 
 def test_iriw_transitive_edges_removed_and_colours() -> None:
     b = build(
-        [[W("x", 1, name="w1")], [W("x", 2, name="w2")], [W("x", 3, name="w3")],
-         [R("x", 2, name="r1"), R("x", 1, name="r2")], [R("y", 0), R("y", 0)]],
+        [
+            [W("x", 1, name="w1")],
+            [W("x", 2, name="w2")],
+            [W("x", 3, name="w3")],
+            [R("x", 2, name="r1"), R("x", 1, name="r2")],
+            [R("y", 0), R("y", 0)],
+        ],
         co={"x": ["w2", "w1", "w3"]},
-    )  # fmt: skip
+    )
     g = b.graph
     ppo = b.sk.po
-    d = parse(to_dot(g, test_name="IRIW-ish", model_name="PPC",
-                     shows={"fr": g.fr, "ppo": ppo, "hb": ppo | g.rf}))  # fmt: skip
+    d = parse(
+        to_dot(
+            g,
+            test_name="IRIW-ish",
+            model_name="PPC",
+            shows={"fr": g.fr, "ppo": ppo, "hb": ppo | g.rf},
+        )
+    )
     got = edges(d)
     co = {(s, t) for s, t, lbl, _ in got if lbl == "co"}
     # co is total on 4 writes of x: 6 pairs, drawn as the 3-edge chain
     assert len(co) == 3
     assert {lbl: col for _, _, lbl, col in got} == {
-        "co": "blue", "fr": "#ffa040", "ppo": "indigo", "hb": "brown", "rf": "red",
+        "co": "blue",
+        "fr": "#ffa040",
+        "ppo": "indigo",
+        "hb": "brown",
+        "rf": "red",
     }
     # po never drawn where ppo joins the same events
     assert not any(lbl == "po" for _, _, lbl, _ in got)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.build import RMW, B, F, R, W, build
-from graphs.execution import Event, ExecutionGraph, Skeleton, co_from_orders
-from litmus.ir import Sym
+from herdsman.graphs.build import RMW, B, F, R, W, build
+from herdsman.graphs.execution import Event, ExecutionGraph, Skeleton, co_from_orders
+from herdsman.litmus.ir import Sym
 
 
 def pairs(b, r):
@@ -28,8 +28,9 @@ def test_numbering_and_defaults() -> None:
 
 
 def test_fr_fw_final_memory() -> None:
-    b = build([[W("x", 1, name="a"), W("x", 2, name="b")], [R("x", 1, name="r")]],
-              co={"x": ["b", "a"]})  # fmt: skip
+    b = build(
+        [[W("x", 1, name="a"), W("x", 2, name="b")], [R("x", 1, name="r")]], co={"x": ["b", "a"]}
+    )
     g = b.graph
     assert pairs(b, g.co) == {("init:x", "a"), ("init:x", "b"), ("b", "a")}
     assert pairs(b, g.fr) == set()  # r reads the co-last write
@@ -42,8 +43,7 @@ def test_fr_fw_final_memory() -> None:
 
 
 def test_po_skips_one_instruction_instance() -> None:
-    b = build([[W("x", 1, name="w"), RMW("x", 1, 2, name="u"), B(name="br"),
-                R("y", 0, name="r")]])  # fmt: skip
+    b = build([[W("x", 1, name="w"), RMW("x", 1, 2, name="u"), B(name="br"), R("y", 0, name="r")]])
     po = pairs(b, b.sk.po)
     assert ("u.r", "u.w") not in po
     assert {("w", "u.r"), ("w", "u.w"), ("u.r", "br"), ("u.w", "br"), ("br", "r")} <= po

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.build import RMW, B, F, R, W, build
-from graphs.herdnames import co0, dynamic_names, obsco, pco, static_names
+from herdsman.graphs.build import RMW, B, F, R, W, build
+from herdsman.graphs.herdnames import co0, dynamic_names, obsco, pco, static_names
 
 
 def names(b, env, name):
@@ -20,10 +20,12 @@ def names(b, env, name):
 def mp():
     """MP+lwsync+ctrl-ish: P0 W x; lwsync; W y | P1 R y; branch; R x."""
     return build(
-        [[W("x", 1, name="a"), F("LWSYNC", name="f"), W("y", 1, name="b")],
-         [R("y", 1, name="c"), B(name="br"), R("x", 0, name="d")]],
+        [
+            [W("x", 1, name="a"), F("LWSYNC", name="f"), W("y", 1, name="b")],
+            [R("y", 1, name="c"), B(name="br"), R("x", 0, name="d")],
+        ],
         deps={"ctrl": [("c", "br"), ("c", "d")], "addr": [("c", "d")]},
-    )  # fmt: skip
+    )
 
 
 def test_sets(mp) -> None:
@@ -56,13 +58,20 @@ def test_universe_relations(mp) -> None:
     # int: same thread, reflexive; init writes in no thread, not even with themselves
     t0, t1 = {"a", "f", "b"}, {"c", "br", "d"}
     assert names(mp, env, "int") == {(p, q) for p in t0 for q in t0} | {
-        (p, q) for p in t1 for q in t1}  # fmt: skip
+        (p, q) for p in t1 for q in t1
+    }
     # ext: different threads, the init writes being one group of their own
     ext = names(mp, env, "ext")
     assert ("init:x", "init:y") not in ext and ("init:x", "a") in ext and ("a", "c") in ext
     assert not any(p == q for p, q in ext)
-    assert names(mp, env, "po") == {("a", "f"), ("a", "b"), ("f", "b"), ("c", "br"),
-                                    ("c", "d"), ("br", "d")}  # fmt: skip
+    assert names(mp, env, "po") == {
+        ("a", "f"),
+        ("a", "b"),
+        ("f", "b"),
+        ("c", "br"),
+        ("c", "d"),
+        ("br", "d"),
+    }
     assert names(mp, env, "partial_po") == names(mp, env, "po")
     # sm = si: identity on memory events (non-mixed mode)
     mem = names(mp, env, "M")
@@ -89,8 +98,12 @@ def test_fencerel_by_hand(mp) -> None:
 
 
 def test_x86_sets_and_rmw_instance() -> None:
-    b = build([[RMW("x", 0, 1, name="u"), F("MFENCE", name="m"), R("y", 0, name="r")],
-               [W("y", 1, name="w")]])  # fmt: skip
+    b = build(
+        [
+            [RMW("x", 0, 1, name="u"), F("MFENCE", name="m"), R("y", 0, name="r")],
+            [W("y", 1, name="w")],
+        ]
+    )
     env = static_names(b.sk, "X86")
     assert names(b, env, "MFENCE") == {"m"}
     assert names(b, env, "SFENCE") == names(b, env, "LFENCE") == set()
@@ -125,7 +138,7 @@ def test_ppc_exclusives_in_ex() -> None:
 
 def test_empty_skeleton_has_all_names() -> None:
     """The cat compiler asks for the names on an empty skeleton to learn their kinds."""
-    from graphs.execution import Skeleton
+    from herdsman.graphs.execution import Skeleton
 
     sk = Skeleton(events=(), nthreads=0)
     for arch in ("PPC", "X86", "X86_64"):
@@ -140,10 +153,10 @@ def test_names_used_by_herd_models_are_defined() -> None:
     dyn = dynamic_names(b.graph)
     used = {
         "PPC": "ADDR B Exp FW IW M NExp W ext id iico_data int loc po rf same-instance sm R "
-               "addr ctrl data SYNC LWSYNC EIEIO ISYNC pco",
+        "addr ctrl data SYNC LWSYNC EIEIO ISYNC pco",
         "X86": "ADDR B Exp FW IW M NExp W ext id iico_data int loc po rf same-instance sm R "
-               "MFENCE pco",
-    }  # fmt: skip
+        "MFENCE pco",
+    }
     for arch, text in used.items():
         env = {**static_names(b.sk, arch), **dyn}
         missing = [n for n in text.split() if n not in env]
@@ -158,11 +171,13 @@ def pairs(b, r):
 def test_pco_is_co0_plus_observed_coherence() -> None:
     """CoRR-like: P0 writes x twice; P1 reads x twice (1 then 2), P2 writes x then reads."""
     b = build(
-        [[W("x", 1, name="a"), W("x", 2, name="b")],
-         [R("x", 2, name="c"), R("x", 1, name="d")],
-         [W("x", 3, name="e"), R("x", 1, name="f")]],
+        [
+            [W("x", 1, name="a"), W("x", 2, name="b")],
+            [R("x", 2, name="c"), R("x", 1, name="d")],
+            [W("x", 3, name="e"), R("x", 1, name="f")],
+        ],
         co={"x": ["a", "e", "b"]},
-    )  # fmt: skip
+    )
     g = b.graph
     fw = g.FW
     assert {b.name(e) for e in range(b.U.n) if (fw >> e) & 1} == {"b"}
@@ -181,8 +196,9 @@ def test_pco_is_co0_plus_observed_coherence() -> None:
 
 def test_pco_rw_and_fw_override() -> None:
     """rw: a read po-before a write to the same location orders its source before it."""
-    b = build([[R("x", 1, name="r"), W("x", 2, name="w")], [W("x", 1, name="v")]],
-              co={"x": ["v", "w"]})  # fmt: skip
+    b = build(
+        [[R("x", 1, name="r"), W("x", 2, name="w")], [W("x", 1, name="v")]], co={"x": ["v", "w"]}
+    )
     g = b.graph
     assert pairs(b, obsco(g)) == {("v", "w")}
     v = b.set(["v"])

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphs.build import RMW, B, F, R, W, build
-from graphs.execution import ExecutionGraph
-from graphs.jsonio import graph_from_json, graph_to_json
-from litmus.ir import Sym
+from herdsman.graphs.build import RMW, B, F, R, W, build
+from herdsman.graphs.execution import ExecutionGraph
+from herdsman.graphs.jsonio import graph_from_json, graph_to_json
+from herdsman.litmus.ir import Sym
 
 
 def same(g: ExecutionGraph, h: ExecutionGraph) -> bool:
@@ -29,13 +29,15 @@ def same(g: ExecutionGraph, h: ExecutionGraph) -> bool:
 def sample_graphs():
     yield build([[W("x", 1), R("y", 0)], [W("y", 1), R("x", 0)]]).graph
     yield build(
-        [[RMW("x", 0, 1, instr="xchg [x],EAX"), F("MFENCE")],
-         [R("p", Sym("x"), name="r"), B(), W("x", 2, annots={"EX"})]],
+        [
+            [RMW("x", 0, 1, instr="xchg [x],EAX"), F("MFENCE")],
+            [R("p", Sym("x"), name="r"), B(), W("x", 2, annots={"EX"})],
+        ],
         init={"p": Sym("x"), "q": Sym("y", 4)},
         deps={"ctrl": [("r", "1:2")], "addr": [("r", "1:2")]},
         co={"x": ["1:2", "0:0.w"]},
         cap=40,
-    ).graph  # fmt: skip
+    ).graph
 
 
 @pytest.mark.parametrize("g", list(sample_graphs()))
@@ -54,8 +56,18 @@ def test_layout_is_readable() -> None:
     assert d["rf"] == [[b.ids["a"], b.ids["r"]]]
     assert d["co"] == [[b.ids["init:x"], b.ids["a"]]]
     ev = d["events"][b.ids["r"]]
-    assert ev == {"eid": 2, "kind": "R", "tid": 1, "poi": 0, "loc": "x", "value": 1,
-                  "fence": None, "instr": "", "annots": [], "iiid": 1}  # fmt: skip
+    assert ev == {
+        "eid": 2,
+        "kind": "R",
+        "tid": 1,
+        "poi": 0,
+        "loc": "x",
+        "value": 1,
+        "fence": None,
+        "instr": "",
+        "annots": [],
+        "iiid": 1,
+    }
 
 
 def test_symbolic_values() -> None:
@@ -87,9 +99,15 @@ def test_bad_value() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.tuples(st.sampled_from("RW"), st.sampled_from("xyz")),
-                         max_size=4), min_size=1, max_size=4),  # fmt: skip
-       st.integers(0, 8), st.randoms(use_true_random=False))
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from("RW"), st.sampled_from("xyz")), max_size=4),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(0, 8),
+    st.randoms(use_true_random=False),
+)
 def test_round_trip_random(threads, extra_cap, rnd) -> None:
     """Random programs: each read takes the value of a random write (or 0)."""
     items = []

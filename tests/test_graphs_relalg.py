@@ -12,12 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphs.relalg import Universe, bits, members
+from herdsman.graphs.relalg import Universe, bits, members
 
 Pairs = frozenset[tuple[int, int]]
 
-SETTINGS = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -33,8 +32,9 @@ def rel_pairs(draw, n: int, max_size: int | None = None) -> Pairs:
     density = draw(st.sampled_from([0.0, 0.05, 0.2, 0.5, 0.9]))
     rnd = draw(st.randoms(use_true_random=False))
     pairs = {(i, j) for i in range(n) for j in range(n) if rnd.random() < density}
-    extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                          max_size=max_size or 6))  # fmt: skip
+    extra = draw(
+        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=max_size or 6)
+    )
     return frozenset(pairs | set(extra))
 
 
@@ -200,8 +200,9 @@ def test_total_order(n, rnd) -> None:
     U = Universe(n)
     seq = rnd.sample(range(n), rnd.randint(0, n))
     r = U.total_order(seq)
-    assert dec(U, r) == frozenset((seq[i], seq[j]) for i in range(len(seq))
-                                  for j in range(i + 1, len(seq)))  # fmt: skip
+    assert dec(U, r) == frozenset(
+        (seq[i], seq[j]) for i in range(len(seq)) for j in range(i + 1, len(seq))
+    )
     assert U.acyclic(r) and U.is_transitive(r)
 
 
@@ -218,9 +219,12 @@ def test_transitive_reduction(c) -> None:
         assert p not in n_plus(r - {p})
     if n_acyclic(a):  # the unique reduction of a DAG: pairs with no longer path
         plus = n_plus(a)
-        expect = frozenset((i, j) for i, j in plus
-                           if not any((i, k) in plus and (k, j) in plus for k in range(U.n)))
-        assert r == expect  # fmt: skip
+        expect = frozenset(
+            (i, j)
+            for i, j in plus
+            if not any((i, k) in plus and (k, j) in plus for k in range(U.n))
+        )
+        assert r == expect
 
 
 @SETTINGS
@@ -241,8 +245,11 @@ def test_domain_around_the_switch(n) -> None:
     for cap in (n, n + 1, 2 * n + 3):
         U = Universe(n, max(cap, n))
         for _ in range(20):
-            a = {(rnd.randrange(n), rnd.randrange(n)) for _ in range(rnd.randint(0, 3 * n))} \
-                if n else set()  # fmt: skip
+            a = (
+                {(rnd.randrange(n), rnd.randrange(n)) for _ in range(rnd.randint(0, 3 * n))}
+                if n
+                else set()
+            )
             r = U.from_pairs(a)
             assert s_dec(U.domain(r)) == {i for i, _ in a}
             assert s_dec(U.range(r)) == {j for _, j in a}

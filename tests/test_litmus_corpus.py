@@ -15,15 +15,19 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from litmus import parse_file, parse_text
-from litmus.hash import herd_hash
-from litmus.ir import Branch, Label
-from litmus.jsonir import from_json, to_json
-from litmus.printer import herd_condition_text, print_test
+from herdsman.litmus import parse_file, parse_text
+from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.ir import Branch, Label
+from herdsman.litmus.jsonir import from_json, to_json
+from herdsman.litmus.printer import herd_condition_text, print_test
 
 PPC_LOG = ("power", "herd7-ppc.log")
-X86_LOGS = [("x86", "herd7-tests-x86tso.log"), ("x86", "herd7-tests-sc.log"),
-            ("x86", "generated", "herd7-x86tso.log"), ("x86", "generated", "herd7-sc.log")]
+X86_LOGS = [
+    ("x86", "herd7-tests-x86tso.log"),
+    ("x86", "herd7-tests-sc.log"),
+    ("x86", "generated", "herd7-x86tso.log"),
+    ("x86", "generated", "herd7-sc.log"),
+]
 
 _MNEMONIC = re.compile(r"(?<![\w.%])([a-z]+\.?)(?= |$)", re.M)
 FEATURES = {
@@ -54,9 +58,9 @@ def log_records(path: Path) -> dict[str, dict[str, str]]:
         if line.startswith("Test "):
             rec = {"name": line.split()[1]}
         elif line.startswith("Condition "):
-            rec["condition"] = line[len("Condition "):]
+            rec["condition"] = line[len("Condition ") :]
         elif line.startswith("Hash="):
-            rec["hash"] = line[len("Hash="):]
+            rec["hash"] = line[len("Hash=") :]
             out[rec["name"]] = rec
     return out
 
@@ -77,7 +81,7 @@ def power_sample(tests_dir: Path) -> list[Path]:
         fam = family(f.stem)
         keys = [fam] if fam not in seen_family else []
         seen_family.add(fam)
-        prog = text[text.find("}") + 1:]
+        prog = text[text.find("}") + 1 :]
         keys += ["m:" + m for m in set(_MNEMONIC.findall(prog))]
         keys += ["f:" + k for k, rx in FEATURES.items() if rx.search(text)]
         take = i % 25 == 0
@@ -135,9 +139,30 @@ def test_power_sample_roundtrip_and_hash(power):
         for thread in parse_file(f).threads:
             mnemonics.update(i.mnemonic for i in thread if not isinstance(i, Label))
     # every mnemonic of the campaign (herd-formats.md §3.5) is in the sample
-    assert {"stw", "li", "lwz", "xor", "lwsync", "sync", "addi", "lwzx", "cmpw", "beq", "stwx",
-            "eieio", "isync", "ld", "std", "bne", "cmpwi", "mr", "divw", "mullw", "andi.",
-            "stdx"} <= mnemonics
+    assert {
+        "stw",
+        "li",
+        "lwz",
+        "xor",
+        "lwsync",
+        "sync",
+        "addi",
+        "lwzx",
+        "cmpw",
+        "beq",
+        "stwx",
+        "eieio",
+        "isync",
+        "ld",
+        "std",
+        "bne",
+        "cmpwi",
+        "mr",
+        "divw",
+        "mullw",
+        "andi.",
+        "stdx",
+    } <= mnemonics
 
 
 def test_all_x86_roundtrip_and_hash(x86):

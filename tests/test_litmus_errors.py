@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from litmus import parse_file, parse_text
-from litmus.cli import main
-from litmus.ir import Branch, Label, LitmusTest, Not
+from herdsman.litmus import parse_file, parse_text
+from herdsman.litmus.cli import main
+from herdsman.litmus.ir import Branch, Label, LitmusTest, Not
 
 ERROR_LINE = re.compile(r"^[^:]+:\d+:\d+: error: .+$")
 
@@ -54,8 +54,9 @@ def pos_of(text: str, offset: int) -> tuple[int, int]:
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
-def err(name: str, text: str | bytes, at: tuple[int, int] | None = None,
-        contains: str = "") -> Variant:
+def err(
+    name: str, text: str | bytes, at: tuple[int, int] | None = None, contains: str = ""
+) -> Variant:
     data = text.encode() if isinstance(text, str) else text
     return Variant(name, data, True, at, contains)
 
@@ -84,15 +85,22 @@ class Shape:
         self.lines = text.split("\n")
         self.brace_open = text.index("{")
         self.brace_close = text.index("}", self.brace_open)
-        self.header_idx = next(i for i, ln in enumerate(self.lines)
-                               if re.match(r"\s*P0\s*\|", ln) or re.fullmatch(r"\s*P0\s*;", ln))
+        self.header_idx = next(
+            i
+            for i, ln in enumerate(self.lines)
+            if re.match(r"\s*P0\s*\|", ln) or re.fullmatch(r"\s*P0\s*;", ln)
+        )
         cond = re.search(r"^\s*(exists|final|locations|forall|~exists)", text, re.M)
         assert cond is not None
         self.cond_start = cond.start(1)
         self.cond_idx = text[: self.cond_start].count("\n")
-        self.rows = [i for i in range(self.header_idx + 1, self.cond_idx)
-                     if self.lines[i].rstrip().endswith(";") and "|" in self.lines[i]
-                     and "(*" not in self.lines[i]]
+        self.rows = [
+            i
+            for i in range(self.header_idx + 1, self.cond_idx)
+            if self.lines[i].rstrip().endswith(";")
+            and "|" in self.lines[i]
+            and "(*" not in self.lines[i]
+        ]
         code = "\n".join(self.lines[self.header_idx + 1 : self.cond_idx])
         self.has_branch = bool(re.search(r"\b(b|beq|bne|blt|bgt|ble|bge|JMP|JE|JNE)\b", code))
 
@@ -112,8 +120,9 @@ def variants(text: str, arch: str) -> list[Variant]:
     out.append(err("blank", "  \n\n", (1, 1), "empty file"))
     out.append(err("arch-only", text[: len(arch)], (1, 1), "first line"))
     if s.brace_close - s.brace_open > 3:
-        out.append(err("cut-in-init", text[: s.brace_open + 3], pos_of(text, s.brace_open),
-                       "missing '}'"))
+        out.append(
+            err("cut-in-init", text[: s.brace_open + 3], pos_of(text, s.brace_open), "missing '}'")
+        )
     out.append(err("cut-after-init", text[: s.brace_close + 1], None, "thread header"))
     header_line_start = sum(len(x) + 1 for x in L[: s.header_idx])
     bar = text.index("|", header_line_start) if n_threads > 1 else None
@@ -125,18 +134,33 @@ def variants(text: str, arch: str) -> list[Variant]:
     cut = row_start + len(row_text) // 2
     out.append(err("cut-in-row", text[:cut], None, "not terminated by ';'"))
     paren = text.index("(", s.cond_start)
-    out.append(err("cut-in-condition", text[: paren + 1], pos_of(text[: paren + 1], paren + 1),
-                   "unexpected end of the condition"))
+    out.append(
+        err(
+            "cut-in-condition",
+            text[: paren + 1],
+            pos_of(text[: paren + 1], paren + 1),
+            "unexpected end of the condition",
+        )
+    )
     if not s.has_branch:
         kept = text[: row_start + len(row_text)]
-        out.append(ok("cut-after-row", kept + "\n",
-                      lambda o, n: n.condition.quant == "forall" and all(
-                          o.threads[i][: len(n.threads[i])] == n.threads[i]
-                          for i in range(len(o.threads)))))
+        out.append(
+            ok(
+                "cut-after-row",
+                kept + "\n",
+                lambda o, n: (
+                    n.condition.quant == "forall"
+                    and all(
+                        o.threads[i][: len(n.threads[i])] == n.threads[i]
+                        for i in range(len(o.threads))
+                    )
+                ),
+            )
+        )
 
     # ---- deleted lines
     def without(i: int) -> str:
-        return s.lines_text(L[:i] + L[i + 1:])
+        return s.lines_text(L[:i] + L[i + 1 :])
 
     out.append(err("del-first-line", without(0), (1, 1), ""))
     for i, ln in enumerate(L[: s.header_idx]):
@@ -145,16 +169,31 @@ def variants(text: str, arch: str) -> list[Variant]:
         elif ln.strip() == "}":
             out.append(err(f"del-close-brace-{i}", without(i), None, ""))
         elif re.match(r"[A-Za-z][\w/.\-]*=", ln) and i < text[: s.brace_open].count("\n"):
-            out.append(ok(f"del-info-{i}", without(i), lambda o, n: same_but_info(o, n)
-                          and len(n.info) == len(o.info) - 1))
+            out.append(
+                ok(
+                    f"del-info-{i}",
+                    without(i),
+                    lambda o, n: same_but_info(o, n) and len(n.info) == len(o.info) - 1,
+                )
+            )
         elif ln.strip().startswith("(*") and ln.strip().endswith("*)"):
             out.append(ok(f"del-comment-{i}", without(i), same))
         elif s.brace_open < sum(len(x) + 1 for x in L[:i]) < s.brace_close and "=" in ln:
-            out.append(ok(f"del-init-{i}", without(i),
-                          lambda o, n: len(n.init) < len(o.init) and n.threads == o.threads))
-    out.append(err("del-thread-header", without(s.header_idx),
-                   (s.header_idx + 1, 1 + len(L[s.header_idx + 1])
-                    - len(L[s.header_idx + 1].lstrip())), "thread header"))
+            out.append(
+                ok(
+                    f"del-init-{i}",
+                    without(i),
+                    lambda o, n: len(n.init) < len(o.init) and n.threads == o.threads,
+                )
+            )
+    out.append(
+        err(
+            "del-thread-header",
+            without(s.header_idx),
+            (s.header_idx + 1, 1 + len(L[s.header_idx + 1]) - len(L[s.header_idx + 1].lstrip())),
+            "thread header",
+        )
+    )
     for i in s.rows:
         defines_label = re.search(r"\w+:", L[i]) is not None
         cells = [c.strip() for c in L[i].rstrip().rstrip(";").split("|")]
@@ -166,17 +205,23 @@ def variants(text: str, arch: str) -> list[Variant]:
     cond_line = L[s.cond_idx]
     if cond_line.strip() in ("exists", "final"):
         out.append(err("del-quantifier", without(s.cond_idx), None, "not terminated"))
-        out.append(err("del-proposition", without(s.cond_idx + 1),
-                       None, "unexpected end of the condition"))
+        out.append(
+            err("del-proposition", without(s.cond_idx + 1), None, "unexpected end of the condition")
+        )
 
     # ---- duplicated lines
     def doubled(i: int) -> str:
         return s.lines_text(L[: i + 1] + L[i:])
 
     hdr = L[s.header_idx]
-    out.append(err("dup-thread-header", doubled(s.header_idx),
-                   (s.header_idx + 2, hdr.index("P0") + 1),
-                   f"unknown {arch} instruction 'P0'"))
+    out.append(
+        err(
+            "dup-thread-header",
+            doubled(s.header_idx),
+            (s.header_idx + 2, hdr.index("P0") + 1),
+            f"unknown {arch} instruction 'P0'",
+        )
+    )
     for i in s.rows:
         if re.search(r"\w+:", L[i]):
             out.append(err(f"dup-row-{i}", doubled(i), None, "defined twice"))
@@ -186,12 +231,22 @@ def variants(text: str, arch: str) -> list[Variant]:
             out.append(ok(f"dup-row-{i}", doubled(i), lambda o, n, k=k: ninstr(n) == ninstr(o) + k))
     for i, ln in enumerate(L[: s.header_idx]):
         if ln.strip() == "{":
-            out.append(err(f"dup-open-brace-{i}", doubled(i), (i + 2, ln.index("{") + 1),
-                           "unexpected '{'"))
-        if (s.brace_open < sum(len(x) + 1 for x in L[:i]) < s.brace_close and "=" in ln
-                and "{" not in ln and "}" not in ln):
-            out.append(ok(f"dup-init-{i}", doubled(i),
-                          lambda o, n: n.threads == o.threads and set(n.init) == set(o.init)))
+            out.append(
+                err(f"dup-open-brace-{i}", doubled(i), (i + 2, ln.index("{") + 1), "unexpected '{'")
+            )
+        if (
+            s.brace_open < sum(len(x) + 1 for x in L[:i]) < s.brace_close
+            and "=" in ln
+            and "{" not in ln
+            and "}" not in ln
+        ):
+            out.append(
+                ok(
+                    f"dup-init-{i}",
+                    doubled(i),
+                    lambda o, n: n.threads == o.threads and set(n.init) == set(o.init),
+                )
+            )
     if cond_line.strip() in ("exists", "final"):
         out.append(err("dup-proposition", doubled(s.cond_idx + 1), None, "syntax error"))
 
@@ -205,138 +260,286 @@ def variants(text: str, arch: str) -> list[Variant]:
                 continue
             seen.add(mn)
             bad = mn + ("Z" if mn.isupper() else "z")
-            new = ln[: m.start(1)] + bad + ln[m.end(1):]
-            out.append(err(f"unknown-{mn}", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                           (i + 1, m.start(1) + 1), f"unknown {arch} instruction '{bad}'"))
+            new = ln[: m.start(1)] + bad + ln[m.end(1) :]
+            out.append(
+                err(
+                    f"unknown-{mn}",
+                    s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                    (i + 1, m.start(1) + 1),
+                    f"unknown {arch} instruction '{bad}'",
+                )
+            )
     for i in s.rows:
         ln = L[i]
         if arch == "PPC":
             m = re.search(r"(?<=[ ,])r(\d+)(?=,)", ln)
             if m:
-                new = ln[: m.start()] + "r77" + ln[m.end():]
-                out.append(err("bad-register", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               (i + 1, m.start() + 1), "bad PPC register 'r77'"))
+                new = ln[: m.start()] + "r77" + ln[m.end() :]
+                out.append(
+                    err(
+                        "bad-register",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        (i + 1, m.start() + 1),
+                        "bad PPC register 'r77'",
+                    )
+                )
             m = re.search(r"\d\((r\d+|%\w+)\)", ln)
             if m:
-                new = ln[: m.end() - 1] + ln[m.end():]
-                out.append(err("unclosed-paren", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               None, "malformed memory operand"))
-                new = ln[: m.end()] + ")" + ln[m.end():]
-                out.append(err("extra-paren", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               (i + 1, m.end() + 1), "expected ','"))
+                new = ln[: m.end() - 1] + ln[m.end() :]
+                out.append(
+                    err(
+                        "unclosed-paren",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        None,
+                        "malformed memory operand",
+                    )
+                )
+                new = ln[: m.end()] + ")" + ln[m.end() :]
+                out.append(
+                    err(
+                        "extra-paren",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        (i + 1, m.end() + 1),
+                        "expected ','",
+                    )
+                )
         else:
             m = re.search(r"E[A-D]X", ln)
             if m:
-                new = ln[: m.start()] + m.group().lower() + ln[m.end():]
-                out.append(err("lower-register", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               (i + 1, m.start() + 1), f"bad X86 register '{m.group().lower()}'"))
+                new = ln[: m.start()] + m.group().lower() + ln[m.end() :]
+                out.append(
+                    err(
+                        "lower-register",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        (i + 1, m.start() + 1),
+                        f"bad X86 register '{m.group().lower()}'",
+                    )
+                )
             m = re.search(r"\[(\w+)\]", ln)
             if m:
-                new = ln[: m.end() - 1] + ln[m.end():]
-                out.append(err("unclosed-bracket", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               None, "malformed memory operand"))
+                new = ln[: m.end() - 1] + ln[m.end() :]
+                out.append(
+                    err(
+                        "unclosed-bracket",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        None,
+                        "malformed memory operand",
+                    )
+                )
             m = re.search(r"\$(\d+)", ln)
             if m:
-                new = ln[: m.start() + 1] + "z" + ln[m.end():]
-                out.append(err("bad-immediate", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                               (i + 1, m.start() + 1), "unexpected character '$'"))
+                new = ln[: m.start() + 1] + "z" + ln[m.end() :]
+                out.append(
+                    err(
+                        "bad-immediate",
+                        s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                        (i + 1, m.start() + 1),
+                        "unexpected character '$'",
+                    )
+                )
         m = re.search(r",", ln)
         if m:
-            new = ln[: m.end()] + "," + ln[m.end():]
-            out.append(err("double-comma", s.lines_text(L[:i] + [new] + L[i + 1:]),
-                           (i + 1, m.end() + 1), "found ','"))
+            new = ln[: m.end()] + "," + ln[m.end() :]
+            out.append(
+                err(
+                    "double-comma",
+                    s.lines_text(L[:i] + [new] + L[i + 1 :]),
+                    (i + 1, m.end() + 1),
+                    "found ','",
+                )
+            )
         break  # garble the first row only
 
     # ---- table structure
     row = L[first_row]
     if n_threads > 1:
         b = row.index("|")
-        out.append(err("missing-bar", s.lines_text(L[:first_row] + [row[:b] + " " + row[b + 1:]]
-                                                    + L[first_row + 1:]), None, "cells"))
+        out.append(
+            err(
+                "missing-bar",
+                s.lines_text(L[:first_row] + [row[:b] + " " + row[b + 1 :]] + L[first_row + 1 :]),
+                None,
+                "cells",
+            )
+        )
     b = row.rindex(";")
-    out.append(err("extra-bar", s.lines_text(L[:first_row] + [row[:b] + "| ;"]
-                                             + L[first_row + 1:]), None, "cells"))
+    out.append(
+        err(
+            "extra-bar",
+            s.lines_text(L[:first_row] + [row[:b] + "| ;"] + L[first_row + 1 :]),
+            None,
+            "cells",
+        )
+    )
     if n_threads > 1 and len(s.rows) > 1:
-        out.append(err("missing-semicolon", s.lines_text(L[:first_row] + [row[:b] + " "]
-                                                         + L[first_row + 1:]), None, "cells"))
+        out.append(
+            err(
+                "missing-semicolon",
+                s.lines_text(L[:first_row] + [row[:b] + " "] + L[first_row + 1 :]),
+                None,
+                "cells",
+            )
+        )
         p1 = hdr.index("P1")
         p0 = hdr.index("P0")
-        swapped = hdr[:p0] + "P1" + hdr[p0 + 2 : p1] + "P0" + hdr[p1 + 2:]
-        out.append(err("swapped-threads", s.lines_text(L[: s.header_idx] + [swapped]
-                                                       + L[s.header_idx + 1:]),
-                       (s.header_idx + 1, hdr.index("P0") + 1), "expected P0"))
-    out.append(err("unterminated-comment-in-code",
-                   s.lines_text(L[:first_row] + ["(*"] + L[first_row:]), (first_row + 1, 1),
-                   "unterminated comment"))
-    out.append(ok("comment-in-code", s.lines_text(L[:first_row] + ["(* note *)"] + L[first_row:]),
-                  same))
+        swapped = hdr[:p0] + "P1" + hdr[p0 + 2 : p1] + "P0" + hdr[p1 + 2 :]
+        out.append(
+            err(
+                "swapped-threads",
+                s.lines_text(L[: s.header_idx] + [swapped] + L[s.header_idx + 1 :]),
+                (s.header_idx + 1, hdr.index("P0") + 1),
+                "expected P0",
+            )
+        )
+    out.append(
+        err(
+            "unterminated-comment-in-code",
+            s.lines_text(L[:first_row] + ["(*"] + L[first_row:]),
+            (first_row + 1, 1),
+            "unterminated comment",
+        )
+    )
+    out.append(
+        ok("comment-in-code", s.lines_text(L[:first_row] + ["(* note *)"] + L[first_row:]), same)
+    )
     if text.count('"') % 2 == 0:
-        out.append(err("unterminated-string", s.lines_text(L[:first_row] + ['"'] + L[first_row:]),
-                       (first_row + 1, 1), "unterminated string"))
+        out.append(
+            err(
+                "unterminated-string",
+                s.lines_text(L[:first_row] + ['"'] + L[first_row:]),
+                (first_row + 1, 1),
+                "unterminated string",
+            )
+        )
     else:  # an unterminated doc string: herd's doc pattern runs to the added quote
-        out.append(err("unterminated-string", s.lines_text(L[:first_row] + ['"'] + L[first_row:]),
-                       None, "missing init section"))
+        out.append(
+            err(
+                "unterminated-string",
+                s.lines_text(L[:first_row] + ['"'] + L[first_row:]),
+                None,
+                "missing init section",
+            )
+        )
 
     # ---- condition
-    ct = text[s.cond_start:]
+    ct = text[s.cond_start :]
     kw = re.search(r"exists|final|forall", ct)
     assert kw is not None
     p = s.cond_start + ct.index("(", kw.end())
     out.append(err("extra-open-paren", text[:p] + "(" + text[p:], None, "condition"))
-    out.append(err("missing-open-paren", text[:p] + text[p + 1:], None, "condition"))
-    atom = re.search(r"\b(\d):(r\d+|E[A-D]X)\b", text[s.cond_start:])
+    out.append(err("missing-open-paren", text[:p] + text[p + 1 :], None, "condition"))
+    atom = re.search(r"\b(\d):(r\d+|E[A-D]X)\b", text[s.cond_start :])
     if atom:
         a = s.cond_start + atom.start()
         bad_reg = "q1" if arch == "PPC" else "EQX"
-        out.append(err("condition-bad-register",
-                       text[: atom.start(2) + s.cond_start] + bad_reg
-                       + text[atom.end(2) + s.cond_start:],
-                       pos_of(text, atom.start(2) + s.cond_start), f"bad {arch} register"))
-        out.append(err("condition-bad-thread", text[:a] + "9" + text[a + 1:], pos_of(text, a),
-                       "thread 9 does not exist"))
+        out.append(
+            err(
+                "condition-bad-register",
+                text[: atom.start(2) + s.cond_start] + bad_reg + text[atom.end(2) + s.cond_start :],
+                pos_of(text, atom.start(2) + s.cond_start),
+                f"bad {arch} register",
+            )
+        )
+        out.append(
+            err(
+                "condition-bad-thread",
+                text[:a] + "9" + text[a + 1 :],
+                pos_of(text, a),
+                "thread 9 does not exist",
+            )
+        )
     eq = text.index("=", kw.end() + s.cond_start)
-    out.append(ok("condition-eqeq", text[:eq] + "==" + text[eq + 1:], same))
-    out.append(ok("condition-neq", text[:eq] + "!=" + text[eq + 1:],
-                  lambda o, n: n.condition != o.condition and _has_not(n)))
-    out.append(err("condition-keyword-typo", text[: s.cond_start + kw.start()] + "exist"
-                   + text[s.cond_start + kw.end():], None, ""))
+    out.append(ok("condition-eqeq", text[:eq] + "==" + text[eq + 1 :], same))
+    out.append(
+        ok(
+            "condition-neq",
+            text[:eq] + "!=" + text[eq + 1 :],
+            lambda o, n: n.condition != o.condition and _has_not(n),
+        )
+    )
+    out.append(
+        err(
+            "condition-keyword-typo",
+            text[: s.cond_start + kw.start()] + "exist" + text[s.cond_start + kw.end() :],
+            None,
+            "",
+        )
+    )
     conj = text.find("/\\", s.cond_start)
     if conj > 0:
-        out.append(err("condition-bad-operator", text[:conj] + "/" + text[conj + 2:],
-                       pos_of(text, conj), "unexpected character '/'"))
+        out.append(
+            err(
+                "condition-bad-operator",
+                text[:conj] + "/" + text[conj + 2 :],
+                pos_of(text, conj),
+                "unexpected character '/'",
+            )
+        )
 
     # ---- init
     im = re.search(r"(?<![\w%])(\d):(r\d+|E[A-D]X)\s*=", text[s.brace_open : s.brace_close])
     if im:
         a = s.brace_open + im.start()
         r = s.brace_open + im.start(2)
-        out.append(err("init-bad-thread", text[:a] + "7" + text[a + 1:], pos_of(text, a),
-                       "thread 7 does not exist"))
+        out.append(
+            err(
+                "init-bad-thread",
+                text[:a] + "7" + text[a + 1 :],
+                pos_of(text, a),
+                "thread 7 does not exist",
+            )
+        )
         bad_reg = "r99" if arch == "PPC" else "EZX"
-        out.append(err("init-bad-register", text[:r] + bad_reg + text[im.end(2) + s.brace_open:],
-                       pos_of(text, r), f"bad {arch} register"))
+        out.append(
+            err(
+                "init-bad-register",
+                text[:r] + bad_reg + text[im.end(2) + s.brace_open :],
+                pos_of(text, r),
+                f"bad {arch} register",
+            )
+        )
         v = text.index("=", r) + 1
         semi = text.find(";", v)
         if 0 < semi < s.brace_close:
             out.append(err("init-missing-value", text[:v] + text[semi:], None, "init section"))
         dup = f" {im.group(1)}:{im.group(2)}=12345;"
-        out.append(err("init-conflict", text[: s.brace_close] + dup + text[s.brace_close:],
-                       pos_of(text, s.brace_close + 1), "initialised twice"))
+        out.append(
+            err(
+                "init-conflict",
+                text[: s.brace_close] + dup + text[s.brace_close :],
+                pos_of(text, s.brace_close + 1),
+                "initialised twice",
+            )
+        )
     else:  # no N:reg= item to garble: add one
         reg = "EAX" if arch == "X86" else "r9"
-        out.append(ok("init-add", text[: s.brace_open + 1] + f"0:{reg}=1;"
-                      + text[s.brace_open + 1:],
-                      lambda o, n: len(n.init) == len(o.init) + 1 and n.threads == o.threads))
-        garbled = text[: s.brace_open + 1] + f"0:{reg}=;" + text[s.brace_open + 1:]
-        out.append(err("init-garbage", garbled,
-                       pos_of(garbled, s.brace_open + 1 + len(f"0:{reg}=")), "init section"))
+        out.append(
+            ok(
+                "init-add",
+                text[: s.brace_open + 1] + f"0:{reg}=1;" + text[s.brace_open + 1 :],
+                lambda o, n: len(n.init) == len(o.init) + 1 and n.threads == o.threads,
+            )
+        )
+        garbled = text[: s.brace_open + 1] + f"0:{reg}=;" + text[s.brace_open + 1 :]
+        out.append(
+            err(
+                "init-garbage",
+                garbled,
+                pos_of(garbled, s.brace_open + 1 + len(f"0:{reg}=")),
+                "init section",
+            )
+        )
 
     # ---- architecture, bytes
-    out.append(err("arch-arm", "ARM" + text[len(arch):], (1, 1), "not supported"))
-    out.append(err("arch-unknown", "FOO" + text[len(arch):], (1, 1), "not an implemented"))
+    out.append(err("arch-arm", "ARM" + text[len(arch) :], (1, 1), "not supported"))
+    out.append(err("arch-unknown", "FOO" + text[len(arch) :], (1, 1), "not an implemented"))
     raw = text.encode()
-    for label, off in (("header", len(arch) + 1), ("init", s.brace_open + 1),
-                       ("code", row_start + 1), ("condition", s.cond_start + 1)):
+    for label, off in (
+        ("header", len(arch) + 1),
+        ("init", s.brace_open + 1),
+        ("code", row_start + 1),
+        ("condition", s.cond_start + 1),
+    ):
         bad = raw[:off] + b"\xff" + raw[off:]
         out.append(err(f"non-utf8-{label}", bad, pos_of(text, off), "invalid UTF-8 byte 0xff"))
     bad = raw[:row_start] + b"\xc3\x28" + raw[row_start:]
@@ -381,8 +584,10 @@ def test_malformed_variants(base, tmp_path, capsys):
         if v.error:
             lines = errtext.splitlines()
             if code != 2 or len(lines) != 1 or not ERROR_LINE.match(lines[0]) or out:
-                problems.append(f"{where}: expected one error line and status 2, got {code} "
-                                f"{errtext!r} (stdout {out[:60]!r})")
+                problems.append(
+                    f"{where}: expected one error line and status 2, got {code} "
+                    f"{errtext!r} (stdout {out[:60]!r})"
+                )
                 continue
             if not lines[0].startswith(str(path) + ":"):
                 problems.append(f"{where}: error names another file: {lines[0]}")
@@ -435,11 +640,13 @@ def test_errors_do_not_stop_other_files(tmp_path, capsys):
 
 def test_branch_to_missing_label(capsys, tmp_path):
     p = tmp_path / "t.litmus"
-    p.write_text("PPC T\n{0:r2=x;}\n P0 ;\n lwz r1,0(r2) ;\n cmpw r1,r1 ;\n beq L9 ;\n"
-                 "exists (0:r1=0)\n")
+    p.write_text(
+        "PPC T\n{0:r2=x;}\n P0 ;\n lwz r1,0(r2) ;\n cmpw r1,r1 ;\n beq L9 ;\nexists (0:r1=0)\n"
+    )
     assert main([str(p)]) == 2
-    assert capsys.readouterr().err == (f"{p}:6:2: error: branch to label 'L9', which thread P0 "
-                                       "does not define\n")
+    assert capsys.readouterr().err == (
+        f"{p}:6:2: error: branch to label 'L9', which thread P0 does not define\n"
+    )
     fixed = parse_text(p.read_text().replace("beq L9 ;", "beq L9 ;\n L9: ;"))
     assert isinstance(fixed.threads[0][2], Branch)
 
@@ -449,23 +656,38 @@ def test_random_mutations_never_crash(shared):
     InputError; nothing else escapes."""
     import random
 
-    from litmus.errors import InputError
-    from litmus.printer import print_test
+    from herdsman.litmus.errors import InputError
+    from herdsman.litmus.printer import print_test
 
     rng = random.Random(7)
     files = sorted((shared / "power" / "tests").glob("*.litmus"))[::401]
     files += sorted((shared / "x86" / "generated").glob("*.litmus"))[::90]
     texts = [f.read_text() for f in files]
-    pieces = list("{}()[];|:,=~/\\*\"$%&<>!-.019 \nPrEAXL") + [
-        "exists", "final", "(*", "*)", "LOCK", "locations", "filter", "with", "not", "P0",
-        "0:", "lwz", "MOV", "beq", "L0:", "<<"]
+    pieces = list('{}()[];|:,=~/\\*"$%&<>!-.019 \nPrEAXL') + [
+        "exists",
+        "final",
+        "(*",
+        "*)",
+        "LOCK",
+        "locations",
+        "filter",
+        "with",
+        "not",
+        "P0",
+        "0:",
+        "lwz",
+        "MOV",
+        "beq",
+        "L0:",
+        "<<",
+    ]
     valid = errors = 0
     for _ in range(1500):
         t = rng.choice(texts)
         for _ in range(rng.randint(1, 3)):
             i = rng.randrange(len(t) + 1)
             if rng.random() < 0.5:
-                t = t[:i] + t[i + rng.randint(1, 5):]
+                t = t[:i] + t[i + rng.randint(1, 5) :]
             else:
                 t = t[:i] + rng.choice(pieces) + t[i:]
         try:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from litmus import parse_file, parse_text
-from litmus.hash import herd_hash
-from litmus.printer import herd_condition_text, print_test
+from herdsman.litmus import parse_file, parse_text
+from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.printer import herd_condition_text, print_test
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "litmus" / "examples"
 SHAPES = ["SB", "MP", "LB", "IRIW", "WRC", "ISA2", "2+2W", "R", "S", "CoRR", "CoWW"]
@@ -35,8 +35,10 @@ def test_example_parses_and_roundtrips(path):
 
 
 def test_every_shape_with_and_without_fences():
-    for arch, fence in (("ppc", ("sync", "lwsync", "addr", "ctrl", "data")),
-                        ("x86", ("mfence", "xchg", "lock"))):
+    for arch, fence in (
+        ("ppc", ("sync", "lwsync", "addr", "ctrl", "data")),
+        ("x86", ("mfence", "xchg", "lock")),
+    ):
         names = {p.stem for p in (EXAMPLES / arch).glob("*.litmus")}
         for shape in SHAPES:
             assert shape in names, (arch, shape)
@@ -77,9 +79,9 @@ def log_index(path: Path) -> dict[str, tuple[str, str, str]]:
         elif line in ("Ok", "No"):
             verdict = line
         elif line.startswith("Condition "):
-            cond = line[len("Condition "):]
+            cond = line[len("Condition ") :]
         elif line.startswith("Hash="):
-            out[name] = (verdict, cond, line[len("Hash="):])
+            out[name] = (verdict, cond, line[len("Hash=") :])
     return out
 
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litmus import parse_text
-from litmus.errors import InputError
-from litmus.ir import (
+from herdsman.litmus import parse_text
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import (
     And,
     Atom,
     Condition,
@@ -23,7 +23,7 @@ from litmus.ir import (
     RegLoc,
     Sym,
 )
-from litmus.printer import herd_condition_text, print_test, prop_text
+from herdsman.litmus.printer import herd_condition_text, print_test, prop_text
 
 a = Atom(RegLoc(0, "r1"), 1)
 b = Atom(RegLoc(1, "r2"), 0)
@@ -65,8 +65,10 @@ def test_safe_prop_text_keeps_left_implication():
 
 
 def test_condition_text():
-    assert herd_condition_text(Condition("exists", And((a, b)), "final")) == \
-        "exists (0:r1=1 /\\ 1:r2=0)"
+    assert (
+        herd_condition_text(Condition("exists", And((a, b)), "final"))
+        == "exists (0:r1=1 /\\ 1:r2=0)"
+    )
     assert herd_condition_text(Condition("~exists", a, "not exists")) == "~exists (0:r1=1)"
     assert herd_condition_text(Condition("forall", PTrue(), "")) == "forall (true)"
 
@@ -89,8 +91,11 @@ BASE = "PPC T\n{0:r2=x; 1:r2=x;}\n P0 | P1 ;\n li r1,1 | lwz r1,0(r2) ;\n stw r1
         ("observed 1:r1=1; x=1; and 1:r1=0;", "exists", "observed"),
         ("", "forall", ""),
         ("locations [x; 1:r1;]", "forall", ""),
-        ("locations [x;] filter x=1 exists (1:r1=1) with k: ~exists; j: forall;", "exists",
-         "exists"),
+        (
+            "locations [x;] filter x=1 exists (1:r1=1) with k: ~exists; j: forall;",
+            "exists",
+            "exists",
+        ),
         ("exists (1:r1 == 1 /\\ x != 0 /\\ 1:r1 <> 2 /\\ ~x=5)", "exists", "exists"),
         ("exists (x=1 => 1:r1=1 => true) (* comment *)", "exists", "exists"),
         ("exists (1:r1=1) << anything (here >>", "exists", "exists"),
@@ -110,7 +115,7 @@ def test_condition_forms_roundtrip(cond, quant, written):
         " P0:r3=-1; %s0=x; }\n P0 ;\n lwz r1,0(%s0) ;\nexists (0:r1=1)\n",
         # mnemonics whose canonical text differs from the written one
         "PPC T\n{}\n P0 ;\n subi r1,r2,3 ;\n hwsync ;\n cmpw r1,r2 ;\n bnl L0 ;\n bng L0 ;\n"
-        " L0: ;\n ld r1,0,r2 ;\n com \"c; | x\" ;\nexists (0:r1=1)\n",
+        ' L0: ;\n ld r1,0,r2 ;\n com "c; | x" ;\nexists (0:r1=1)\n',
         # X86 lower-case and LOCK'd instructions, labels and jumps
         "X86 T\n{ 0:EAX=1; }\n P0 | P1 ;\n lock; add [x],$1 | xchg EAX,[x] ;\n"
         " LOCK INC [x] | mfence ;\n CMP EAX,$1 | JNE Lx ;\n JE L0 | Lx: ;\n L0: | ;\n"
@@ -152,8 +157,7 @@ def test_names_and_docs():
 
 def test_program_syntax_corners():
     # a leading ';', empty cells, empty rows, comments in the table, 'label: instr'
-    t = parse_text("PPC T\n{}\n; P0 | P1 ;\n | ;\n (* c *) li r1,1 | L0: li r2,2 ;\n"
-                   " | b L0 ;\n")
+    t = parse_text("PPC T\n{}\n; P0 | P1 ;\n | ;\n (* c *) li r1,1 | L0: li r2,2 ;\n | b L0 ;\n")
     assert [i.text for i in t.threads[0]] == ["li r1,1"]
     assert [type(i).__name__ for i in t.threads[1]] == ["Label", "Op", "Branch"]
 
