@@ -24,6 +24,7 @@ from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.monotone import Analysis
 from herdsman.cat.runtime import Runtime
 from herdsman.cat.values import VRel, VSet
+from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
 
 MODELS_DIR = Path(__file__).with_name("models")
@@ -32,11 +33,9 @@ MODELS_DIR = Path(__file__).with_name("models")
 BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
 ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
 
-#: herd architecture names: a model whose identity starts with one is checked against the
-#: test's architecture.
-ARCHS = ("PPC", "X86", "X86_64", "AArch64", "ARM", "C", "RISCV", "MIPS", "BPF", "ASL", "LISA")
-#: Architectures whose predefined names are used to type-check a model of no architecture.
-CHECK_ARCHS = ("PPC", "X86", "X86_64")
+#: Architectures whose predefined names are used to type-check a model of no architecture:
+#: those with herd's fence sets (a model must type-check with each one's names).
+CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +201,7 @@ class Model:
         return u
 
     def _first_key(self):
-        return self.arch if self.arch in ARCHS else CHECK_ARCHS
+        return self.arch if is_arch(self.arch) else CHECK_ARCHS
 
     def _make(self, unit: _Unit, sig: frozenset):
         got = unit.makes.get(sig)
@@ -271,7 +270,7 @@ class Model:
 
     def prepare(self, sk, arch: str) -> Session:
         """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
-        if self.arch in ARCHS and arch != self.arch:
+        if is_arch(self.arch) and arch != self.arch:
             raise InputError(
                 self.path,
                 0,

@@ -25,24 +25,9 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 from __future__ import annotations
 
 from herdsman.graphs.execution import ExecutionGraph, Skeleton
+from herdsman.litmus.arch import ARCHS
 
 Tagged = tuple[str, int]
-
-#: Fence sets per architecture (herd's ``barrier_sets``, named by the upper-case mnemonic).
-FENCE_SETS: dict[str, tuple[str, ...]] = {
-    "PPC": ("SYNC", "LWSYNC", "ISYNC", "EIEIO"),
-    "X86": ("MFENCE", "SFENCE", "LFENCE"),
-    "X86_64": ("MFENCE", "SFENCE", "LFENCE"),
-}
-
-#: Annotation sets per architecture (herd's ``annot_sets``): events whose ``annots`` hold
-#: the name.  PPC: ``X`` (empty in practice), ``EX`` (lwarx / stwcx.); X86: ``X`` (locked
-#: and xchg accesses); X86_64 also ``NT`` (non-temporal).
-ANNOT_SETS: dict[str, tuple[str, ...]] = {
-    "PPC": ("X", "EX"),
-    "X86": ("X",),
-    "X86_64": ("X", "NT"),
-}
 
 #: Generic event sets of every architecture (``machAction.arch_sets`` and
 #: ``machModelChecker``) that hold only events we never build (tags, TLBIs, faults,
@@ -111,9 +96,10 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         env[name] = ("set", sk.annot_set(name))
     for name in EMPTY_RELS:
         env[name] = ("rel", 0)
-    for name in FENCE_SETS.get(arch, ()):
+    rec = ARCHS.get(arch)
+    for name in rec.fences if rec else ():  # herd's barrier_sets, by upper-case mnemonic
         env[name] = ("set", sk.fence_set(name))
-    for name in ANNOT_SETS.get(arch, ()):
+    for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
         env[name] = ("set", sk.annot_set(name))
     # herd's iico_data between the events we keep: the read of a read-modify-write feeds
     # its write (X86 XCHG / LOCK'd instructions); PPC instructions have one such event.

@@ -10,123 +10,28 @@ before symbols); both orders are applied here, whatever order the engine used.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from herdsman.engine.result import TestResult
+from herdsman.litmus.arch import ARCHS, parsed_archs
 from herdsman.litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
-
-# ----------------------------------------------------------------------------- registers
-# herd orders registers with OCaml's structural ``compare`` on each architecture's register
-# type, i.e. by the order of the constructors (lib/PPCBase.ml, lib/X86Base.ml,
-# lib/X86_64Base.ml); C registers are strings (String.compare).
-
-#: PPC special registers after the GPRs and FPRs, in constructor order.
-_PPC_SPECIAL = ("pc", "rc", "oe", "xer_0", "xer_1", "xer_2")
-_PPC_LATE = ("lr", "ctr", "carry")
-_PPC_TAIL = ("res", "resaddr")
-
-#: X86 (32-bit) registers in constructor order.
-_X86_ORDER = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "EIP", "ZF", "SF", "CF")
-
-#: X86_64 base registers in constructor order, and the names of each size that map to them.
-_X86_64_BASES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp") + tuple(
-    f"r{i}" for i in range(8, 16)
-)
-_X86_64_NAMES: dict[str, int] = {}
-for _i, _b in enumerate(_X86_64_BASES):
-    if _i < 8:
-        _names = ["r" + _b, "e" + _b, _b]
-        if _b in ("ax", "bx", "cx", "dx"):
-            _names += [_b[0] + "l", _b[0] + "h"]
-        else:
-            _names += [_b + "l"]
-    else:
-        _names = [_b, _b + "d", _b + "w", _b + "b"]
-    for _n in _names:
-        _X86_64_NAMES[_n] = _i
-_X86_64_XMM = re.compile(r"xmm(\d)$")
-_X86_64_FLAGS = ("zf", "sf", "cf")
-
-_GPR = re.compile(r"r(\d+)$")
-_FPR = re.compile(r"fpr(\d+)$")
-_CRBIT = re.compile(r"cr:(\d+)$")
-_CRFIELD = re.compile(r"cr(\d+)$")
-
-
-def _ppc_reg_key(reg: str) -> tuple:
-    low = reg.lower()
-    if m := _GPR.match(low):
-        return (0, int(m.group(1)), "")
-    if m := _FPR.match(low):
-        return (1, int(m.group(1)), "")
-    if low in _PPC_SPECIAL:
-        return (2, _PPC_SPECIAL.index(low), "")
-    if m := _CRBIT.match(low):
-        return (3, int(m.group(1)), "")
-    if m := _CRFIELD.match(low):
-        return (4, int(m.group(1)), "")
-    if low in _PPC_LATE:
-        return (5, _PPC_LATE.index(low), "")
-    if reg.startswith("%"):
-        return (6, 0, reg)
-    if low in _PPC_TAIL:
-        return (8, _PPC_TAIL.index(low), "")
-    return (7, 0, reg)
-
-
-def _x86_reg_key(reg: str) -> tuple:
-    up = reg.upper()
-    if up in _X86_ORDER:
-        return (0, _X86_ORDER.index(up), "")
-    if reg.startswith("%"):
-        return (1, 0, reg)
-    return (2, 0, reg)
-
-
-def _x86_64_reg_key(reg: str) -> tuple:
-    low = reg.lower()
-    if low == "rip":
-        return (0, 0, "")
-    if low in _X86_64_NAMES:
-        return (1, _X86_64_NAMES[low], "")
-    if m := _X86_64_XMM.match(low):
-        return (2, int(m.group(1)), "")
-    if reg.startswith("%"):
-        return (3, 0, reg)
-    if low in _X86_64_FLAGS:
-        return (5, _X86_64_FLAGS.index(low), "")
-    return (4, 0, reg)
-
-
-def _string_reg_key(reg: str) -> tuple:
-    return (0, 0, reg)
-
-
-_REG_KEYS = {
-    "PPC": _ppc_reg_key,
-    "X86": _x86_reg_key,
-    "X86_64": _x86_64_reg_key,
-}
 
 
 def guess_arch(locs: Iterable[Loc]) -> str:
     """The architecture whose register names ``locs`` use (when a result lacks it)."""
     regs = [loc.reg for loc in locs if isinstance(loc, RegLoc)]
-    if any(r.upper() in _X86_ORDER for r in regs):
-        return "X86"
-    if regs and all(_GPR.match(r.lower()) for r in regs):
-        return "PPC"
-    if any(r.lower() in _X86_64_NAMES for r in regs):
-        return "X86_64"
+    for name in parsed_archs():  # the first architecture all of whose names are registers
+        if regs and all(ARCHS[name].register(r) for r in regs):
+            return name
     return "PPC"
 
 
 @lru_cache(maxsize=4096)
 def reg_key(arch: str, reg: str) -> tuple:
     """Sort key of register ``reg`` in herd's register order for ``arch``."""
-    return _REG_KEYS.get(arch, _string_reg_key)(reg)
+    rec = ARCHS.get(arch)
+    return rec.register_key(reg) if rec else (0, 0, reg)
 
 
 def location_key(arch: str, loc: Loc) -> tuple:

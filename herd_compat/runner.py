@@ -18,13 +18,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from herdsman.herd_compat.output import format_result
+from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
-
-#: herd's default model per test architecture (our built-in equivalents).
-DEFAULT_MODELS = {"PPC": "power", "X86": "tso", "X86_64": "tso"}
-
-#: Architecture names herd knows (a model whose identity starts with one is checked).
-HERD_ARCHS = {"PPC", "X86", "X86_64", "ARM", "AArch64", "C", "RISCV", "MIPS", "LISA", "BPF"}
 
 SHOW_MODES = ("prop", "neg", "all", "cond", "wit", "none")
 
@@ -149,12 +144,12 @@ class ModelCache:
     def spec_for(self, arch: str, path: str) -> str:
         if self.cfg.model:
             return self.cfg.model
-        try:
-            return DEFAULT_MODELS[arch]
-        except KeyError:
+        rec = ARCHS.get(arch)
+        if rec is None or rec.default_model is None:
             raise InputError(
                 path, 0, 0, f"no default model for architecture {arch}; give one with -model"
-            ) from None
+            )
+        return rec.default_model
 
     def get(self, spec: str, extra_variants: frozenset[str] = frozenset()) -> Any:
         variants = frozenset(self.cfg.variants) | extra_variants
@@ -174,7 +169,7 @@ class ModelCache:
         spec = self.spec_for(test.arch, test.path)
         model = self.get(spec, test_variants(test))
         arch = getattr(model, "arch", None)
-        if self.cfg.archcheck and arch in HERD_ARCHS and arch != test.arch:
+        if self.cfg.archcheck and is_arch(arch) and arch != test.arch:
             raise InputError(
                 test.path,
                 1,

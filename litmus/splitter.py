@@ -15,28 +15,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from herdsman.litmus.arch import ARCHS, parsed_archs
 from herdsman.litmus.source import Source
-
-#: Architectures herdsman parses.
-SUPPORTED_ARCHS = ("PPC", "X86")
-#: Other architecture names herd knows (a clean "not supported" error for them).
-HERD_ARCHS = frozenset(
-    {
-        "X86_64",
-        "AArch64",
-        "ARM",
-        "MIPS",
-        "RISCV",
-        "C",
-        "CPP",
-        "LISA",
-        "BPF",
-        "JAVA",
-        "ASL",
-        "PTX",
-        "GPU_PTX",
-    }
-)
 
 _HEADER = re.compile(
     r"[ \t]*(?P<arch>[A-Za-z0-9_]+)[ \t]+(?P<name>[A-Za-z0-9_/.\-+\[\]]+)[ \t]*"
@@ -94,10 +74,11 @@ def split(src: Source) -> Split:
     if m is None:
         raise src.error(0, "first line must be 'ARCH NAME' (e.g. 'PPC MP')")
     arch = m.group("arch")
-    if arch not in SUPPORTED_ARCHS:
+    if arch not in ARCHS or not ARCHS[arch].parsed:
         at = m.start("arch")
-        if arch in HERD_ARCHS:
-            raise src.error(at, f"architecture '{arch}' is not supported (only PPC and X86)")
+        if arch in ARCHS:
+            only = " and ".join(parsed_archs())
+            raise src.error(at, f"architecture '{arch}' is not supported (only {only})")
         raise src.error(at, f"'{arch}' is not an implemented architecture")
     name = m.group("name")
     if name == "--":

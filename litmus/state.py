@@ -9,7 +9,6 @@ leave this module: they become :class:`InputError` at the offending token.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -18,6 +17,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from herdsman.litmus.arch import ARCHS
 from herdsman.litmus.ir import (
     And,
     Atom,
@@ -39,8 +39,6 @@ from herdsman.litmus.ir import (
 from herdsman.litmus.source import Source
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
-_PPC_REG = re.compile(r"[rR](\d+)")
-X86_REGS = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP")
 
 
 class TokenError(Exception):
@@ -53,23 +51,13 @@ class TokenError(Exception):
 
 
 def check_register(arch: str, name: str) -> str | None:
-    """The canonical name of register ``name`` of ``arch``, or None if it is not one.
-
-    PPC general registers are ``r0``..``r31`` (any case, as herd); X86 registers are the
-    upper-case 32-bit names.  Symbolic registers ``%x`` are accepted everywhere.
-    """
-    if name.startswith("%"):
-        return name
-    if arch == "PPC":
-        m = _PPC_REG.fullmatch(name)
-        if m and int(m.group(1)) < 32 and (m.group(1) == "0" or m.group(1)[0] != "0"):
-            return "r" + m.group(1)
-        return None
-    return name if name in X86_REGS else None
+    """The canonical name of register ``name`` of ``arch``, or None if it is not one
+    (symbolic registers ``%x`` are accepted everywhere); see :mod:`litmus.arch`."""
+    return ARCHS[arch].register(name)
 
 
 def register_hint(arch: str) -> str:
-    return "r0..r31" if arch == "PPC" else "EAX, EBX, ECX, EDX, ESI, EDI, EBP or ESP"
+    return ARCHS[arch].register_hint
 
 
 def _num(tok: Token) -> int:

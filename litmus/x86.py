@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from herdsman.litmus.arch import X86_OTHER_REGS, X86_REGS
 from herdsman.litmus.asm import (
     CellError,
     Operand,
@@ -36,7 +37,6 @@ from herdsman.litmus.asm import (
 )
 from herdsman.litmus.ir import RMW, Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store, Sym
 from herdsman.litmus.ir import Operand as IrOperand
-from herdsman.litmus.state import X86_REGS
 
 FLAGS = "cr0"  # the register standing for ZF/SF/CF (see the module docstring)
 
@@ -45,7 +45,6 @@ _TOKEN = re.compile(
     r"|(?P<sreg>%[A-Za-z_][A-Za-z0-9_/.\-]*)|(?P<name>[A-Za-z][A-Za-z0-9_/.\-]*)"
     r"|(?P<p>[,\[\]():;])|(?P<bad>.)"
 )
-_OTHER_REGS = ("EIP", "ZF", "SF", "CF")
 _SIZES = {"MOV": 4, "MOVB": 1, "MOVW": 2, "MOVL": 4, "MOVQ": 8}
 _ARITH = {"ADD": "add", "SUB": "sub", "XOR": "xor", "OR": "or", "AND": "and"}
 _FENCES = ("MFENCE", "LFENCE", "SFENCE")
@@ -63,9 +62,9 @@ def _register(text: str, pos: int) -> str | None:
     """The register named ``text``, None for a non-register name; errors for misuse."""
     if text in X86_REGS:
         return text
-    if text in _OTHER_REGS:
+    if text in X86_OTHER_REGS:
         raise CellError(pos, f"register '{text}' cannot be used as an operand")
-    if text.upper() in X86_REGS + _OTHER_REGS:
+    if text.upper() in X86_REGS + X86_OTHER_REGS:
         raise CellError(
             pos, f"bad X86 register '{text}' (registers are upper case: {text.upper()})"
         )

@@ -1,0 +1,231 @@
+"""Architecture records: every fact herdsman knows about an architecture, in one place.
+
+One :class:`Arch` per architecture name herd knows.  The front-ends read which
+architectures they parse and their register names; the program semantics reads which
+branches make a commit event and which registers of a store are a data port; the graphs
+read herd's predefined fence and annotation sets; cat reads which names are
+architectures; herd_compat reads the default model and herd's order of registers in
+state lines.  Nothing else in the code base names an architecture's properties.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Arch", "ARCHS", "arch", "parsed_archs", "is_arch"]
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What herdsman knows of one architecture.
+
+    ``parsed``: herdsman has a front-end for its litmus tests.  ``fences`` and
+    ``annot_sets`` are herd's predefined event sets (``barrier_sets``, ``annot_sets``).
+    ``branch_commit``: a conditional branch issues a commit event ``B`` (so herd's
+    ``ctrl`` exists).  ``store_data_port``: the stored register of a plain store is a data
+    port (``data``; else the dependency is ``addr``); read-modify-writes always read their
+    operand as data.  ``default_model``: the built-in model herd7 runs tests of this
+    architecture with.  ``register``: the canonical name of a register (None: not one);
+    ``register_key``: herd's order of registers in state lines (OCaml's ``compare`` on its
+    register type)."""
+
+    name: str
+    parsed: bool = False
+    fences: tuple[str, ...] = ()
+    annot_sets: tuple[str, ...] = ()
+    branch_commit: bool = True
+    store_data_port: bool = True
+    default_model: str | None = None
+    register: Callable[[str], str | None] = lambda name: None
+    register_hint: str = ""
+    register_key: Callable[[str], tuple] = lambda reg: (0, 0, reg)
+
+
+# ----------------------------------------------------------------------------- PPC
+
+_PPC_GPR = re.compile(r"[rR](\d+)")
+_GPR = re.compile(r"r(\d+)$")
+_FPR = re.compile(r"fpr(\d+)$")
+_CRBIT = re.compile(r"cr:(\d+)$")
+_CRFIELD = re.compile(r"cr(\d+)$")
+#: PPC special registers after the GPRs and FPRs, in constructor order (lib/PPCBase.ml).
+_PPC_SPECIAL = ("pc", "rc", "oe", "xer_0", "xer_1", "xer_2")
+_PPC_LATE = ("lr", "ctr", "carry")
+_PPC_TAIL = ("res", "resaddr")
+
+
+def _ppc_register(name: str) -> str | None:
+    """``r0``..``r31`` in any case (as herd), written without leading zeros."""
+    if name.startswith("%"):
+        return name
+    m = _PPC_GPR.fullmatch(name)
+    if m and int(m.group(1)) < 32 and (m.group(1) == "0" or m.group(1)[0] != "0"):
+        return "r" + m.group(1)
+    return None
+
+
+def _ppc_register_key(reg: str) -> tuple:
+    low = reg.lower()
+    if m := _GPR.match(low):
+        return (0, int(m.group(1)), "")
+    if m := _FPR.match(low):
+        return (1, int(m.group(1)), "")
+    if low in _PPC_SPECIAL:
+        return (2, _PPC_SPECIAL.index(low), "")
+    if m := _CRBIT.match(low):
+        return (3, int(m.group(1)), "")
+    if m := _CRFIELD.match(low):
+        return (4, int(m.group(1)), "")
+    if low in _PPC_LATE:
+        return (5, _PPC_LATE.index(low), "")
+    if reg.startswith("%"):
+        return (6, 0, reg)
+    if low in _PPC_TAIL:
+        return (8, _PPC_TAIL.index(low), "")
+    return (7, 0, reg)
+
+
+# ----------------------------------------------------------------------------- X86
+
+#: The general registers of X86 (32-bit), in herd's constructor order (lib/X86Base.ml).
+X86_REGS = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP")
+#: The other registers herd knows, after the general ones: not usable as operands.
+X86_OTHER_REGS = ("EIP", "ZF", "SF", "CF")
+_X86_ORDER = X86_REGS + X86_OTHER_REGS
+
+
+def _x86_register(name: str) -> str | None:
+    if name.startswith("%"):
+        return name
+    return name if name in X86_REGS else None
+
+
+def _x86_register_key(reg: str) -> tuple:
+    up = reg.upper()
+    if up in _X86_ORDER:
+        return (0, _X86_ORDER.index(up), "")
+    if reg.startswith("%"):
+        return (1, 0, reg)
+    return (2, 0, reg)
+
+
+# ----------------------------------------------------------------------------- X86_64
+
+_X86_64_BASES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp") + tuple(
+    f"r{i}" for i in range(8, 16)
+)
+
+
+def _x86_64_names() -> dict[str, int]:
+    """Each register name of each size -> its base register's constructor index."""
+    out: dict[str, int] = {}
+    for i, b in enumerate(_X86_64_BASES):
+        if i < 8:
+            names = ["r" + b, "e" + b, b]
+            names += [b[0] + "l", b[0] + "h"] if b in ("ax", "bx", "cx", "dx") else [b + "l"]
+        else:
+            names = [b, b + "d", b + "w", b + "b"]
+        for n in names:
+            out[n] = i
+    return out
+
+
+_X86_64_NAMES = _x86_64_names()
+_X86_64_XMM = re.compile(r"xmm(\d)$")
+_X86_64_FLAGS = ("zf", "sf", "cf")
+
+
+def _x86_64_register_key(reg: str) -> tuple:
+    low = reg.lower()
+    if low == "rip":
+        return (0, 0, "")
+    if low in _X86_64_NAMES:
+        return (1, _X86_64_NAMES[low], "")
+    if m := _X86_64_XMM.match(low):
+        return (2, int(m.group(1)), "")
+    if reg.startswith("%"):
+        return (3, 0, reg)
+    if low in _X86_64_FLAGS:
+        return (5, _X86_64_FLAGS.index(low), "")
+    return (4, 0, reg)
+
+
+# ----------------------------------------------------------------------------- the records
+
+_X86_FENCES = ("MFENCE", "SFENCE", "LFENCE")
+
+ARCHS: dict[str, Arch] = {
+    a.name: a
+    for a in (
+        Arch(
+            "PPC",
+            parsed=True,
+            fences=("SYNC", "LWSYNC", "ISYNC", "EIEIO"),
+            # X: atomic accesses (none in PPC programs); EX: lwarx / stwcx.
+            annot_sets=("X", "EX"),
+            branch_commit=True,
+            store_data_port=True,
+            default_model="power",
+            register=_ppc_register,
+            register_hint="r0..r31",
+            register_key=_ppc_register_key,
+        ),
+        Arch(
+            "X86",
+            parsed=True,
+            fences=_X86_FENCES,
+            annot_sets=("X",),  # locked and xchg accesses
+            branch_commit=False,
+            store_data_port=False,  # MOV [x],EAX: the register is an address port in herd
+            default_model="tso",
+            register=_x86_register,
+            register_hint="EAX, EBX, ECX, EDX, ESI, EDI, EBP or ESP",
+            register_key=_x86_register_key,
+        ),
+        Arch(
+            "X86_64",
+            fences=_X86_FENCES,
+            annot_sets=("X", "NT"),  # NT: non-temporal accesses
+            branch_commit=False,
+            store_data_port=False,
+            default_model="tso",
+            register_key=_x86_64_register_key,
+        ),
+        # herd's other architectures: their names are known (models declare them, tests
+        # name them); herdsman has no front-end for them.
+        *(
+            Arch(name)
+            for name in (
+                "AArch64",
+                "ARM",
+                "MIPS",
+                "RISCV",
+                "C",
+                "CPP",
+                "LISA",
+                "BPF",
+                "JAVA",
+                "ASL",
+                "PTX",
+                "GPU_PTX",
+            )
+        ),
+    )
+}
+
+
+def arch(name: str) -> Arch:
+    """The record of architecture ``name`` (KeyError for a name herd does not know)."""
+    return ARCHS[name]
+
+
+def is_arch(name: str) -> bool:
+    """Whether ``name`` is an architecture herd knows."""
+    return name in ARCHS
+
+
+def parsed_archs() -> tuple[str, ...]:
+    """The architectures herdsman reads litmus tests of."""
+    return tuple(a.name for a in ARCHS.values() if a.parsed)
