@@ -94,7 +94,7 @@ def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dic
     from herdsman.engine.trust import TrustOptions, explore_test
 
     ref = run_test(test, model, RunOptions(engine="reference", show="all"))
-    truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.shown}
+    truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.witnesses}
     out = []
     for k in bounds:
         run = explore_test(
@@ -108,7 +108,7 @@ def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dic
                 track_duplicates=True,
             ),
         )
-        got = {signature(x["graph"].graph): x["preemptions"] for x in run.executions}
+        got = {signature(x.graph): x.preemptions for x in run.result.executions}
         want = {s for s, c in truth.items() if c <= k}
         within = {s for s, c in got.items() if c <= k}
         counts_ok = all(truth.get(s) == c for s, c in got.items())

@@ -1,9 +1,15 @@
-"""What every explorer records about a test: herd's counts, the executions to show, the result.
+"""What one run of one program under one model found: the :class:`Outcome` every engine returns.
 
-The reference explorer (:mod:`engine.reference`) and TruSt (:mod:`engine.trust_tally`)
-count accepted executions the same way (one per allowed verdict, as herd), keep the same
-executions for ``-show`` and fill the same :class:`engine.result.TestResult`; this module
-holds that common part so both engines print identical blocks.
+An outcome is generic: final states with the number of allowed executions reaching each
+(and whether it satisfies the program's final condition), the model's flags, whether an
+execution was cut by the unrolling bound, the executions kept for pictures, every
+execution when asked, and the engine's statistics.  herd's words (``Allowed``, ``Ok``,
+``Positive``...), its hash and its text are made from it by ``herd_compat``; ``herdsman run
+--json`` prints :meth:`Outcome.to_json`.
+
+Explorers count with an :class:`OutcomeBuilder` (one per run), so that every engine counts
+executions the same way (one per allowed verdict of the model, as herd) and keeps the same
+executions for ``-show``.
 """
 
 from __future__ import annotations
@@ -12,30 +18,42 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from herdsman.engine.result import ShownExecution, TestResult
+from herdsman.cat.api import Verdict
+from herdsman.graphs.execution import ExecutionGraph
 from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import LitmusTest, Value
+from herdsman.litmus.ir import Loc, Sym, Value
 
-__all__ = ["KINDS", "SHOW_MODES", "Counts", "check_show_mode", "wants_show", "shown_execution"]
+__all__ = [
+    "SHOW_MODES",
+    "ExecutionRecord",
+    "Outcome",
+    "OutcomeBuilder",
+    "StateCount",
+    "Stats",
+    "check_show_mode",
+    "wants_show",
+]
 
-#: herd's kind word for each quantifier.
-KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
-#: herd's ``-show`` modes (``none``, or no mode, shows nothing).
-SHOW_MODES = ("prop", "neg", "all", "cond", "wit")
+#: The ``-show`` modes: which accepted executions are kept for pictures (``none``: none).
+SHOW_MODES = ("prop", "neg", "all", "cond", "wit", "none")
+
+State = tuple[Value, ...]
 
 
 def check_show_mode(where: str, mode: str | None) -> None:
     """Refuse an unknown ``-show`` mode (an :class:`InputError` about ``where``)."""
-    if mode is not None and mode != "none" and mode not in SHOW_MODES:
-        raise InputError(where, 0, 0, f"unknown -show mode '{mode}'")
+    if mode is not None and mode not in SHOW_MODES:
+        raise InputError(
+            where, 0, 0, f"unknown -show mode '{mode}' (known: {', '.join(SHOW_MODES)})"
+        )
 
 
 def wants_show(mode: str | None, quant: str, sat: bool) -> bool:
-    """Whether herd's ``-show mode`` keeps an accepted execution of a test quantified by
-    ``quant`` whose final state satisfies the proposition (``sat``) or not: ``prop`` the
-    satisfying ones, ``neg`` the others, ``cond`` those settling the condition (the
-    satisfying ones, the others for ``~exists``), ``wit`` the witnesses (the satisfying
-    ones, the others for ``forall``), ``all`` every one.  (``-nshow`` is the caller's.)"""
+    """Whether ``-show mode`` keeps an accepted execution of a program whose condition is
+    quantified by ``quant`` and whose final state satisfies its proposition (``sat``) or
+    not: ``prop`` the satisfying ones, ``neg`` the others, ``cond`` those settling the
+    condition (the satisfying ones, the others for ``~exists``), ``wit`` the witnesses
+    (the satisfying ones, the others for ``forall``), ``all`` every one."""
     if mode is None or mode == "none":
         return False
     if mode == "all":
@@ -51,33 +69,161 @@ def wants_show(mode: str | None, quant: str, sat: bool) -> bool:
     return False
 
 
-def shown_execution(graph: Any, verdict: Any, sat: bool) -> ShownExecution:
-    """The picture of an accepted execution: its graph with the relations the model's
-    verdict asks to show (``shows``) and the flags it raised."""
-    return ShownExecution(
-        graph=graph,
-        shows=dict(getattr(verdict, "shows", None) or {}),
-        satisfies=sat,
-        flags=frozenset(getattr(verdict, "flags", ()) or ()),
-    )
+@dataclass(frozen=True, slots=True)
+class StateCount:
+    """A final state's allowed executions, and whether it satisfies the proposition."""
+
+    executions: int
+    satisfies: bool
+
+
+@dataclass(slots=True)
+class ExecutionRecord:
+    """One execution an engine kept: its observed final state, whether it satisfies the
+    proposition, its graph with the relations and sets the model asked to show, the
+    model's flags on it and, under a preemption bound, its preemptions."""
+
+    state: State
+    satisfies: bool
+    graph: ExecutionGraph | None = None
+    shows: dict[str, int] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
+    preemptions: int | None = None
+    beyond_bound: bool = False
 
 
 @dataclass
-class Counts:
-    """herd's counts over the accepted executions of one test (see :meth:`count`)."""
+class Stats:
+    """What an exploration did: CPU ``time`` (s), ``candidates`` judged by the model
+    (allowed or not), ``complete`` executions explored, ``blocked`` explorations, and the
+    engine's own counters (``extra``: revisits, pruned options, value rounds...)."""
 
-    states: set[tuple[Value, ...]] = field(default_factory=set)
-    positive: int = 0
-    negative: int = 0
-    flags: set[str] = field(default_factory=set)
+    time: float = 0.0
+    candidates: int = 0
+    complete: int = 0
+    blocked: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def bump(self, key: str, n: float = 1) -> None:
+        self.extra[key] = self.extra.get(key, 0) + n
+
+    def as_dict(self) -> dict[str, float]:
+        out: dict[str, float] = {
+            "time": self.time,
+            "candidates": self.candidates,
+            "complete": self.complete,
+            "blocked": self.blocked,
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class Outcome:
+    """The result of one run (see the module docstring).
+
+    ``observed``: the locations of a final state, in the program's order; ``states`` maps
+    each final state (values in that order) reached by an allowed execution to its count;
+    ``quantifier`` is the final condition's (``exists``, ``~exists``, ``forall``);
+    ``unroll_cut``: an allowed execution hit the unrolling bound (herd's ``Loop``);
+    ``undefined``: one failed an ``undefined_unless`` check."""
+
+    program: str
+    engine: str
+    observed: tuple[Loc, ...]
+    quantifier: str
+    states: dict[State, StateCount] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
     undefined: bool = False
-    loop: bool = False
-    shown: list[ShownExecution] = field(default_factory=list)
+    unroll_cut: bool = False
+    witnesses: list[ExecutionRecord] = field(default_factory=list)
+    executions: list[ExecutionRecord] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
 
-    def count(self, obs: tuple[Value, ...], sat: bool, loop: bool, verdicts: Iterable) -> int:
+    @property
+    def positive(self) -> int:
+        """Allowed executions whose final state satisfies the proposition."""
+        return sum(c.executions for c in self.states.values() if c.satisfies)
+
+    @property
+    def negative(self) -> int:
+        """Allowed executions whose final state does not satisfy it."""
+        return sum(c.executions for c in self.states.values() if not c.satisfies)
+
+    @property
+    def condition_holds(self) -> bool:
+        """Whether the final condition holds: some allowed execution satisfies the
+        proposition (``exists``), none does (``~exists``), all do (``forall``)."""
+        if self.quantifier == "exists":
+            return self.positive > 0
+        if self.quantifier == "~exists":
+            return self.positive == 0
+        return self.negative == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as JSON data: locations as herd writes them (``0:r1``, ``[x]``),
+        integer values as numbers and addresses as strings."""
+        names = [str(loc) for loc in self.observed]
+        return {
+            "program": self.program,
+            "engine": self.engine,
+            "quantifier": self.quantifier,
+            "condition_holds": self.condition_holds,
+            "observed": names,
+            "states": [
+                {
+                    "values": dict(zip(names, map(_json_value, st), strict=True)),
+                    "executions": c.executions,
+                    "satisfies": c.satisfies,
+                }
+                for st, c in self.states.items()
+            ],
+            "positive": self.positive,
+            "negative": self.negative,
+            "flags": sorted(self.flags),
+            "undefined": self.undefined,
+            "unroll_cut": self.unroll_cut,
+            "executions": [
+                {
+                    "values": dict(zip(names, map(_json_value, ex.state), strict=True)),
+                    "satisfies": ex.satisfies,
+                    **({} if ex.preemptions is None else {"preemptions": ex.preemptions}),
+                    **({"beyond_bound": True} if ex.beyond_bound else {}),
+                }
+                for ex in self.executions
+            ],
+            "stats": self.stats.as_dict(),
+        }
+
+
+def _json_value(v: Value) -> int | str:
+    return str(v) if isinstance(v, Sym) else v
+
+
+class OutcomeBuilder:
+    """Counts allowed executions into an :class:`Outcome` (shared by every explorer).
+
+    ``show``/``nshow``: herd's ``-show`` mode and its cap on kept executions."""
+
+    def __init__(
+        self, observed: Iterable[Loc], quant: str, show: str | None = None, nshow: int | None = None
+    ) -> None:
+        self.observed = tuple(observed)
+        self.quant = quant
+        self.show = show
+        self.nshow = nshow
+        self.states: dict[State, list[int | bool]] = {}
+        self.flags: set[str] = set()
+        self.undefined = False
+        self.unroll_cut = False
+        self.witnesses: list[ExecutionRecord] = []
+        self.executions: list[ExecutionRecord] = []
+        self.stats = Stats()
+
+    def count(self, obs: State, sat: bool, loop: bool, verdicts: Iterable[Verdict]) -> int:
         """Count the allowed ones of ``verdicts`` (one candidate's) as executions with
         observed final state ``obs``, satisfying the proposition or not (``sat``), from
-        thread executions that hit the unrolling bound or not (``loop``); how many."""
+        threads that hit the unrolling bound or not (``loop``); how many."""
         n = 0
         for v in verdicts:
             if v.allowed:
@@ -87,34 +233,47 @@ class Counts:
                 if v.undefined:
                     self.undefined = True
         if n:
-            self.states.add(obs)
-            if sat:
-                self.positive += n
+            entry = self.states.get(obs)
+            if entry is None:
+                self.states[obs] = [n, sat]
             else:
-                self.negative += n
+                entry[0] += n  # type: ignore[operator]
             if loop:
-                self.loop = True
+                self.unroll_cut = True
         return n
 
-    def result(self, test: LitmusTest, **fields: Any) -> TestResult:
-        """herd's block for ``test`` with these counts; ``fields`` gives the engine's part
-        (``observed``, ``time``, ``candidates``, ``engine``, ``stats``)."""
-        from herdsman.litmus.hash import herd_hash
-        from herdsman.litmus.printer import herd_condition_text
-
-        quant = test.condition.quant
-        return TestResult(
-            name=test.name,
-            kind=KINDS.get(quant, "Required"),
-            quant=quant,
-            states=self.states,
-            positive=self.positive,
-            negative=self.negative,
-            hash=herd_hash(test),
-            condition_text=herd_condition_text(test.condition),
-            flags=sorted(self.flags),
-            undefined=self.undefined,
-            loop=self.loop,
-            shown=self.shown,
-            **fields,
+    def wants_witness(self, sat: bool) -> bool:
+        """Whether an allowed execution satisfying the proposition or not (``sat``) is to
+        be kept for a picture (``-show``, up to ``nshow`` of them)."""
+        return wants_show(self.show, self.quant, sat) and (
+            self.nshow is None or len(self.witnesses) < self.nshow
         )
+
+    def keep_witness(
+        self, graph: ExecutionGraph, verdict: Verdict, state: State, sat: bool
+    ) -> None:
+        """Keep an allowed execution for a picture, with what the model asks to show."""
+        self.witnesses.append(record(graph, verdict, state, sat))
+
+    def finish(self, program: str, engine: str) -> Outcome:
+        return Outcome(
+            program=program,
+            engine=engine,
+            observed=self.observed,
+            quantifier=self.quant,
+            states={st: StateCount(int(n), bool(s)) for st, (n, s) in self.states.items()},
+            flags=frozenset(self.flags),
+            undefined=self.undefined,
+            unroll_cut=self.unroll_cut,
+            witnesses=self.witnesses,
+            executions=self.executions,
+            stats=self.stats,
+        )
+
+
+def record(graph: ExecutionGraph, verdict: Verdict, state: State, sat: bool) -> ExecutionRecord:
+    """The record of an allowed execution: its graph, with the relations the model's
+    verdict asks to show and the flags it raised."""
+    return ExecutionRecord(
+        state=state, satisfies=sat, graph=graph, shows=dict(verdict.shows), flags=verdict.flags
+    )

@@ -18,12 +18,12 @@ placed write co-before all writes still to place) then the rf of its reads.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from herdsman.engine.build import build_skeleton
 from herdsman.engine.errors import TimeLimitExceeded, check_deadline
-from herdsman.engine.outcome import SHOW_MODES, Counts, shown_execution, wants_show
+from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.props import compile_prop
 from herdsman.engine.tables import Tables
 from herdsman.engine.threads import ThreadExec, ThreadsResult
@@ -44,7 +44,7 @@ class CheckerModel(Protocol):
     def prepare(self, sk: Any, arch: str) -> Session: ...
 
 
-__all__ = ["Goal", "Tally", "enumerate_test", "TimeLimitExceeded", "SHOW_MODES"]
+__all__ = ["Goal", "enumerate_test", "TimeLimitExceeded"]
 
 
 @dataclass
@@ -63,35 +63,23 @@ class Goal:
     deadline: float | None = None  # process_time() limit
 
 
-@dataclass
-class Tally(Counts):
-    """Accumulated results of an enumeration: herd's counts, and the explorer's own."""
-
-    candidates: int = 0
-    stats: dict[str, float] = field(default_factory=dict)
-
-    def bump(self, key: str, n: float = 1) -> None:
-        self.stats[key] = self.stats.get(key, 0) + n
-
-
 def enumerate_test(
     threads: ThreadsResult,
     model: CheckerModel,
     arch: str,
     goal: Goal,
-    tally: Tally | None = None,
-) -> Tally:
+    tally: OutcomeBuilder,
+) -> OutcomeBuilder:
     """Enumerate every candidate of the test whose thread executions are ``threads``."""
-    tally = tally or Tally()
     groups: list[list[list[ThreadExec]]] = []
     for execs in threads.execs:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
             by_shape.setdefault(te.shape(), []).append(te)
         groups.append(list(by_shape.values()))
-    tally.bump("thread_execs", sum(len(x) for x in threads.execs))
+    tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     for combo in itertools.product(*groups):
-        tally.bump("combos")
+        tally.stats.bump("combos")
         _Combo(threads, list(combo), model, arch, goal, tally).run()
     return tally
 
@@ -106,7 +94,7 @@ class _Combo(Tables):
         model: CheckerModel,
         arch: str,
         goal: Goal,
-        tally: Tally,
+        tally: OutcomeBuilder,
     ) -> None:
         self.goal = goal
         self.tally = tally
@@ -167,7 +155,7 @@ class _Combo(Tables):
                 ("checks", self.n_checks),
             ):
                 if n:
-                    self.tally.bump(key, n)
+                    self.tally.stats.bump(key, n)
 
     def _location_order(self) -> list[int]:
         """Locations with something to choose (by default most events first)."""
@@ -275,7 +263,7 @@ class _Combo(Tables):
                         pend = pending + ((r, w),)
                 rf2 = rf | bit
                 if valdep and (vd_rng >> w) & 1 and not acyclic(rf2 | valdep):
-                    tally.bump("cyclic_values")
+                    tally.stats.bump("cyclic_values")
                     continue
                 if check and violates(rf2, co):
                     continue
@@ -357,7 +345,7 @@ class _Combo(Tables):
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
         tally = self.tally
-        tally.candidates += 1
+        tally.stats.candidates += 1
         self._budget -= 1
         if not self._budget:
             self._deadline()
@@ -366,7 +354,7 @@ class _Combo(Tables):
         else:
             sols = self._resolve(masks, pending)
             if not sols:
-                tally.bump("unsolved")
+                tally.stats.bump("unsolved")
                 return
         verdicts = None
         cache = self._leafcache
@@ -378,21 +366,15 @@ class _Combo(Tables):
                 info = cache[key] = self._state_info(sol, finals)
             obs, sat, keep, loop = info
             if not keep:
-                tally.bump("filtered")
+                tally.stats.bump("filtered")
                 continue
-            want = self.show and self._want(sat)
+            want = self.show and tally.wants_witness(sat)
             if verdicts is None or want:
                 verdicts = self._check(rf, co, finals, want)
             if tally.count(obs, sat, loop, verdicts) and want:
                 for v in verdicts:
-                    if v.allowed and self._want(sat):
-                        tally.shown.append(self._shown(rf, co, v, sol, sat))
-
-    def _want(self, sat: bool) -> bool:
-        goal = self.goal
-        return wants_show(goal.show, goal.quant, sat) and (
-            goal.nshow is None or len(self.tally.shown) < goal.nshow
-        )
+                    if v.allowed and tally.wants_witness(sat):
+                        tally.keep_witness(self._graph(rf, co, v, sol), v, obs, sat)
 
     def _check(self, rf: int, co: int, finals: tuple[int, ...], want: bool) -> list:
         self.n_checks += 1
@@ -405,12 +387,11 @@ class _Combo(Tables):
             vs = self.session.check(rf, fw=fw, want_shows=want)
         return vs
 
-    def _shown(self, rf, co, verdict, sol, sat):
-        """The picture of an accepted execution (thread executions ``sol``), with its
-        own values and the co the model chose when it chose one."""
+    def _graph(self, rf, co, verdict, sol) -> ExecutionGraph:
+        """The graph of an accepted execution (thread executions ``sol``), with its own
+        values and the co the model chose when it chose one."""
         execs = [self.variants[t][m.bit_length() - 1] for t, m in enumerate(sol)]
         values = [[e.value for e in te.events] for te in execs]
         lay = build_skeleton(self.threads.locations, self.threads.init_mem, execs, values)
         vco = getattr(verdict, "co", None)
-        g = ExecutionGraph(lay.sk, rf, co if self.native or vco is None else vco)
-        return shown_execution(g, verdict, sat)
+        return ExecutionGraph(lay.sk, rf, co if self.native or vco is None else vco)

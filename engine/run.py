@@ -12,14 +12,13 @@ import time
 from dataclasses import dataclass
 
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.outcome import KINDS, check_show_mode
-from herdsman.engine.reference import CheckerModel, Goal, Tally, enumerate_test
-from herdsman.engine.result import TestResult
+from herdsman.engine.outcome import Outcome, OutcomeBuilder, check_show_mode
+from herdsman.engine.reference import CheckerModel, Goal, enumerate_test
 from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import LitmusTest
 
-__all__ = ["RunOptions", "run_test", "TimeLimitExceeded", "KINDS"]
+__all__ = ["RunOptions", "run_test", "TimeLimitExceeded"]
 
 ENGINES = ("auto", "reference", "trust")
 
@@ -45,7 +44,7 @@ class RunOptions:
     preemption_bound: int | None = None  # TruSt only: Buster's bound (engine/preemption.py)
 
 
-def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = None) -> TestResult:
+def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = None) -> Outcome:
     """Run ``test`` under ``model`` (a loaded cat model, see ``cat/api.py``)."""
     opts = opts or RunOptions()
     where = test.path or test.name
@@ -79,16 +78,9 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
         deadline=None if opts.time_limit is None else t0 + opts.time_limit,
     )
     threads = thread_executions(test, opts.unroll, goal.deadline)
-    tally = Tally()
-    tally.stats["bad_address"] = threads.bad_address
-    tally.stats["value_rounds"] = threads.rounds
+    tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow)
+    tally.stats.extra["bad_address"] = threads.bad_address
+    tally.stats.extra["value_rounds"] = threads.rounds
     enumerate_test(threads, model, test.arch, goal, tally)
-    elapsed = time.process_time() - t0
-    return tally.result(
-        test,
-        observed=list(goal.observed),
-        time=elapsed,
-        candidates=tally.candidates,
-        engine="reference",
-        stats=tally.stats,
-    )
+    tally.stats.time = time.process_time() - t0
+    return tally.finish(test.name, "reference")

@@ -16,13 +16,12 @@ reference engine (:func:`trust_applies`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.outcome import check_show_mode
+from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.preemption import NotSequential, PreemptionBound
-from herdsman.engine.result import TestResult
 from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
 from herdsman.engine.trust_consistency import CatChecker
 from herdsman.engine.trust_explore import Explorer, TrustStats
@@ -31,6 +30,7 @@ from herdsman.engine.trust_support import refusal, refusal_message
 from herdsman.engine.trust_tally import Tally
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import RMW, LitmusTest
+from herdsman.litmus.printer import loc_text, value_text
 
 __all__ = [
     "TrustOptions",
@@ -78,13 +78,11 @@ class TrustOptions:
 
 @dataclass
 class TrustRun:
-    """A TruSt run: herd's result, the exploration's statistics and, when asked, the
-    executions (dicts: ``state`` text, ``satisfies``, ``preemptions`` and
-    ``beyond_bound`` under a bound, ``graph`` with ``executions_dot``)."""
+    """A TruSt run: its outcome (with every execution when asked) and the exploration's
+    statistics."""
 
-    result: TestResult
+    result: Outcome
     stats: TrustStats
-    executions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def has_rmw(test: LitmusTest) -> bool:
@@ -171,18 +169,16 @@ def explore_test(test: LitmusTest, model: Any, opts: TrustOptions | None = None)
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     elapsed = time.process_time() - t0
     stats.time = elapsed
-    result = tally.result(
-        test,
-        observed=list(tally.observed),
-        time=elapsed,
-        candidates=stats.complete + stats.rejected,
-        engine="trust",
-        stats={f"trust_{k}": v for k, v in stats.as_dict().items()},
-    )
-    return TrustRun(result, stats, tally.executions)
+    out = tally.stats
+    out.time = elapsed
+    out.candidates = stats.complete + stats.rejected
+    out.complete = stats.complete
+    out.blocked = stats.blocked
+    out.extra.update({f"trust_{k}": v for k, v in stats.as_dict().items()})
+    return TrustRun(tally.finish(test.name, "trust"), stats)
 
 
-def run_trust(test: LitmusTest, model: Any, opts: TrustOptions | None = None) -> TestResult:
+def run_trust(test: LitmusTest, model: Any, opts: TrustOptions | None = None) -> Outcome:
     """Run ``test`` under ``model`` with TruSt (see :func:`explore_test`)."""
     return explore_test(test, model, opts).result
 
@@ -193,12 +189,17 @@ def report(run: TrustRun, executions: bool = False) -> str:
     st = run.stats
     lines = []
     if executions:
-        for i, ex in enumerate(run.executions, 1):
+        observed = run.result.observed
+        for i, ex in enumerate(run.result.executions, 1):
             extra = ""
-            if "preemptions" in ex:
-                extra = f"  (preemptions {ex['preemptions']}"
-                extra += ", beyond the bound)" if ex["beyond_bound"] else ")"
-            lines.append(f"Execution {i}: {ex['state']}{extra}")
+            if ex.preemptions is not None:
+                extra = f"  (preemptions {ex.preemptions}"
+                extra += ", beyond the bound)" if ex.beyond_bound else ")"
+            text = " ".join(
+                f"{loc_text(loc)}={value_text(v)};"
+                for loc, v in zip(observed, ex.state, strict=True)
+            )
+            lines.append(f"Execution {i}: {text}{extra}")
     lines.append(f"Number of complete executions explored: {st.complete}")
     if st.blocked:
         lines.append(f"Number of blocked executions seen: {st.blocked}")

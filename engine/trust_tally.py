@@ -16,19 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from herdsman.engine.outcome import Counts, shown_execution, wants_show
+from herdsman.engine.outcome import ExecutionRecord, OutcomeBuilder, record
 from herdsman.engine.props import needed_locations
-from herdsman.engine.result import ShownExecution
 from herdsman.engine.trust_graph import TGraph
 from herdsman.engine.trust_program import Program
+from herdsman.graphs.execution import ExecutionGraph
 from herdsman.litmus.ir import LitmusTest, Loc, MemLoc, RegLoc, Value, eval_prop
 
 
-class Tally(Counts):
-    """Accumulates what herd prints from the complete graphs TruSt reports."""
+class Tally(OutcomeBuilder):
+    """Accumulates the outcome from the complete graphs TruSt reports."""
 
     def __init__(self, test: LitmusTest, prog: Program, checker, opts: Any, bound) -> None:
-        super().__init__()
+        super().__init__(test.observed_locations(), test.condition.quant, opts.show, opts.nshow)
         self.prog = prog
         self.checker = checker
         self.opts = opts
@@ -39,7 +39,6 @@ class Tally(Counts):
         self.filter = test.filter if opts.checkfilter else None
         self.needed = needed_locations(self.observed, self.filter)
         self.filtered = 0
-        self.executions: list[dict[str, Any]] = []
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
 
@@ -66,11 +65,7 @@ class Tally(Counts):
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
         opts = self.opts
-        want = (
-            keep
-            and wants_show(opts.show, self.quant, sat)
-            and (opts.nshow is None or len(self.shown) < opts.nshow)
-        )
+        want = keep and self.wants_witness(sat)
         verdicts, rf, co = self.checker.verdicts(g, want_shows=want)
         allowed = [v for v in verdicts if v.allowed]
         if not allowed:
@@ -82,7 +77,7 @@ class Tally(Counts):
             if pre > self.bound.k:  # visited thanks to the slack: not part of the result
                 self.beyond += 1
                 self.decisive_beyond += decisive
-                self._record(g, state, sat, pre, allowed[0])
+                self._record(g, state, sat, pre)
                 return True
             self.within += 1
             self.decisive_within += decisive
@@ -93,34 +88,32 @@ class Tally(Counts):
         self.count(obs, sat, any(te.loop for te in g.final_execs()), allowed)
         if want:
             for v in allowed:
-                if opts.nshow is None or len(self.shown) < opts.nshow:
-                    self.shown.append(self.picture(g, rf, co, v, sat))
-        self._record(g, state, sat, pre, allowed[0])
+                if opts.nshow is None or len(self.witnesses) < opts.nshow:
+                    self.keep_witness(self.graph(g, rf, co), v, obs, sat)
+        self._record(g, state, sat, pre)
         return True
 
-    def _record(self, g: TGraph, state, sat: bool, pre: int | None, verdict) -> None:
-        """Keep the execution's line (``print_executions``) and picture (``executions_dot``)."""
+    def _record(self, g: TGraph, state, sat: bool, pre: int | None) -> None:
+        """Keep the execution (``print_executions``), with its picture (``executions_dot``)."""
         if not self.opts.print_executions:
             return
-        from herdsman.litmus.printer import loc_text, value_text
-
-        text = " ".join(f"{loc_text(loc)}={value_text(state[loc])};" for loc in self.observed)
-        entry: dict[str, Any] = {"state": text, "satisfies": sat}
-        if pre is not None:
-            entry["preemptions"] = pre
-            entry["beyond_bound"] = pre > self.bound.k
+        obs = tuple(state[loc] for loc in self.observed)
         if self.opts.executions_dot:
             verdicts, rf, co = self.checker.verdicts(g, want_shows=True)
-            v = next((v for v in verdicts if v.allowed), verdict)
-            entry["graph"] = self.picture(g, rf, co, v, sat)
+            v = next(v for v in verdicts if v.allowed)
+            entry = record(self.graph(g, rf, co), v, obs, sat)
+        else:
+            entry = ExecutionRecord(obs, sat)
+        if pre is not None:
+            entry.preemptions = pre
+            entry.beyond_bound = pre > self.bound.k
         self.executions.append(entry)
 
-    def picture(self, g: TGraph, rf: int, co: int, verdict, sat: bool) -> ShownExecution:
+    def graph(self, g: TGraph, rf: int, co: int) -> ExecutionGraph:
         """The graph of a finished execution, with its values, as the reference engine
         keeps it for ``-show`` (same numbering: initial writes, then thread by thread)."""
         from herdsman.engine.build import build_skeleton
-        from herdsman.graphs.execution import ExecutionGraph
 
         threads = self.prog.threads
         lay = build_skeleton(threads.locations, threads.init_mem, g.final_execs())
-        return shown_execution(ExecutionGraph(lay.sk, rf, co), verdict, sat)
+        return ExecutionGraph(lay.sk, rf, co)

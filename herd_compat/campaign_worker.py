@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from herdsman.herd_compat.output import format_result
+from herdsman.herd_compat.output import format_result, herd_result
 from herdsman.herd_compat.runner import (
     ModelCache,
     RunConfig,
@@ -26,6 +26,7 @@ from herdsman.herd_compat.runner import (
     time_limit_exception,
 )
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.printer import herd_condition_text
 
 
 @dataclass
@@ -66,10 +67,12 @@ def make_engine_worker(wc: WorkerConfig):
             model = models.for_test(test)  # loading a model is not the test's time
             t0 += time.process_time() - t_model
             result = run.run_test(test, model, opts)
-            result.hash = test_hash(test)
-            result.time = time.process_time() - t0  # herd's Time includes parsing
-            block = format_result(result, arch=test.arch)
-            return {"status": "done", "name": name, "block": block, "cpu": result.time}
+            res = herd_result(
+                result, test.name, test_hash(test), herd_condition_text(test.condition)
+            )
+            res.time = time.process_time() - t0  # herd's Time includes parsing
+            block = format_result(res, arch=test.arch)
+            return {"status": "done", "name": name, "block": block, "cpu": res.time}
         except InputError as e:
             return {"status": "error", "name": name, "error": e.render(), "input_error": True}
         except Exception as e:

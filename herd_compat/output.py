@@ -11,11 +11,71 @@ before symbols); both orders are applied here, whatever order the engine used.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from herdsman.engine.result import TestResult
+from herdsman.engine.outcome import Outcome
 from herdsman.litmus.arch import ARCHS, parsed_archs
 from herdsman.litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
+
+#: herd's kind word for each quantifier.
+KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+
+
+@dataclass
+class TestResult:
+    """herd's per-test block, as data.
+
+    ``kind`` is ``Allowed``/``Forbidden``/``Required`` (from the quantifier);
+    ``positive``/``negative`` count accepted executions satisfying / not satisfying the
+    proposition (for ``~exists`` herd swaps them when printing ``Positive``/``Negative``);
+    ``undefined`` is set when an execution failed an ``undefined_unless`` check; ``loop``
+    when an execution hit the unrolling bound."""
+
+    name: str
+    kind: str
+    quant: str  # exists | ~exists | forall
+    observed: list[Loc]
+    states: set[tuple[Value, ...]]
+    positive: int
+    negative: int
+    hash: str
+    condition_text: str
+    flags: list[str] = field(default_factory=list)
+    undefined: bool = False
+    loop: bool = False
+    time: float = 0.0  # CPU seconds
+    candidates: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """herd's Ok/No verdict."""
+        if self.quant == "exists":
+            return self.positive > 0
+        if self.quant == "~exists":
+            return self.positive == 0
+        return self.negative == 0  # forall
+
+
+def herd_result(outcome: Outcome, name: str, hash: str, condition_text: str) -> TestResult:
+    """herd's block for an outcome of the test named ``name`` (its hash and condition as
+    herd prints them)."""
+    return TestResult(
+        name=name,
+        kind=KINDS.get(outcome.quantifier, "Required"),
+        quant=outcome.quantifier,
+        observed=list(outcome.observed),
+        states=set(outcome.states),
+        positive=outcome.positive,
+        negative=outcome.negative,
+        hash=hash,
+        condition_text=condition_text,
+        flags=sorted(outcome.flags),
+        undefined=outcome.undefined,
+        loop=outcome.unroll_cut,
+        time=outcome.stats.time,
+        candidates=outcome.stats.candidates,
+    )
 
 
 def guess_arch(locs: Iterable[Loc]) -> str:

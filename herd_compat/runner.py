@@ -17,9 +17,10 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from herdsman.herd_compat.output import format_result
+from herdsman.herd_compat.output import format_result, herd_result
 from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.printer import herd_condition_text
 
 SHOW_MODES = ("prop", "neg", "all", "cond", "wit", "none")
 
@@ -212,7 +213,7 @@ def run_engine(run: Any, test: Any, model: Any, opts: Any, cfg: RunConfig) -> tu
     topts.executions_dot = cfg.execution_dots
     explored = trust.explore_test(test, model, topts)
     summary = trust.report(explored, executions=cfg.print_executions)
-    return explored.result, summary, explored.executions
+    return explored.result, summary, explored.result.executions
 
 
 def time_limit_exception() -> type[BaseException] | None:
@@ -230,9 +231,9 @@ def time_limit_exception() -> type[BaseException] | None:
 
 def dot_text(result: Any, test: Any, model: Any) -> str:
     """The DOT pictures of the executions the engine kept (``-show``), concatenated."""
-    if not result.shown:
+    if not result.witnesses:
         return ""
-    return "".join(shown_dot(sh, test, model) for sh in result.shown)
+    return "".join(shown_dot(sh, test, model) for sh in result.witnesses)
 
 
 def shown_dot(shown: Any, test: Any, model: Any) -> str:
@@ -267,7 +268,7 @@ def write_execution_dots(
     assert cfg.outdir is not None
     for i, ex in enumerate(executions, 1):
         target = os.path.join(cfg.outdir, f"{dot_base(path)}-{i}.dot")
-        write_file(target, shown_dot(ex["graph"], test, model))
+        write_file(target, shown_dot(ex, test, model))
 
 
 def write_file(target: str, text: str) -> None:
@@ -326,16 +327,16 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
                     err.write(f"{path}:0:0: warning: time limit exceeded, no result\n")
                     continue
                 raise
-            result.hash = h
             if cfg.execution_dots:
                 write_execution_dots(cfg, path, executions, test, model)
             elif cfg.outdir:
                 write_dot(cfg, path, dot_text(result, test, model), out)
-            result.time = time.process_time() - t0
-            out.write(format_result(result, arch=test.arch, candidates=cfg.candidates))
+            block = herd_result(result, test.name, h, herd_condition_text(test.condition))
+            block.time = time.process_time() - t0
+            out.write(format_result(block, arch=test.arch, candidates=cfg.candidates))
             out.write(summary)
             out.flush()
-            if result.loop:  # herd warns too
+            if result.unroll_cut:  # herd warns too
                 err.write(
                     f"{path}:0:0: warning: unrolling limit exceeded, legal outcomes "
                     "may be missing\n"

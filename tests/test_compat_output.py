@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from herdsman.engine import result as engine_result
+from herdsman.herd_compat import output
 from herdsman.herd_compat.herdlog import HerdRecord, parse_location, parse_state_line, read_herd_log
 from herdsman.herd_compat.output import format_result, location_key, state_lines
 from herdsman.litmus.ir import MemLoc, RegLoc, Sym
@@ -32,7 +32,7 @@ def _condition_locations(cond: str) -> list:
     return out
 
 
-def result_from_record(rec: HerdRecord, rng: random.Random) -> engine_result.TestResult:
+def result_from_record(rec: HerdRecord, rng: random.Random) -> output.TestResult:
     """A TestResult holding what herd's block says, with the locations in a shuffled order
     and the states as an unordered set, so that the printer must restore herd's orders."""
     parsed = [dict(parse_state_line(line)) for line in rec.states]
@@ -46,7 +46,7 @@ def result_from_record(rec: HerdRecord, rng: random.Random) -> engine_result.Tes
     pos, neg = rec.positive, rec.negative
     if quant == "~exists":
         pos, neg = neg, pos
-    return engine_result.TestResult(
+    return output.TestResult(
         name=rec.name,
         kind=rec.kind,
         quant=quant,
@@ -91,10 +91,10 @@ def test_log_blocks_concatenate_to_the_log(shared: Path) -> None:
     assert "".join(r.text for r in recs) == log.read_text()
 
 
-def _mp(quant: str, pos: int, neg: int) -> engine_result.TestResult:
+def _mp(quant: str, pos: int, neg: int) -> output.TestResult:
     obs = [RegLoc(1, "r3"), RegLoc(1, "r1")]
     states = {(0, 0), (1, 0), (0, 1), (1, 1)}
-    return engine_result.TestResult(
+    return output.TestResult(
         name="MPx",
         kind={"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[quant],
         quant=quant,

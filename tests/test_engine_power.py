@@ -97,7 +97,10 @@ def power_sample(size: int = 400) -> tuple[str, ...]:
 
 def run_sample(model, every: int = 1) -> list[str]:
     from herdsman.herd_compat.herdlog import parse_state_line
+    from herdsman.herd_compat.output import herd_result
     from herdsman.litmus import parse_text
+    from herdsman.litmus.hash import herd_hash
+    from herdsman.litmus.printer import herd_condition_text
 
     files, names, texts, recs = campaign()
     tests = shared_path("power", "tests")
@@ -108,8 +111,9 @@ def run_sample(model, every: int = 1) -> list[str]:
         rec = recs[t.name]
         want = {frozenset(parse_state_line(x)) for x in rec.states}
         got = {frozenset(zip(r.observed, s, strict=True)) for s in r.states}
-        if (r.hash, r.condition_text, r.kind) != (rec.hash, rec.condition, rec.kind):
-            bad.append(f"{t.name}: hash/condition/kind {r.hash} {r.condition_text} {r.kind}")
+        h = herd_result(r, t.name, herd_hash(t), herd_condition_text(t.condition))
+        if (h.hash, h.condition_text, h.kind) != (rec.hash, rec.condition, rec.kind):
+            bad.append(f"{t.name}: hash/condition/kind {h.hash} {h.condition_text} {h.kind}")
         if got != want or (r.positive, r.negative) != (rec.obs_positive, rec.obs_negative):
             bad.append(
                 f"{t.name}: {len(got)} states {r.positive}/{r.negative}, herd "

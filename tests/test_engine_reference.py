@@ -137,8 +137,10 @@ def herd_state_sets(rec) -> set[frozenset]:
 
 
 def assert_like_herd(result, rec) -> None:
-    assert as_state_sets(result) == herd_state_sets(rec), result.name
-    assert (result.positive, result.negative) == (rec.obs_positive, rec.obs_negative), result.name
+    assert as_state_sets(result) == herd_state_sets(rec), result.program
+    assert (result.positive, result.negative) == (rec.obs_positive, rec.obs_negative), (
+        result.program
+    )
 
 
 @pytest.mark.parametrize(
@@ -149,7 +151,7 @@ def test_x86_hand_built_tests_match_herd(log, tso):
     for name in X86:
         r = run_test(x86_test(name), OracleModel(tso))
         assert_like_herd(r, recs[name])
-        assert r.kind == "Allowed" and r.quant == "exists"
+        assert r.quantifier == "exists"
 
 
 def run_all_x86(model, logname: str) -> int:
@@ -194,7 +196,7 @@ def test_pruning_modes_and_generic_mode_agree(tso):
         for prune in ("step", "location"):
             r = run_test(t, OracleModel(tso), RunOptions(prune=prune))
             assert (r.states, r.positive, r.negative) == (ref.states, ref.positive, ref.negative)
-            assert r.candidates <= ref.candidates
+            assert r.stats.candidates <= ref.stats.candidates
         g = run_test(t, GenericOracleModel(tso))
         assert (g.states, g.positive, g.negative) == (ref.states, ref.positive, ref.negative)
 
@@ -203,8 +205,8 @@ def test_pruning_saves_candidates():
     t = x86_test("SB+rfi-pos")
     full = run_test(t, OracleModel(False), RunOptions(prune="never"))
     pruned = run_test(t, OracleModel(False))
-    assert pruned.candidates < full.candidates
-    assert pruned.stats["pruned"] > 0
+    assert pruned.stats.candidates < full.stats.candidates
+    assert pruned.stats.extra["pruned"] > 0
 
 
 # ----------------------------------------------------------------------------- brute force
@@ -351,7 +353,7 @@ def test_explorer_matches_brute_force(name, tso):
     model = AcceptAll() if tso is None else OracleModel(tso)
     r = run_test(t, model)
     states, pos, neg = brute_force(t, tso)
-    assert (r.states, r.positive, r.negative) == (states, pos, neg)
+    assert (set(r.states), r.positive, r.negative) == (states, pos, neg)
     assert pos + neg > 0
 
 
@@ -372,7 +374,7 @@ def test_cowr2_like_herd_under_sc():
 
 def test_lb_datas_cycle_rejected_even_if_model_accepts():
     r = run_test(PPC["LB+datas"], AcceptAll())
-    assert r.positive == 0 and r.stats.get("cyclic_values", 0) > 0
+    assert r.positive == 0 and r.stats.extra.get("cyclic_values", 0) > 0
 
 
 # ----------------------------------------------------------------------------- run API
@@ -381,21 +383,23 @@ def test_lb_datas_cycle_rejected_even_if_model_accepts():
 def test_result_fields_and_quantifiers():
     t = x86_test("SB")
     r = run_test(t, OracleModel(True))
-    assert r.name == "SB" and r.kind == "Allowed" and r.engine == "reference"
-    assert r.observed == [RegLoc(0, "EAX"), RegLoc(1, "EAX")]
-    assert r.candidates >= r.positive + r.negative and r.time >= 0
-    for quant, kind in (("~exists", "Forbidden"), ("forall", "Required")):
+    assert r.program == "SB" and r.quantifier == "exists" and r.engine == "reference"
+    assert r.observed == (RegLoc(0, "EAX"), RegLoc(1, "EAX"))
+    assert r.stats.candidates >= r.positive + r.negative and r.stats.time >= 0
+    assert r.condition_holds
+    for quant, holds in (("~exists", False), ("forall", False)):
         t2 = litmus("X86", "SB", X86["SB"][0], X86["SB"][1], quant=quant)
         r2 = run_test(t2, OracleModel(True))
-        assert r2.kind == kind and (r2.positive, r2.negative) == (r.positive, r.negative)
+        assert r2.quantifier == quant and r2.condition_holds == holds
+        assert (r2.positive, r2.negative) == (r.positive, r.negative)
 
 
 def test_locations_and_filter():
     threads, prop = X86["SB"]
     t = litmus("X86", "SB", threads, PTrue(), locations=(MemLoc("x"), RegLoc(0, "EAX")))
     r = run_test(t, OracleModel(True))
-    assert r.observed == [MemLoc("x"), RegLoc(0, "EAX")]
-    assert r.states == {(1, 0), (1, 1)} and r.negative == 0 and r.positive == 4
+    assert r.observed == (MemLoc("x"), RegLoc(0, "EAX"))
+    assert set(r.states) == {(1, 0), (1, 1)} and r.negative == 0 and r.positive == 4
     f = litmus("X86", "SB", threads, prop, filter=Not(Atom(RegLoc(0, "EAX"), 0)))
     rf = run_test(f, OracleModel(True))
     assert rf.positive == 0 and rf.negative == 2
@@ -408,15 +412,15 @@ def test_locations_and_filter():
 )
 def test_show_modes(mode, expect):
     r = run_test(x86_test("SB"), OracleModel(True), RunOptions(show=mode, nshow=2))
-    assert len(r.shown) == expect
+    assert len(r.witnesses) == expect
     # SB's exists: prop, cond and wit keep satisfying executions, neg the others, all both
     want = {"prop": {True}, "cond": {True}, "wit": {True}, "neg": {False}, "all": {True, False}}
-    assert {s.satisfies for s in r.shown} == want[mode]
-    for s in r.shown:
+    assert {s.satisfies for s in r.witnesses} == want[mode]
+    for s in r.witnesses:
         g = s.graph
         assert g.rf and {e.value for e in g.events if e.kind == "R"} <= {0, 1}
     if mode == "prop":
-        (s,) = r.shown
+        (s,) = r.witnesses
         regs = [e for e in s.graph.events if e.kind == "R"]
         assert [e.value for e in regs] == [0, 0]  # the SB witness, with its own values
 

@@ -64,7 +64,7 @@ def test_counts_on_store_buffering():
     run = explore_test(
         test, load_model("sc"), TrustOptions(preemption_bound=0, print_executions=True)
     )
-    counts = sorted(e["preemptions"] for e in run.executions)
+    counts = sorted(e.preemptions for e in run.result.executions)
     assert counts == [0, 0, 1]
     assert run.result.positive + run.result.negative == 2  # the result keeps those <= k
     assert run.stats.beyond_bound == 1
