@@ -9,39 +9,17 @@ for the test).  ``herd_compat`` calls it once per test with a model loaded once 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.options import ENGINES, RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder, check_show_mode
 from herdsman.engine.reference import CheckerModel, Goal, enumerate_test
-from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
+from herdsman.engine.threads import thread_executions
+from herdsman.engine.trust import TrustOptions, run_trust, trust_applies
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import LitmusTest
 
 __all__ = ["RunOptions", "run_test", "TimeLimitExceeded"]
-
-ENGINES = ("auto", "reference", "trust")
-
-
-@dataclass
-class RunOptions:
-    """Options of one run (herd's ``-show``, ``-nshow``, ``-checkfilter``, ``-unroll``).
-
-    ``time_limit`` is in CPU seconds per test; exceeding it raises
-    :class:`TimeLimitExceeded`.  ``prune`` says when the explorer asks the model about
-    partial candidates: after every choice (``step``), after each location
-    (``location``) or never (``never``, herd's behaviour)."""
-
-    engine: str = "auto"
-    show: str | None = None
-    nshow: int | None = None
-    checkfilter: bool = True
-    time_limit: float | None = None
-    unroll: int = DEFAULT_UNROLL
-    prune: str = "step"
-    order: str = "most"
-    rf_first: bool = False
-    preemption_bound: int | None = None  # TruSt only: Buster's bound (engine/preemption.py)
 
 
 def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = None) -> Outcome:
@@ -53,10 +31,11 @@ def run_test(test: LitmusTest, model: CheckerModel, opts: RunOptions | None = No
             where, 0, 0, f"unknown engine '{opts.engine}' (known: {', '.join(ENGINES)})"
         )
     if opts.engine != "reference":  # TruSt (engine/trust.py); auto: where the model allows
-        from herdsman.engine.trust import TrustOptions, run_trust, trust_applies
-
-        # a preemption bound is TruSt's alone: auto then means TruSt (which may refuse)
-        forced = opts.engine == "trust" or opts.preemption_bound is not None
+        # TruSt's own options (a preemption bound, the listing of executions): auto then
+        # means TruSt, which may refuse
+        forced = (
+            opts.engine == "trust" or opts.preemption_bound is not None or opts.print_executions
+        )
         if forced or trust_applies(model, test):
             return run_trust(test, model, TrustOptions.from_run_options(opts))
     elif opts.preemption_bound is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.preemption import NotSequential, PreemptionBound
 from herdsman.engine.threads import DEFAULT_UNROLL, thread_executions
@@ -30,7 +31,6 @@ from herdsman.engine.trust_support import refusal, refusal_message
 from herdsman.engine.trust_tally import Tally
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import RMW, LitmusTest
-from herdsman.litmus.printer import loc_text, value_text
 
 __all__ = [
     "TrustOptions",
@@ -38,7 +38,6 @@ __all__ = [
     "run_trust",
     "explore_test",
     "trust_applies",
-    "report",
     "TimeLimitExceeded",
 ]
 
@@ -62,18 +61,18 @@ class TrustOptions:
     track_duplicates: bool = False  # count graphs explored twice (tests)
 
     @classmethod
-    def from_run_options(cls, opts: Any) -> TrustOptions:
-        """The TruSt options of an ``engine.run.RunOptions``."""
-        names = (
-            "show",
-            "nshow",
-            "checkfilter",
-            "time_limit",
-            "unroll",
-            "preemption_bound",
-            "print_executions",
+    def from_run_options(cls, opts: RunOptions) -> TrustOptions:
+        """The TruSt options of a run's options."""
+        return cls(
+            show=opts.show,
+            nshow=opts.nshow,
+            checkfilter=opts.checkfilter,
+            time_limit=opts.time_limit,
+            unroll=opts.unroll,
+            preemption_bound=opts.preemption_bound,
+            print_executions=opts.print_executions,
+            executions_dot=opts.executions_dot,
         )
-        return cls(**{n: getattr(opts, n) for n in names if hasattr(opts, n)})
 
 
 @dataclass
@@ -174,49 +173,12 @@ def explore_test(test: LitmusTest, model: Any, opts: TrustOptions | None = None)
     out.candidates = stats.complete + stats.rejected
     out.complete = stats.complete
     out.blocked = stats.blocked
-    out.extra.update({f"trust_{k}": v for k, v in stats.as_dict().items()})
+    for k, v in stats.as_dict().items():
+        if k not in ("complete", "blocked", "time"):
+            out.extra[k] = v
     return TrustRun(tally.finish(test.name, "trust"), stats)
 
 
 def run_trust(test: LitmusTest, model: Any, opts: TrustOptions | None = None) -> Outcome:
     """Run ``test`` under ``model`` with TruSt (see :func:`explore_test`)."""
     return explore_test(test, model, opts).result
-
-
-def report(run: TrustRun, executions: bool = False) -> str:
-    """GenMC's summary of an exploration (and, with ``executions``, one line per
-    execution), to print after herd's block."""
-    st = run.stats
-    lines = []
-    if executions:
-        observed = run.result.observed
-        for i, ex in enumerate(run.result.executions, 1):
-            extra = ""
-            if ex.preemptions is not None:
-                extra = f"  (preemptions {ex.preemptions}"
-                extra += ", beyond the bound)" if ex.beyond_bound else ")"
-            text = " ".join(
-                f"{loc_text(loc)}={value_text(v)};"
-                for loc, v in zip(observed, ex.state, strict=True)
-            )
-            lines.append(f"Execution {i}: {text}{extra}")
-    lines.append(f"Number of complete executions explored: {st.complete}")
-    if st.blocked:
-        lines.append(f"Number of blocked executions seen: {st.blocked}")
-    lines.append(
-        f"Backward revisits: {st.revisits} (inconsistent: {st.revisits_inconsistent} "
-        f"built, {st.revisits_doomed} foreseen; not maximal: {st.refused}); "
-        f"options the model rejected: {st.pruned}"
-    )
-    k = st.extra.get("bound")
-    if k is not None:
-        within = int(st.extra.get("within_bound", 0))
-        lines.append(
-            f"Preemption bound {int(k)}: {within} executions within it, "
-            f"{st.beyond_bound} beyond it (visited for the slack), "
-            f"{st.bound_blocked} explorations cut by the bound"
-        )
-        if st.extra.get("decisive_beyond_bound") and not st.extra.get("decisive_within_bound"):
-            lines.append("The condition's outcome is reached only beyond the preemption bound")
-    lines.append(f"Total CPU time: {st.time:.2f}s")
-    return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from herdsman.herd_compat.genmc import summary
 from herdsman.herd_compat.output import format_result, herd_result
 from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
@@ -191,6 +192,8 @@ def run_options(cfg: RunConfig, time_limit: float | None = None) -> Any:
         checkfilter=cfg.checkfilter,
         time_limit=time_limit if time_limit is not None else cfg.time_limit,
         preemption_bound=cfg.preemption_bound,
+        print_executions=cfg.print_executions,
+        executions_dot=cfg.execution_dots,
     )
     names = {f.name for f in dataclasses.fields(run.RunOptions)}
     if cfg.unroll is not None:
@@ -205,15 +208,10 @@ def run_engine(run: Any, test: Any, model: Any, opts: Any, cfg: RunConfig) -> tu
     """The engine's result for ``test`` (``run`` is ``engine.run``), then, with TruSt's own
     options, what they print after herd's block (GenMC's summary, listing the executions
     when asked) and the executions (with their pictures when ``cfg.execution_dots``)."""
-    if not cfg.trust_summary or cfg.engine == "reference":  # the engine refuses a bound
-        return run.run_test(test, model, opts), "", []
-    trust = _import("herdsman.engine.trust", "the TruSt engine (engine.trust)")
-    topts = trust.TrustOptions.from_run_options(opts)
-    topts.print_executions = cfg.print_executions
-    topts.executions_dot = cfg.execution_dots
-    explored = trust.explore_test(test, model, topts)
-    summary = trust.report(explored, executions=cfg.print_executions)
-    return explored.result, summary, explored.result.executions
+    outcome = run.run_test(test, model, opts)
+    if not cfg.trust_summary or outcome.engine != "trust":
+        return outcome, "", []
+    return outcome, summary(outcome, executions=cfg.print_executions), outcome.executions
 
 
 def time_limit_exception() -> type[BaseException] | None:

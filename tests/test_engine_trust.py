@@ -19,7 +19,8 @@ from conftest import ROOT, shared_path
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.run import RunOptions, run_test
-from herdsman.engine.trust import TrustOptions, explore_test, report, run_trust, trust_applies
+from herdsman.engine.trust import TrustOptions, explore_test, run_trust, trust_applies
+from herdsman.herd_compat.genmc import summary
 from herdsman.litmus import parse_file, parse_text
 from herdsman.litmus.errors import InputError
 
@@ -226,7 +227,7 @@ def test_statistics_and_listing():
     run = explore_test(test, load_model("sc"), TrustOptions(print_executions=True))
     assert len(run.result.executions) == run.stats.complete == 3
     assert run.result.stats.complete == 3
-    text = report(run, executions=True)
+    text = summary(run.result, executions=True)
     assert "Number of complete executions explored: 3" in text
     assert "Number of blocked executions seen" not in text  # as GenMC: only when some
     assert text.count("Execution ") == 3

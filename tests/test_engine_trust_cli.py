@@ -137,7 +137,7 @@ def test_run_test_with_a_preemption_bound_means_trust():
 
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
     r = run_test(test, load_model("sc"), RunOptions(preemption_bound=0))
-    assert r.engine == "trust" and r.stats.extra["trust_bound"] == 0
+    assert r.engine == "trust" and r.stats.extra["bound"] == 0
     assert r.positive + r.negative == 2  # the execution beyond the bound is not counted
     with pytest.raises(InputError, match="needs the TruSt engine"):
         run_test(test, load_model("sc"), RunOptions(engine="reference", preemption_bound=0))

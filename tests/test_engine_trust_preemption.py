@@ -82,12 +82,12 @@ def test_outcome_only_beyond_the_bound_is_reported():
  MOV [x],EAX | MOV [x],EBX ;
 exists (x=1)
 """)
-    from herdsman.engine.trust import report
+    from herdsman.herd_compat.genmc import summary
 
     run = explore_test(test, load_model("sc"), TrustOptions(preemption_bound=0))
     assert run.result.positive == 0  # the lost update needs a preemption
     assert run.stats.extra["decisive_beyond_bound"] > 0
-    assert "reached only beyond the preemption bound" in report(run)
+    assert "reached only beyond the preemption bound" in summary(run.result)
     run = explore_test(test, load_model("sc"), TrustOptions(preemption_bound=1))
     assert run.result.positive > 0
 

@@ -1,0 +1,32 @@
+"""The options of one run of a program under a model, shared by every engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from herdsman.engine.threads import DEFAULT_UNROLL
+
+ENGINES = ("auto", "reference", "trust")
+
+
+@dataclass
+class RunOptions:
+    """Options of one run (herd's ``-show``, ``-nshow``, ``-checkfilter``, ``-unroll``).
+
+    ``time_limit`` is in CPU seconds per test; exceeding it raises
+    :class:`TimeLimitExceeded`.  ``prune`` says when the explorer asks the model about
+    partial candidates: after every choice (``step``), after each location
+    (``location``) or never (``never``, herd's behaviour)."""
+
+    engine: str = "auto"
+    show: str | None = None
+    nshow: int | None = None
+    checkfilter: bool = True
+    time_limit: float | None = None
+    unroll: int = DEFAULT_UNROLL
+    prune: str = "step"
+    order: str = "most"
+    rf_first: bool = False
+    preemption_bound: int | None = None  # TruSt only: Buster's bound (engine/preemption.py)
+    print_executions: bool = False  # keep every execution in the outcome (TruSt)
+    executions_dot: bool = False  # ... with its graph, for a picture of each

@@ -1,0 +1,49 @@
+"""GenMC's summary of an exploration, printed after herd's block by TruSt's own options.
+
+``Number of complete executions explored: N`` and (when some were) ``Number of blocked
+executions seen: M`` read as GenMC prints them; the other lines say what GenMC does not
+(revisits, the preemption bound) and the listing of executions (``--print-executions``).
+"""
+
+from __future__ import annotations
+
+from herdsman.engine.outcome import Outcome
+from herdsman.litmus.printer import loc_text, value_text
+
+
+def summary(outcome: Outcome, executions: bool = False) -> str:
+    """GenMC's summary of ``outcome`` (and, with ``executions``, one line per execution)."""
+    st = outcome.stats
+    x = st.extra
+    lines = []
+    if executions:
+        for i, ex in enumerate(outcome.executions, 1):
+            extra = ""
+            if ex.preemptions is not None:
+                extra = f"  (preemptions {ex.preemptions}"
+                extra += ", beyond the bound)" if ex.beyond_bound else ")"
+            text = " ".join(
+                f"{loc_text(loc)}={value_text(v)};"
+                for loc, v in zip(outcome.observed, ex.state, strict=True)
+            )
+            lines.append(f"Execution {i}: {text}{extra}")
+    lines.append(f"Number of complete executions explored: {st.complete}")
+    if st.blocked:
+        lines.append(f"Number of blocked executions seen: {st.blocked}")
+    lines.append(
+        f"Backward revisits: {int(x.get('revisits', 0))} (inconsistent: "
+        f"{int(x.get('revisits_inconsistent', 0))} built, {int(x.get('revisits_doomed', 0))} "
+        f"foreseen; not maximal: {int(x.get('refused', 0))}); "
+        f"options the model rejected: {int(x.get('pruned', 0))}"
+    )
+    k = x.get("bound")
+    if k is not None:
+        lines.append(
+            f"Preemption bound {int(k)}: {int(x.get('within_bound', 0))} executions within it, "
+            f"{int(x.get('beyond_bound', 0))} beyond it (visited for the slack), "
+            f"{int(x.get('bound_blocked', 0))} explorations cut by the bound"
+        )
+        if x.get("decisive_beyond_bound") and not x.get("decisive_within_bound"):
+            lines.append("The condition's outcome is reached only beyond the preemption bound")
+    lines.append(f"Total CPU time: {st.time:.2f}s")
+    return "\n".join(lines) + "\n"
