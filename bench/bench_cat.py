@@ -60,7 +60,7 @@ def bench_model(spec: str, b, cands, quick: bool) -> dict[str, float]:
         vs = session.check(rf, co=co)
         allowed += sum(v.allowed for v in vs)
     t_check = (time.perf_counter() - t0) / len(cands)
-    rf, co = b.graph.rf, b.graph.co
+    rf, co = b.rel.rf, b.rel.co
     reps = 20 if quick else 2000
     session.check(rf, co=co)
     t0 = time.perf_counter()

@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from herdsman.engine.run import RunOptions, run_test
     from herdsman.herd_compat.herdlog import parse_state_line
-    from herdsman.litmus import parse_file
+    from herdsman.litmus.parser import parse_file
 
     tests_dir = SHARED / "power" / "tests"
     if not tests_dir.exists():

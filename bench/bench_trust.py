@@ -70,8 +70,9 @@ def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> To
     """Run both engines on ``files`` under ``model_spec``; the totals."""
     from herdsman.cat.api import load_model
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.engine.trust import TrustOptions, explore_test, trust_applies
-    from herdsman.litmus import parse_file
+    from herdsman.engine.trust.run import explore_test, trust_applies
+    from herdsman.litmus.lower import lower
+    from herdsman.litmus.parser import parse_file
 
     model = load_model(model_spec)
     tot = Totals(times={c: 0.0 for c in checkers})
@@ -79,7 +80,7 @@ def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> To
     for f in files:
         test = parse_file(f)
         tot.tests += 1
-        if not trust_applies(model, test):
+        if not trust_applies(model, lower(test)):
             tot.refused += 1
             continue
         t0 = time.process_time()
@@ -87,7 +88,7 @@ def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> To
         tot.ref_time += time.process_time() - t0
         for i, ck in enumerate(checkers):
             t0 = time.process_time()
-            run = explore_test(test, model, TrustOptions(checker=ck, track_duplicates=i == 0))
+            run = explore_test(test, model, RunOptions(checker=ck, track_duplicates=i == 0))
             tot.times[ck] += time.process_time() - t0
             if not same(ref, run.result):
                 tot.mismatches.append(f"{test.name} ({ck})")

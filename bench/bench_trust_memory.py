@@ -34,8 +34,8 @@ def increments(n: int) -> str:
 def child(n: int, spec: str) -> int:
     """Run one size and print ``n executions peak_kb seconds``."""
     from herdsman.cat.api import load_model
-    from herdsman.engine.trust import explore_test
-    from herdsman.litmus import parse_text
+    from herdsman.engine.trust.run import explore_test
+    from herdsman.litmus.parser import parse_text
 
     model = load_model(spec)
     test = parse_text(increments(n), f"INC{n}.litmus")

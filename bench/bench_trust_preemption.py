@@ -31,14 +31,15 @@ SHARED = ROOT.parent / "shared"
 BOUNDS = (0, 1, 2)
 
 
-def brute_preemptions(g) -> int:
-    """Fewest preemptions over the interleavings of execution graph ``g`` (an
+def brute_preemptions(graph) -> int:
+    """Fewest preemptions over the interleavings of execution graph ``graph`` (an
     ``ExecutionGraph``: thread events in program order, rf, co), by exhaustive search."""
+    g = graph.relations(values=True)
     sk, U = g.sk, g.U
     threads: dict[int, list[int]] = {}
-    for e in sk.events:
+    for i, e in enumerate(sk.events):
         if e.tid >= 0:
-            threads.setdefault(e.tid, []).append(e.eid)
+            threads.setdefault(e.tid, []).append(i)
     T = max(threads) + 1 if threads else 0
     th = [threads.get(t, []) for t in range(T)]
     hb = g.rf | g.co | g.fr
@@ -66,8 +67,10 @@ def brute_preemptions(g) -> int:
     return best(tuple([0] * T), -1)
 
 
-def signature(g) -> tuple:
-    """An execution, comparable across engines (same numbering: ``engine.build``)."""
+def signature(graph) -> tuple:
+    """An execution, comparable across engines (same numbering: initial writes, then
+    thread by thread)."""
+    g = graph.relations(values=True)
     return (tuple((e.kind, e.tid, e.loc, e.value) for e in g.sk.events), g.rf, g.co)
 
 
@@ -91,7 +94,7 @@ def pick_tests(step: int = 1, limit: int = 0) -> list[Path]:
 def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dict]:
     """Per bound: the counts, and ``ok``."""
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.engine.trust import TrustOptions, explore_test
+    from herdsman.engine.trust.run import explore_test
 
     ref = run_test(test, model, RunOptions(engine="reference", show="all"))
     truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.witnesses}
@@ -100,7 +103,7 @@ def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dic
         run = explore_test(
             test,
             model,
-            TrustOptions(
+            RunOptions(
                 preemption_bound=k,
                 preemption_slack=slack or "spawner",
                 print_executions=True,
@@ -143,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"needs {tests_dir}", file=sys.stderr)
         return 2
     from herdsman.cat.api import load_model
-    from herdsman.litmus import parse_file
+    from herdsman.litmus.parser import parse_file
 
     model = load_model(args.model)
     tests = [parse_file(p) for p in pick_tests(args.step, args.limit)]

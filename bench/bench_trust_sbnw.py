@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from herdsman.cat.api import load_model
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.litmus import parse_text
+    from herdsman.litmus.parser import parse_text
 
     engines = args.engines.split(",")
     ok = True

@@ -19,13 +19,45 @@ from pathlib import Path
 
 from herdsman.cat import ast as A
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
+from herdsman.cat.consistency import CatChecker
+from herdsman.cat.contract import (
+    ConsistencyChecker,
+    Failure,
+    PreparedModel,
+    Session,
+    Verdict,
+)
 from herdsman.cat.errors import CatError
 from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.incremental import Form, IncrementalChecker, incremental_form
 from herdsman.cat.monotone import Analysis
 from herdsman.cat.runtime import Runtime
 from herdsman.cat.values import VRel, VSet
+from herdsman.graphs.execution import Layout
+from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
+
+__all__ = [
+    "ALIASES",
+    "BUILTINS",
+    "CHECKERS",
+    "CHECK_ARCHS",
+    "MODELS_DIR",
+    "AxiomInfo",
+    "CatSession",
+    "ConsistencyChecker",
+    "Failure",
+    "Model",
+    "PreparedModel",
+    "Session",
+    "Verdict",
+    "builtin_names",
+    "consistency_checker",
+    "load_model",
+    "load_model_text",
+    "resolve_spec",
+]
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -36,34 +68,6 @@ ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"
 #: Architectures whose predefined names are used to type-check a model of no architecture:
 #: those with herd's fence sets (a model must type-check with each one's names).
 CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences)
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A failed check: its name (None if unnamed), kind, and a witness when asked
-    (a cycle for ``acyclic``, ``[e]`` for ``irreflexive``, a pair or event for ``empty``)."""
-
-    name: str | None
-    kind: str
-    witness: list[int] | None = None
-
-
-@dataclass(slots=True)
-class Verdict:
-    """The model's answer for one candidate (one per ``with`` choice).
-
-    ``allowed``: the candidate reached the end of the model; ``failed``: the failing
-    checks (the first one only, unless ``explain``); ``flags``: the ``flag`` checks that
-    held; ``undefined``: an ``undefined_unless`` check failed; ``co``: the co relation
-    bound; ``shows``/``show_sets``: relations/sets to draw (``want_shows``)."""
-
-    allowed: bool
-    failed: tuple = ()
-    flags: frozenset = frozenset()
-    undefined: bool = False
-    co: int | None = None
-    shows: dict = field(default_factory=dict)
-    show_sets: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,7 @@ class _Unit:
     makes: dict = field(default_factory=dict)  # signature -> (make, consts, source)
 
 
-class Session:
+class CatSession:
     """A model prepared for one skeleton (see the module docstring)."""
 
     def __init__(self, model: Model, check, partial, runtime: Runtime) -> None:
@@ -152,6 +156,7 @@ class Model:
         self.skipchecks = tuple(skipchecks)
         self.through = through
         self._units: dict[object, _Unit] = {}
+        self._forms: dict[str, Form | None] = {}
         unit = self._unit(self._first_key())
         self._main = unit
         self.co_mode: str = unit.compiled.co_mode
@@ -268,7 +273,15 @@ class Model:
         sig = frozenset(i for i in unit.frontier if S.get(i) == 0)
         return sig, N, S, rt, ev
 
-    def prepare(self, sk, arch: str) -> Session:
+    def incremental_form(self, arch: str) -> Form | None:
+        """The incremental form of the model's monotone checks on ``arch`` (None if it
+        has a check the incremental checker cannot read)."""
+        if arch not in self._forms:
+            unit = self._unit(arch)
+            self._forms[arch] = incremental_form(unit.compiled, unit.analysis, unit.monotone)
+        return self._forms[arch]
+
+    def prepare(self, sk: Skeleton, arch: str) -> CatSession:
         """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
         if is_arch(self.arch) and arch != self.arch:
             raise InputError(
@@ -284,7 +297,31 @@ class Model:
             check, partial = make(sk.U, N, consts, rt, ev, S)
         except CatError as e:
             raise e.to_input_error() from None
-        return Session(self, check, partial, rt)
+        return CatSession(self, check, partial, rt)
+
+
+#: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
+#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
+#: incremental one when the model has an incremental form: measured faster,
+#: ``bench/bench_trust.py``).
+CHECKERS = ("auto", "cat", "incremental")
+
+
+def consistency_checker(
+    model: Model, arch: str, lay: Layout, kind: str = "auto"
+) -> ConsistencyChecker:
+    """A consistency checker of ``model`` for the graphs of layout ``lay`` (see
+    :data:`CHECKERS`); a model with no incremental form refuses ``incremental``
+    (a ``ValueError``)."""
+    if kind not in CHECKERS:
+        raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
+    if kind != "cat":
+        form = model.incremental_form(arch)
+        if form is not None:
+            return IncrementalChecker(form, model, arch, lay)
+        if kind == "incremental":
+            raise ValueError("this model has no incremental form")
+    return CatChecker(model, arch)
 
 
 def builtin_names() -> list[str]:

@@ -116,11 +116,11 @@ def p_fromto(ev: Evaluator, a, pos):
 
 def _groups(ev: Evaluator, s: int, key: Callable) -> list[int]:
     out: dict = {}
-    for e in ev.sk.events:
-        if (s >> e.eid) & 1:
+    for i, e in enumerate(ev.sk.events):
+        if (s >> i) & 1:
             k = key(e)
             if k is not None:
-                out[k] = out.get(k, 0) | (1 << e.eid)
+                out[k] = out.get(k, 0) | (1 << i)
     return list(out.values())
 
 
@@ -303,9 +303,9 @@ def p_loc2events(ev: Evaluator, a, pos):
     if ev.sk is None:
         return later(ev, "loc2events", a, pos, SET)
     s = 0
-    for e in ev.sk.events:
+    for i, e in enumerate(ev.sk.events):
         if e.loc == a.name:
-            s |= 1 << e.eid
+            s |= 1 << i
     return VSet(s)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from herdsman.cat.errors import AssertionFailed, CatError, NonConvergence
 from herdsman.cat.evaluator import Env, Evaluator, concretize
 from herdsman.cat.values import EMPTY, VRel, VSet, VValSet, sorted_items
+from herdsman.graphs.execution import Relations
+from herdsman.graphs.herdnames import pco
 
 
 class Runtime:
@@ -35,10 +37,7 @@ class Runtime:
 
     def pco(self, rf: int, fw: int) -> int:
         """herd's ``pco`` (graphs.herdnames), with ``obsco`` under the cos-opt variant."""
-        from herdsman.graphs.execution import ExecutionGraph
-        from herdsman.graphs.herdnames import pco
-
-        return pco(ExecutionGraph(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
+        return pco(Relations(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
 
     # ------------------------------------------------------------------ deferred evaluation
     def call(self, node, args: tuple):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 
 from herdsman.graphs.build import Built, F, R, W, build
-from herdsman.graphs.execution import co_from_orders
 
 
 def _thread(accesses, fence: str | None):
@@ -85,16 +84,21 @@ def candidates(b: Built) -> list[tuple[int, int]]:
     """Every (rf, co) of b's skeleton (see the module docstring)."""
     sk, U = b.sk, b.U
     evs = sk.events
-    reads = [e for e in evs if e.kind == "R"]
-    choices = [[w.eid for w in evs if w.kind == "W" and w.loc == r.loc] for r in reads]
+    reads = [i for i, e in enumerate(evs) if e.kind == "R"]
+    choices = [
+        [j for j, w in enumerate(evs) if w.kind == "W" and w.loc == evs[r].loc] for r in reads
+    ]
     per_loc = []
     for x in sk.locations:
         init = sk.init_write[x]
-        ws = [e.eid for e in evs if e.kind == "W" and e.loc == x and e.tid >= 0]
+        ws = [i for i, e in enumerate(evs) if e.kind == "W" and e.loc == x and e.tid >= 0]
         per_loc.append([[init, *p] for p in itertools.permutations(ws)])
     out = []
     for srcs in itertools.product(*choices):
-        rf = U.from_pairs((w, r.eid) for w, r in zip(srcs, reads, strict=True))
+        rf = U.from_pairs((w, r) for w, r in zip(srcs, reads, strict=True))
         for orders in itertools.product(*per_loc):
-            out.append((rf, co_from_orders(U, orders)))
+            co = 0
+            for order in orders:
+                co |= U.total_order(order)
+            out.append((rf, co))
     return out

@@ -1,23 +1,9 @@
-"""Program execution and candidate enumeration: ``run_test(test, model, opts)``.
+"""Program semantics and the explorers: ``run.run_program(program, model, opts)``.
 
-Modules: ``threads`` (executing the IR of each thread, herd's dependencies; with
-``arith`` and ``initial``), ``build`` (skeletons from thread executions), ``run`` (the
-entry point filling ``result.TestResult``, with the explorer ``opts.engine`` names),
-``outcome`` (what every explorer records: herd's counts, the ``-show`` executions, the
-result), ``errors`` (the time limit).
-
-Two explorers give the same results:
-
-* the reference engine, herd's enumeration with pruning: ``reference`` (the search),
-  ``tables`` (per-skeleton tables), ``props`` (conditions compiled over final states);
-* TruSt (Kokologiannakis et al., POPL 2022): ``trust`` (its entry point and GenMC's
-  summary), ``trust_program`` (threads as tries of events), ``trust_graph`` (the graph it
-  grows and restricts), ``trust_explore`` (the exploration: forward steps, backward
-  revisits), ``trust_consistency`` and ``trust_incremental`` (consistency checkers: the
-  cat model from scratch, incremental forms of the built-in models), ``trust_tally``
-  (herd's result from the complete graphs), ``trust_support`` (which models it can
-  explore), ``preemption`` (preemption bounding).
-
-Import the submodules directly; this package imports nothing eagerly, so ``engine.result``
-stays light.
+``semantics/`` (what a thread of the program IR does one step at a time, and herd's
+eager enumeration built on it), one subpackage per explorer (``reference/``: herd's
+enumeration of rf and co, pruned; ``trust/``: TruSt), ``outcome`` (the :class:`Outcome`
+every explorer returns), ``options`` (a run's options), ``conditions`` (final conditions
+compiled over final states), ``errors`` (the time limit), ``run`` (the entry point:
+which explorer runs).  Explorers ask the model through ``cat.api`` only.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from herdsman.engine.threads import DEFAULT_UNROLL
+from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
 ENGINES = ("auto", "reference", "trust")
 
@@ -30,3 +30,6 @@ class RunOptions:
     preemption_bound: int | None = None  # TruSt only: Buster's bound (engine/preemption.py)
     print_executions: bool = False  # keep every execution in the outcome (TruSt)
     executions_dot: bool = False  # ... with its graph, for a picture of each
+    checker: str = "auto"  # TruSt's consistency checker: auto | cat | incremental
+    preemption_slack: str = "spawner"  # TruSt: the slack rule (engine/trust/preemption.py)
+    track_duplicates: bool = False  # TruSt: count graphs explored twice (tests)

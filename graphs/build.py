@@ -11,8 +11,9 @@ given by name::
         deps={"addr": [("c", "d")]},
     )
     mp.graph            # the ExecutionGraph (rf, co filled in)
+    mp.rel              # its relations (skeleton, rf and co as bit relations)
     mp.ids["c"]         # event number of c
-    mp.rel([("c", "d")])  # a relation from names
+    mp.relation([("c", "d")])  # a relation from names
 
 Items of a thread are made by :func:`W`, :func:`R`, :func:`F`, :func:`B`, :func:`RMW`, or
 written as plain tuples ``("W", "x", 1)``, ``("R", "y", 0)``, ``("F", "SYNC")``, ``("B",)``.
@@ -32,8 +33,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from herdsman.graphs.execution import Event, ExecutionGraph, Skeleton, co_from_orders
+from herdsman.graphs.events import Event, init_write
+from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.graphs.relalg import Universe
+from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.ir import Value
 
 __all__ = ["Item", "W", "R", "F", "B", "RMW", "Built", "build"]
@@ -115,14 +118,19 @@ class Built:
     ids: dict[str, int]
 
     @property
+    def rel(self) -> Relations:
+        """The graph's relations (with its events' values)."""
+        return self.graph.relations(values=True)
+
+    @property
     def sk(self) -> Skeleton:
-        return self.graph.sk
+        return self.rel.sk
 
     @property
     def U(self) -> Universe:
-        return self.graph.U
+        return self.rel.U
 
-    def rel(self, pairs: Iterable[tuple[str, str]]) -> int:
+    def relation(self, pairs: Iterable[tuple[str, str]]) -> int:
         """A relation given by pairs of event names."""
         return self.U.from_pairs((self.ids[a], self.ids[b]) for a, b in pairs)
 
@@ -160,33 +168,36 @@ def build(
     ids: dict[str, int] = {}
     extra = {k: frozenset(v) for k, v in (annots or {}).items()}
 
-    def add(name: str, **kw) -> None:
+    def add(name: str, ev: Event) -> None:
         if name in ids:
             raise ValueError(f"two events named {name!r}")
-        eid = len(events)
-        ids[name] = eid
-        kw["annots"] = kw.get("annots", frozenset()) | extra.get(name, frozenset())
-        events.append(Event(eid, **kw))
+        ids[name] = len(events)
+        events.append(ev._replace(annots=ev.annots | extra.get(name, frozenset())))
 
     for x in sorted(locs):
-        add(f"init:{x}", kind="W", tid=-1, poi=-1, loc=x, value=init.get(x, 0))
-    iiid = 0
+        add(f"init:{x}", init_write(x, init.get(x, 0)))
     for tid, th in enumerate(items):
+        index = [0]
+
+        def ev(
+            kind: str, k: int, it: Item, tid: int = tid, index: list[int] = index, **kw
+        ) -> Event:
+            index[0] += 1
+            return Event(kind, tid, index[0] - 1, k, instr=it.instr, **kw)
+
         for k, it in enumerate(th):
             name = it.name or f"{tid}:{k}"
-            common = dict(tid=tid, poi=k, instr=it.instr, iiid=iiid)
             if it.kind == "RMW":
-                add(f"{name}.r", kind="R", loc=it.loc, value=it.value, annots=it.annots, **common)
-                add(f"{name}.w", kind="W", loc=it.loc, value=it.written, annots=it.annots, **common)
+                add(f"{name}.r", ev("R", k, it, loc=it.loc, value=it.value, annots=it.annots))
+                add(f"{name}.w", ev("W", k, it, loc=it.loc, value=it.written, annots=it.annots))
             elif it.kind in ("R", "W"):
-                add(name, kind=it.kind, loc=it.loc, value=it.value, annots=it.annots, **common)
+                add(name, ev(it.kind, k, it, loc=it.loc, value=it.value, annots=it.annots))
             elif it.kind == "F":
-                add(name, kind="F", fence=it.fence, **common)
+                add(name, ev("F", k, it, fence=it.fence))
             elif it.kind == "B":
-                add(name, kind="B", **common)
+                add(name, ev("B", k, it))
             else:
                 raise ValueError(f"unknown item kind {it.kind!r}")
-            iiid += 1
     unknown = set(extra) - set(ids)
     if unknown:
         raise ValueError(f"annots for unknown events {sorted(unknown)}")
@@ -214,18 +225,20 @@ def build(
         if we.value != re_.value:
             raise ValueError(f"rf {w} -> {r}: writes {we.value}, reads {re_.value}")
         rf_src[ri] = wi
-    for e in events:
-        if e.kind == "R" and e.eid not in rf_src:
+    for i, e in enumerate(events):
+        if e.kind == "R" and i not in rf_src:
             cands = [
-                w.eid for w in events if w.kind == "W" and w.loc == e.loc and w.value == e.value
+                j
+                for j, w in enumerate(events)
+                if w.kind == "W" and w.loc == e.loc and w.value == e.value
             ]
             if len(cands) != 1:
                 what = "no" if not cands else "several"
                 raise ValueError(
-                    f"read {_name_of(ids, e.eid)} of {e.value} from {e.loc}: {what} write"
+                    f"read {_name_of(ids, i)} of {e.value} from {e.loc}: {what} write"
                     " with that value; give its rf"
                 )
-            rf_src[e.eid] = cands[0]
+            rf_src[i] = cands[0]
     rf_rel = U.from_pairs((w, r) for r, w in rf_src.items())
 
     # co: per location, the given order after the init write; event order otherwise
@@ -240,13 +253,15 @@ def build(
         given[x] = [w for w in ws if events[w].tid >= 0]
     seqs = []
     for x in sorted(locs):
-        ws = [e.eid for e in events if e.kind == "W" and e.loc == x and e.tid >= 0]
+        ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == x and e.tid >= 0]
         order = given.get(x, ws)
         if sorted(order) != ws:
             raise ValueError(f"co order for {x} must list each of its writes once")
         seqs.append([ids[f"init:{x}"], *order])
-    co_rel = co_from_orders(U, seqs)
-    return Built(ExecutionGraph(sk, rf_rel, co_rel), ids)
+    co_rel = 0
+    for seq in seqs:
+        co_rel |= U.total_order(seq)
+    return Built(ExecutionGraph.from_relations(sk, rf_rel, co_rel), ids)
 
 
 def _name_of(ids: Mapping[str, int], eid: int) -> str:

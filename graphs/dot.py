@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pydot
 
-from herdsman.graphs.execution import Event, ExecutionGraph
+from herdsman.graphs.events import Event
+from herdsman.graphs.execution import ExecutionGraph, Relations
 
 __all__ = ["to_dot", "render", "RenderError", "edge_color", "event_letter", "event_action"]
 
@@ -155,17 +156,17 @@ def _escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def display_numbers(g: ExecutionGraph) -> dict[int, int]:
+def display_numbers(g: Relations) -> dict[int, int]:
     """herd-like display numbers: thread memory events, then init writes, then the rest."""
-    evs = g.events
-    order = [e.eid for e in evs if e.is_mem and not e.is_init]
-    order += [e.eid for e in evs if e.is_init]
-    order += [e.eid for e in evs if not e.is_mem and not e.is_init]
+    evs = list(enumerate(g.events))
+    order = [i for i, e in evs if e.is_mem and not e.is_init]
+    order += [i for i, e in evs if e.is_init]
+    order += [i for i, e in evs if not e.is_mem and not e.is_init]
     return {eid: k for k, eid in enumerate(order)}
 
 
 def to_dot(
-    g: ExecutionGraph,
+    graph: ExecutionGraph | Relations,
     *,
     test_name: str,
     model_name: str = "",
@@ -184,6 +185,7 @@ def to_dot(
     herd's ``-showinitrf``).  ``model_opts`` goes between ``Generic`` and the model name
     in the legend (e.g. ``[withcatdep]``); with no ``model_name`` the legend is the test
     name alone."""
+    g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
     evs = g.events
     if shows is None:
@@ -204,23 +206,23 @@ def to_dot(
             text += f", Generic{model_opts}({model_name})"
         dot.set("label", f'"{_escape(text)}"')
 
-    def label(e: Event) -> str:
-        head = f"{event_letter(num[e.eid])}: {event_action(e)}"
+    def label(i: int, e: Event) -> str:
+        head = f"{event_letter(num[i])}: {event_action(e)}"
         if e.is_init:
             return f'"{_escape(head)}\\lInit"'
         return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
     if show_init_writes:
-        for e in evs:
+        for i, e in enumerate(evs):
             if e.is_init:
-                dot.add_node(pydot.Node(node(e.eid), label=label(e), shape="box", color="blue"))
+                dot.add_node(pydot.Node(node(i), label=label(i, e), shape="box", color="blue"))
     for t in range(sk.nthreads):
         sub = pydot.Subgraph(
             f"cluster_proc{t}", rank="sink", label=f'"Thread {t}"', color="magenta", shape="box"
         )
-        for e in evs:
+        for i, e in enumerate(evs):
             if e.tid == t:
-                sub.add_node(pydot.Node(node(e.eid), label=label(e), shape="box", color="blue"))
+                sub.add_node(pydot.Node(node(i), label=label(i, e), shape="box", color="blue"))
         dot.add_subgraph(sub)
 
     def edge(a: str, b: str, lbl: str, color: str) -> None:
@@ -261,20 +263,20 @@ def to_dot(
     return dot.to_string()
 
 
-def _visible_po(g: ExecutionGraph) -> list[tuple[int, int]]:
+def _visible_po(g: Relations) -> list[tuple[int, int]]:
     """po between consecutive instruction instances of each thread (last event of one to
     first event of the next), as herd's ``make_visible_po``."""
     out = []
     groups: dict[int, list[list[int]]] = {}
-    for e in g.events:
+    for i, e in enumerate(g.events):
         if e.is_init:
             continue
         gs = groups.setdefault(e.tid, [])
         prev = g.events[gs[-1][-1]] if gs else None
-        if prev is not None and e.iiid >= 0 and prev.iiid == e.iiid:
-            gs[-1].append(e.eid)
+        if prev is not None and prev.poi == e.poi:  # one instruction instance
+            gs[-1].append(i)
         else:
-            gs.append([e.eid])
+            gs.append([i])
     for gs in groups.values():
         for x, y in zip(gs, gs[1:], strict=False):
             out.append((x[-1], y[0]))

@@ -1,285 +1,76 @@
-"""Execution graphs: events with po, rf, co (Shasha-Snir traces).
+"""The execution graph: events per thread, rf, co; grown and restricted by explorers.
 
-An :class:`ExecutionGraph` is split in two so that engines can enumerate many candidates
-cheaply: a :class:`Skeleton` holds the events and every relation that does not depend on the
-rf/co choice (po, loc, int/ext, the dependencies addr/data/ctrl, the event sets), and the
-graph adds ``rf`` and ``co``.  Many graphs share one skeleton; a cat model prepares itself
-once per skeleton.
+An :class:`ExecutionGraph` holds the initial write of each location and a prefix of each
+thread's events, the write each read reads from (rf) and, per location, its writes in
+coherence order (co, after the initial write).  Explorers grow it one event at a time and
+undo (``add_read``/``add_write``/``add_other``, ``pop``), copy it cheaply (a handful of
+flat lists) and restrict it to a prefix of each thread (``truncate``).
 
-Event numbering: the initial writes come first (one per memory location, in location-name
-order), then each thread's events in program order, thread by thread; the events of one
-instruction instance (one ``iiid``) are consecutive, in their causal order (read before
-write).  Relations and sets are ints in the encoding of :mod:`graphs.relalg`.
+Event ids are fixed by a :class:`Layout` shared by all graphs of one program: the initial
+write of location ``l`` is ``l``; event ``i`` of thread ``t`` is ``base[t] + i``, room
+being reserved for the longest execution of each thread, so ids survive additions and
+deletions.  Per event the graph keeps its *stamp* (when it was added: the "added before"
+order of TruSt), and for a read the write it reads from and the value.
+
+:meth:`ExecutionGraph.relations` gives the graph as relations over a :class:`Skeleton`
+(initial writes, then thread by thread; the numbering cat models and pictures use): a
+:class:`Relations`, where ``fr`` and the final writes are derived, in this one place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
+from herdsman.graphs.events import INIT, Event, init_write
 from herdsman.graphs.relalg import Universe, bits
+from herdsman.graphs.shapes import ShapeTable
+from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.ir import Value
 
-#: Event kinds: read, write, fence, branch (herd's ``B`` commit events).
-KINDS = ("R", "W", "F", "B")
 
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One event.  ``tid`` is -1 for an initial write; ``poi`` is the index of the
-    instruction in its thread (labels not counted), -1 for an initial write.  ``iiid``
-    identifies the instruction instance (events of one instruction share it, as the read
-    and write of an RMW).  ``annots`` are extra herd set names the event belongs to (``X``,
-    ``EX``, ...); ``fence`` is the fence kind (``SYNC``...) of an ``F`` event."""
-
-    eid: int
-    kind: str
-    tid: int
-    poi: int
-    loc: str | None = None
-    value: Value | None = None
-    fence: str | None = None
-    instr: str = ""
-    annots: frozenset[str] = frozenset()
-    iiid: int = -1
-
-    @property
-    def is_init(self) -> bool:
-        return self.tid < 0
-
-    @property
-    def is_mem(self) -> bool:
-        return self.kind in ("R", "W")
+def fr_of(U: Universe, rf: int, co: int) -> int:
+    """from-reads: ``(rf^-1 ; co) \\ id`` (a read is fr-before the writes co-after the
+    write it reads from)."""
+    return U.seq(U.inverse(rf), co) & ~U.ID
 
 
 @dataclass
-class Skeleton:
-    """Events and their rf/co-independent relations.
+class Relations:
+    """A graph as relations over its skeleton: ``rf`` (write -> read) and ``co`` (the
+    strict, transitive coherence order of each location's writes, initial write first).
+    ``offsets[t]`` turns a graph id of thread ``t`` into its skeleton number."""
 
-    ``deps`` holds the dependency relations the program defines (``addr``, ``data``,
-    ``ctrl``, and for RMWs ``rmw``-style pairs); ``extra_sets`` extra named event sets.
-    """
-
-    events: tuple[Event, ...]
-    nthreads: int
-    deps: dict[str, int] = field(default_factory=dict)
-    extra_sets: dict[str, int] = field(default_factory=dict)
-    cap: int | None = None
-
-    def __post_init__(self) -> None:
-        for i, e in enumerate(self.events):
-            if e.eid != i:
-                raise ValueError(f"event {e} is at index {i}")
-        self.U = Universe(len(self.events), self.cap)
-
-    @property
-    def n(self) -> int:
-        return len(self.events)
-
-    # ---- event sets
-    def _set(self, pred) -> int:
-        s = 0
-        for e in self.events:
-            if pred(e):
-                s |= 1 << e.eid
-        return s
-
-    @cached_property
-    def R(self) -> int:
-        return self._set(lambda e: e.kind == "R")
-
-    @cached_property
-    def W(self) -> int:
-        return self._set(lambda e: e.kind == "W")
-
-    @cached_property
-    def M(self) -> int:
-        return self.R | self.W
-
-    @cached_property
-    def F(self) -> int:
-        return self._set(lambda e: e.kind == "F")
-
-    @cached_property
-    def B(self) -> int:
-        return self._set(lambda e: e.kind == "B")
-
-    @cached_property
-    def IW(self) -> int:
-        return self._set(lambda e: e.tid < 0)
-
-    def fence_set(self, kind: str) -> int:
-        return self._set(lambda e: e.kind == "F" and e.fence == kind)
-
-    def annot_set(self, name: str) -> int:
-        return self._set(lambda e: name in e.annots)
-
-    @cached_property
-    def locations(self) -> list[str]:
-        """Memory locations, sorted by name."""
-        return sorted({e.loc for e in self.events if e.loc is not None})
-
-    @cached_property
-    def by_loc(self) -> dict[str, int]:
-        """Memory events of each location, as event sets."""
-        out: dict[str, int] = {}
-        for e in self.events:
-            if e.loc is not None and e.kind in ("R", "W"):
-                out[e.loc] = out.get(e.loc, 0) | (1 << e.eid)
-        return out
-
-    @cached_property
-    def writes_by_loc(self) -> dict[str, int]:
-        return {x: s & self.W for x, s in self.by_loc.items()}
-
-    @cached_property
-    def init_write(self) -> dict[str, int]:
-        """The initial write event of each location."""
-        return {e.loc: e.eid for e in self.events if e.tid < 0 and e.loc is not None}
-
-    # ---- static relations
-    @cached_property
-    def po(self) -> int:
-        """Program order: strict, per thread, between different instruction instances.
-
-        As herd's ``po``: events of one instruction instance (same ``iiid >= 0``, e.g. the
-        read and the write of an X86 ``XCHG``) are not po-related (see :attr:`iico`); init
-        events are in no thread."""
-        U = self.U
-        r = 0
-        before: dict[int, int] = {}  # per thread: events of earlier instances
-        current: dict[int, tuple[int, int]] = {}  # per thread: (iiid, its events so far)
-        for e in self.events:
-            if e.tid < 0:
-                continue
-            b = before.get(e.tid, 0)
-            inst, same = current.get(e.tid, (-1, 0))
-            if e.iiid < 0 or e.iiid != inst:
-                b |= same
-                before[e.tid] = b
-                same = 0
-            if b:
-                r |= U.spread(b) << e.eid
-            current[e.tid] = (e.iiid, same | (1 << e.eid))
-        return r
-
-    @cached_property
-    def iico(self) -> int:
-        """Order inside one instruction instance (herd's intra-instruction causality
-        restricted to the events we keep): the events of one ``iiid`` in event order, e.g.
-        the read before the write of a read-modify-write."""
-        U = self.U
-        r = 0
-        earlier: dict[int, int] = {}
-        for e in self.events:
-            if e.tid < 0 or e.iiid < 0:
-                continue
-            b = earlier.get(e.iiid, 0)
-            if b:
-                r |= U.spread(b) << e.eid
-            earlier[e.iiid] = b | (1 << e.eid)
-        return r
-
-    @cached_property
-    def po_iico(self) -> int:
-        """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
-        return self.po | self.iico
-
-    @cached_property
-    def same_instance(self) -> int:
-        """Pairs of events of one instruction instance, reflexive (init events: none)."""
-        U = self.U
-        groups: dict[object, int] = {}
-        for e in self.events:
-            if e.tid < 0:
-                continue
-            key = e.iiid if e.iiid >= 0 else ("event", e.eid)
-            groups[key] = groups.get(key, 0) | (1 << e.eid)
-        r = 0
-        for s in groups.values():
-            r |= U.product(s, s)
-        return r
-
-    @cached_property
-    def loc(self) -> int:
-        """Same location (reflexive on memory events)."""
-        U = self.U
-        r = 0
-        for s in self.by_loc.values():
-            r |= U.product(s, s)
-        return r
-
-    @cached_property
-    def int_(self) -> int:
-        """Same thread, reflexive on thread events; init events are in no thread, so they
-        are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
-        U = self.U
-        groups: dict[int, int] = {}
-        for e in self.events:
-            if e.tid >= 0:
-                groups[e.tid] = groups.get(e.tid, 0) | (1 << e.eid)
-        r = 0
-        for s in groups.values():
-            r |= U.product(s, s)
-        return r
-
-    @cached_property
-    def ext(self) -> int:
-        """Different threads; the init writes form one group of their own."""
-        U = self.U
-        groups: dict[int, int] = {}
-        for e in self.events:
-            t = e.tid if e.tid >= 0 else -1
-            groups[t] = groups.get(t, 0) | (1 << e.eid)
-        same = 0
-        for s in groups.values():
-            same |= U.product(s, s)
-        return U.FULL & ~same
-
-    def thread_events(self, tid: int) -> list[int]:
-        return [e.eid for e in self.events if e.tid == tid]
-
-
-class ExecutionGraph:
-    """A candidate execution: a skeleton plus rf (write -> read) and co (strict order of the
-    writes of each location, transitively closed; init writes first)."""
-
-    __slots__ = ("sk", "rf", "co", "__dict__")
-
-    def __init__(self, sk: Skeleton, rf: int, co: int) -> None:
-        self.sk = sk
-        self.rf = rf
-        self.co = co
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        return self.sk.events
+    sk: Skeleton
+    rf: int
+    co: int
+    offsets: tuple[int, ...] = ()
 
     @property
     def U(self) -> Universe:
         return self.sk.U
 
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return self.sk.events
+
     @cached_property
     def fr(self) -> int:
-        U = self.U
-        return U.seq(U.inverse(self.rf), self.co) & ~U.ID
+        return fr_of(self.sk.U, self.rf, self.co)
 
     @cached_property
     def FW(self) -> int:
         """Final writes: the co-maximal write of each location."""
-        U = self.U
-        return self.sk.W & ~U.domain(self.co)
+        return self.sk.W & ~self.sk.U.domain(self.co)
 
     def rf_source(self, read: int) -> int | None:
-        c = self.U.col(self.rf, read)
+        c = self.sk.U.col(self.rf, read)
         return None if not c else c.bit_length() - 1
 
     def co_order(self, loc: str) -> list[int]:
-        """The writes of ``loc`` in co order (co must be total on them)."""
-        ws = list(bits(self.sk.writes_by_loc.get(loc, 0)))
-        U = self.U
-        return sorted(ws, key=lambda w: bin(U.col(self.co, w) & self.sk.W).count("1"))
+        """The writes of ``loc`` in co order."""
+        return self.sk.co_order(self.co, loc)
 
     def final_memory(self) -> dict[str, Value]:
         """Value of each location's co-last write."""
@@ -291,9 +82,329 @@ class ExecutionGraph:
         return out
 
 
-def co_from_orders(U: Universe, orders: Iterable[Sequence[int]]) -> int:
-    """co from per-location sequences of writes (each a total order)."""
-    r = 0
-    for seq in orders:
-        r |= U.total_order(seq)
-    return r
+class Layout:
+    """Where the events of a program's graphs live (see the module docstring): the
+    locations and their initial values, each thread's room (its longest execution) and
+    first id, and the shapes of thread prefixes (for skeletons)."""
+
+    def __init__(
+        self, locations: Sequence[str], init: Sequence[Value], room: Sequence[int]
+    ) -> None:
+        self.locations = tuple(locations)
+        self.init = tuple(init)
+        self.loc_index = {x: i for i, x in enumerate(self.locations)}
+        self.L = len(self.locations)
+        self.T = len(room)
+        self.room = tuple(room)
+        base = []
+        size = self.L
+        for m in room:
+            base.append(size)
+            size += m
+        self.base = tuple(base)
+        self.size = size
+        self.tid = [INIT] * self.L
+        self.idx = list(range(self.L))
+        for t, m in enumerate(room):
+            self.tid += [t] * m
+            self.idx += list(range(m))
+        self.shapes = ShapeTable(self.locations, self.init)
+
+
+class ExecutionGraph:
+    """An execution graph (see the module docstring).  ``cstate`` is the consistency
+    checker's own state for this graph (see ``cat.api``); the graph caches its relations
+    with values (pictures) until it changes."""
+
+    __slots__ = (
+        "lay", "T", "L", "base", "tid", "idx", "n", "ev", "shape", "stamp", "rf", "val",
+        "co", "rl", "clock", "cstate", "_rel",
+    )  # fmt: skip
+
+    def __init__(self, lay: Layout) -> None:
+        self.lay = lay
+        self.T, self.L, self.base, self.tid, self.idx = lay.T, lay.L, lay.base, lay.tid, lay.idx
+        size = lay.size
+        self.n = [0] * lay.T
+        self.ev: list[Event | None] = [
+            init_write(x, v) for x, v in zip(lay.locations, lay.init, strict=True)
+        ]
+        self.ev += [None] * (size - lay.L)
+        self.shape = [0] * size
+        self.stamp = [0] * size
+        self.rf = [-1] * size
+        self.val: list[Value | None] = [*lay.init, *([None] * (size - lay.L))]
+        self.co: list[list[int]] = [[] for _ in range(lay.L)]
+        self.rl: list[list[int]] = [[] for _ in range(lay.L)]  # reads of each location
+        self.clock = 1
+        self.cstate: object = None
+        self._rel: Relations | None = None
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> ExecutionGraph:
+        g = self.__class__.__new__(self.__class__)
+        self._copy_into(g)
+        return g
+
+    def _copy_into(self, g: ExecutionGraph) -> None:
+        g.lay, g.T, g.L, g.base, g.tid, g.idx = (
+            self.lay, self.T, self.L, self.base, self.tid, self.idx)  # fmt: skip
+        g.n = self.n[:]
+        g.ev = self.ev[:]
+        g.shape = self.shape[:]
+        g.stamp = self.stamp[:]
+        g.rf = self.rf[:]
+        g.val = self.val[:]
+        g.co = [c[:] for c in self.co]
+        g.rl = [c[:] for c in self.rl]
+        g.clock = self.clock
+        g.cstate = None
+        g._rel = None
+
+    # ------------------------------------------------------------------ reading
+    def events(self) -> list[int]:
+        """Ids of the thread events present, thread by thread."""
+        out = []
+        for t in range(self.T):
+            b = self.base[t]
+            out.extend(range(b, b + self.n[t]))
+        return out
+
+    def event(self, e: int) -> Event:
+        """Event ``e``, with its value."""
+        ev = self.ev[e]
+        assert ev is not None
+        return ev if ev.kind != "R" else ev._replace(value=self.val[e])
+
+    def loc(self, e: int) -> int:
+        """Location index of a memory event."""
+        if e < self.L:
+            return e
+        return self.lay.loc_index[self.ev[e].loc]  # type: ignore[union-attr,index]
+
+    def last(self, t: int) -> int:
+        """Id of the last event of thread ``t`` (-1 when it has none)."""
+        return self.base[t] + self.n[t] - 1 if self.n[t] else -1
+
+    def reads_of(self, li: int) -> list[int]:
+        """Reads of location ``li`` present, in the order they were added."""
+        return self.rl[li]
+
+    def shape_key(self) -> tuple[int, ...]:
+        """Per thread, the shape id of its present prefix (see :mod:`graphs.shapes`)."""
+        out = []
+        for t in range(self.T):
+            k = self.n[t]
+            out.append(self.shape[self.base[t] + k - 1] if k else 0)
+        return tuple(out)
+
+    def final_value(self, li: int) -> Value:
+        """The value of location ``li``'s co-last write."""
+        co = self.co[li]
+        v = self.val[co[-1] if co else li]
+        assert v is not None
+        return v
+
+    # ------------------------------------------------------------------ adding
+    def _append(self, t: int, ev: Event, shape: int) -> int:
+        """Give ``ev`` the next id of thread ``t``, stamped now; that id."""
+        k = self.n[t]
+        if k >= self.lay.room[t]:
+            raise IndexError(f"thread {t} has room for {k} events only")
+        e = self.base[t] + k
+        self.n[t] = k + 1
+        self.ev[e] = ev
+        self.shape[e] = shape
+        self.stamp[e] = self.clock
+        self.clock += 1
+        self._rel = None
+        return e
+
+    def add_read(self, t: int, ev: Event, shape: int, w: int) -> int:
+        """Add ``ev`` (a read) to thread ``t``, reading from write ``w``; its id."""
+        e = self._append(t, ev, shape)
+        self.rf[e] = w
+        self.val[e] = self.val[w]
+        self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
+        return e
+
+    def add_write(self, t: int, ev: Event, shape: int, pos: int) -> int:
+        """Add ``ev`` (a write) to thread ``t`` at co position ``pos`` of its location
+        (0: right after the initial write); its id."""
+        e = self._append(t, ev, shape)
+        self.val[e] = ev.value
+        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        return e
+
+    def add_other(self, t: int, ev: Event, shape: int) -> int:
+        """Add an event with no location (fence, branch commit...); its id."""
+        return self._append(t, ev, shape)
+
+    def pop(self, t: int) -> None:
+        """Undo the last addition, which was to thread ``t``."""
+        e = self.base[t] + self.n[t] - 1
+        ev = self.ev[e]
+        assert ev is not None
+        if ev.kind == "R":
+            self.rf[e] = -1
+            self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[index]
+        elif ev.kind == "W":
+            self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[index]
+        self.ev[e] = None
+        self.val[e] = None
+        self.n[t] -= 1
+        self.clock -= 1
+        self._rel = None
+
+    def set_rf(self, r: int, w: int) -> None:
+        """Make read ``r`` read from write ``w``."""
+        self.rf[r] = w
+        self.val[r] = self.val[w]
+        self._rel = None
+
+    # ------------------------------------------------------------------ restricting
+    def truncate(self, t: int, m: int) -> None:
+        """Keep the first ``m`` events of thread ``t`` (rf/co entries are cleaned by
+        :meth:`restrict`)."""
+        b = self.base[t]
+        for j in range(b + m, b + self.n[t]):
+            self.ev[j] = None
+            self.rf[j] = -1
+            self.val[j] = None
+        self.n[t] = m
+        self._rel = None
+
+    def restrict(self, kept: Sequence[int]) -> None:
+        """Keep the first ``kept[t]`` events of every thread ``t``."""
+        for t in range(self.T):
+            if kept[t] < self.n[t]:
+                self.truncate(t, kept[t])
+        idx, tid = self.idx, self.tid
+        for li in range(self.L):
+            if self.co[li]:
+                self.co[li] = [x for x in self.co[li] if idx[x] < kept[tid[x]]]
+            if self.rl[li]:
+                self.rl[li] = [x for x in self.rl[li] if idx[x] < kept[tid[x]]]
+
+    # ------------------------------------------------------------------ prefixes
+    def porf_view(self, e: int) -> list[int]:
+        """The porf-prefix of ``e`` (``e`` included): per thread, how many of its first
+        events belong to it."""
+        view = [0] * self.T
+        todo = [e]
+        base, tid, idx, rf, L = self.base, self.tid, self.idx, self.rf, self.L
+        while todo:
+            x = todo.pop()
+            if x < L:
+                continue
+            t = tid[x]
+            upto = idx[x] + 1
+            have = view[t]
+            if upto <= have:
+                continue
+            b = base[t]
+            for j in range(b + have, b + upto):
+                r = rf[j]
+                if r >= L:
+                    todo.append(r)
+            view[t] = upto
+        return view
+
+    def in_view(self, e: int, view: Sequence[int]) -> bool:
+        return e < self.L or self.idx[e] < view[self.tid[e]]
+
+    # ------------------------------------------------------------------ relations
+    def offsets(self) -> tuple[int, ...]:
+        """Per thread: skeleton number minus graph id of its events."""
+        off = []
+        o = self.L
+        for t in range(self.T):
+            off.append(o - self.base[t])
+            o += self.n[t]
+        return tuple(off)
+
+    def relations(self, values: bool = False) -> Relations:
+        """The graph as relations over its skeleton (initial writes, then each thread's
+        events).  Without ``values`` the skeleton is the shared one of the graph's shape
+        (its events have no values: enough for a model); with them, the graph's own."""
+        if values and self._rel is not None:
+            return self._rel
+        off = self.offsets()
+        size = self.L + sum(self.n)
+        if values:
+            evs = list(self.ev[: self.L])
+            for e in self.events():
+                evs.append(self.event(e))
+            sk = Skeleton(tuple(evs), self.T)  # type: ignore[arg-type]
+        else:
+            sk = self.lay.shapes.skeleton(self.shape_key())
+        assert sk.n == size
+        L, tid = self.L, self.tid
+        rf = 0
+        for t in range(self.T):
+            b, ot = self.base[t], off[t]
+            for j in range(b, b + self.n[t]):
+                w = self.rf[j]
+                if w >= 0:
+                    cw = w if w < L else w + off[tid[w]]
+                    rf |= 1 << (cw * sk.U.cap + j + ot)
+        co = 0
+        cap = sk.U.cap
+        for li in range(L):
+            later = 0
+            for w in reversed(self.co[li]):  # row of each write: the writes after it
+                x = w + off[tid[w]]
+                if later:
+                    co |= later << (x * cap)
+                later |= 1 << x
+            if later:
+                co |= later << (li * cap)  # the initial write comes first
+        rel = Relations(sk, rf, co, off)
+        if values:
+            self._rel = rel
+        return rel
+
+    @classmethod
+    def from_relations(cls, sk: Skeleton, rf: int, co: int) -> ExecutionGraph:
+        """The graph of the skeleton ``sk`` (with values) whose rf and co relations are
+        ``rf`` and ``co`` (initial writes first, one per location)."""
+        inits = [e for e in sk.events if e.tid < 0]
+        room = [0] * sk.nthreads
+        for e in sk.events:
+            if e.tid >= 0:
+                room[e.tid] += 1
+        lay = Layout(
+            [e.loc for e in inits],  # type: ignore[misc]
+            [e.value for e in inits],  # type: ignore[misc]
+            room,
+        )
+        if lay.locations != tuple(sk.locations) or len(inits) != lay.L:
+            raise ValueError("a skeleton needs one initial write per location, first, by name")
+        g = cls(lay)
+        U = sk.U
+        shapes = [0] * sk.nthreads
+        for i, e in enumerate(sk.events):
+            if e.tid < 0:
+                continue
+            gid = lay.base[e.tid] + e.index
+            shapes[e.tid] = lay.shapes.intern(shapes[e.tid], e)
+            g.n[e.tid] += 1
+            g.ev[gid] = e
+            g.shape[gid] = shapes[e.tid]
+            g.stamp[gid] = g.clock
+            g.clock += 1
+            g.val[gid] = e.value
+            if e.kind == "R":
+                src = U.col(rf, i)
+                if src:
+                    w = src.bit_length() - 1
+                    we = sk.events[w]
+                    g.rf[gid] = w if we.tid < 0 else lay.base[we.tid] + we.index
+                g.rl[lay.loc_index[e.loc]].append(gid)  # type: ignore[index]
+        for li, x in enumerate(lay.locations):
+            for w in sk.co_order(co, x):
+                we = sk.events[w]
+                if we.tid >= 0:
+                    g.co[li].append(lay.base[we.tid] + we.index)
+        g._rel = Relations(sk, rf, co, g.offsets())
+        return g

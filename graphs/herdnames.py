@@ -2,7 +2,8 @@
 
 ``static_names(sk, arch)`` gives every name that depends only on the skeleton (events, po,
 dependencies); ``dynamic_names(g)`` the ones that depend on the rf/co choice (``rf``,
-``FW``, ``pco``).  Values are tagged ``("set", bits)`` or ``("rel", bits)``.
+``FW``, ``pco``; ``g`` is a graph's relations, :class:`graphs.execution.Relations`).
+Values are tagged ``("set", bits)`` or ``("rel", bits)``.
 
 Which names exist, and what they hold, follows herd's ``herd/machModelChecker.ml``,
 ``herd/machAction.ml`` (``arch_sets``), ``herd/event.ml`` and the ``*Arch_herd.ml`` files
@@ -24,7 +25,8 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 
 from __future__ import annotations
 
-from herdsman.graphs.execution import ExecutionGraph, Skeleton
+from herdsman.graphs.execution import Relations
+from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.arch import ARCHS
 
 Tagged = tuple[str, int]
@@ -121,7 +123,7 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
     return env
 
 
-def co0(g: ExecutionGraph, fw: int) -> int:
+def co0(g: Relations, fw: int) -> int:
     """stdlib's ``co0``: init writes before the other writes of their location, and every
     write before the final write ``fw`` of its location."""
     sk, U = g.sk, g.U
@@ -129,7 +131,7 @@ def co0(g: ExecutionGraph, fw: int) -> int:
     return sk.loc & (U.product(IW, W & ~IW) | U.product(W & ~fw, fw))
 
 
-def obsco(g: ExecutionGraph) -> int:
+def obsco(g: Relations) -> int:
     """The coherence pairs herd infers from the program and rf alone (``U.compute_pco``
     on ``po_iico`` restricted to one location; all our accesses are explicit)."""
     sk, U = g.sk, g.U
@@ -144,7 +146,7 @@ def obsco(g: ExecutionGraph) -> int:
     return ww | rw | wr | rr
 
 
-def pco(g: ExecutionGraph, fw: int | None = None, optace: bool = True) -> int:
+def pco(g: Relations, fw: int | None = None, optace: bool = True) -> int:
     """herd's ``pco`` (used by ``cos-ok-opt.cat``): ``obsco | co0``.
 
     herd adds ``obsco`` only under ``-optace true`` (which is also what sets the variant
@@ -160,9 +162,7 @@ def pco(g: ExecutionGraph, fw: int | None = None, optace: bool = True) -> int:
     return out
 
 
-def dynamic_names(
-    g: ExecutionGraph, fw: int | None = None, optace: bool = True
-) -> dict[str, Tagged]:
+def dynamic_names(g: Relations, fw: int | None = None, optace: bool = True) -> dict[str, Tagged]:
     """Names that depend on rf (and on the final writes ``FW``): ``rf``, ``FW``, ``pco``.
 
     ``fw`` overrides the final writes (engines that enumerate them, as herd does);

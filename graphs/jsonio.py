@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from herdsman.graphs.execution import Event, ExecutionGraph, Skeleton
+from herdsman.graphs.events import Event
+from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.graphs.relalg import Universe, members
+from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.ir import Sym, Value
 
 FORMAT = "herdsman-graph/1"
@@ -41,36 +43,43 @@ def _pairs(U: Universe, r: int) -> list[list[int]]:
 
 def event_to_json(e: Event) -> dict[str, Any]:
     return {
-        "eid": e.eid,
         "kind": e.kind,
         "tid": e.tid,
+        "index": e.index,
         "poi": e.poi,
         "loc": e.loc,
         "value": _value_to_json(e.value),
         "fence": e.fence,
         "instr": e.instr,
         "annots": sorted(e.annots),
-        "iiid": e.iiid,
+        "addr": e.addr,
+        "data": e.data,
+        "ctrl": e.ctrl,
+        "valdep": e.valdep,
     }
 
 
 def event_from_json(d: dict[str, Any]) -> Event:
     return Event(
-        eid=d["eid"],
         kind=d["kind"],
         tid=d["tid"],
+        index=d.get("index", -1),
         poi=d["poi"],
         loc=d.get("loc"),
         value=_value_from_json(d.get("value")),
         fence=d.get("fence"),
-        instr=d.get("instr", ""),
         annots=frozenset(d.get("annots", ())),
-        iiid=d.get("iiid", -1),
+        instr=d.get("instr", ""),
+        addr=d.get("addr", 0),
+        data=d.get("data", 0),
+        ctrl=d.get("ctrl", 0),
+        valdep=d.get("valdep", 0),
     )
 
 
-def graph_to_json(g: ExecutionGraph) -> dict[str, Any]:
+def graph_to_json(graph: ExecutionGraph | Relations) -> dict[str, Any]:
     """The graph as JSON-ready data (see the module docstring)."""
+    g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
     return {
         "format": FORMAT,
@@ -104,4 +113,4 @@ def graph_from_json(d: dict[str, Any]) -> ExecutionGraph:
         extra_sets={name: U.from_set(s) for name, s in d.get("extra_sets", {}).items()},
         cap=d.get("cap"),
     )
-    return ExecutionGraph(sk, rel(d.get("rf", [])), rel(d.get("co", [])))
+    return ExecutionGraph.from_relations(sk, rel(d.get("rf", [])), rel(d.get("co", [])))

@@ -26,6 +26,7 @@ from herdsman.herd_compat.runner import (
     time_limit_exception,
 )
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.parser import parse_text
 from herdsman.litmus.printer import herd_condition_text
 
 
@@ -104,9 +105,8 @@ _WARM_UP = (
 
 def warm_up_parser() -> None:
     try:
-        litmus = importlib.import_module("herdsman.litmus")
         for text in _WARM_UP:
-            litmus.parse_text(text, "<warm-up>")
+            parse_text(text, "<warm-up>")
     except (ImportError, InputError):
         pass  # only an optimisation
 

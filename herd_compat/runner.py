@@ -21,6 +21,7 @@ from herdsman.herd_compat.genmc import summary
 from herdsman.herd_compat.output import format_result, herd_result
 from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import herd_condition_text
 
 SHOW_MODES = ("prop", "neg", "all", "cond", "wit", "none")
@@ -86,8 +87,7 @@ def parse_test(path: str) -> Any:
         raise InputError(path, 0, 0, "no such file")
     if not os.access(path, os.R_OK):
         raise InputError(path, 0, 0, "permission denied")
-    litmus = _import("herdsman.litmus", "the litmus parser")
-    return litmus.parse_file(path)
+    return parse_file(path)
 
 
 def test_hash(test: Any) -> str:
@@ -103,11 +103,10 @@ def apply_conds(test: Any, cfg: RunConfig) -> Any:
     cond, line = entry
     from herdsman.herd_compat.conds import replace_condition
 
-    litmus = _import("herdsman.litmus", "the litmus parser")
     with open(test.path or "", encoding="utf-8") as f:
         text = f.read()
     try:
-        return litmus.parse_text(replace_condition(text, cond), test.path)
+        return parse_text(replace_condition(text, cond), test.path)
     except InputError as e:
         raise InputError(
             cfg.conds_path, line, 1, f"bad condition for test {test.name}: {e.message}"

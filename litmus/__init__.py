@@ -1,22 +1,9 @@
-"""Litmus tests: parsers (PPC, X86), the program IR, printer, hash, examples.
+"""Front-ends and the program IR: litmus tests (PPC, X86) and what programs mean.
 
-``parse_file(path)`` and ``parse_text(text, path)`` return a :class:`litmus.ir.LitmusTest`.
-They are loaded on first use, so that importing :mod:`litmus.ir` stays light.
+``ir`` (the program IR: operations, threads, programs, final conditions), ``arch`` (one
+record per architecture: every architecture fact), ``test`` (a litmus test as written),
+``parser`` (``parse_file``, ``parse_text``: herd's litmus format, with ``splitter``,
+``state``, ``table``, and the assemblers ``ppc``, ``x86``, ``asm``), ``lower`` (a test's
+program), ``printer`` and ``hash`` (herd's text and hash of a test), ``jsonir`` (a test as
+JSON), ``errors`` (one-line input errors), ``cli`` (``herdsman parse``).
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from herdsman.litmus.parser import parse_file, parse_text
-
-__all__ = ["parse_file", "parse_text"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from herdsman.litmus import parser
-
-        return getattr(parser, name)
-    raise AttributeError(f"module 'litmus' has no attribute {name!r}")

@@ -11,7 +11,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from herdsman.litmus.ir import Instr, Label
+from herdsman.litmus import ir
+from herdsman.litmus.ir import Label
+from herdsman.litmus.test import CodeItem, Instruction
 
 #: A token: (kind, text, offset in the cell); kind is a group name of the token pattern.
 Token = tuple[str, str, int]
@@ -101,19 +103,21 @@ def unknown_instruction(toks: list[Token], i: int, arch: str) -> CellError:
 
 
 def assemble(
-    text: str, pattern: re.Pattern[str], instruction: Callable[[str, list[Token], int], Instr]
-) -> tuple[Instr, ...]:
+    text: str,
+    pattern: re.Pattern[str],
+    instruction: Callable[[str, list[Token], int], Instruction],
+) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped program cell: its labels, then the instruction (if
     any) that ``instruction(text, tokens, i)`` reads from token ``i`` to the end."""
     toks = tokenize(pattern, text)
     labels, i = split_labels(toks)
-    out: list[Instr] = [Label(x) for x in labels]
+    out: list[CodeItem] = [Label(x) for x in labels]
     if i < len(toks):
         out.append(instruction(text, toks, i))
     return tuple(out)
 
 
-def lower_at(pos: int, lower: Callable[..., Instr], *args) -> Instr:
+def lower_at(pos: int, lower: Callable[..., Instruction], *args) -> Instruction:
     """``lower(*args)``, its errors at offset 0 (about the instruction as a whole) moved to
     the mnemonic at ``pos``."""
     try:
@@ -122,3 +126,53 @@ def lower_at(pos: int, lower: Callable[..., Instr], *args) -> Instr:
         if exc.offset == 0:
             raise CellError(pos, exc.message) from None
         raise
+
+
+# ----------------------------------------------------------------------------- builders
+# An instruction: herd's canonical ``text``, the mnemonic ``m`` as written, its operation.
+
+
+def op(
+    text: str, m: str, dst: str, fn: str, args: tuple[ir.Operand, ...], sets_cr: bool = False
+) -> Instruction:
+    return Instruction(text, m, ir.Op(dst, fn, args, sets_cr))
+
+
+def load(
+    text: str,
+    m: str,
+    dst: str,
+    addr: tuple[ir.Operand, ...],
+    size: int = 4,
+    annots: frozenset[str] = frozenset(),
+) -> Instruction:
+    return Instruction(text, m, ir.Load(dst, addr, size, annots))
+
+
+def store(
+    text: str,
+    m: str,
+    src: ir.Operand,
+    addr: tuple[ir.Operand, ...],
+    size: int = 4,
+    annots: frozenset[str] = frozenset(),
+) -> Instruction:
+    return Instruction(text, m, ir.Store(src, addr, size, annots))
+
+
+def rmw(
+    text: str, m: str, dst: str | None, addr: tuple[ir.Operand, ...], fn: str, src: ir.Operand
+) -> Instruction:
+    return Instruction(text, m, ir.RMW(dst, addr, fn, src))
+
+
+def fence(text: str, m: str, kind: str) -> Instruction:
+    return Instruction(text, m, ir.Fence(kind))
+
+
+def branch(text: str, m: str, target: str, cond: str | None, creg: str) -> Instruction:
+    return Instruction(text, m, ir.Branch(target, cond, creg))
+
+
+def nop(text: str, m: str) -> Instruction:
+    return Instruction(text, m, ir.Nop())

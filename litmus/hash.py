@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 
-from herdsman.litmus.ir import Branch, InitItem, Label, LitmusTest, Loc, RegLoc, SymRegLoc
-from herdsman.litmus.table import ARCHS
+from herdsman.litmus.ir import Branch, Label, Loc, RegLoc, SymRegLoc
+from herdsman.litmus.table import ASSEMBLERS
+from herdsman.litmus.test import InitItem, LitmusTest
 
 _INFO_KEYS = ("memorytype", "mt", "cachetype")
 
@@ -85,14 +86,14 @@ def string_of_prog(cols: list[list[str]]) -> str:
 
 def code_digest_text(t: LitmusTest) -> str:
     """The program as herd prints it for the hash."""
-    arch = ARCHS[t.arch]
+    arch = ASSEMBLERS[t.arch]
     names: set[str] = set()
     for thread in t.threads:
         for ins in thread:
             if isinstance(ins, Label):
                 names.add(ins.name)
-            elif isinstance(ins, Branch):
-                names.add(ins.target)
+            elif isinstance(ins.op, Branch):
+                names.add(ins.op.target)
     rename = {name: f"L{i:02d}" for i, name in enumerate(sorted(names))}
     cols = []
     for thread in t.threads:

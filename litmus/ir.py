@@ -1,17 +1,22 @@
-"""The program IR: what a litmus test (or a small program) means, per thread.
+"""The program IR: what a program means, independent of the front-end that wrote it.
 
-A parsed litmus test is a :class:`LitmusTest`.  Its threads are sequences of typed
-operations (:data:`Instr`), lowered from each architecture's assembly by one module per
-architecture (``litmus/ppc.py``, ``litmus/x86.py``).  Every operation keeps the text herd
-prints for it (``text``: herd's canonical dump, e.g. ``stw r1,0(r2)``), which the printer,
-the DOT export and the hash use.
+A :class:`Program` is threads of typed operations (:data:`Instr`) over thread-local
+registers, with labels and branches, plus the initial state (every memory location with
+its initial value, the initial registers of each thread) and the final condition whose
+locations make a final state.  The litmus front-ends (``litmus/ppc.py``, ``litmus/x86.py``)
+lower herd's assembly to it (``litmus/lower.py``); printing a test back in herd's format
+stays theirs (``litmus/test.py`` keeps herd's text of every instruction beside its
+operation).  A thread keeps, per operation, the front-end's text for it (its *origin*:
+herd's canonical instruction for a litmus test), which pictures and traces show.
+
+Operations: register computations (:class:`Op`), memory accesses (:class:`Load`,
+:class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`), fences, branches,
+``assume``/``assert``, locks, thread spawn and join.  Their meaning, one step at a time,
+is ``engine/semantics``; the register dataflow they declare (:func:`uses`,
+:func:`defines`) is what herd's ``addr``/``data``/``ctrl`` are made of.
 
 Values are ints or symbolic addresses (:class:`Sym`): ``0:r2=x`` puts the address of ``x``
-in ``r2``.  Memory locations are named by their symbol.  Registers are thread-local names as
-written in the code (``r1``, ``EAX``, ``%x0``); the condition register of PPC is ``cr0``.
-
-The engine executes these operations (``engine/threads.py``); the register dataflow they
-declare (:func:`uses`, :func:`defines`) is what herd's ``addr``/``data``/``ctrl`` are made of.
+in ``r2``.  Memory locations are named by their symbol.
 """
 
 from __future__ import annotations
@@ -100,34 +105,27 @@ Operand = Reg | Imm
 
 
 # ----------------------------------------------------------------------------- operations
-# Each operation has ``text``: herd's canonical dump of the instruction (for the hash, DOT
-# labels and printing).  ``mnemonic`` is the mnemonic as written (``ld`` stays ``ld``).
 
 
 @dataclass(frozen=True, slots=True)
 class Label:
-    """A label definition (its own item in herd's code table)."""
+    """A label definition (the target of branches)."""
 
     name: str
 
 
 @dataclass(frozen=True, slots=True)
 class Nop:
-    text: str
-    mnemonic: str = "nop"
+    """Does nothing (but counts as an instruction: herd's ``poi`` advances)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """Register computation ``dst <- fn(args)``.
+    """Register computation ``dst <- fn(args)`` (``fn`` one of :data:`OP_FUNCTIONS`).
 
-    ``fn`` is one of :data:`OP_FUNCTIONS`.  A compare is ``Op(dst='cr0', fn='cmp'|'cmpu',
-    ...)``; an op with ``sets_cr`` (``andi.``, ``xor.``) also writes ``cr0`` as a compare of
-    its result with 0.
-    """
+    With ``sets_cr`` the operation also writes ``cr0``, the comparison of its result with
+    0 (PPC's ``andi.``, X86's flags)."""
 
-    text: str
-    mnemonic: str
     dst: str
     fn: str
     args: tuple[Operand, ...]
@@ -139,8 +137,6 @@ class Load:
     """``dst <- mem[sum(addr)]``; ``annots`` are herd event-set names the read joins
     (``X`` for atomic, ``EX`` for exclusives...)."""
 
-    text: str
-    mnemonic: str
     dst: str
     addr: tuple[Operand, ...]
     size: int = 4
@@ -151,8 +147,6 @@ class Load:
 class Store:
     """``mem[sum(addr)] <- src``."""
 
-    text: str
-    mnemonic: str
     src: Operand
     addr: tuple[Operand, ...]
     size: int = 4
@@ -164,8 +158,6 @@ class RMW:
     """Atomic read-modify-write: ``old <- mem[a]; mem[a] <- fn(old, src); dst <- old``
     (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None)."""
 
-    text: str
-    mnemonic: str
     dst: str | None
     addr: tuple[Operand, ...]
     fn: str
@@ -175,12 +167,22 @@ class RMW:
 
 
 @dataclass(frozen=True, slots=True)
+class CAS:
+    """Compare-and-swap: ``old <- mem[a]; if old == expected: mem[a] <- desired;
+    dst <- old``; a failed one only reads (C11's ``compare_exchange``)."""
+
+    dst: str | None
+    addr: tuple[Operand, ...]
+    expected: Operand
+    desired: Operand
+    annots: frozenset[str] = frozenset({"X"})
+
+
+@dataclass(frozen=True, slots=True)
 class Fence:
     """A barrier; ``kind`` is herd's set name: SYNC, LWSYNC, ISYNC, EIEIO, MFENCE, SFENCE,
-    LFENCE."""
+    LFENCE..."""
 
-    text: str
-    mnemonic: str
     kind: str
 
 
@@ -188,16 +190,81 @@ class Fence:
 class Branch:
     """Jump to ``target`` if ``cond`` holds of register ``creg`` (``cond`` None: always).
 
-    ``cond`` is one of eq, ne, lt, le, gt, ge (PPC ``beq`` = ('cr0', 'eq'))."""
+    ``cond`` is one of eq, ne, lt, le, gt, ge, comparing the register (a comparison
+    result, or any integer) with 0: PPC ``beq`` is ('cr0', 'eq')."""
 
-    text: str
-    mnemonic: str
     target: str
     cond: str | None = None
     creg: str = "cr0"
 
 
-Instr = Label | Nop | Op | Load | Store | RMW | Fence | Branch
+@dataclass(frozen=True, slots=True)
+class Assume:
+    """The execution goes on only if ``cond`` holds of register ``creg`` (as a
+    :class:`Branch`); otherwise the thread is blocked for good."""
+
+    creg: str
+    cond: str = "ne"
+
+
+@dataclass(frozen=True, slots=True)
+class Assert:
+    """If ``cond`` does not hold of register ``creg``, the execution is an error
+    (``message`` says which assertion)."""
+
+    creg: str
+    cond: str = "ne"
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    """Acquire the lock at ``addr``: a read of 0 then a write of 1, atomically; a read of
+    anything else blocks the thread (the lock is held)."""
+
+    addr: tuple[Operand, ...]
+    annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Unlock:
+    """Release the lock at ``addr``: a write of 0."""
+
+    addr: tuple[Operand, ...]
+    annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """Start thread ``thread`` (its first event comes after this one)."""
+
+    thread: int
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Wait until thread ``thread`` has finished."""
+
+    thread: int
+
+
+Instr = (
+    Label
+    | Nop
+    | Op
+    | Load
+    | Store
+    | RMW
+    | CAS
+    | Fence
+    | Branch
+    | Assume
+    | Assert
+    | Lock
+    | Unlock
+    | Spawn
+    | Join
+)
 
 #: Register functions an :class:`Op` may use, with their arity.
 OP_FUNCTIONS: dict[str, int] = {
@@ -216,28 +283,37 @@ OP_FUNCTIONS: dict[str, int] = {
     "sra": 2,  # arithmetic right shift
     "cmp": 2,  # signed compare: -1 / 0 / 1
     "cmpu": 2,  # unsigned compare
+    "mod": 2,  # remainder of div (a - b * div(a, b)); 0 when b is 0
+    "eq": 2,  # 1 if a == b else 0 (C's comparison operators)
+    "ne": 2,
+    "lt": 2,
+    "le": 2,
+    "gt": 2,
+    "ge": 2,
+    "not": 1,  # 1 if a == 0 else 0 (C's !)
+    "second": 2,  # b (X86 XCHG's new value)
 }
+
+
+def _regs(ops: tuple[Operand, ...]) -> list[str]:
+    return [a.name for a in ops if isinstance(a, Reg)]
 
 
 def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
-        regs = [a.name for a in ins.args if isinstance(a, Reg)]
-    elif isinstance(ins, Load):
-        regs = [a.name for a in ins.addr if isinstance(a, Reg)]
-    elif isinstance(ins, Store):
-        regs = [a.name for a in ins.addr if isinstance(a, Reg)]
-        if isinstance(ins.src, Reg):
-            regs.append(ins.src.name)
-    elif isinstance(ins, RMW):
-        regs = [a.name for a in ins.addr if isinstance(a, Reg)]
-        if isinstance(ins.src, Reg):
-            regs.append(ins.src.name)
-    elif isinstance(ins, Branch):
-        regs = [ins.creg] if ins.cond is not None else []
-    else:
-        regs = []
-    return tuple(regs)
+        return tuple(_regs(ins.args))
+    if isinstance(ins, Load | Lock | Unlock):
+        return tuple(_regs(ins.addr))
+    if isinstance(ins, Store | RMW):
+        return tuple(_regs((*ins.addr, ins.src)))
+    if isinstance(ins, CAS):
+        return tuple(_regs((*ins.addr, ins.expected, ins.desired)))
+    if isinstance(ins, Branch):
+        return (ins.creg,) if ins.cond is not None else ()
+    if isinstance(ins, Assume | Assert):
+        return (ins.creg,)
+    return ()
 
 
 def defines(ins: Instr) -> tuple[str, ...]:
@@ -246,7 +322,7 @@ def defines(ins: Instr) -> tuple[str, ...]:
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
     if isinstance(ins, Load):
         return (ins.dst,)
-    if isinstance(ins, RMW):
+    if isinstance(ins, RMW | CAS):
         return (ins.dst,) if ins.dst else ()
     return ()
 
@@ -349,53 +425,57 @@ def eval_prop(p: Prop, state: dict[Loc, Value]) -> bool:
     return isinstance(p, PTrue)
 
 
-# ----------------------------------------------------------------------------- tests
+# ----------------------------------------------------------------------------- programs
 
 
 @dataclass(frozen=True, slots=True)
-class InitItem:
-    """One init item.  ``value`` is None for a bare ``x`` (value 0); ``text`` is the value
-    exactly as written (the hash uses it: ``0x10`` stays ``0x10``); ``ctype`` is a C-ish
-    type written before the location (``int64_t``), ``pointer`` the ``*`` marker."""
+class Thread:
+    """One thread: its operations and, per operation, the front-end's text for it."""
 
-    loc: Loc
-    value: Value | None
-    text: str = ""
-    ctype: str | None = None
-    pointer: bool = False
+    code: tuple[Instr, ...]
+    origins: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.origins) != len(self.code):
+            raise ValueError("a thread needs one origin per operation")
 
 
 @dataclass(frozen=True)
-class LitmusTest:
-    """A parsed litmus test: syntax and meaning at once (threads are IR operations).
+class Program:
+    """A program: its threads, initial state and final condition.
 
-    Equality ignores ``path`` and source positions, so ``parse(print(t)) == t``.
-    """
+    ``memory``: every memory location (by name, sorted) with its initial value;
+    ``registers``: the initial registers of each thread (unlisted ones hold 0);
+    ``symbolic``: herd's symbolic registers ``%name`` (every thread starts with them)
+    with their initial values; ``observed``: the locations of a final state, in order;
+    ``condition``: the final condition; ``filter``: executions whose final state does not
+    satisfy it are not counted (herd's ``filter``)."""
 
-    arch: str  # 'PPC' | 'X86' | 'X86_64' | 'C'
     name: str
-    texname: str | None
-    doc: str | None
-    info: tuple[tuple[str, str], ...]  # key=value lines, in order
-    init: tuple[InitItem, ...]
-    threads: tuple[tuple[Instr, ...], ...]
+    arch: str
+    threads: tuple[Thread, ...]
+    memory: tuple[tuple[str, Value], ...]
+    registers: tuple[tuple[tuple[str, Value], ...], ...]
     condition: Condition
-    locations: tuple[Loc, ...] = ()
+    observed: tuple[Loc, ...] = ()
+    symbolic: tuple[tuple[str, Value], ...] = ()
     filter: Prop | None = None
-    kinds: tuple[tuple[str, str], ...] = ()  # `with name: ~exists; ...` (parsed, ignored)
     path: str = field(default="", compare=False)
 
-    # --- conveniences used by the engine and herd_compat
     @property
-    def nthreads(self) -> int:
-        return len(self.threads)
+    def where(self) -> str:
+        """What error messages about the program name: its file, else its name."""
+        return self.path or self.name
 
-    def observed_locations(self) -> list[Loc]:
-        """Condition locations then ``locations [...]`` items, without repeats."""
-        out = prop_locations(self.condition.prop)
-        if self.filter is not None:
-            pass  # filter locations are not displayed by herd
-        for loc in self.locations:
-            if loc not in out:
-                out.append(loc)
-        return out
+    def initial_value(self, loc: Loc) -> Value:
+        """The initial value of a memory location or symbolic register, so its final
+        value when nothing writes it (0 for anything else)."""
+        if isinstance(loc, MemLoc):
+            return dict(self.memory).get(loc.name, 0)
+        if isinstance(loc, SymRegLoc):
+            return dict(self.symbolic).get(loc.name, 0)
+        return 0
+
+    def has(self, *kinds: type) -> bool:
+        """Whether some thread has an operation of one of these classes."""
+        return any(isinstance(ins, kinds) for th in self.threads for ins in th.code)

@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from herdsman.litmus import ir
+from herdsman.litmus import test as lt
 
 _TYPES: dict[str, type] = {
     cls.__name__: cls
@@ -27,8 +28,15 @@ _TYPES: dict[str, type] = {
         ir.Load,
         ir.Store,
         ir.RMW,
+        ir.CAS,
         ir.Fence,
         ir.Branch,
+        ir.Assume,
+        ir.Assert,
+        ir.Lock,
+        ir.Unlock,
+        ir.Spawn,
+        ir.Join,
         ir.PTrue,
         ir.PFalse,
         ir.Atom,
@@ -37,8 +45,9 @@ _TYPES: dict[str, type] = {
         ir.Or,
         ir.Implies,
         ir.Condition,
-        ir.InitItem,
-        ir.LitmusTest,
+        lt.Instruction,
+        lt.InitItem,
+        lt.LitmusTest,
     )
 }
 _SETS = {"annots"}  # frozenset fields
@@ -59,7 +68,7 @@ def _enc(x: Any) -> Any:
     return x
 
 
-def to_json(t: ir.LitmusTest) -> dict[str, Any]:
+def to_json(t: lt.LitmusTest) -> dict[str, Any]:
     """The test as JSON-ready data (plus herd's hash, for convenience)."""
     from herdsman.litmus.hash import herd_hash
 
@@ -83,6 +92,6 @@ def _dec(x: Any, field: str = "") -> Any:
     return x
 
 
-def from_json(data: dict[str, Any]) -> ir.LitmusTest:
+def from_json(data: dict[str, Any]) -> lt.LitmusTest:
     """The test back from :func:`to_json`'s data."""
     return _dec(data)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from herdsman.litmus.ir import LitmusTest
 from herdsman.litmus.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.table import parse_program
+from herdsman.litmus.test import LitmusTest
 
 
 def parse_source(src: Source) -> LitmusTest:

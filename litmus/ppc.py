@@ -29,13 +29,20 @@ from herdsman.litmus.asm import (
     Operand,
     Token,
     assemble,
+    branch,
+    fence,
+    load,
     lower_at,
+    nop,
+    op,
     operands,
+    store,
     unknown_instruction,
 )
-from herdsman.litmus.ir import Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store
+from herdsman.litmus.ir import Branch, Imm, Reg
 from herdsman.litmus.ir import Operand as IrOperand
 from herdsman.litmus.state import check_register
+from herdsman.litmus.test import CodeItem, Instruction
 
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n]+)|(?P<str>\"[^\"\n]*\")|(?P<num>-?[0-9]+)"
@@ -131,7 +138,7 @@ def _match(m: str, form: str, syntax: str, ops: list[Operand], end: int) -> list
 
 # ----------------------------------------------------------------------------- builders
 
-Builder = Callable[[str, list[Operand]], Instr]
+Builder = Callable[[str, list[Operand]], Instruction]
 
 
 def _addr(base: str, disp: int) -> tuple[IrOperand, ...]:
@@ -143,75 +150,75 @@ def _addr_x(ra: str, rb: str) -> tuple[IrOperand, ...]:
 
 
 def _op3(fn: str, sets_cr: bool = False, swap: bool = False) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         d, a, b = o[0].reg, o[1].reg, o[2].reg
         args = (Reg(b), Reg(a)) if swap else (Reg(a), Reg(b))
-        return Op(f"{m} {d},{a},{b}", m, d, fn, args, sets_cr)
+        return op(f"{m} {d},{a},{b}", m, d, fn, args, sets_cr)
 
     return build
 
 
 def _op2(fn: str, sets_cr: bool = False) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         d, a = o[0].reg, o[1].reg
-        return Op(f"{m} {d},{a}", m, d, fn, (Reg(a),), sets_cr)
+        return op(f"{m} {d},{a}", m, d, fn, (Reg(a),), sets_cr)
 
     return build
 
 
 def _opi(fn: str, sets_cr: bool = False) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         d, a, k = o[0].reg, o[1].reg, o[2].value
-        return Op(f"{m} {d},{a},{k}", m, d, fn, (Reg(a), Imm(k)), sets_cr)
+        return op(f"{m} {d},{a},{k}", m, d, fn, (Reg(a), Imm(k)), sets_cr)
 
     return build
 
 
-def _li(m: str, o: list[Operand]) -> Instr:
-    return Op(f"li {o[0].reg},{o[1].value}", m, o[0].reg, "mov", (Imm(o[1].value),))
+def _li(m: str, o: list[Operand]) -> Instruction:
+    return op(f"li {o[0].reg},{o[1].value}", m, o[0].reg, "mov", (Imm(o[1].value),))
 
 
-def _lis(m: str, o: list[Operand]) -> Instr:
+def _lis(m: str, o: list[Operand]) -> Instruction:
     k = o[1].value
-    return Op(f"lis {o[0].reg},{k}", m, o[0].reg, "mov", (Imm(k << 16),))
+    return op(f"lis {o[0].reg},{k}", m, o[0].reg, "mov", (Imm(k << 16),))
 
 
-def _addi(m: str, o: list[Operand]) -> Instr:
+def _addi(m: str, o: list[Operand]) -> Instruction:
     d, a, k = o[0].reg, o[1].reg, o[2].value
     if m == "subi":
         k = -k
     text = f"addi {d},{a},{k}"
     if a == "r0":  # herd (Power ISA): addi rD,0,k is li rD,k
-        return Op(text, m, d, "mov", (Imm(k),))
-    return Op(text, m, d, "add", (Reg(a), Imm(k)))
+        return op(text, m, d, "mov", (Imm(k),))
+    return op(text, m, d, "add", (Reg(a), Imm(k)))
 
 
-def _addis(m: str, o: list[Operand]) -> Instr:
+def _addis(m: str, o: list[Operand]) -> Instruction:
     d, a, k = o[0].reg, o[1].reg, o[2].value
     text = f"addis {d},{a},{k}"
     if a == "r0":
-        return Op(text, m, d, "mov", (Imm(k << 16),))
-    return Op(text, m, d, "add", (Reg(a), Imm(k << 16)))
+        return op(text, m, d, "mov", (Imm(k << 16),))
+    return op(text, m, d, "add", (Reg(a), Imm(k << 16)))
 
 
-def _mr(m: str, o: list[Operand]) -> Instr:
-    return Op(f"mr {o[0].reg},{o[1].reg}", m, o[0].reg, "mov", (Reg(o[1].reg),))
+def _mr(m: str, o: list[Operand]) -> Instruction:
+    return op(f"mr {o[0].reg},{o[1].reg}", m, o[0].reg, "mov", (Reg(o[1].reg),))
 
 
-def _clrldi(m: str, o: list[Operand]) -> Instr:
+def _clrldi(m: str, o: list[Operand]) -> Instruction:
     d, s, n = o[0].reg, o[1].reg, o[2].value
     if not 0 <= n < 64:
         raise CellError(o[2].pos, f"clrldi: the bit count must be in 0..63, not {n}")
-    return Op(f"clrldi {d},{s},{n}", m, d, "and", (Reg(s), Imm((1 << (64 - n)) - 1)))
+    return op(f"clrldi {d},{s},{n}", m, d, "and", (Reg(s), Imm((1 << (64 - n)) - 1)))
 
 
 def _cmp(fn: str, imm: bool) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         cr, a, b = o[0].value, o[1].reg, o[2]
         arg: IrOperand = Imm(b.value) if imm else Reg(b.reg)
         shown = str(b.value) if imm else b.reg
         prefix = "" if cr == 0 else f"cr{cr},"
-        return Op(f"{m} {prefix}{a},{shown}", m, f"cr{cr}", fn, (Reg(a), arg))
+        return op(f"{m} {prefix}{a},{shown}", m, f"cr{cr}", fn, (Reg(a), arg))
 
     return build
 
@@ -228,44 +235,44 @@ def _access(canon: str, o: list[Operand]) -> tuple[str, tuple[IrOperand, ...]]:
 
 
 def _load(size: int, canon: str, annots: frozenset[str] = frozenset()) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         text, addr = _access(canon, o)
-        return Load(text, m, o[0].reg, addr, size, annots)
+        return load(text, m, o[0].reg, addr, size, annots)
 
     return build
 
 
 def _store(size: int, canon: str) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         text, addr = _access(canon, o)
-        return Store(text, m, Reg(o[0].reg), addr, size)
+        return store(text, m, Reg(o[0].reg), addr, size)
 
     return build
 
 
 def _fence(kind: str, canon: str) -> Builder:
-    return lambda m, o: Fence(canon, m, kind)
+    return lambda m, o: fence(canon, m, kind)
 
 
 def _branch(cond: str | None) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         target = o[0].text
         text = f"b   {target}" if cond is None else f"b{cond}  {target}"
-        return Branch(text, m, target, cond, "cr0")
+        return branch(text, m, target, cond, "cr0")
 
     return build
 
 
-def _nop(m: str, o: list[Operand]) -> Instr:
+def _nop(m: str, o: list[Operand]) -> Instruction:
     if m == "com":
-        return Nop(f"com {o[0].text}", m)
+        return nop(f"com {o[0].text}", m)
     if m == "dcbf":
-        return Nop(f"dcbf {o[0].reg},{o[1].reg}", m)
-    return Nop("nop", m)
+        return nop(f"dcbf {o[0].reg},{o[1].reg}", m)
+    return nop("nop", m)
 
 
 def _unsupported(reason: str) -> Builder:
-    def build(m: str, o: list[Operand]) -> Instr:
+    def build(m: str, o: list[Operand]) -> Instruction:
         raise CellError(0, f"unsupported PPC instruction '{m}' ({reason})")
 
     return build
@@ -358,12 +365,12 @@ SPEC["slw"] = ("RRR", "rD,rA,rB", _op3("shl"))
 SPEC["sraw"] = ("RRR", "rD,rA,rB", _op3("sra"))
 
 
-def parse_cell(text: str) -> tuple[Instr, ...]:
+def parse_cell(text: str) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped PPC program cell (labels first)."""
     return assemble(text, _TOKEN, _instruction)
 
 
-def _instruction(text: str, toks: list[Token], i: int) -> Instr:
+def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
     kind, m, pos = toks[i]
     if kind != "name":
@@ -384,22 +391,22 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instr:
 _NORM32 = {"ld": "lwz", "ldx": "lwzx", "std": "stw", "stdx": "stwx"}
 
 
-def hash_text(ins: Instr, rename: dict[str, str]) -> str:
+def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     """herd's text of ``ins`` for the hash: 64-bit accesses as 32-bit, labels renamed."""
-    if isinstance(ins, Branch):
-        target = rename[ins.target]
-        return f"b   {target}" if ins.cond is None else f"b{ins.cond}  {target}"
-    text = ins.text  # type: ignore[union-attr]
+    if isinstance(ins.op, Branch):
+        target = rename[ins.op.target]
+        return f"b   {target}" if ins.op.cond is None else f"b{ins.op.cond}  {target}"
+    text = ins.text
     word, sep, rest = text.partition(" ")
     if word in _NORM32:
         return _NORM32[word] + sep + rest
     return text
 
 
-def source_text(ins: Instr) -> str:
+def source_text(ins: Instruction) -> str:
     """Text that parses back to ``ins`` (its canonical text with the mnemonic as written)."""
-    text = ins.text  # type: ignore[union-attr]
-    m = ins.mnemonic  # type: ignore[union-attr]
+    text = ins.text
+    m = ins.mnemonic
     word, _, rest = text.partition(" ")
     if word == m:
         return text

@@ -14,9 +14,7 @@ from herdsman.litmus.ir import (
     Atom,
     Condition,
     Implies,
-    InitItem,
     Label,
-    LitmusTest,
     Loc,
     MemLoc,
     Not,
@@ -30,7 +28,8 @@ from herdsman.litmus.ir import (
     Value,
 )
 from herdsman.litmus.jsonir import to_json
-from herdsman.litmus.table import ARCHS
+from herdsman.litmus.table import ASSEMBLERS
+from herdsman.litmus.test import InitItem, LitmusTest
 
 __all__ = ["print_test", "herd_condition_text", "prop_text", "to_json"]
 
@@ -125,7 +124,7 @@ def _init_text(it: InitItem) -> str:
 
 
 def _table(t: LitmusTest) -> list[str]:
-    arch = ARCHS[t.arch]
+    arch = ASSEMBLERS[t.arch]
     cols: list[list[str]] = []
     for thread in t.threads:
         col: list[str] = []

@@ -23,7 +23,6 @@ from herdsman.litmus.ir import (
     Atom,
     Condition,
     Implies,
-    InitItem,
     Loc,
     MemLoc,
     Not,
@@ -37,6 +36,7 @@ from herdsman.litmus.ir import (
     Value,
 )
 from herdsman.litmus.source import Source
+from herdsman.litmus.test import InitItem
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
 

@@ -15,11 +15,13 @@ from types import ModuleType
 
 from herdsman.litmus import ppc, x86
 from herdsman.litmus.asm import CellError
-from herdsman.litmus.ir import Branch, Instr, Label
+from herdsman.litmus.ir import Branch, Label
 from herdsman.litmus.source import Source
 from herdsman.litmus.splitter import skip_comment
+from herdsman.litmus.test import CodeItem, Instruction
 
-ARCHS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86}
+#: The assembler of each architecture herdsman parses (see ``litmus.arch``).
+ASSEMBLERS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86}
 
 _SPECIAL = re.compile(r"[|;\"]")
 _LOCK_END = re.compile(r"(?:^|[\s:])(?:LOCK|lock)\s*$")
@@ -92,7 +94,9 @@ def _split_rows(text: str, pos: int) -> tuple[list[list[tuple[int, int]]], int]:
     return rows, pos
 
 
-def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[Instr, ...], ...]:
+def parse_program(
+    src: Source, arch: str, span: tuple[int, int]
+) -> tuple[tuple[CodeItem, ...], ...]:
     """The threads of the program at ``span`` as tuples of IR operations."""
     start, end = span
     prog = _blank_comments(src, start, end)
@@ -117,8 +121,8 @@ def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[
                 )
             raise src.error(at, f"expected P{i} in the thread header, found '{name}'")
     n = len(header)
-    threads: list[list[Instr]] = [[] for _ in range(n)]
-    marks: list[list[tuple[Instr, int]]] = [[] for _ in range(n)]  # labels, branches
+    threads: list[list[CodeItem]] = [[] for _ in range(n)]
+    marks: list[list[tuple[CodeItem, int]]] = [[] for _ in range(n)]  # labels, branches
     for row in rows[1:]:
         if len(row) != n:
             a = row[0][0]
@@ -139,9 +143,9 @@ def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[
                 at = start + a + (len(raw) - len(raw.lstrip()))
                 raise src.error(at + ops.offset, ops.message)
             threads[tid].extend(ops)
-            for op in ops:
-                if isinstance(op, Label | Branch):
-                    marks[tid].append((op, start + a + (len(raw) - len(raw.lstrip()))))
+            for item in ops:
+                if isinstance(item, Label) or isinstance(item.op, Branch):
+                    marks[tid].append((item, start + a + (len(raw) - len(raw.lstrip()))))
     for tid in range(n):
         if marks[tid]:
             _check_labels(src, tid, marks[tid])
@@ -149,14 +153,14 @@ def parse_program(src: Source, arch: str, span: tuple[int, int]) -> tuple[tuple[
 
 
 @lru_cache(maxsize=1 << 15)
-def _lower_cell(arch: str, cell: str) -> tuple[Instr, ...] | CellError:
+def _lower_cell(arch: str, cell: str) -> tuple[CodeItem, ...] | CellError:
     try:
-        return ARCHS[arch].parse_cell(cell)
+        return ASSEMBLERS[arch].parse_cell(cell)
     except CellError as exc:
         return exc
 
 
-def _check_labels(src: Source, tid: int, marks: list[tuple[Instr, int]]) -> None:
+def _check_labels(src: Source, tid: int, marks: list[tuple[CodeItem, int]]) -> None:
     defined: set[str] = set()
     for ins, at in marks:
         if isinstance(ins, Label):
@@ -164,7 +168,8 @@ def _check_labels(src: Source, tid: int, marks: list[tuple[Instr, int]]) -> None
                 raise src.error(at, f"label '{ins.name}' is defined twice in thread P{tid}")
             defined.add(ins.name)
     for ins, at in marks:
-        if isinstance(ins, Branch) and ins.target not in defined:
-            raise src.error(
-                at, f"branch to label '{ins.target}', which thread P{tid} does not define"
-            )
+        if isinstance(ins, Instruction) and isinstance(ins.op, Branch):
+            if ins.op.target not in defined:
+                raise src.error(
+                    at, f"branch to label '{ins.op.target}', which thread P{tid} does not define"
+                )

@@ -31,12 +31,20 @@ from herdsman.litmus.asm import (
     Operand,
     Token,
     assemble,
+    branch,
+    fence,
+    load,
     lower_at,
+    nop,
+    op,
     operands,
+    rmw,
+    store,
     unknown_instruction,
 )
-from herdsman.litmus.ir import RMW, Branch, Fence, Imm, Instr, Load, Nop, Op, Reg, Store, Sym
+from herdsman.litmus.ir import Branch, Imm, Reg, Sym
 from herdsman.litmus.ir import Operand as IrOperand
+from herdsman.litmus.test import CodeItem, Instruction
 
 FLAGS = "cr0"  # the register standing for ZF/SF/CF (see the module docstring)
 
@@ -145,7 +153,7 @@ def _expect(cond: bool, op: Operand, what: str, m: str) -> None:
         raise CellError(op.pos, f"expected {what} as operand of '{m}', found '{op.text}'")
 
 
-def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None) -> Instr:
+def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None) -> Instruction:
     """The IR of ``canon ops`` (``locked``: the LOCK prefix as written, if any)."""
     prefix = "LOCK; " if locked is not None else ""
     written = f"{locked} {m}" if locked is not None else m
@@ -158,9 +166,9 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
             raise CellError(0, f"'{m}' cannot take a LOCK prefix")
         if dst.kind == "reg":
             if _is_mem(src):
-                return Load(text, written, dst.reg, _addr(src), size)
+                return load(text, written, dst.reg, _addr(src), size)
             _expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
-            return Op(text, written, dst.reg, "mov", (_src(src),))
+            return op(text, written, dst.reg, "mov", (_src(src),))
         _expect(_is_mem(dst), dst, "a register or memory destination", m)
         _expect(
             src.kind in ("reg", "num"),
@@ -168,7 +176,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
             "a register or an immediate (no memory-to-memory moves)",
             m,
         )
-        return Store(text, written, _src(src), _addr(dst), size)
+        return store(text, written, _src(src), _addr(dst), size)
     if canon in _ARITH or canon in ("INC", "DEC"):
         if canon in _ARITH:
             _arity(m, ops, 2, "dst,src", end)
@@ -183,12 +191,12 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         _expect(src.kind in ("reg", "num"), src, "a register or an immediate", m)
         if locked is not None:
             _expect(_is_mem(dst), dst, "a memory destination (LOCK)", m)
-            return RMW(text, written, None, _addr(dst), fn, _src(src))
+            return rmw(text, written, None, _addr(dst), fn, _src(src))
         if _is_mem(dst):
             raise CellError(dst.pos, f"'{m}' on memory is only supported with a LOCK prefix")
         _expect(dst.kind == "reg", dst, "a register", m)
         args = (Reg(dst.reg), _src(src))
-        return Op(text, written, dst.reg, fn, args, sets_cr=True)
+        return op(text, written, dst.reg, fn, args, sets_cr=True)
     if canon == "XCHG":
         _arity(m, ops, 2, "a,b", end)
         a, b = ops
@@ -200,7 +208,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         else:
             bad = b if _is_mem(a) or a.kind == "reg" else a
             raise CellError(bad.pos, f"'{m}' needs one register and one memory operand")
-        return RMW(text, written, reg.reg, _addr(mem), "second", Reg(reg.reg))
+        return rmw(text, written, reg.reg, _addr(mem), "second", Reg(reg.reg))
     if locked is not None:
         raise CellError(0, f"'{m}' cannot take a LOCK prefix")
     if canon == "CMP":
@@ -208,19 +216,19 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         a, b = ops
         _expect(a.kind == "reg", a, "a register", m)
         _expect(b.kind in ("reg", "num"), b, "a register or an immediate", m)
-        return Op(f"CMP  {_ea(a)},{_ea(b)}", written, FLAGS, "cmp", (Reg(a.reg), _src(b)))
+        return op(f"CMP  {_ea(a)},{_ea(b)}", written, FLAGS, "cmp", (Reg(a.reg), _src(b)))
     if canon in ("JMP", "JE", "JNE"):
         _arity(m, ops, 1, "label", end)
         _expect(ops[0].kind == "name", ops[0], "a label", m)
         target = ops[0].text
         cond = {"JMP": None, "JE": "eq", "JNE": "ne"}[canon]
-        return Branch(f"{canon} {target}", written, target, cond, FLAGS)
+        return branch(f"{canon} {target}", written, target, cond, FLAGS)
     if canon in _FENCES:
         _arity(m, ops, 0, "", end)
-        return Fence(canon, written, canon)
+        return fence(canon, written, canon)
     if canon == "NOP":
         _arity(m, ops, 0, "", end)
-        return Nop("NOP", written)
+        return nop("NOP", written)
     raise CellError(0, f"unsupported X86 instruction '{m}' (herd does not implement it)")
 
 
@@ -232,12 +240,12 @@ def _mnemonic(text: str) -> str | None:
     return None
 
 
-def parse_cell(text: str) -> tuple[Instr, ...]:
+def parse_cell(text: str) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped X86 program cell (labels first)."""
     return assemble(text, _TOKEN, _instruction)
 
 
-def _instruction(text: str, toks: list[Token], i: int) -> Instr:
+def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic or LOCK) on."""
     kind, m, pos = toks[i]
     canon = _mnemonic(m) if kind == "name" else None
@@ -262,18 +270,18 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instr:
 # ----------------------------------------------------------------------------- texts
 
 
-def hash_text(ins: Instr, rename: dict[str, str]) -> str:
+def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     """herd's text of ``ins`` for the hash (labels renamed)."""
-    if isinstance(ins, Branch):
+    if isinstance(ins.op, Branch):
         word = ins.text.partition(" ")[0]
-        return f"{word} {rename[ins.target]}"
-    return ins.text  # type: ignore[union-attr]
+        return f"{word} {rename[ins.op.target]}"
+    return ins.text
 
 
-def source_text(ins: Instr) -> str:
+def source_text(ins: Instruction) -> str:
     """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
-    text: str = ins.text  # type: ignore[union-attr]
-    words = ins.mnemonic.split()  # type: ignore[union-attr]
+    text: str = ins.text
+    words = ins.mnemonic.split()
     if text.startswith("LOCK; "):
         inner = text[len("LOCK; ") :]
         head, _, rest = inner.partition(" ")

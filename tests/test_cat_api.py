@@ -79,7 +79,7 @@ def test_none_mode() -> None:
     m = load_model_text('"no co"\nacyclic po | rf as x\n')
     assert m.co_mode == "none"
     b = shape("MP")
-    (v,) = m.prepare(b.sk, "PPC").check(b.graph.rf, fw=b.graph.FW)
+    (v,) = m.prepare(b.sk, "PPC").check(b.rel.rf, fw=b.rel.FW)
     assert v.allowed and v.co is None
 
 
@@ -92,10 +92,10 @@ def test_native_rejects_co_not_extending_the_base() -> None:
     assert m.co_mode == "native"
     b = shape("CoWW")  # a: W x=1 po b: W x=2
     s = m.prepare(b.sk, "PPC")
-    ok = b.rel([("init:x", "a"), ("init:x", "b"), ("a", "b")])
-    backwards = b.rel([("init:x", "a"), ("init:x", "b"), ("b", "a")])
-    assert [v.allowed for v in s.check(b.graph.rf, co=ok)] == [True]
-    assert s.check(b.graph.rf, co=backwards) == []
+    ok = b.relation([("init:x", "a"), ("init:x", "b"), ("a", "b")])
+    backwards = b.relation([("init:x", "a"), ("init:x", "b"), ("b", "a")])
+    assert [v.allowed for v in s.check(b.rel.rf, co=ok)] == [True]
+    assert s.check(b.rel.rf, co=backwards) == []
 
 
 def test_verdict_fields() -> None:

@@ -122,7 +122,7 @@ def _check(tmp_path: Path, text: str):
             from herdsman.graphs.build import W, build
 
             b = build([[W("x", 1)]])
-            m.prepare(b.sk, "PPC").check(b.graph.rf, co=b.graph.co, fw=b.graph.FW)
+            m.prepare(b.sk, "PPC").check(b.rel.rf, co=b.rel.co, fw=b.rel.FW)
     except InputError as e:
         errors = [e]
     return p, errors

@@ -30,11 +30,11 @@ G = build(
 )
 U = G.U
 E = G.ids
-RF, CO = G.graph.rf, G.graph.co
+RF, CO = G.rel.rf, G.rel.co
 
 
 def rel(*pairs: str) -> int:
-    return G.rel(tuple(p.split(">")) for p in pairs)
+    return G.relation(tuple(p.split(">")) for p in pairs)
 
 
 def st(*names: str) -> int:
@@ -207,7 +207,7 @@ def test_variants() -> None:
     m = load_model_text(
         '"t"\nif "v" let z = po else let z = rf end\nshow z\n', variants=frozenset(["v"])
     )
-    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.graph.FW, want_shows=True)
+    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.rel.FW, want_shows=True)
     assert v.shows["z"] == PO
 
 
@@ -310,11 +310,11 @@ def test_includes_search_order(tmp_path) -> None:
     from herdsman.cat.api import load_model
 
     m = load_model(model, include_dirs=[tmp_path / "lib"])
-    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.graph.FW, want_shows=True)
+    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.rel.FW, want_shows=True)
     assert v.shows["picked"] == RF
     (tmp_path / "x.cat").write_text('"x"\nlet picked = addr\n')  # beside the model: first
     m = load_model(model, include_dirs=[tmp_path / "lib"])
-    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.graph.FW, want_shows=True)
+    (v,) = m.prepare(G.sk, "PPC").check(RF, fw=G.rel.FW, want_shows=True)
     assert v.shows["picked"] == rel("c>d")
 
 

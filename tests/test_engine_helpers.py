@@ -7,91 +7,86 @@ the enumeration without the cat evaluator."""
 from __future__ import annotations
 
 import itertools
-from types import SimpleNamespace
 
+from herdsman.cat.api import Verdict
 from herdsman.graphs.relalg import bits
+from herdsman.litmus import asm
 from herdsman.litmus.ir import (
     And,
     Atom,
-    Branch,
     Condition,
-    Fence,
     Imm,
-    InitItem,
     Label,
-    LitmusTest,
-    Load,
     MemLoc,
-    Op,
     Prop,
     Reg,
     RegLoc,
-    Store,
     Sym,
     SymRegLoc,
 )
+from herdsman.litmus.test import InitItem, Instruction, LitmusTest
 
 # ----------------------------------------------------------------------------- PPC
 
 
-def li(rd: str, k: int) -> Op:
-    return Op(f"li {rd},{k}", "li", rd, "mov", (Imm(k),))
+def li(rd: str, k: int) -> Instruction:
+    return asm.op(f"li {rd},{k}", "li", rd, "mov", (Imm(k),))
 
 
-def addi(rd: str, ra: str, k: int) -> Op:
-    return Op(f"addi {rd},{ra},{k}", "addi", rd, "add", (Reg(ra), Imm(k)))
+def addi(rd: str, ra: str, k: int) -> Instruction:
+    return asm.op(f"addi {rd},{ra},{k}", "addi", rd, "add", (Reg(ra), Imm(k)))
 
 
-def xor(rd: str, ra: str, rb: str) -> Op:
-    return Op(f"xor {rd},{ra},{rb}", "xor", rd, "xor", (Reg(ra), Reg(rb)))
+def xor(rd: str, ra: str, rb: str) -> Instruction:
+    return asm.op(f"xor {rd},{ra},{rb}", "xor", rd, "xor", (Reg(ra), Reg(rb)))
 
 
-def mr(rd: str, rs: str) -> Op:
-    return Op(f"mr {rd},{rs}", "mr", rd, "mov", (Reg(rs),))
+def mr(rd: str, rs: str) -> Instruction:
+    return asm.op(f"mr {rd},{rs}", "mr", rd, "mov", (Reg(rs),))
 
 
-def cmpw(ra: str, rb: str) -> Op:
-    return Op(f"cmpw {ra},{rb}", "cmpw", "cr0", "cmp", (Reg(ra), Reg(rb)))
+def cmpw(ra: str, rb: str) -> Instruction:
+    return asm.op(f"cmpw {ra},{rb}", "cmpw", "cr0", "cmp", (Reg(ra), Reg(rb)))
 
 
-def cmpwi(ra: str, k: int) -> Op:
-    return Op(f"cmpwi {ra},{k}", "cmpwi", "cr0", "cmp", (Reg(ra), Imm(k)))
+def cmpwi(ra: str, k: int) -> Instruction:
+    return asm.op(f"cmpwi {ra},{k}", "cmpwi", "cr0", "cmp", (Reg(ra), Imm(k)))
 
 
-def lwz(rd: str, ra: str) -> Load:
-    return Load(f"lwz {rd},0({ra})", "lwz", rd, (Imm(0), Reg(ra)))
+def lwz(rd: str, ra: str) -> Instruction:
+    return asm.load(f"lwz {rd},0({ra})", "lwz", rd, (Imm(0), Reg(ra)))
 
 
-def lwzx(rd: str, ra: str, rb: str) -> Load:
-    return Load(f"lwzx {rd},{ra},{rb}", "lwzx", rd, (Reg(ra), Reg(rb)))
+def lwzx(rd: str, ra: str, rb: str) -> Instruction:
+    return asm.load(f"lwzx {rd},{ra},{rb}", "lwzx", rd, (Reg(ra), Reg(rb)))
 
 
-def stw(rs: str, ra: str) -> Store:
-    return Store(f"stw {rs},0({ra})", "stw", Reg(rs), (Imm(0), Reg(ra)))
+def stw(rs: str, ra: str) -> Instruction:
+    return asm.store(f"stw {rs},0({ra})", "stw", Reg(rs), (Imm(0), Reg(ra)))
 
 
-def std(rs: str, ra: str) -> Store:
-    return Store(f"std {rs},0({ra})", "std", Reg(rs), (Imm(0), Reg(ra)))
+def std(rs: str, ra: str) -> Instruction:
+    return asm.store(f"std {rs},0({ra})", "std", Reg(rs), (Imm(0), Reg(ra)))
 
 
-def stwx(rs: str, ra: str, rb: str) -> Store:
-    return Store(f"stwx {rs},{ra},{rb}", "stwx", Reg(rs), (Reg(ra), Reg(rb)))
+def stwx(rs: str, ra: str, rb: str) -> Instruction:
+    return asm.store(f"stwx {rs},{ra},{rb}", "stwx", Reg(rs), (Reg(ra), Reg(rb)))
 
 
-def beq(lbl: str) -> Branch:
-    return Branch(f"beq  {lbl}", "beq", lbl, "eq")
+def beq(lbl: str) -> Instruction:
+    return asm.branch(f"beq  {lbl}", "beq", lbl, "eq", "cr0")
 
 
-def bne(lbl: str) -> Branch:
-    return Branch(f"bne  {lbl}", "bne", lbl, "ne")
+def bne(lbl: str) -> Instruction:
+    return asm.branch(f"bne  {lbl}", "bne", lbl, "ne", "cr0")
 
 
-def b(lbl: str) -> Branch:
-    return Branch(f"b   {lbl}", "b", lbl, None)
+def b(lbl: str) -> Instruction:
+    return asm.branch(f"b   {lbl}", "b", lbl, None, "cr0")
 
 
-def fence(kind: str) -> Fence:
-    return Fence(kind.lower(), kind.lower(), kind)
+def fence(kind: str) -> Instruction:
+    return asm.fence(kind.lower(), kind.lower(), kind)
 
 
 def label(name: str) -> Label:
@@ -101,19 +96,19 @@ def label(name: str) -> Label:
 # ----------------------------------------------------------------------------- X86
 
 
-def mov_st(x: str, v: int) -> Store:
-    return Store(f"MOV [{x}],${v}", "MOV", Imm(v), (Imm(Sym(x)),))
+def mov_st(x: str, v: int) -> Instruction:
+    return asm.store(f"MOV [{x}],${v}", "MOV", Imm(v), (Imm(Sym(x)),))
 
 
-def mov_ld(r: str, x: str) -> Load:
-    return Load(f"MOV {r},[{x}]", "MOV", r, (Imm(Sym(x)),))
+def mov_ld(r: str, x: str) -> Instruction:
+    return asm.load(f"MOV {r},[{x}]", "MOV", r, (Imm(Sym(x)),))
 
 
-def mov_st_reg(x: str, r: str) -> Store:
-    return Store(f"MOV [{x}],{r}", "MOV", Reg(r), (Imm(Sym(x)),))
+def mov_st_reg(x: str, r: str) -> Instruction:
+    return asm.store(f"MOV [{x}],{r}", "MOV", Reg(r), (Imm(Sym(x)),))
 
 
-MFENCE = Fence("MFENCE", "MFENCE", "MFENCE")
+MFENCE = asm.fence("MFENCE", "MFENCE", "MFENCE")
 
 
 # ----------------------------------------------------------------------------- tests
@@ -176,9 +171,9 @@ COWR2_INIT = [
 # ----------------------------------------------------------------------------- oracles
 
 
-def allowed(co: int | None) -> SimpleNamespace:
-    """A verdict accepting the candidate (as ``cat.api``'s ``Verdict`` reads)."""
-    return SimpleNamespace(allowed=True, flags=(), undefined=False, co=co, shows={})
+def allowed(co: int | None) -> Verdict:
+    """A verdict accepting the candidate."""
+    return Verdict(allowed=True, co=co)
 
 
 class _NativeSession:

@@ -98,8 +98,8 @@ def power_sample(size: int = 400) -> tuple[str, ...]:
 def run_sample(model, every: int = 1) -> list[str]:
     from herdsman.herd_compat.herdlog import parse_state_line
     from herdsman.herd_compat.output import herd_result
-    from herdsman.litmus import parse_text
     from herdsman.litmus.hash import herd_hash
+    from herdsman.litmus.parser import parse_text
     from herdsman.litmus.printer import herd_condition_text
 
     files, names, texts, recs = campaign()

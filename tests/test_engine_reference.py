@@ -41,15 +41,14 @@ from test_engine_helpers import (
 )
 
 from herdsman.cat.api import load_model
-from herdsman.engine.build import build_skeleton
+from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_test
-from herdsman.engine.threads import thread_executions
+from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import (
     And,
     Atom,
-    InitItem,
     MemLoc,
     Not,
     PTrue,
@@ -58,6 +57,8 @@ from herdsman.litmus.ir import (
     SymRegLoc,
     eval_prop,
 )
+from herdsman.litmus.lower import lower
+from herdsman.litmus.test import InitItem
 
 # ----------------------------------------------------------------------------- X86 tests
 # Hand-built exactly as in ../shared/x86/tests (the parser is not needed for them).
@@ -155,7 +156,7 @@ def test_x86_hand_built_tests_match_herd(log, tso):
 
 
 def run_all_x86(model, logname: str) -> int:
-    from herdsman.litmus import parse_file
+    from herdsman.litmus.parser import parse_file
 
     x86 = shared_path("x86")
     n = 0
@@ -228,16 +229,21 @@ def brute_force(test, tso: bool | None):
     """States and counts by the book: every combination of thread executions, every rf
     of equal value, every co; candidates whose rf closes a value-dependency cycle are
     rejected (herd cannot solve their equations)."""
-    res = thread_executions(test)
+    res = thread_executions(lower(test))
     observed = test.observed_locations()
     states, pos, neg = set(), 0, 0
     for combo in itertools.product(*res.execs):
         lay = build_skeleton(res.locations, res.init_mem, list(combo))
         sk, U = lay.sk, lay.sk.U
         sess = OracleModel(bool(tso)).prepare(sk, test.arch) if tso is not None else None
-        reads = [e for e in sk.events if e.kind == "R"]
+        evs = sk.events
+        reads = [i for i, e in enumerate(evs) if e.kind == "R"]
         choices = [
-            [w.eid for w in sk.events if w.kind == "W" and w.loc == r.loc and w.value == r.value]
+            [
+                j
+                for j, w in enumerate(evs)
+                if w.kind == "W" and w.loc == evs[r].loc and w.value == evs[r].value
+            ]
             for r in reads
         ]
         cos = []
@@ -246,8 +252,8 @@ def brute_force(test, tso: bool | None):
             ws = [w for w in bits(sk.writes_by_loc[x]) if w != init]
             cos.append([U.total_order([init, *p]) for p in itertools.permutations(ws)])
         for srcs in itertools.product(*choices):
-            rf = U.from_pairs((w, r.eid) for w, r in zip(srcs, reads, strict=True))
-            if lay.valdep and not U.acyclic(rf | lay.valdep):
+            rf = U.from_pairs((w, r) for w, r in zip(srcs, reads, strict=True))
+            if sk.valdep and not U.acyclic(rf | sk.valdep):
                 continue
             for parts in itertools.product(*cos):
                 co = 0
@@ -417,11 +423,11 @@ def test_show_modes(mode, expect):
     want = {"prop": {True}, "cond": {True}, "wit": {True}, "neg": {False}, "all": {True, False}}
     assert {s.satisfies for s in r.witnesses} == want[mode]
     for s in r.witnesses:
-        g = s.graph
+        g = s.graph.relations(values=True)
         assert g.rf and {e.value for e in g.events if e.kind == "R"} <= {0, 1}
     if mode == "prop":
         (s,) = r.witnesses
-        regs = [e for e in s.graph.events if e.kind == "R"]
+        regs = [e for e in s.graph.relations(values=True).events if e.kind == "R"]
         assert [e.value for e in regs] == [0, 0]  # the SB witness, with its own values
 
 
@@ -493,6 +499,6 @@ def test_time_limit_during_thread_execution():
     reader = [mov_ld(f"E{i}X", "x") for i in range(4)]
     writers = [[mov_st("x", v)] for v in (1, 2, 3, 4)]
     t = litmus("X86", "wide", [reader, *writers], PTrue())
-    assert len(thread_executions(t).execs[0]) == 625
+    assert len(thread_executions(lower(t)).execs[0]) == 625
     with pytest.raises(TimeLimitExceeded):
-        thread_executions(t, deadline=0.0)
+        thread_executions(lower(t), deadline=0.0)

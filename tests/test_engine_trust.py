@@ -19,10 +19,11 @@ from conftest import ROOT, shared_path
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.run import RunOptions, run_test
-from herdsman.engine.trust import TrustOptions, explore_test, run_trust, trust_applies
+from herdsman.engine.trust.run import explore_test, run_trust, trust_applies
 from herdsman.herd_compat.genmc import summary
-from herdsman.litmus import parse_file, parse_text
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.lower import lower
+from herdsman.litmus.parser import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -48,7 +49,7 @@ def same(a, b) -> bool:
 
 def compare(test, model, **kw):
     ref = run_test(test, model, RunOptions(engine="reference"))
-    run = explore_test(test, model, TrustOptions(track_duplicates=True, **kw))
+    run = explore_test(test, model, RunOptions(track_duplicates=True, **kw))
     assert same(ref, run.result), test.name
     assert run.stats.duplicates == 0, test.name
     return ref, run
@@ -75,7 +76,7 @@ def test_x86_examples_match_reference(spec):
     model = load_model(spec)
     for f in sorted((EXAMPLES / "x86").glob("*.litmus")):
         test = parse_file(f)
-        if trust_applies(model, test):
+        if trust_applies(model, lower(test)):
             compare(test, model)
         else:
             assert spec == "sc" and ("XCHG" in f.read_text() or "LOCK" in f.read_text())
@@ -116,12 +117,12 @@ def test_sc_with_read_modify_writes_is_refused():
     (it would miss those executions), so TruSt refuses and auto uses the reference."""
     model = load_model("sc")
     test = parse_text(MIXED)
-    assert not trust_applies(model, test)
+    assert not trust_applies(model, lower(test))
     with pytest.raises(InputError, match="read-modify-writes.*each other's write"):
-        run_trust(test, model)
+        run_trust(lower(test), model, RunOptions())
     assert run_test(test, model).engine == "reference"
     plain = parse_file(EXAMPLES / "x86" / "SB.litmus")
-    assert trust_applies(model, plain)
+    assert trust_applies(model, lower(plain))
 
 
 def test_power_is_refused_naming_load_buffering():
@@ -162,7 +163,7 @@ def test_user_model_of_the_right_kind_is_explored(tmp_path):
     compared = 0
     for f in sorted((EXAMPLES / "x86").glob("*.litmus"))[:12]:
         test = parse_file(f)
-        if trust_applies(model, test):  # all but the test with locked instructions
+        if trust_applies(model, lower(test)):  # all but the test with locked instructions
             compare(test, model)
             compared += 1
     assert compared >= 10
@@ -182,7 +183,7 @@ def test_non_monotone_axiom_is_refused(tmp_path):
     model = load_model(spec)
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     with pytest.raises(InputError, match="axiom 'last'.*not monotone"):
-        run_trust(test, model)
+        run_trust(lower(test), model, RunOptions())
 
 
 def test_a_thread_with_no_execution_for_a_value_blocks():
@@ -202,7 +203,7 @@ exists (0:EBX=5)
 def test_time_limit():
     text = load_bench("bench_trust_sbnw").sbnw(9)
     with pytest.raises(TimeLimitExceeded):
-        run_trust(parse_text(text), load_model("sc"), TrustOptions(time_limit=0.05))
+        run_trust(lower(parse_text(text)), load_model("sc"), RunOptions(time_limit=0.05))
 
 
 def test_pictures_are_the_reference_engines():
@@ -211,9 +212,10 @@ def test_pictures_are_the_reference_engines():
     for name in ("SB.litmus", "MP.litmus", "IRIW+mfences.litmus"):
         test = parse_file(EXAMPLES / "x86" / name)
         ref = run_test(test, model, RunOptions(engine="reference", show="all"))
-        tr = run_trust(test, model, TrustOptions(show="all"))
+        tr = run_trust(lower(test), model, RunOptions(show="all"))
 
-        def sig(g):
+        def sig(graph):
+            g = graph.relations(values=True)
             return (tuple((e.kind, e.tid, e.loc, e.value) for e in g.sk.events), g.rf, g.co)
 
         assert sorted(sig(s.graph) for s in ref.witnesses) == sorted(
@@ -224,7 +226,7 @@ def test_pictures_are_the_reference_engines():
 
 def test_statistics_and_listing():
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
-    run = explore_test(test, load_model("sc"), TrustOptions(print_executions=True))
+    run = explore_test(test, load_model("sc"), RunOptions(print_executions=True))
     assert len(run.result.executions) == run.stats.complete == 3
     assert run.result.stats.complete == 3
     text = summary(run.result, executions=True)
@@ -240,8 +242,8 @@ def test_checkers_agree_on_examples():
     model = load_model("pso")
     for f in sorted((EXAMPLES / "x86").glob("*.litmus")):
         test = parse_file(f)
-        a = explore_test(test, model, TrustOptions(checker="cat")).stats
-        b = explore_test(test, model, TrustOptions(checker="incremental")).stats
+        a = explore_test(test, model, RunOptions(checker="cat")).stats
+        b = explore_test(test, model, RunOptions(checker="incremental")).stats
         assert (a.complete, a.revisits, a.refused, a.blocked, a.pruned) == (
             b.complete,
             b.revisits,

@@ -132,8 +132,8 @@ def test_trust_options_take_the_runner_path(capsys, tmp_path):
 def test_run_test_with_a_preemption_bound_means_trust():
     from herdsman.cat.api import load_model
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.litmus import parse_file
     from herdsman.litmus.errors import InputError
+    from herdsman.litmus.parser import parse_file
 
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
     r = run_test(test, load_model("sc"), RunOptions(preemption_bound=0))

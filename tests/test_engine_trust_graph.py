@@ -1,13 +1,16 @@
-"""TruSt's program view (engine/trust_program.py) and graph (engine/trust_graph.py)."""
+"""TruSt's graph (engine/trust/graph.py) over the program's tree of thread prefixes
+(engine/semantics/paths.py)."""
 
 from __future__ import annotations
 
 from conftest import ROOT
 
-from herdsman.engine.threads import thread_executions
-from herdsman.engine.trust_graph import TGraph
-from herdsman.engine.trust_program import Program
-from herdsman.litmus import parse_file, parse_text
+from herdsman.engine.semantics.paths import PathTree
+from herdsman.engine.semantics.step import Done, Emit, Read, Semantics
+from herdsman.engine.trust.graph import TrustGraph
+from herdsman.graphs.execution import Layout
+from herdsman.litmus.lower import lower
+from herdsman.litmus.parser import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -21,32 +24,37 @@ exists (0:r1=1)
 """
 
 
-def program(text: str) -> Program:
-    return Program(thread_executions(parse_text(text)))
+def graph(test) -> TrustGraph:
+    program = lower(test)
+    sem = Semantics(program)
+    room = [sem.max_events(t) for t in range(len(program.threads))]
+    mem = dict(program.memory)
+    lay = Layout(sorted(mem), [mem[x] for x in sorted(mem)], room)
+    return TrustGraph(lay, [PathTree(sem, t, lay.shapes) for t in range(len(program.threads))])
 
 
-def test_trie_segments_end_with_reads():
-    prog = program(DEP)
-    root = prog.roots[0]
-    assert [s.ev.kind for s in root.steps] == ["R"]
-    assert set(root.children) == {0, 1}  # the values x may hold
-    child = root.child(1)
-    assert child.start == 1 and [s.ev.kind for s in child.steps] == ["R"]
-    assert child.steps[0].ev.loc == "y"
-    leaf = child.child(0)
-    assert leaf.final is not None and leaf.final.reg("r5") == 0
-    assert root.child(7).blocked  # a value no execution of the thread reads
-    # P1: a write, then a read
-    assert [s.ev.kind for s in prog.roots[1].steps] == ["W", "R"]
-    assert prog.roots[1].steps[0].ev.loc == "x"
+def test_paths_step_once_per_prefix_and_branch_on_values():
+    g = graph(parse_text(DEP))
+    root = g.path[0][0]
+    assert isinstance(root.step, Read) and root.step.event.loc == "x"
+    assert root.child(1) is root.child(1)  # each prefix is one node
+    after = root.child(1)
+    assert isinstance(after.step, Read) and after.step.event.loc == "y"
+    assert after.step.event.addr == 0b1  # lwzx's address depends on the first load
+    leaf = after.child(0)
+    assert isinstance(leaf.step, Done) and dict(leaf.step.regs)["r5"] == 0
+    p1 = g.path[1][0]
+    assert isinstance(p1.step, Emit) and p1.step.event.loc == "x"
+    assert isinstance(p1.after().step, Read)
 
 
 def test_shapes_ignore_values_and_give_skeletons():
-    prog = program(DEP)
-    a = prog.roots[0].child(0).steps[0].shape
-    b = prog.roots[0].child(1).steps[0].shape
+    g = graph(parse_text(DEP))
+    root = g.path[0][0]
+    a, b = root.child(0).next_shape(), root.child(1).next_shape()
     assert a == b  # same events and dependencies, whatever the value read
-    sk = prog.skeleton((a, prog.roots[1].steps[-1].shape))
+    p1 = g.path[1][0]
+    sk = g.lay.shapes.skeleton((a, p1.after().next_shape()))
     kinds = [(e.kind, e.tid, e.loc) for e in sk.events]
     assert kinds == [
         ("W", -1, "x"),
@@ -56,38 +64,32 @@ def test_shapes_ignore_values_and_give_skeletons():
         ("W", 1, "x"),
         ("R", 1, "y"),
     ]
-    assert sk.U.pairs(sk.deps["addr"]) == [(2, 3)]  # lwzx's address depends on the load
+    assert sk.U.pairs(sk.deps["addr"]) == [(2, 3)]
+    # a completion runs the thread to its end (reads take initial values)
+    assert g.lay.shapes.length[root.completion()] == 2
 
 
 def test_add_and_pop_restore_the_graph():
-    prog = Program(thread_executions(parse_file(EXAMPLES / "x86" / "SB.litmus")))
-    g = TGraph(prog)
-    before = (g.n[:], [c[:] for c in g.co], g.clock)
-    t = g.next_thread()
-    assert t == 0
-    st = g.next_step(0)
-    li = prog.loc_index[st.ev.loc]
-    g.add_write(0, st, 0, li)
-    e = g.base[0]
-    assert g.co[li] == [e] and g.addedmax[e] and g.stamp[e] == 1
-    st2 = g.next_step(0)
-    g.add_read(0, st2, prog.loc_index[st2.ev.loc], True)
+    g = graph(parse_file(EXAMPLES / "x86" / "SB.litmus"))
+    before = (g.n[:], [c[:] for c in g.co], g.clock, [p[:] for p in g.path])
+    assert g.next_thread() == 0
+    e = g.add_write_at(0, g.next_node(0), 0)
+    assert g.co[g.loc(e)] == [e] and g.addedmax[e] and g.stamp[e] == 1
+    g.add_read_from(0, g.next_node(0), g.lay.loc_index["y"], True)
+    assert g.next_node(0) is None and g.final(0) is not None
     g.pop(0)
     g.pop(0)
-    assert (g.n, g.co, g.clock) == before
+    assert (g.n, g.co, g.clock, g.path) == before
 
 
 def test_porf_prefix_and_revisit():
     """SB: P0 writes x, reads y (from init); P1 writes y: its write may revisit P0's
     read, deleting what was added after it and keeping its own porf-prefix."""
-    prog = Program(thread_executions(parse_file(EXAMPLES / "x86" / "SB.litmus")))
-    g = TGraph(prog)
-    x, y = prog.loc_index["x"], prog.loc_index["y"]
-    g.add_write(0, g.next_step(0), 0, x)  # P0: W x
-    r = g.base[0] + 1
-    g.add_read(0, g.next_step(0), y, True)  # P0: R y <- init
-    g.add_write(1, g.next_step(1), 0, y)  # P1: W y
-    a = g.base[1]
+    g = graph(parse_file(EXAMPLES / "x86" / "SB.litmus"))
+    y = g.lay.loc_index["y"]
+    g.add_write_at(0, g.next_node(0), 0)  # P0: W x
+    r = g.add_read_from(0, g.next_node(0), y, True)  # P0: R y <- init
+    a = g.add_write_at(1, g.next_node(1), 0)  # P1: W y
     assert g.porf_view(a) == [0, 1]
     assert g.porf_view(r) == [2, 0]
     kept = g.kept_view(r, g.porf_view(a))
@@ -96,20 +98,20 @@ def test_porf_prefix_and_revisit():
     assert g2.rf[r] == a and g2.val[r] == 1
     assert not g2.revisitable[a] and g2.revisitable[r]
     assert g2.addedmax[r]  # a is co-latest
-    assert g.rf[r] == y  # the original is untouched
-    assert g2.next_thread() == 1 and g2.next_step(1).ev.kind == "R"
+    assert g.rf[r] == y and g.val[r] == 0  # the original is untouched
+    assert g2.path[0][-1] is g.path[0][-2].child(1)  # P0 goes on from the new value
+    node = g2.next_node(1)
+    assert g2.next_thread() == 1 and node is not None and isinstance(node.step, Read)
 
 
-def test_encoding_numbers_like_the_skeleton():
-    prog = Program(thread_executions(parse_file(EXAMPLES / "x86" / "MP.litmus")))
-    g = TGraph(prog)
-    x, y = prog.loc_index["x"], prog.loc_index["y"]
-    g.add_write(0, g.next_step(0), 0, x)
-    g.add_write(0, g.next_step(0), 0, y)
-    g.add_read(1, g.next_step(1), g.base[0] + 1, True)  # P1 reads y from P0
-    key, rf, co, off, size = g.encode()
-    sk = prog.skeleton(key)
-    assert size == sk.n == 5
-    U = sk.U
-    assert U.pairs(rf) == [(3, 4)]
-    assert U.pairs(co) == [(0, 2), (1, 3)]
+def test_relations_number_like_the_skeleton():
+    g = graph(parse_file(EXAMPLES / "x86" / "MP.litmus"))
+    g.add_write_at(0, g.next_node(0), 0)
+    w = g.add_write_at(0, g.next_node(0), 0)
+    g.add_read_from(1, g.next_node(1), w, True)  # P1 reads y from P0
+    rel = g.relations()
+    assert rel.sk is g.lay.shapes.skeleton(g.shape_key()) and rel.sk.n == 5
+    assert rel.U.pairs(rel.rf) == [(3, 4)]
+    assert rel.U.pairs(rel.co) == [(0, 2), (1, 3)]
+    pic = g.relations(values=True)
+    assert [e.value for e in pic.events] == [0, 0, 1, 1, 1]

@@ -1,4 +1,4 @@
-"""The incremental consistency checker (engine/trust_incremental.py) against the cat one.
+"""The incremental consistency checker (cat/incremental.py) against the cat one.
 
 Both decide consistency of TruSt's partial graphs; the incremental one reads the model's
 monotone checks as unions of ``rf``/``co``/``fr`` terms and checks only cycles through
@@ -13,13 +13,13 @@ import textwrap
 import pytest
 from conftest import ROOT, shared_path
 
-from herdsman.cat.api import load_model
-from herdsman.engine.threads import thread_executions
-from herdsman.engine.trust import TrustOptions, explore_test, make_checker
-from herdsman.engine.trust_consistency import CatChecker
-from herdsman.engine.trust_incremental import IncrementalChecker, incremental_form
-from herdsman.engine.trust_program import Program
-from herdsman.litmus import parse_file
+from herdsman.cat.api import consistency_checker, load_model
+from herdsman.cat.consistency import CatChecker
+from herdsman.cat.incremental import IncrementalChecker
+from herdsman.engine.run import RunOptions
+from herdsman.engine.trust.run import explore_test
+from herdsman.graphs.execution import Layout
+from herdsman.litmus.parser import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -36,8 +36,8 @@ def stats_key(st):
 
 
 def agree(test, model) -> None:
-    a = explore_test(test, model, TrustOptions(checker="cat"))
-    b = explore_test(test, model, TrustOptions(checker="incremental"))
+    a = explore_test(test, model, RunOptions(checker="cat"))
+    b = explore_test(test, model, RunOptions(checker="incremental"))
     assert stats_key(a.stats) == stats_key(b.stats), test.name
     assert (a.result.states, a.result.positive, a.result.negative, a.result.flags) == (
         b.result.states,
@@ -49,7 +49,7 @@ def agree(test, model) -> None:
 
 @pytest.mark.parametrize("spec", ["sc", "tso", "pso"])
 def test_builtin_models_have_an_exact_incremental_form(spec):
-    form = incremental_form(load_model(spec), "X86")
+    form = load_model(spec).incremental_form("X86")
     assert form is not None and form.stable and form.exact
     acyclic = [s for s in form.steps if s.kind == "acyclic"]
     assert acyclic and all(s.terms is not None for s in acyclic)
@@ -59,7 +59,7 @@ def test_builtin_models_have_an_exact_incremental_form(spec):
 @pytest.mark.parametrize("name", ["sc.cat", "x86tso.cat"])
 def test_herds_models_have_an_incremental_form(name):
     model = load_model(str(shared_path("herd-cat", name)))
-    form = incremental_form(model, "X86")
+    form = model.incremental_form("X86")
     assert form is not None and form.stable
     assert all(s.terms is not None for s in form.steps if s.kind == "acyclic")
 
@@ -95,7 +95,7 @@ def test_unstable_statics_are_evaluated_per_prefix(tmp_path):
         """)
     )
     model = load_model(str(p))
-    form = incremental_form(model, "X86")
+    form = model.incremental_form("X86")
     assert form is not None and not form.stable
     for f in sorted((EXAMPLES / "x86").glob("*.litmus")):
         test = parse_file(f)
@@ -114,12 +114,13 @@ def test_model_without_incremental_form_uses_the_cat_checker(tmp_path):
         """)
     )
     model = load_model(str(p))
-    assert incremental_form(model, "X86") is None
+    assert model.incremental_form("X86") is None
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
-    prog = Program(thread_executions(test))
-    assert isinstance(make_checker("auto", model, prog, "X86"), CatChecker)
+    lay = Layout(["x", "y"], [0, 0], [2, 2])
+    assert isinstance(consistency_checker(model, "X86", lay), CatChecker)
     with pytest.raises(ValueError, match="no incremental form"):
-        make_checker("incremental", model, prog, "X86")
-    assert isinstance(make_checker("auto", load_model("sc"), prog, "X86"), IncrementalChecker)
+        consistency_checker(model, "X86", lay, "incremental")
+    sc = load_model("sc")
+    assert isinstance(consistency_checker(sc, "X86", lay), IncrementalChecker)
     run = explore_test(test, model)
     assert run.stats.complete == 3

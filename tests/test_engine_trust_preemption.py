@@ -13,9 +13,10 @@ from conftest import ROOT, shared_path
 from test_engine_trust import load_bench
 
 from herdsman.cat.api import load_model
-from herdsman.engine.preemption import SLACK_RULES, PreemptionBound
-from herdsman.engine.trust import TrustOptions, explore_test
-from herdsman.litmus import parse_file, parse_text
+from herdsman.engine.run import RunOptions
+from herdsman.engine.trust.preemption import SLACK_RULES, PreemptionBound
+from herdsman.engine.trust.run import explore_test
+from herdsman.litmus.parser import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
 
@@ -62,7 +63,7 @@ def test_counts_on_store_buffering():
     one (both read 1) that needs a switch in the middle of a thread."""
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
     run = explore_test(
-        test, load_model("sc"), TrustOptions(preemption_bound=0, print_executions=True)
+        test, load_model("sc"), RunOptions(preemption_bound=0, print_executions=True)
     )
     counts = sorted(e.preemptions for e in run.result.executions)
     assert counts == [0, 0, 1]
@@ -84,11 +85,11 @@ exists (x=1)
 """)
     from herdsman.herd_compat.genmc import summary
 
-    run = explore_test(test, load_model("sc"), TrustOptions(preemption_bound=0))
+    run = explore_test(test, load_model("sc"), RunOptions(preemption_bound=0))
     assert run.result.positive == 0  # the lost update needs a preemption
     assert run.stats.extra["decisive_beyond_bound"] > 0
     assert "reached only beyond the preemption bound" in summary(run.result)
-    run = explore_test(test, load_model("sc"), TrustOptions(preemption_bound=1))
+    run = explore_test(test, load_model("sc"), RunOptions(preemption_bound=1))
     assert run.result.positive > 0
 
 
@@ -105,5 +106,5 @@ def test_bounding_needs_an_sc_model():
 
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     with pytest.raises(InputError, match="no interleaving produces"):
-        explore_test(test, load_model("tso"), TrustOptions(preemption_bound=1))
-    assert explore_test(test, load_model("sc"), TrustOptions(preemption_bound=1)).stats.complete
+        explore_test(test, load_model("tso"), RunOptions(preemption_bound=1))
+    assert explore_test(test, load_model("sc"), RunOptions(preemption_bound=1)).stats.complete

@@ -73,7 +73,7 @@ def mp():
 
 
 def test_mp_lwsync_addr(mp) -> None:
-    g = mp.graph
+    g = mp.rel
     shows = {"co": g.co, "fr": g.fr, "lwsync": fencerel(mp, "LWSYNC"), "addr": mp.sk.deps["addr"]}
     d = parse(to_dot(g, test_name="MP+lwsync+addr", model_name="PPC", shows=shows))
     assert d.get_name() == "G" and d.get_type() == "digraph"
@@ -136,7 +136,7 @@ def test_iriw_transitive_edges_removed_and_colours() -> None:
         ],
         co={"x": ["w2", "w1", "w3"]},
     )
-    g = b.graph
+    g = b.rel
     ppo = b.sk.po
     d = parse(
         to_dot(
@@ -163,7 +163,7 @@ def test_iriw_transitive_edges_removed_and_colours() -> None:
 
 def test_hidden_init_writes_and_init_rf() -> None:
     b = build([[W("x", 1)], [R("x", 0, name="r"), R("x", 1)]])
-    g = b.graph
+    g = b.rel
     d = parse(to_dot(g, test_name="T", show_init_writes=False))
     assert all("Init" not in v for v in labels(d).values())
     assert [x for x in edges(d) if x[2] == "rf"] == [("a", "c", "rf", "red")]
@@ -187,7 +187,7 @@ def test_rmw_labels_and_iico() -> None:
 
 def test_rf_shown_as_a_relation_replaces_rfmap() -> None:
     b = build([[W("x", 1)], [R("x", 1)]])
-    d = parse(to_dot(b.graph, test_name="T", shows={"rf": b.graph.rf}))
+    d = parse(to_dot(b.graph, test_name="T", shows={"rf": b.rel.rf}))
     rf = [x for x in edges(d) if x[2] == "rf"]
     assert rf == [("a", "b", "rf", "red")]
 

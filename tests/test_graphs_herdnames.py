@@ -150,7 +150,7 @@ def test_names_used_by_herd_models_are_defined() -> None:
     """Every predefined name herd's stdlib/sc/tso/x86tso/ppc/cos files read
     (herd-formats.md 2.2), plus the dynamic ones."""
     b = build([[W("x", 1)]])
-    dyn = dynamic_names(b.graph)
+    dyn = dynamic_names(b.rel)
     used = {
         "PPC": "ADDR B Exp FW IW M NExp W ext id iico_data int loc po rf same-instance sm R "
         "addr ctrl data SYNC LWSYNC EIEIO ISYNC pco",
@@ -178,7 +178,7 @@ def test_pco_is_co0_plus_observed_coherence() -> None:
         ],
         co={"x": ["a", "e", "b"]},
     )
-    g = b.graph
+    g = b.rel
     fw = g.FW
     assert {b.name(e) for e in range(b.U.n) if (fw >> e) & 1} == {"b"}
     c0 = pairs(b, co0(g, fw))
@@ -199,7 +199,7 @@ def test_pco_rw_and_fw_override() -> None:
     b = build(
         [[R("x", 1, name="r"), W("x", 2, name="w")], [W("x", 1, name="v")]], co={"x": ["v", "w"]}
     )
-    g = b.graph
+    g = b.rel
     assert pairs(b, obsco(g)) == {("v", "w")}
     v = b.set(["v"])
     forced = pairs(b, pco(g, fw=v))
@@ -210,5 +210,5 @@ def test_pco_rw_and_fw_override() -> None:
 def test_pco_sees_inside_an_rmw() -> None:
     """herd's pco is built on po_iico: the read of an RMW is before its write."""
     b = build([[RMW("x", 1, 2, name="u")], [W("x", 1, name="v")]], co={"x": ["v", "u.w"]})
-    g = b.graph
+    g = b.rel
     assert pairs(b, obsco(g)) == {("v", "u.w")}

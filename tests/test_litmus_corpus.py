@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from herdsman.litmus import parse_file, parse_text
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.ir import Branch, Label
 from herdsman.litmus.jsonir import from_json, to_json
+from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import herd_condition_text, print_test
 
 PPC_LOG = ("power", "herd7-ppc.log")

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from herdsman.litmus import parse_file, parse_text
 from herdsman.litmus.cli import main
-from herdsman.litmus.ir import Branch, Label, LitmusTest, Not
+from herdsman.litmus.ir import Branch, Label, Not
+from herdsman.litmus.parser import parse_file, parse_text
+from herdsman.litmus.test import LitmusTest
 
 ERROR_LINE = re.compile(r"^[^:]+:\d+:\d+: error: .+$")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from herdsman.litmus import parse_file, parse_text
 from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import herd_condition_text, print_test
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "litmus" / "examples"

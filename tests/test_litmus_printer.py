@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herdsman.litmus import parse_text
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import (
     And,
@@ -23,6 +22,7 @@ from herdsman.litmus.ir import (
     RegLoc,
     Sym,
 )
+from herdsman.litmus.parser import parse_text
 from herdsman.litmus.printer import herd_condition_text, print_test, prop_text
 
 a = Atom(RegLoc(0, "r1"), 1)

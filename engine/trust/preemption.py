@@ -25,7 +25,7 @@ lose graphs a revisit would have made from it).
 
 from __future__ import annotations
 
-from herdsman.engine.trust_graph import TGraph
+from herdsman.engine.trust.graph import TrustGraph
 
 #: Slack rules: (U, N, T) -> slack, with U threads having a deletable event, N threads
 #: with events, T threads in all.  ``spawner`` (the default) is GenMC's
@@ -51,7 +51,7 @@ class PreemptionBound:
         self.k = k
         self.rule = SLACK_RULES[slack_rule]
 
-    def slack(self, g: TGraph) -> int:
+    def slack(self, g: TrustGraph) -> int:
         """Slack of ``g`` (see :data:`SLACK_RULES`)."""
         nonempty = unstable = 0
         for t in range(g.T):
@@ -61,19 +61,19 @@ class PreemptionBound:
             b = g.base[t]
             for j in range(b, b + g.n[t]):
                 if g.revisitable[j] and (
-                    g.step[j].ev.kind not in ("R", "W")  # type: ignore[union-attr]
+                    g.ev[j].kind not in ("R", "W")  # type: ignore[union-attr]
                     or g.addedmax[j]
                 ):
                     unstable += 1
                     break
         return self.rule(unstable, nonempty, g.T)
 
-    def cut(self, g: TGraph) -> bool:
+    def cut(self, g: TrustGraph) -> bool:
         """Whether the exploration below ``g`` may stop (its optimistic count is over
         the bound plus the slack)."""
         return _counted(g) > self.k + self.slack(g)
 
-    def count(self, g: TGraph) -> int:
+    def count(self, g: TrustGraph) -> int:
         """The preemptions of a complete graph."""
         return _counted(g)
 
@@ -83,7 +83,7 @@ class NotSequential(Exception):
     (bounding needs an SC model, else graphs would be cut that revisits could repair)."""
 
 
-def _counted(g: TGraph) -> int:
+def _counted(g: TrustGraph) -> int:
     c = preemptions(g)
     if c >= INFINITE:
         raise NotSequential()
@@ -94,18 +94,18 @@ def _counted(g: TGraph) -> int:
 INFINITE = 1 << 30
 
 
-def preemptions(g: TGraph) -> int:
+def preemptions(g: TrustGraph) -> int:
     """The (optimistic, for an incomplete graph) preemptions of ``g``; :data:`INFINITE`
     when no interleaving produces it (it is not SC)."""
     T = g.T
     total = list(g.n)
-    base, rf, step, co, L = g.base, g.rf, g.step, g.co, g.L
+    base, rf, ev, co, L = g.base, g.rf, g.ev, g.co, g.L
     # per write: its readers and its immediate co-successor (ids), per location index
     readers: dict[int, list[int]] = {}
     for t in range(T):
         b = base[t]
         for j in range(b, b + total[t]):
-            if step[j].ev.kind == "R":  # type: ignore[union-attr]
+            if ev[j].kind == "R":  # type: ignore[union-attr]
                 readers.setdefault(rf[j], []).append(j)
     succ: dict[int, int] = {}
     for li in range(L):
@@ -122,7 +122,7 @@ def preemptions(g: TGraph) -> int:
     def removable(v: tuple[int, ...], t: int) -> bool:
         """Whether the last event of thread t in v may be the last of a linearisation."""
         e = base[t] + v[t] - 1
-        kind = step[e].ev.kind  # type: ignore[union-attr]
+        kind = ev[e].kind  # type: ignore[union-attr]
         if kind == "W":
             for r in readers.get(e, ()):
                 if inside(r, v):

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
 
+from herdsman.cat.api import Model
 from herdsman.graphs.build import RMW, Built, R, W, build
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, bool], str | None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 #: The probes (name, graph with a porf cycle), for every program ...
 _PROBES: tuple[tuple[str, Callable[[], Built]], ...] = (
@@ -52,42 +54,35 @@ _RMW_PROBES: tuple[tuple[str, Callable[[], Built]], ...] = (
 )
 
 
-def refusal(model: Any, arch: str, rmw: bool = False) -> str | None:
-    """Why TruSt cannot explore executions of ``model`` on ``arch`` tests (None: it can);
-    ``rmw``: for programs with read-modify-write instructions.  Computed once per model,
+def refusal(model: Model, arch: str, rmw: bool = False) -> str | None:
+    """Why TruSt cannot explore executions of ``model`` on ``arch`` programs (None: it
+    can); ``rmw``: for programs with read-modify-writes.  Computed once per model,
     architecture and kind of program."""
-    try:
-        per = _CACHE.setdefault(model, {})
-    except TypeError:
-        per = {}
+    per = _CACHE.setdefault(model, {})
     key = (arch, rmw)
     if key not in per:
         per[key] = _refusal(model, arch, rmw)
     return per[key]
 
 
-def _refusal(model: Any, arch: str, rmw: bool) -> str | None:
-    mode = getattr(model, "co_mode", None)
-    if mode != "native":
+def _refusal(model: Model, arch: str, rmw: bool) -> str | None:
+    if model.co_mode != "native":
         return (
-            f"its coherence order is not the standard one (co_mode '{mode}'): "
+            f"its coherence order is not the standard one (co_mode '{model.co_mode}'): "
             "TruSt enumerates co itself"
         )
-    axioms = getattr(model, "axioms", None)
-    if axioms is None:
-        return "it does not say which of its axioms are monotone (not a cat model)"
-    for ax in axioms:
-        if ax.mode != "check" or getattr(ax, "skipped", False):
+    for ax in model.axioms:
+        if ax.mode != "check" or ax.skipped:
             continue
         if not ax.monotone:
             name = f"'{ax.name}'" if ax.name else "(unnamed)"
-            where = f" at {ax.pos.file}:{ax.pos.line}" if getattr(ax, "pos", None) else ""
+            where = f" at {ax.pos.file}:{ax.pos.line}"
             return (
                 f"its axiom {name} ({ax.kind}){where} is not monotone, so partial graphs "
                 "cannot be checked"
             )
     for what, make in _PROBES + (_RMW_PROBES if rmw else ()):
-        g = make().graph
+        g = make().rel
         verdicts = model.prepare(g.sk, arch).check(g.rf, co=g.co)
         if any(v.allowed for v in verdicts):
             return (
@@ -97,11 +92,10 @@ def _refusal(model: Any, arch: str, rmw: bool) -> str | None:
     return None
 
 
-def refusal_message(model: Any, arch: str, rmw: bool = False) -> str | None:
+def refusal_message(model: Model, arch: str, rmw: bool = False) -> str | None:
     """The one-line message for ``--engine trust`` with a model TruSt cannot explore."""
     why = refusal(model, arch, rmw)
     if why is None:
         return None
-    name = getattr(model, "spec", None) or getattr(model, "name", None) or "?"
     kind = " with read-modify-writes" if rmw else ""
-    return f"TruSt cannot explore model {name} on {arch} tests{kind}: {why}"
+    return f"TruSt cannot explore model {model.spec} on {arch} programs{kind}: {why}"

@@ -1,4 +1,4 @@
-"""The initial state of a test: registers of each thread, memory locations and values.
+"""Lowering a litmus test to the program IR: its threads, initial state and final condition.
 
 Unmentioned registers and locations hold 0; symbolic registers (``%x0``) hold their init
 value in every thread; every symbol of the test (init items, init values, code
@@ -7,26 +7,54 @@ immediates, observed locations) is a memory location with an initial write.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from herdsman.litmus.ir import (
+    CAS,
     RMW,
     Imm,
-    LitmusTest,
+    Label,
     Load,
+    Lock,
     MemLoc,
     Op,
     Operand,
+    Program,
     RegLoc,
     Store,
     Sym,
     SymRegLoc,
+    Thread,
+    Unlock,
     Value,
 )
+from herdsman.litmus.test import Instruction, LitmusTest
 
 
 def init_value(v: Value | None) -> Value:
     return 0 if v is None else v
+
+
+def lower(test: LitmusTest) -> Program:
+    """The program of ``test``."""
+    threads = []
+    for code in test.threads:
+        ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
+        origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
+        threads.append(Thread(ops, origins))
+    symbolic = tuple(
+        (it.loc.name, init_value(it.value)) for it in test.init if isinstance(it.loc, SymRegLoc)
+    )
+    return Program(
+        name=test.name,
+        arch=test.arch,
+        threads=tuple(threads),
+        memory=tuple(sorted(initial_memory(test).items())),
+        registers=tuple(tuple(regs.items()) for regs in initial_registers(test)),
+        condition=test.condition,
+        observed=tuple(test.observed_locations()),
+        symbolic=symbolic,
+        filter=test.filter,
+        path=test.path,
+    )
 
 
 def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
@@ -63,18 +91,22 @@ def initial_memory(test: LitmusTest) -> dict[str, Value]:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)
     for code in test.threads:
-        for ins in code:
-            for op in _operands(ins):
+        for item in code:
+            if isinstance(item, Label):
+                continue
+            for op in _operands(item.op):
                 if isinstance(op, Imm):
                     note_addr(op.value)
     return mem
 
 
-def _operands(ins: object) -> Iterable[Operand]:
+def _operands(ins: object) -> tuple[Operand, ...]:
     if isinstance(ins, Op):
         return ins.args
-    if isinstance(ins, Load):
+    if isinstance(ins, Load | Lock | Unlock):
         return ins.addr
     if isinstance(ins, Store | RMW):
         return (*ins.addr, ins.src)
+    if isinstance(ins, CAS):
+        return (*ins.addr, ins.expected, ins.desired)
     return ()

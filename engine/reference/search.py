@@ -21,12 +21,12 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from herdsman.engine.build import build_skeleton
+from herdsman.engine.conditions import compile_prop
 from herdsman.engine.errors import TimeLimitExceeded, check_deadline
 from herdsman.engine.outcome import OutcomeBuilder
-from herdsman.engine.props import compile_prop
-from herdsman.engine.tables import Tables
-from herdsman.engine.threads import ThreadExec, ThreadsResult
+from herdsman.engine.reference.skeletons import build_skeleton
+from herdsman.engine.reference.tables import Tables
+from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.ir import Loc, Prop
@@ -98,7 +98,7 @@ class _Combo(Tables):
     ) -> None:
         self.goal = goal
         self.tally = tally
-        self.native = getattr(model, "co_mode", "native") == "native"
+        self.native = model.co_mode == "native"
         lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in variants])
         self.session = model.prepare(lay.sk, arch)
         super().__init__(threads, variants, lay, goal.observed, goal.filter)
@@ -393,5 +393,5 @@ class _Combo(Tables):
         execs = [self.variants[t][m.bit_length() - 1] for t, m in enumerate(sol)]
         values = [[e.value for e in te.events] for te in execs]
         lay = build_skeleton(self.threads.locations, self.threads.init_mem, execs, values)
-        vco = getattr(verdict, "co", None)
-        return ExecutionGraph(lay.sk, rf, co if self.native or vco is None else vco)
+        vco = verdict.co
+        return ExecutionGraph.from_relations(lay.sk, rf, co if self.native or vco is None else vco)

@@ -34,11 +34,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from herdsman.cat.api import ConsistencyChecker
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.trust_graph import TGraph
-from herdsman.engine.trust_program import Program
+from herdsman.engine.trust.graph import TrustGraph
 
-__all__ = ["Explorer", "TrustStats", "TimeLimitExceeded"]
+__all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded"]
+
+
+class NewLocation(Exception):
+    """A thread accessed a location the graph's layout does not have (an address
+    computed at run time): the exploration starts again with it."""
+
+    def __init__(self, loc: str) -> None:
+        super().__init__(loc)
+        self.loc = loc
 
 
 @dataclass
@@ -74,14 +83,14 @@ class Explorer:
 
     def __init__(
         self,
-        prog: Program,
-        checker,
-        on_complete: Callable[[TGraph], bool],
+        start: TrustGraph,
+        checker: ConsistencyChecker,
+        on_complete: Callable[[TrustGraph], bool],
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,
     ) -> None:
-        self.prog = prog
+        self.start = start
         self.checker = checker
         self.on_complete = on_complete
         self.bound = bound
@@ -92,10 +101,10 @@ class Explorer:
 
     def run(self) -> TrustStats:
         t0 = time.process_time()
-        g = TGraph(self.prog)
+        g = self.start
         # one recursion level per event added, revisits nest: room for long programs
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 1000 + 40 * len(g.step)))
+        sys.setrecursionlimit(max(limit, 1000 + 40 * g.lay.size))
         try:
             if self.checker.restart(g):
                 self._visit(g)
@@ -112,34 +121,37 @@ class Explorer:
             if self.deadline is not None and time.process_time() > self.deadline:
                 raise TimeLimitExceeded()
 
-    def _visit(self, g: TGraph) -> None:
+    def _visit(self, g: TrustGraph) -> None:
         self._tick()
         t = g.next_thread()
         if t < 0:
             self._leaf(g)
             return
-        step = g.next_step(t)
-        assert step is not None
-        ev = step.ev
+        node = g.next_node(t)
+        assert node is not None
+        ev = node.step.event  # type: ignore[union-attr]
         checker = self.checker
         stats = self.stats
         e = g.base[t] + g.n[t]
+        li = -1
+        if ev.loc is not None:
+            li = g.lay.loc_index.get(ev.loc, -1)
+            if li < 0:
+                raise NewLocation(ev.loc)
         if ev.kind == "R":
-            li = self.prog.loc_index[ev.loc]  # type: ignore[index]
             writes = [li, *g.co[li]]
             last = writes[-1]
             floor = checker.rf_floor(g, e, li)  # options before it: certainly inconsistent
             stats.pruned += floor
             alive = False
             for w in writes[floor:]:
-                g.add_read(t, step, w, w == last)
+                g.add_read_from(t, node, w, w == last)
                 if self._extend(g, e):
                     alive = True
                 g.pop(t)
             if not alive:
                 self._blocked("dead_end")
         elif ev.kind == "W":
-            li = self.prog.loc_index[ev.loc]  # type: ignore[index]
             floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
             readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
             alive = False
@@ -148,7 +160,7 @@ class Explorer:
                 if doomed and not readers:
                     stats.pruned += 1
                     continue
-                g.add_write(t, step, pos, li)
+                g.add_write_at(t, node, pos)
                 if doomed:
                     stats.pruned += 1
                 elif self._extend(g, e):
@@ -159,12 +171,12 @@ class Explorer:
             if not alive:
                 self._blocked("dead_end")
         else:
-            g.add_other(t, step)
+            g.add_next(t, node)
             if not self._extend(g, e):
                 self._blocked("dead_end")
             g.pop(t)
 
-    def _extend(self, g: TGraph, e: int) -> bool:
+    def _extend(self, g: TrustGraph, e: int) -> bool:
         """Go on from ``g`` if the checker accepts its new event ``e`` (else count it
         pruned), then let the checker forget ``e``; whether it accepted it."""
         checker = self.checker
@@ -176,14 +188,14 @@ class Explorer:
         checker.removed(g, e)
         return ok
 
-    def _go(self, g: TGraph) -> None:
+    def _go(self, g: TrustGraph) -> None:
         """Continue with ``g`` unless the preemption bound cuts it."""
         if self.bound is not None and self.bound.cut(g):
             self.stats.bound_blocked += 1
             return
         self._visit(g)
 
-    def _backward(self, g: TGraph, a: int, li: int) -> None:
+    def _backward(self, g: TrustGraph, a: int, li: int) -> None:
         """Backward revisits by the write ``a`` (just added) of location ``li``."""
         wview = g.porf_view(a)
         co = g.co[li]
@@ -207,7 +219,7 @@ class Explorer:
             stats.revisits += 1
             self._go(g2)
 
-    def _maximal(self, g: TGraph, r: int, a: int, kept: list[int]) -> bool:
+    def _maximal(self, g: TrustGraph, r: int, a: int, kept: list[int]) -> bool:
         """TruSt's maximality condition for deleting, on behalf of write ``a``, the
         events of ``g`` outside ``kept`` and re-reading ``r`` (see the module docstring)."""
         victims = [r]
@@ -219,7 +231,7 @@ class Explorer:
         for j in victims:
             if not g.revisitable[j]:
                 return False
-            kind = g.step[j].ev.kind  # type: ignore[union-attr]
+            kind = g.ev[j].kind  # type: ignore[union-attr]
             if kind == "R":
                 src = g.rf[j]
             elif kind == "W":
@@ -242,7 +254,7 @@ class Explorer:
         stats.extra[key] = stats.extra.get(key, 0) + 1
 
     # ------------------------------------------------------------------ leaves
-    def _leaf(self, g: TGraph) -> None:
+    def _leaf(self, g: TrustGraph) -> None:
         if any(g.blocked(t) for t in range(g.T)):
             self._blocked("thread")
             return
@@ -257,7 +269,7 @@ class Explorer:
             self.stats.rejected += 1
 
 
-def _signature(g: TGraph) -> tuple:
+def _signature(g: TrustGraph) -> tuple:
     """What identifies a complete graph: each thread's events with their rf, and co."""
 
     def name(e: int) -> tuple[int, int]:

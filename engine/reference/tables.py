@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from herdsman.engine.build import Layout
-from herdsman.engine.props import needed_locations
-from herdsman.engine.threads import ThreadExec, ThreadsResult
+from herdsman.engine.conditions import needed_locations
+from herdsman.engine.reference.skeletons import Layout
+from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.litmus.ir import Loc, MemLoc, Prop, RegLoc, Value
 
 
@@ -77,8 +77,8 @@ class Tables:
         self.loc_init: list[int] = []
         for x in self.loc_names:
             self.loc_init.append(lay.init_eid[x])
-            ws = [e.eid for e in events if e.kind == "W" and e.loc == x and e.tid >= 0]
-            rs = [e.eid for e in events if e.kind == "R" and e.loc == x]
+            ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == x and e.tid >= 0]
+            rs = [i for i, e in enumerate(events) if e.kind == "R" and e.loc == x]
             self.loc_writes.append(ws)
             self.loc_reads.append(rs)
         # rf candidates of each read: (write, rf bit, constant value or None, writer thread)
@@ -97,8 +97,8 @@ class Tables:
                     if m != 0:
                         out.append((w, 1 << (w * cap + r), m, self.tid_of[w]))
                 self.cands[r] = out
-        self.valdep = lay.valdep
-        self.vd_rng = self.U.range(lay.valdep) if lay.valdep else 0
+        self.valdep = sk.valdep
+        self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0
         # observed locations (and those of the filter) -> how to get their final value
         needed = self.needed = needed_locations(self.observed, self.filter)
         self.nobs = len(self.observed)

@@ -30,19 +30,25 @@ explorer drops them unbuilt.  When the model is nothing but these checks (no fla
 allowed without asking the model again.
 
 A model with a check this cannot read (fixpoints, ``with``...) has no incremental form;
-TruSt then uses :class:`engine.trust_consistency.CatChecker`.  Both give the same answers
+explorers then use :class:`cat.consistency.CatChecker`.  Both give the same answers
 (``tests/test_engine_trust_incremental.py``); ``bench/bench_trust.py`` measures both.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from herdsman.engine.trust_consistency import CatChecker
-from herdsman.engine.trust_graph import TGraph
-from herdsman.engine.trust_program import Program
+from herdsman.cat.checks import operand
+from herdsman.cat.compiler import CheckStep, Compiled, End, Program, WithStep
+from herdsman.cat.consistency import CatChecker
+from herdsman.cat.contract import PreparedModel, Verdict
+from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.ir import Node
+from herdsman.cat.monotone import Analysis
+from herdsman.cat.values import REL, SET
+from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
+from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.relalg import Universe
 
 #: Ops a skeleton-only node may use (as cat's code generator evaluates them).
@@ -119,40 +125,16 @@ class Form:
         self.kinds = [(id(n), _is_rel(n)) for n in self.statics]
 
 
-_FORMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def incremental_form(model: Any, arch: str) -> Form | None:
-    """The incremental form of ``model``'s monotone checks on ``arch`` (None if none)."""
-    per = _FORMS.setdefault(model, {}) if _weakrefable(model) else {}
-    if arch in per:
-        return per[arch]
+def incremental_form(compiled: Compiled, analysis: Analysis, mono: dict) -> Form | None:
+    """The incremental form of a compiled model's monotone checks (None if it has a check
+    the incremental checker cannot read)."""
     try:
-        form = _build_form(model, arch)
+        return _build_form(compiled, analysis, mono)
     except Unsupported:
-        form = None
-    except Exception:  # noqa: BLE001 - cat's internals changed: fall back to the cat checker
-        form = None
-    per[arch] = form
-    return form
+        return None
 
 
-def _weakrefable(x: Any) -> bool:
-    try:
-        weakref.ref(x)
-    except TypeError:
-        return False
-    return True
-
-
-def _build_form(model: Any, arch: str) -> Form:
-    from herdsman.cat.checks import operand
-    from herdsman.cat.evaluator import Evaluator
-    from herdsman.cat.ir import Node
-    from herdsman.cat.values import REL, SET
-
-    unit = model._unit(arch)
-    compiled, analysis, mono = unit.compiled, unit.analysis, unit.monotone
+def _build_form(compiled: Compiled, analysis: Analysis, mono: dict) -> Form:
     steps: list[StepForm] = []
     for st in analysis.eligible_steps():
         if not mono.get(id(st)) or st.mode != "check" or st.negated:
@@ -167,7 +149,7 @@ def _build_form(model: Any, arch: str) -> Form:
         terms = None
         if st.kind == "acyclic":
             top = x
-            while getattr(top, "op", None) == "plus":
+            while top.op == "plus":
                 top = top.args[0]
             try:
                 terms = _terms(top)
@@ -183,12 +165,11 @@ def _build_form(model: Any, arch: str) -> Form:
     return Form(steps, list(statics.values()), stable, _exact(compiled.program, mono))
 
 
-def _exact(prog: Any, mono: dict) -> bool:
+def _exact(prog: Program | None, mono: dict) -> bool:
     """Whether the model's verdict on a candidate is just its monotone checks: no flag,
     ``undefined_unless``, non-monotone check, co condition (``cobase``), rejection or
     run-time loop; the co enumeration (``with co from ...``) is the engine's.  Then a
     complete graph the checks accept is allowed, with no flag."""
-    from herdsman.cat.compiler import CheckStep, End, WithStep
 
     while prog is not None:
         for st in prog.steps:
@@ -427,18 +408,13 @@ class IncrementalChecker:
 
     name = "incremental"
 
-    def __init__(self, form: Form, model: Any, prog: Program, arch: str) -> None:
-        from herdsman.graphs.herdnames import static_names
-
+    def __init__(self, form: Form, model: PreparedModel, arch: str, lay: Layout) -> None:
         self.form = form
-        self.prog = prog
+        self.lay = lay
         self.arch = arch
-        self._static_names = static_names
-        self.cat = CatChecker(model, prog, arch)  # for the verdicts on complete graphs
-        from herdsman.cat.api import Verdict
-
+        self.cat = CatChecker(model, arch)  # for the verdicts on complete graphs
         self._allowed = Verdict(allowed=True)
-        size = len(prog.locations) + sum(prog.max_len)
+        size = lay.size
         self.U = Universe(size, size)
         self._statics: dict[tuple, dict[int, int]] = {}
         self._pp: dict[tuple, dict[int, int]] = {}
@@ -452,11 +428,13 @@ class IncrementalChecker:
         ]
 
     # ------------------------------------------------------------------ statics
-    def _key(self, g: TGraph) -> tuple:
+    def _key(self, g: ExecutionGraph) -> tuple:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            return ("c", *[p[-1].completion() for p in g.path])
+            done = g.completion_key()
+            if done is not None:
+                return ("c", *done)
         return ("p", *g.shape_key())
 
     def _full_statics(self, key: tuple) -> dict[int, int]:
@@ -465,26 +443,26 @@ class IncrementalChecker:
             return got
         if len(self._statics) > MAX_SKELETONS:
             self._statics.clear()
-        prog = self.prog
-        sk = prog.skeleton(key[1:])
-        N = {name: b for name, (_, b) in self._static_names(sk, self.arch).items()}
+        lay = self.lay
+        sk = lay.shapes.skeleton(key[1:])
+        N = {name: b for name, (_, b) in static_names(sk, self.arch).items()}
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
         # renumber: skeleton (init, then each thread's events) -> graph ids
         blocks = []
-        off = len(prog.locations)
-        base = len(prog.locations)
+        off = lay.L
         blocks.append((0, 0, off))
         for t, sid in enumerate(key[1:]):
-            m = len(prog.shapes.events(sid))
-            blocks.append((off, base, m))
+            m = lay.shapes.length[sid]
+            blocks.append((off, lay.base[t], m))
             off += m
-            base += prog.max_len[t]
         out = {k: _renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
         self._statics[key] = out
         return out
 
-    def _restricted(self, g: TGraph, present: int, key: tuple | None = None) -> dict[int, int]:
+    def _restricted(
+        self, g: ExecutionGraph, present: int, key: tuple | None = None
+    ) -> dict[int, int]:
         if key is None:
             key = self._key(g)
         if not self.form.stable:
@@ -502,7 +480,7 @@ class IncrementalChecker:
         return out
 
     # ------------------------------------------------------------------ the interface
-    def restart(self, g: TGraph) -> bool:
+    def restart(self, g: ExecutionGraph) -> bool:
         self.checks += 1
         U = self.U
         cap = U.cap
@@ -522,7 +500,7 @@ class IncrementalChecker:
                     co |= later << (w * cap)
                 later |= 1 << w
             co |= later << (li * cap)
-        fr = U.seq(U.inverse(rf), co)
+        fr = fr_of(U, rf, co)
         key = self._key(g)
         statics = self._restricted(g, present, key)
         fr_ = _Frame(rf, co, fr, present, statics, [], key)
@@ -540,17 +518,17 @@ class IncrementalChecker:
         g.cstate = [fr_]
         return ok
 
-    def added(self, g: TGraph, e: int) -> bool:
+    def added(self, g: ExecutionGraph, e: int) -> bool:
         self.checks += 1
         stack: list[_Frame] = g.cstate  # type: ignore[assignment]
         top = stack[-1]
         U = self.U
         cap = U.cap
         drf = dco = dfr = 0  # the pairs the new event brings
-        kind = g.step[e].ev.kind  # type: ignore[union-attr]
+        kind = g.ev[e].kind  # type: ignore[union-attr]
         # stable statics come from the threads' complete paths, which change only when
         # a value is read; the others from the prefixes themselves
-        key = top.key if self.form.stable and kind != "R" else self._key(g)
+        key = top.key if top.key[0] == "c" and kind != "R" else self._key(g)
         if kind == "R":
             w = g.rf[e]
             drf = 1 << (w * cap + e)
@@ -617,18 +595,18 @@ class IncrementalChecker:
                 ok = False
         return ok
 
-    def removed(self, g: TGraph, e: int) -> None:
+    def removed(self, g: ExecutionGraph, e: int) -> None:
         g.cstate.pop()  # type: ignore[union-attr]
 
     # ------------------------------------------------------------------ option filters
-    def _forbidden(self, g: TGraph, e: int, base: str) -> int:
+    def _forbidden(self, g: ExecutionGraph, e: int, base: str) -> int:
         """Events ``x`` such that a pair (e, x) of ``base`` (filtered as some incremental
         acyclic check filters it) closes a cycle with the check's skeleton-only part: x
         reaches e through it.  Options giving e such a pair are certainly inconsistent."""
         top: _Frame = g.cstate[-1]  # type: ignore[index]
         return self._forbidden_at(g, e, base, top.present | (1 << e))
 
-    def _forbidden_at(self, g: TGraph, e: int, base: str, present: int) -> int:
+    def _forbidden_at(self, g: ExecutionGraph, e: int, base: str, present: int) -> int:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
         st = self._restricted(g, present)
         U = self.U
@@ -660,7 +638,7 @@ class IncrementalChecker:
                 out |= x
         return out
 
-    def revisit_doomed(self, g: TGraph, r: int, a: int, kept: list[int]) -> bool:
+    def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: list[int]) -> bool:
         """Whether re-reading ``r`` from ``a`` in the graph restricted to ``kept`` is
         certainly inconsistent: ``r`` would be fr-before a kept co-successor of ``a``
         that reaches ``r`` through the skeleton-only part of an acyclic check."""
@@ -679,7 +657,7 @@ class IncrementalChecker:
             present |= ((1 << kept[t]) - 1) << b
         return bool(self._forbidden_at(g, r, "fr", present) & succ)
 
-    def rf_floor(self, g: TGraph, e: int, li: int) -> int:
+    def rf_floor(self, g: ExecutionGraph, e: int, li: int) -> int:
         forb = self._forbidden(g, e, "fr")
         if not forb:
             return 0
@@ -689,7 +667,7 @@ class IncrementalChecker:
                 floor = i + 1
         return floor
 
-    def co_floor(self, g: TGraph, e: int, li: int) -> int:
+    def co_floor(self, g: ExecutionGraph, e: int, li: int) -> int:
         if not g.co[li]:
             return 0
         forb = self._forbidden(g, e, "co")
@@ -701,11 +679,14 @@ class IncrementalChecker:
                 floor = i + 1
         return floor
 
-    def verdicts(self, g: TGraph, want_shows: bool = False) -> tuple[list, int, int]:
-        """The model's verdicts on a complete graph; when the model is only its monotone
-        checks (``Form.exact``), which accepted the graph, without asking it again."""
+    def verdicts(
+        self, g: ExecutionGraph, want_shows: bool = False
+    ) -> tuple[list[Verdict], Relations | None]:
+        """The model's verdicts on a complete graph, and the relations they judged; when
+        the model is only its monotone checks (``Form.exact``), which accepted the graph,
+        without asking it again (no relations then)."""
         if self.form.exact and not want_shows:
-            return [self._allowed], 0, 0
+            return [self._allowed], None
         return self.cat.verdicts(g, want_shows)
 
     # ------------------------------------------------------------------ evaluation
@@ -794,10 +775,8 @@ class IncrementalChecker:
         return v
 
 
-def _is_rel(n: Any) -> bool:
-    from herdsman.cat.values import SET
-
-    return getattr(n, "type", None) != SET
+def _is_rel(n: Node | _Const) -> bool:
+    return not (isinstance(n, Node) and n.type == SET)
 
 
 def _renumber(v: int, src: Universe, dst: Universe, blocks, rel: bool) -> int:

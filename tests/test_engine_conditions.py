@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from herdsman.engine.props import compile_prop
+from herdsman.engine.conditions import compile_prop
 from herdsman.litmus.ir import (
     And,
     Atom,

@@ -1,0 +1,54 @@
+"""Running a program with the reference explorer: ``run_reference(program, model, opts)``."""
+
+from __future__ import annotations
+
+import time
+
+from herdsman.engine.options import RunOptions
+from herdsman.engine.outcome import Outcome, OutcomeBuilder
+from herdsman.engine.reference.search import CheckerModel, Goal, enumerate_test
+from herdsman.engine.semantics.enumerate import thread_executions
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import Assert, Join, Program, Spawn
+
+PRUNE_MODES = ("step", "location", "never")
+
+
+def run_reference(program: Program, model: CheckerModel, opts: RunOptions) -> Outcome:
+    """The outcome of ``program`` under ``model``, herd's way: every thread execution for
+    every value its reads may see, then every rf and co (pruned as soon as a monotone
+    axiom fails)."""
+    where = program.where
+    if opts.prune not in PRUNE_MODES:
+        raise InputError(where, 0, 0, f"unknown pruning mode '{opts.prune}'")
+    if program.has(Spawn, Join, Assert):
+        raise InputError(
+            where,
+            0,
+            0,
+            "the reference engine does not run programs that spawn or join threads or assert",
+        )
+    t0 = time.process_time()
+    goal = Goal(
+        observed=list(program.observed),
+        prop=program.condition.prop,
+        quant=program.condition.quant,
+        filter=program.filter if opts.checkfilter else None,
+        show=opts.show,
+        nshow=opts.nshow,
+        prune=opts.prune,
+        order=opts.order,
+        rf_first=opts.rf_first,
+        deadline=None if opts.time_limit is None else t0 + opts.time_limit,
+    )
+    threads = thread_executions(program, opts.unroll, goal.deadline)
+    tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow)
+    tally.stats.extra["bad_address"] = threads.bad_address
+    tally.stats.extra["value_rounds"] = threads.rounds
+    enumerate_test(threads, model, program.arch, goal, tally)
+    tally.stats.time = time.process_time() - t0
+    outcome = tally.finish(program.name, "reference")
+    outcome.stats.complete = outcome.positive + outcome.negative + int(
+        outcome.stats.extra.get("filtered", 0)
+    )
+    return outcome

@@ -1,0 +1,207 @@
+"""Every execution of every thread, for every value its reads may see (herd's enumeration).
+
+A *thread execution* (:class:`ThreadExec`) is what one thread does once the values of its
+reads are fixed: its events (with their dependencies, see :mod:`engine.semantics.step`)
+and its final registers.  :func:`thread_executions` runs each thread's step function for
+every value each read may take: the values written to its location, found by a fixpoint
+(a store may store a value computed from reads).  The reference engine combines them,
+as herd does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from herdsman.engine.errors import check_deadline
+from herdsman.engine.semantics.arith import cmp_key
+from herdsman.engine.semantics.paths import PathNode, PathTree
+from herdsman.engine.semantics.step import (
+    DEFAULT_UNROLL,
+    Blocked,
+    Done,
+    Emit,
+    Failed,
+    Read,
+    Semantics,
+    Stall,
+)
+from herdsman.graphs.events import Event, with_value
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import RMW, Branch, Loc, Program, Store, Value
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadExec:
+    """One execution of thread ``tid`` for one assignment of values to its reads:
+    its events (with values), final registers, and whether it hit the unrolling bound."""
+
+    tid: int
+    events: tuple[Event, ...]
+    regs: tuple[tuple[str, Value], ...]
+    loop: bool = False
+
+    def shape(self) -> tuple:
+        """What does not depend on values: executions of one shape share a skeleton."""
+        return (tuple(e.key() for e in self.events), self.loop)
+
+    def reg(self, name: str, default: Value = 0) -> Value:
+        for r, v in self.regs:
+            if r == name:
+                return v
+        return default
+
+    @property
+    def read_values(self) -> tuple[Value, ...]:
+        return tuple(e.value for e in self.events if e.kind == "R")  # type: ignore[misc]
+
+    def pairs(self, dep: str) -> frozenset[tuple[int, int]]:
+        """The dependency ``dep`` (addr, data, ctrl, valdep) as pairs of positions."""
+        field = Event._fields.index(dep)
+        out = set()
+        for j, e in enumerate(self.events):
+            mask = e[field]
+            i = 0
+            while mask:
+                if mask & 1:
+                    out.add((i, j))
+                mask >>= 1
+                i += 1
+        return frozenset(out)
+
+
+@dataclass
+class ThreadsResult:
+    """All thread executions of a program, with the value sets they were computed from."""
+
+    execs: list[list[ThreadExec]]  # per thread
+    values: dict[str, set[Value]]  # values each location may hold
+    init_mem: dict[str, Value]  # initial value of every known location
+    locations: list[str]  # every memory location (init writes), sorted
+    program: Program
+    bad_address: int = 0  # executions dropped because an address was not a location
+    rounds: int = 0  # rounds of the value fixpoint
+
+    def initial_value(self, loc: Loc) -> Value:
+        """Initial value of a memory location or symbolic register, so its final value
+        when no event writes it (0 for anything else: a register of no thread)."""
+        return self.program.initial_value(loc)
+
+
+def run_thread(
+    tree: PathTree, values_of: Callable[[str], Sequence[Value]], deadline: float | None = None
+) -> tuple[list[ThreadExec], int]:
+    """Every execution of the thread of ``tree`` for the values ``values_of(location)``
+    reads may see (depth first, values in order), and how many were dropped (an address
+    that is no location, an ``assume`` that fails)."""
+    tid = tree.tid
+    out: list[ThreadExec] = []
+    dropped = 0
+    events: list[Event] = []
+
+    def go(node: PathNode) -> None:
+        nonlocal dropped
+        mark = len(events)
+        while True:
+            s = node.step
+            cls = type(s)
+            if cls is Emit:
+                events.append(s.event)  # type: ignore[union-attr]
+                node = node.after()
+                continue
+            if cls is Read:
+                ev = s.event  # type: ignore[union-attr]
+                for v in values_of(ev.loc):
+                    events.append(with_value(ev, v))
+                    go(node.child(v))
+                    events.pop()
+                break
+            if cls is Done:
+                out.append(ThreadExec(tid, tuple(events), s.regs, s.cut))  # type: ignore[union-attr]
+                if not len(out) & 255:
+                    check_deadline(deadline)
+                break
+            if cls is Blocked:
+                dropped += 1
+                break
+            if cls is Failed:
+                raise InputError(
+                    tree.sem.program.where, 0, 0, "assertions need an engine that checks them"
+                )
+            assert cls is not Stall, "concrete values never stall"
+        del events[mark:]
+
+    go(tree.root)
+    return out, dropped
+
+
+def _max_rounds(program: Program, unroll: int) -> int:
+    code = [ins for th in program.threads for ins in th.code]
+    stores = sum(1 for ins in code if isinstance(ins, Store | RMW))
+    loops = any(isinstance(ins, Branch) for ins in code)
+    return stores * ((unroll + 1) if loops else 1) + 2
+
+
+def thread_executions(
+    program: Program, unroll: int = DEFAULT_UNROLL, deadline: float | None = None
+) -> ThreadsResult:
+    """Every execution of every thread, for every value its reads may see.
+
+    The value set of a location starts as its initial value and grows with the values
+    stored by the thread executions until nothing new appears.  A value of a well-founded
+    execution is computed from a chain of at most as many stores as the execution has,
+    so the iteration stops after that many rounds even when values keep growing (only
+    values no execution can justify are then left out)."""
+    sem = Semantics(program, unroll)
+    trees = [PathTree(sem, tid) for tid in range(len(program.threads))]
+    init_mem = dict(program.memory)
+    values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
+    vlists: dict[str, list[Value]] = {}
+
+    def values_of(loc: str) -> list[Value]:
+        vl = vlists.get(loc)
+        if vl is None:
+            vs = values.get(loc)
+            if vs is None:  # a location only known from a computed address: initially 0
+                vs = values[loc] = {init_mem.setdefault(loc, 0)}
+            vl = vlists[loc] = sorted(vs, key=cmp_key)
+        return vl
+
+    limit = _max_rounds(program, unroll)
+    rounds = 0
+    while True:
+        rounds += 1
+        vlists.clear()
+        execs: list[list[ThreadExec]] = []
+        bad = 0
+        for tree in trees:
+            got, dropped = run_thread(tree, values_of, deadline)
+            execs.append(got)
+            bad += dropped
+        if not _grow(values, init_mem, execs) or rounds >= limit:
+            break
+    return ThreadsResult(
+        execs=execs,
+        values=values,
+        init_mem=init_mem,
+        locations=sorted(init_mem),
+        program=program,
+        bad_address=bad,
+        rounds=rounds,
+    )
+
+
+def _grow(
+    values: dict[str, set[Value]], init_mem: dict[str, Value], execs: Iterable[list[ThreadExec]]
+) -> bool:
+    """Add the values written by ``execs`` to ``values``; whether one was new."""
+    grew = False
+    for lst in execs:
+        for te in lst:
+            for e in te.events:
+                if e.kind == "W" and e.loc is not None:
+                    vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
+                    if e.value not in vs:
+                        vs.add(e.value)  # type: ignore[arg-type]
+                        grew = True
+    return grew

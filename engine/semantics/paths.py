@@ -1,0 +1,121 @@
+"""Thread prefixes as a lazily grown tree: each step of the semantics computed once.
+
+Explorers walk a thread's executions event by event, and walk the same prefixes again
+and again (every round of herd's value fixpoint, every graph of TruSt that holds them).
+A :class:`PathNode` is one prefix of one thread: the state after it, what the thread does
+next (computed on first use), and its children: the node after the next event (for an
+event other than a read) or after each value read.  With a
+:class:`~graphs.shapes.ShapeTable`, a node also knows the *shape* of its prefix (its
+events up to values), so graphs of one shape share a skeleton.  A tree holds one node per
+distinct prefix explored, not per execution.
+"""
+
+from __future__ import annotations
+
+from herdsman.engine.semantics.arith import AnyValue
+from herdsman.engine.semantics.step import Emit, Read, Semantics, Step, ThreadState
+from herdsman.graphs.events import Event
+from herdsman.graphs.shapes import ShapeTable
+
+
+class PathNode:
+    """One prefix of one thread (see the module docstring): ``depth`` events, of shape
+    ``shape``, leading to ``state``."""
+
+    __slots__ = (
+        "tree", "state", "depth", "shape", "_step", "_next", "_children", "_next_shape",
+        "_completion",
+    )  # fmt: skip
+
+    def __init__(self, tree: PathTree, state: ThreadState, depth: int, shape: int) -> None:
+        self.tree = tree
+        self.state = state
+        self.depth = depth
+        self.shape = shape
+        self._step: Step | None = None
+        self._next: PathNode | None = None
+        self._children: dict[AnyValue, PathNode] | None = None
+        self._next_shape = -1
+        self._completion = -1
+
+    @property
+    def step(self) -> Step:
+        """What the thread does next."""
+        s = self._step
+        if s is None:
+            s = self._step = self.tree.sem.step(self.tree.tid, self.state)
+        return s
+
+    def after(self) -> PathNode:
+        """The node after the next event (an :class:`Emit`)."""
+        nxt = self._next
+        if nxt is None:
+            s = self.step
+            assert isinstance(s, Emit)
+            nxt = self._next = self.tree.node(s.after, self.depth + 1, self.shape, s.event)
+        return nxt
+
+    def child(self, value: AnyValue) -> PathNode:
+        """The node after the next event (a :class:`Read`) reads ``value``."""
+        kids = self._children
+        if kids is None:
+            kids = self._children = {}
+        got = kids.get(value)
+        if got is None:
+            s = self.step
+            assert isinstance(s, Read)
+            st = self.tree.sem.after_read(self.tree.tid, s, value)
+            got = kids[value] = self.tree.node(st, self.depth + 1, self.shape, s.event)
+        return got
+
+    def next_shape(self) -> int:
+        """The shape of this prefix followed by its next event."""
+        got = self._next_shape
+        if got < 0:
+            shapes = self.tree.shapes
+            assert shapes is not None
+            got = self._next_shape = shapes.intern(self.shape, self.step.event)  # type: ignore[union-attr]
+        return got
+
+    def completion(self) -> int:
+        """The shape of one complete path through this prefix: the thread run on, each
+        read taking its location's initial value, until it finishes or stops."""
+        got = self._completion
+        if got >= 0:
+            return got
+        walked = []
+        node = self
+        while node._completion < 0:
+            walked.append(node)
+            s = node.step
+            if type(s) is Emit:
+                node = node.after()
+            elif type(s) is Read:
+                node = node.child(self.tree.initial.get(s.event.loc, 0))  # type: ignore[arg-type]
+            else:
+                node._completion = node.shape
+        for n in walked:
+            n._completion = node._completion
+        return node._completion
+
+    def event(self, value: AnyValue | None = None) -> Event:
+        """The next event (a read with ``value``)."""
+        s = self.step
+        assert isinstance(s, Emit | Read)
+        return s.event if value is None else s.event._replace(value=value)
+
+
+class PathTree:
+    """The tree of thread ``tid``'s prefixes under ``sem`` (shapes interned in
+    ``shapes`` when given)."""
+
+    def __init__(self, sem: Semantics, tid: int, shapes: ShapeTable | None = None) -> None:
+        self.sem = sem
+        self.tid = tid
+        self.shapes = shapes
+        self.initial = dict(sem.program.memory)
+        self.root = PathNode(self, sem.start(tid), 0, 0)
+
+    def node(self, st: ThreadState, depth: int, prev_shape: int, ev: Event) -> PathNode:
+        shape = self.shapes.intern(prev_shape, ev) if self.shapes is not None else 0
+        return PathNode(self, st, depth, shape)

@@ -1,0 +1,628 @@
+"""The step function of the program IR: from a thread state, its next event and next state.
+
+:class:`Semantics` compiles a :class:`litmus.ir.Program` once.  A thread's state
+(:class:`ThreadState`, an immutable named tuple: cheap to copy, hash and compare) holds its
+next operation, its registers, the *taint* of each register (the reads its value comes
+from, as a mask of thread positions) and the reads that reached a branch so far.
+:meth:`Semantics.step` runs the thread's register operations up to its next event and
+says what comes next:
+
+* :class:`Emit`: an event other than a read (write, fence, branch commit, spawn, join)
+  with the state after it;
+* :class:`Read`: a read; :meth:`Semantics.after_read` gives the state once its value is
+  chosen (a :class:`~engine.semantics.arith.ReadValue` leaves it symbolic, so that an
+  explorer can fetch the thread's later events before committing the read:
+  :meth:`Semantics.resolve` fills the value in later);
+* :class:`Done` (finished, or cut by the unrolling bound), :class:`Blocked` (an ``assume``
+  failed, a lock is held, an address is no location), :class:`Failed` (an ``assert``
+  failed), :class:`Stall` (the next step needs read values not chosen yet).
+
+Dependencies are herd's (``herd/modelUtils.ml`` ``make_procrels``): ``addr``: the reads
+tainting an access's address registers; ``data``: those tainting a store's value
+register where the architecture reads it as a data port (PPC stores, read-modify-writes;
+an X86 ``MOV [x],EAX`` gives ``addr``) and a branch commit's condition register; ``ctrl``:
+the reads reaching the commit of a po-earlier conditional branch (only architectures
+whose conditional branches commit, :attr:`litmus.arch.Arch.branch_commit`, have them).
+``valdep`` (the reads a stored value is computed from, whatever the port) is not a herd
+relation: herd solves value equations after choosing rf and rejects candidates whose
+equations have no solution, which happens exactly when rf closes a cycle with ``valdep``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import NamedTuple
+
+from herdsman.engine.semantics.arith import (
+    AnyValue,
+    EvalError,
+    Expr,
+    ReadValue,
+    apply_op,
+    branch_taken,
+    evaluate,
+    is_known,
+    reads_of,
+)
+from herdsman.graphs.events import Event
+from herdsman.litmus.arch import ARCHS
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import (
+    CAS,
+    RMW,
+    Assert,
+    Assume,
+    Branch,
+    Fence,
+    Imm,
+    Instr,
+    Join,
+    Label,
+    Load,
+    Lock,
+    Nop,
+    Op,
+    Operand,
+    Program,
+    Reg,
+    Spawn,
+    Store,
+    Sym,
+    Unlock,
+    Value,
+)
+
+#: herd's default bound on the times a backward branch is taken (``-unroll``).
+DEFAULT_UNROLL = 2
+
+
+class Pending(NamedTuple):
+    """The rest of a read-modify-write once its read is done: the write (``event``), made
+    only if ``guard`` (a value) is non-zero, else the thread blocks (``fail == "block"``:
+    a lock held) or goes on without writing (``"skip"``: a failed compare-and-swap); then
+    register ``dst`` (a slot, -1 for none) gets ``dst_value`` with taint ``dst_taint``."""
+
+    event: Event
+    guard: AnyValue
+    fail: str
+    dst: int
+    dst_value: AnyValue
+    dst_taint: int
+
+
+class ThreadState(NamedTuple):
+    """A thread's state between two events (see the module docstring)."""
+
+    pc: int  # index of the next operation
+    regs: tuple[AnyValue | None, ...]  # per register slot (None: never set, reads as 0)
+    taint: tuple[int, ...]  # per register slot: the reads its value comes from
+    ctrl: int  # the reads that reached a branch commit so far
+    n: int  # events so far (the next event's position)
+    poi: int  # instructions executed so far (the next one's herd poi)
+    loops: tuple[int, ...]  # per backward-branch target: the times it was jumped to
+    pending: Pending | None = None  # the write of a read-modify-write, after its read
+    cut: bool = False  # stopped by the unrolling bound
+
+
+class Emit(NamedTuple):
+    """The next event is ``event`` (not a read); ``after`` is the state after it.
+    ``address``: the symbolic address when it is not known yet (``event.loc`` None)."""
+
+    event: Event
+    after: ThreadState
+    address: AnyValue | None = None
+
+
+class Read(NamedTuple):
+    """The next event is the read ``event`` (its value is to be chosen); ``at`` is the
+    thread's state at the read (:meth:`Semantics.after_read` goes on from it)."""
+
+    event: Event
+    at: ThreadState
+    address: AnyValue | None = None
+
+
+class Done(NamedTuple):
+    """The thread has finished (``cut``: stopped by the unrolling bound); ``regs`` are its
+    final registers, by name."""
+
+    regs: tuple[tuple[str, Value], ...]
+    cut: bool = False
+
+
+class Blocked(NamedTuple):
+    """The thread can never go on (``why``)."""
+
+    why: str
+
+
+class Failed(NamedTuple):
+    """An assertion failed: the execution is an error (``message``, at ``site``: the
+    operation's index in its thread)."""
+
+    message: str
+    site: int
+
+
+class Stall(NamedTuple):
+    """The next step needs the values of the reads in ``waits`` (a mask of positions)."""
+
+    waits: int
+
+
+Step = Emit | Read | Done | Blocked | Failed | Stall
+
+
+class _Thread:
+    """One thread compiled: register slots, labels, backward-branch targets, and each
+    operation's operands as (register slot or -1, immediate value)."""
+
+    def __init__(self, program: Program, tid: int) -> None:
+        th = program.threads[tid]
+        self.tid = tid
+        self.code: tuple[Instr, ...] = th.code
+        self.origins = th.origins
+        init = dict(program.registers[tid]) if tid < len(program.registers) else {}
+        slots: dict[str, int] = {name: i for i, name in enumerate(init)}
+        self.labels: dict[str, int] = {}
+        infos = []
+        for i, ins in enumerate(self.code):
+            if type(ins) is Label:
+                self.labels[ins.name] = i
+            info = _info(ins)
+            infos.append(info)
+            for r in info[0]:
+                if r not in slots:
+                    slots[r] = len(slots)
+        self.slots = slots
+        self.names = tuple(slots)
+        self.order = sorted(range(len(self.names)), key=self.names.__getitem__)
+        self.cr0 = slots.get("cr0", -1)
+        self.init_regs = tuple(init.get(r) for r in self.names)
+        self.args: list[tuple[tuple[int, Value], ...]] = [
+            tuple((slots[x], 0) if reg else (-1, x) for reg, x in info[1]) for info in infos
+        ]
+        back: dict[int, int] = {}
+        for i, ins in enumerate(self.code):
+            if type(ins) is Branch:
+                tgt = self.labels.get(ins.target)
+                if tgt is None:
+                    raise InputError(
+                        program.where, 0, 0, f"P{tid}: branch to undefined label '{ins.target}'"
+                    )
+                if tgt <= i:
+                    back.setdefault(tgt, len(back))
+        self.back = back  # backward-branch target -> its slot in ThreadState.loops
+
+
+@lru_cache(maxsize=1 << 14)
+def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...]]:
+    """Every register an operation names, and its value operands as (is a register,
+    register name or immediate value), in a fixed order: an Op's arguments; the address of
+    an access, then a store's or RMW's source, a CAS's expected and desired values."""
+    ops: tuple[Operand, ...] = ()
+    out: list[str] = []
+    if isinstance(ins, Op):
+        ops = ins.args
+        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
+    elif isinstance(ins, Load):
+        ops, out = ins.addr, [ins.dst]
+    elif isinstance(ins, Store):
+        ops = (*ins.addr, ins.src)
+    elif isinstance(ins, RMW):
+        ops, out = (*ins.addr, ins.src), [ins.dst] if ins.dst else []
+    elif isinstance(ins, CAS):
+        ops, out = (*ins.addr, ins.expected, ins.desired), [ins.dst] if ins.dst else []
+    elif isinstance(ins, Lock | Unlock):
+        ops = ins.addr
+    elif isinstance(ins, Branch):
+        out = [ins.creg] if ins.cond is not None else []
+    elif isinstance(ins, Assume | Assert):
+        out = [ins.creg]
+    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
+    return regs, tuple((True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops)  # type: ignore[union-attr]
+
+
+class Semantics:
+    """The step function of ``program`` (see the module docstring); ``unroll`` bounds the
+    times a backward branch is taken (herd's ``-unroll``)."""
+
+    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL) -> None:
+        self.program = program
+        self.unroll = unroll
+        rec = ARCHS.get(program.arch)
+        self.branch_commit = rec.branch_commit if rec else True
+        self.store_data_port = rec.store_data_port if rec else True
+        self.threads = [_Thread(program, t) for t in range(len(program.threads))]
+
+    # ------------------------------------------------------------------ states
+    def start(self, tid: int) -> ThreadState:
+        th = self.threads[tid]
+        zeros = (0,) * len(th.names)
+        return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
+
+    def registers(self, tid: int, st: ThreadState) -> tuple[tuple[str, Value], ...]:
+        """The registers thread ``tid`` has set (or was given), by name."""
+        th = self.threads[tid]
+        regs, names = st.regs, th.names
+        return tuple([(names[i], regs[i]) for i in th.order if regs[i] is not None])  # type: ignore[misc]
+
+    def max_events(self, tid: int) -> int:
+        """An upper bound of the events of any execution of thread ``tid``: the longest
+        path through its code, both ways at every conditional branch, backward branches
+        taken at most ``unroll`` times (explorers reserve that much room)."""
+        th = self.threads[tid]
+        code = th.code
+        end = len(code)
+        memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        start = (0, (0,) * len(th.back))
+        stack = [start]
+        while stack:
+            key = stack[-1]
+            if key in memo:
+                stack.pop()
+                continue
+            succ = self._successors(th, *key)
+            todo = [k for k in succ if k[0] < end and k not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            here = _events_of(code[key[0]], self.branch_commit)
+            memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
+        return memo[start] if end else 0
+
+    def _successors(
+        self, th: _Thread, pc: int, loops: tuple[int, ...]
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
+        ins = th.code[pc]
+        nxt = [(pc + 1, loops)]
+        if type(ins) is Branch:
+            tgt = th.labels[ins.target]
+            if ins.cond is None:
+                nxt = []
+            if tgt <= pc:
+                k = th.back[tgt]
+                cnt = loops[k] + 1
+                nxt.append(
+                    (
+                        tgt if cnt <= self.unroll else len(th.code),
+                        loops[:k] + (cnt,) + loops[k + 1 :],
+                    )
+                )
+            else:
+                nxt.append((tgt, loops))
+        return nxt
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, tid: int, st: ThreadState) -> Step:
+        """What thread ``tid`` does next from ``st`` (see the module docstring)."""
+        th = self.threads[tid]
+        if st.pending is not None:
+            return self._pending(th, st)
+        code = th.code
+        pc = st.pc
+        regs, taint = st.regs, st.taint
+        poi = st.poi
+        if st.cut:
+            return Done(self.registers(tid, st), True)
+        while pc < len(code):
+            ins = code[pc]
+            cls = type(ins)
+            if cls is Label:
+                pc += 1
+                continue
+            try:
+                if cls is Op:
+                    regs, taint = self._op(th, ins, th.args[pc], regs, taint)  # type: ignore[arg-type]
+                    pc += 1
+                    poi += 1
+                    continue
+                if cls is Branch:
+                    assert isinstance(ins, Branch)
+                    step, st, pc = self._branch(th, ins, st, pc, regs, taint, poi)
+                    if step is not None:
+                        return step
+                    poi += 1
+                    if pc < 0:  # over the unrolling bound: the thread stops
+                        st = _state(st, len(code), regs, taint, st.n, poi)
+                        return Done(self.registers(tid, st), True)
+                    continue
+                if cls is Nop:
+                    pc += 1
+                    poi += 1
+                    continue
+                if cls is Assume or cls is Assert:
+                    c = self._value(th, regs, ins.creg)  # type: ignore[union-attr]
+                    if not is_known(c):
+                        return Stall(reads_of(c))
+                    if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
+                        if cls is Assume:
+                            return Blocked("assume")
+                        return Failed(ins.message or "assertion", pc)  # type: ignore[union-attr]
+                    pc += 1
+                    poi += 1
+                    continue
+                here = _state(st, pc, regs, taint, st.n, poi)
+                return self._event(th, ins, here)
+            except EvalError as e:
+                raise self._error(th, pc, str(e)) from None
+        st = _state(st, pc, regs, taint, st.n, poi)
+        return Done(self.registers(tid, st))
+
+    def _value(self, th: _Thread, regs: tuple, name: str) -> AnyValue:
+        v = regs[th.slots[name]]
+        return 0 if v is None else v
+
+    def _operand(self, th: _Thread, regs: tuple, taint: tuple, op: Operand) -> tuple:
+        if type(op) is Imm:
+            return op.value, 0
+        i = th.slots[op.name]  # type: ignore[union-attr]
+        v = regs[i]
+        return (0 if v is None else v), taint[i]
+
+    def _op(
+        self, th: _Thread, ins: Op, cargs: tuple, regs: tuple, taint: tuple
+    ) -> tuple[tuple, tuple]:
+        args = []
+        t = 0
+        for slot, imm in cargs:
+            if slot < 0:
+                args.append(imm)
+            else:
+                v = regs[slot]
+                args.append(0 if v is None else v)
+                t |= taint[slot]
+        v = apply_op(ins.fn, args)
+        regs, taint = _set(regs, taint, th.slots[ins.dst], v, t)
+        if ins.sets_cr and ins.dst != "cr0":
+            regs, taint = _set(regs, taint, th.cr0, apply_op("cmp", [v, 0]), t)
+        return regs, taint
+
+    def _branch(
+        self,
+        th: _Thread,
+        ins: Branch,
+        st: ThreadState,
+        pc: int,
+        regs: tuple,
+        taint: tuple,
+        poi: int,
+    ) -> tuple[Step | None, ThreadState, int]:
+        """A branch at ``pc``: (None, the state with its loop counts, the next pc) when it
+        makes no event, the next pc being -1 over the unrolling bound; else (the
+        :class:`Emit` of its commit event, or a :class:`Stall`, ``st``, ``pc``)."""
+        event = None
+        ctrl = st.ctrl
+        if ins.cond is None:
+            taken = True
+        else:
+            slot = th.slots[ins.creg]
+            c = regs[slot]
+            c = 0 if c is None else c
+            if not is_known(c):
+                return Stall(reads_of(c)), st, pc
+            taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
+            if self.branch_commit:
+                t = taint[slot]
+                event = Event("B", th.tid, st.n, poi, instr=th.origins[pc], data=t, ctrl=ctrl)
+                ctrl |= t
+        loops = st.loops
+        new_pc = pc + 1
+        if taken:
+            new_pc = th.labels[ins.target]
+            if new_pc <= pc:  # backward: bounded by the unrolling limit
+                k = th.back[new_pc]
+                cnt = loops[k] + 1
+                loops = loops[:k] + (cnt,) + loops[k + 1 :]
+                if cnt > self.unroll:
+                    new_pc = -1
+        if event is None:
+            return None, st._replace(loops=loops), new_pc
+        after = st._replace(
+            pc=new_pc if new_pc >= 0 else len(th.code),
+            regs=regs,
+            taint=taint,
+            ctrl=ctrl,
+            n=st.n + 1,
+            poi=poi + 1,
+            loops=loops,
+            cut=new_pc < 0,
+        )
+        return Emit(event, after), st, pc
+
+    def _address(self, st: ThreadState, cops: tuple[tuple[int, Value], ...]) -> tuple:
+        """(the address ``sum`` of the compiled operands ``cops``, its taint): a
+        :class:`Sym`, a symbolic value, or None when it is no location."""
+        base: AnyValue | None = None
+        off = 0
+        t = 0
+        sym: list[AnyValue] = []
+        regs, taint = st.regs, st.taint
+        for slot, imm in cops:
+            if slot < 0:
+                v = imm
+            else:
+                v = regs[slot]
+                if v is None:
+                    continue
+                t |= taint[slot]
+            tv = type(v)
+            if tv is int:
+                off += v  # type: ignore[operator]
+            elif tv is Sym:
+                if base is not None:
+                    return None, t
+                base = v
+            else:
+                sym.append(v)
+        if sym:
+            expr: AnyValue = sym[0]
+            for x in sym[1:]:
+                expr = Expr("add", (expr, x))
+            if base is not None:
+                expr = Expr("add", (expr, base))
+            return (Expr("add", (expr, off)) if off else expr), t
+        if base is None:
+            return None, t
+        assert isinstance(base, Sym)
+        return (Sym(base.name, base.offset + off) if off else base), t
+
+    def _event(self, th: _Thread, ins: Instr, st: ThreadState) -> Step:
+        """The event of a memory access, fence, spawn or join at ``st.pc``."""
+        pc, n, poi = st.pc, st.n, st.poi
+        origin = th.origins[pc]
+        cls = type(ins)
+        if cls is Fence:
+            ev = Event("F", th.tid, n, poi, fence=ins.kind, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
+            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
+        if cls is Spawn or cls is Join:
+            kind = "S" if cls is Spawn else "J"
+            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
+            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
+        cops = th.args[pc]
+        a, at = self._address(st, cops[: len(ins.addr)])  # type: ignore[union-attr]
+        if a is None:
+            return Blocked("an address is not a memory location")
+        loc, sym = (str(a), None) if isinstance(a, Sym) else (None, a)
+        annots = ins.annots  # type: ignore[union-attr]
+        if cls is Store or cls is Unlock:
+            v, vt = 0, 0
+            if cls is Store:
+                slot, v = cops[-1]
+                if slot >= 0:
+                    v, vt = st.regs[slot], st.taint[slot]
+                    if v is None:
+                        v = 0
+            data, addr = (vt, at) if self.store_data_port else (0, at | vt)
+            ev = Event("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
+            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), sym)
+        ev = Event("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl)
+        return Read(ev, st, sym)
+
+    def after_read(self, tid: int, read: Read, value: AnyValue) -> ThreadState:
+        """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
+        :class:`ReadValue` of its position: not chosen yet)."""
+        th = self.threads[tid]
+        st, ev = read.at, read.event
+        ins = th.code[st.pc]
+        r = st.n
+        regs, taint = st.regs, st.taint
+        cls = type(ins)
+        try:
+            if cls is Load:
+                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
+                return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
+            dst = -1
+            if cls is RMW or cls is CAS:
+                dst = th.slots[ins.dst] if ins.dst else -1  # type: ignore[union-attr]
+            if cls is RMW:
+                src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
+                new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
+                guard: AnyValue = 1
+                fail = "skip"
+            elif cls is CAS:
+                exp, _ = self._operand(th, regs, taint, ins.expected)  # type: ignore[union-attr]
+                new, stain = self._operand(th, regs, taint, ins.desired)  # type: ignore[union-attr]
+                guard = apply_op("eq", [value, exp])
+                fail = "skip"
+            else:  # Lock
+                new, stain, dst = 1, 0, -1
+                guard = apply_op("eq", [value, 0])
+                fail = "block"
+        except EvalError as e:
+            raise self._error(th, st.pc, str(e)) from None
+        # the new value of a read-modify-write is computed from the old one
+        valdep = stain | (1 << r) if cls is RMW else stain
+        w = Event(
+            "W",
+            tid,
+            r + 1,
+            st.poi,
+            ev.loc,
+            new,
+            None,
+            ev.annots,
+            ev.instr,
+            ev.addr,
+            stain,
+            st.ctrl,
+            valdep,
+        )
+        pend = Pending(w, guard, fail, dst, value, 1 << r)
+        return st._replace(n=r + 1, pending=pend)
+
+    def _pending(self, th: _Thread, st: ThreadState) -> Step:
+        """The write of a read-modify-write whose read is done (or its failure)."""
+        p = st.pending
+        assert p is not None
+        if not is_known(p.guard):
+            return Stall(reads_of(p.guard))
+        regs, taint = st.regs, st.taint
+        if p.dst >= 0:
+            regs, taint = _set(regs, taint, p.dst, p.dst_value, p.dst_taint)
+        after = st._replace(pc=st.pc + 1, regs=regs, taint=taint, poi=st.poi + 1, pending=None)
+        if p.guard:
+            return Emit(p.event, after._replace(n=st.n + 1))
+        if p.fail == "block":
+            return Blocked("the lock is held")
+        return self.step(th.tid, after)
+
+    def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
+        """``st`` with the values of the reads ``reads`` (position -> value) filled in."""
+        regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
+        p = st.pending
+        if p is not None:
+            ev = p.event._replace(value=evaluate(p.event.value, reads))  # type: ignore[arg-type]
+            p = p._replace(
+                event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
+            )
+        return st._replace(regs=regs, pending=p)
+
+    def _error(self, th: _Thread, pc: int, why: str) -> InputError:
+        idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
+        return InputError(
+            self.program.where, 0, 0, f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}"
+        )
+
+
+_new = tuple.__new__
+
+
+def _events_of(ins: Instr, branch_commit: bool) -> int:
+    """The events an operation issues at most."""
+    cls = type(ins)
+    if cls is RMW or cls is CAS or cls is Lock:
+        return 2
+    if cls in (Load, Store, Unlock, Fence, Spawn, Join):
+        return 1
+    if cls is Branch:
+        return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
+    return 0
+
+
+def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
+    """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
+    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
+
+
+def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
+    return regs[:slot] + (v,) + regs[slot + 1 :], taint[:slot] + (t,) + taint[slot + 1 :]
+
+
+__all__ = [
+    "DEFAULT_UNROLL",
+    "Blocked",
+    "Done",
+    "Emit",
+    "Failed",
+    "Pending",
+    "Read",
+    "ReadValue",
+    "Semantics",
+    "Stall",
+    "Step",
+    "ThreadState",
+]

@@ -1,0 +1,154 @@
+"""Running a program with TruSt: ``explore_program(program, model, opts) -> TrustRun``.
+
+TruSt (:mod:`engine.trust.explore`) fills the same :class:`engine.outcome.Outcome` as the
+reference engine, so herd's output is identical whichever engine ran.  Its statistics
+(GenMC's "complete executions explored" and "blocked executions seen", revisits,
+preemption-bound counts) are in ``Outcome.stats``; :func:`explore_program` also returns
+them as :class:`TrustStats`.
+
+TruSt drives the program's step function (:mod:`engine.semantics`) itself: each thread's
+next event comes from its path in the program's tree of thread prefixes.  Graph ids are
+laid out once per program (room for each thread's longest execution, every location the
+program names); a thread that computes an address outside those locations makes the
+exploration start again with it.
+
+A model TruSt cannot explore (:mod:`engine.trust.support`) is refused with an
+:class:`litmus.errors.InputError` naming the reason; ``--engine auto`` then uses the
+reference engine (:func:`trust_applies`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from herdsman.cat.api import Model, consistency_checker
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.options import RunOptions
+from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.semantics.paths import PathTree
+from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
+from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
+from herdsman.engine.trust.support import refusal, refusal_message
+from herdsman.engine.trust.tally import TrustTally
+from herdsman.graphs.execution import Layout
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import CAS, RMW, Assert, Join, Lock, Program, Spawn
+from herdsman.litmus.lower import lower
+from herdsman.litmus.test import LitmusTest
+
+__all__ = [
+    "TrustRun",
+    "explore_program",
+    "explore_test",
+    "run_trust",
+    "trust_applies",
+    "TimeLimitExceeded",
+]
+
+
+@dataclass
+class TrustRun:
+    """A TruSt run: its outcome (with every execution when asked) and the exploration's
+    statistics."""
+
+    result: Outcome
+    stats: TrustStats
+
+
+def has_rmw(program: Program) -> bool:
+    """Whether the program has read-modify-writes (see engine/trust/support.py)."""
+    return program.has(RMW, CAS, Lock)
+
+
+def trust_applies(model: object, program: Program) -> bool:
+    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``): a cat
+    model it accepts (see :mod:`engine.trust.support`)."""
+    return isinstance(model, Model) and refusal(model, program.arch, has_rmw(program)) is None
+
+
+def explore_program(program: Program, model: object, opts: RunOptions) -> TrustRun:
+    """Explore ``program`` under ``model`` with TruSt: its outcome and statistics."""
+    where = program.where
+    check_show_mode(where, opts.show)
+    if opts.preemption_bound is not None and opts.preemption_bound < 0:
+        raise InputError(where, 0, 0, "the preemption bound must be >= 0")
+    if not isinstance(model, Model):
+        raise InputError(where, 0, 0, "TruSt explores cat models only")
+    if program.has(Spawn, Join, Assert):
+        raise InputError(
+            where, 0, 0, "TruSt does not run programs that spawn or join threads or assert yet"
+        )
+    t0 = time.process_time()
+    msg = refusal_message(model, program.arch, has_rmw(program))
+    if msg is not None:
+        raise InputError(where, 0, 0, msg)
+    deadline = None if opts.time_limit is None else t0 + opts.time_limit
+    sem = Semantics(program, opts.unroll)
+    room = [sem.max_events(t) for t in range(len(program.threads))]
+    memory = dict(program.memory)
+    bound = None
+    if opts.preemption_bound is not None:
+        bound = PreemptionBound(opts.preemption_bound, opts.preemption_slack)
+    while True:
+        lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
+        trees = [PathTree(sem, t, lay.shapes) for t in range(len(program.threads))]
+        try:
+            checker = consistency_checker(model, program.arch, lay, opts.checker)
+        except ValueError as e:
+            raise InputError(where, 0, 0, str(e)) from None
+        tally = TrustTally(program, checker, opts, bound)
+        ex = Explorer(
+            TrustGraph(lay, trees),
+            checker,
+            tally.complete,
+            bound=bound,
+            deadline=deadline,
+            track_duplicates=opts.track_duplicates,
+        )
+        try:
+            stats = ex.run()
+            break
+        except NewLocation as e:  # an address computed at run time: initially 0
+            memory[e.loc] = 0
+        except NotSequential:
+            raise InputError(
+                where,
+                0,
+                0,
+                f"--preemption-bound counts the preemptions of SC interleavings, but model "
+                f"{model.spec} accepts an execution of this program that no interleaving "
+                "produces; use an SC model",
+            ) from None
+    extra = stats.extra
+    extra["checks"] = checker.checks
+    extra["checker_incremental"] = int(checker.name == "incremental")
+    extra["filtered"] = tally.filtered
+    if bound is not None:
+        stats.beyond_bound = tally.beyond
+        extra["bound"] = bound.k
+        extra["within_bound"] = tally.within
+        extra["decisive_within_bound"] = tally.decisive_within
+        extra["decisive_beyond_bound"] = tally.decisive_beyond
+    stats.time = time.process_time() - t0
+    out = tally.stats
+    out.time = stats.time
+    out.candidates = stats.complete + stats.rejected
+    out.complete = stats.complete
+    out.blocked = stats.blocked
+    for k, v in stats.as_dict().items():
+        if k not in ("complete", "blocked", "time"):
+            out.extra[k] = v
+    return TrustRun(tally.finish(program.name, "trust"), stats)
+
+
+def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:
+    """:func:`explore_program` on a litmus test's program."""
+    return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
+
+
+def run_trust(program: Program, model: object, opts: RunOptions) -> Outcome:
+    """The outcome of ``program`` under ``model`` with TruSt (see :func:`explore_program`)."""
+    return explore_program(program, model, opts).result

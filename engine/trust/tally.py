@@ -1,0 +1,116 @@
+"""The outcome of a TruSt run, from the complete graphs the exploration reports.
+
+For every complete graph, the observed final state (registers from the threads' final
+states, memory from the co-last writes), whether the condition's proposition holds, the
+filter, and the model's verdicts (flags, ``undefined_unless``) are counted by the code
+every engine uses (:class:`engine.outcome.OutcomeBuilder`).
+
+Under a preemption bound, complete graphs over the bound (visited thanks to the slack)
+are not part of the outcome; they are counted apart, and so are the *decisive*
+executions (those settling the condition: satisfying the proposition for ``exists`` and
+``~exists``, contradicting it for ``forall``) found within and beyond the bound.
+"""
+
+from __future__ import annotations
+
+from herdsman.cat.api import ConsistencyChecker, Verdict
+from herdsman.engine.conditions import needed_locations
+from herdsman.engine.options import RunOptions
+from herdsman.engine.outcome import ExecutionRecord, OutcomeBuilder, record
+from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.preemption import PreemptionBound
+from herdsman.graphs.execution import ExecutionGraph
+from herdsman.litmus.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
+
+
+class TrustTally(OutcomeBuilder):
+    """Accumulates the outcome from the complete graphs TruSt reports."""
+
+    def __init__(
+        self,
+        program: Program,
+        checker: ConsistencyChecker,
+        opts: RunOptions,
+        bound: PreemptionBound | None,
+    ) -> None:
+        super().__init__(program.observed, program.condition.quant, opts.show, opts.nshow)
+        self.program = program
+        self.checker = checker
+        self.opts = opts
+        self.bound = bound
+        self.prop = program.condition.prop
+        self.filter = program.filter if opts.checkfilter else None
+        self.needed = needed_locations(list(self.observed), self.filter)
+        self.filtered = 0
+        self.within = self.beyond = 0  # preemption bound: complete graphs each side
+        self.decisive_within = self.decisive_beyond = 0
+
+    def final_state(self, g: TrustGraph) -> dict[Loc, Value]:
+        """Values of the observed (and filter) locations in a finished graph."""
+        out: dict[Loc, Value] = {}
+        loc_index = g.lay.loc_index
+        for loc in self.needed:
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
+                done = g.final(loc.tid)
+                out[loc] = dict(done.regs).get(loc.reg, 0) if done is not None else 0
+            elif isinstance(loc, MemLoc) and loc.name in loc_index:
+                out[loc] = g.final_value(loc_index[loc.name])
+            else:  # nothing writes it
+                out[loc] = self.program.initial_value(loc)
+        return out
+
+    def complete(self, g: TrustGraph) -> bool:
+        """Record a complete graph; whether the model allows it."""
+        state = self.final_state(g)
+        sat = eval_prop(self.prop, state)
+        keep = self.filter is None or eval_prop(self.filter, state)
+        want = keep and self.wants_witness(sat)
+        verdicts, _ = self.checker.verdicts(g, want_shows=want)
+        allowed = [v for v in verdicts if v.allowed]
+        if not allowed:
+            return False
+        obs = tuple(state[loc] for loc in self.observed)
+        pre = None
+        if self.bound is not None:
+            pre = self.bound.count(g)
+            decisive = (not sat) if self.quant == "forall" else sat
+            if pre > self.bound.k:  # visited thanks to the slack: not part of the outcome
+                self.beyond += 1
+                self.decisive_beyond += decisive
+                self._record(g, obs, sat, pre)
+                return True
+            self.within += 1
+            self.decisive_within += decisive
+        if not keep:
+            self.filtered += 1
+            return True
+        cut = any(d is not None and d.cut for d in map(g.final, range(g.T)))
+        self.count(obs, sat, cut, allowed)
+        if want:
+            for v in allowed:
+                if self.wants_witness(sat):
+                    self.keep_witness(picture(g), v, obs, sat)
+        self._record(g, obs, sat, pre)
+        return True
+
+    def _record(self, g: TrustGraph, obs: tuple[Value, ...], sat: bool, pre: int | None) -> None:
+        """Keep the execution (``print_executions``), with its picture (``executions_dot``)."""
+        if not self.opts.print_executions:
+            return
+        if self.opts.executions_dot:
+            verdicts, _ = self.checker.verdicts(g, want_shows=True)
+            v: Verdict = next(v for v in verdicts if v.allowed)
+            entry = record(picture(g), v, obs, sat)
+        else:
+            entry = ExecutionRecord(obs, sat)
+        if pre is not None:
+            assert self.bound is not None
+            entry.preemptions = pre
+            entry.beyond_bound = pre > self.bound.k
+        self.executions.append(entry)
+
+
+def picture(g: TrustGraph) -> ExecutionGraph:
+    """A finished graph on its own (with its values; no link to the exploration)."""
+    rel = g.relations(values=True)
+    return ExecutionGraph.from_relations(rel.sk, rel.rf, rel.co)

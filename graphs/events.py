@@ -1,0 +1,65 @@
+"""The one event type: what a thread does in one step of an execution.
+
+An :class:`Event` is a named tuple (explorers create many): its kind, its thread and
+position there, herd's instruction counter ``poi`` (the events of one instruction
+instance share it: the read and the write of a read-modify-write), its location and value,
+its fence kind or annotation sets, the front-end's text for the instruction that issued it,
+and its dependencies on earlier events of its thread (herd's ``addr``/``data``/``ctrl``,
+and ``valdep``: the reads its value is computed from), as bit masks over positions in the
+thread.  Initial writes have thread ``-1``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from herdsman.litmus.ir import Value
+
+#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join.
+KINDS = ("R", "W", "F", "B", "S", "J")
+
+INIT = -1  # the thread of the initial writes
+
+
+class Event(NamedTuple):
+    """One event (see the module docstring).  For a spawn or join event (``S``/``J``),
+    ``value`` is the other thread's id."""
+
+    kind: str
+    tid: int
+    index: int  # position in its thread (-1 for an initial write)
+    poi: int  # instruction instance in its thread (-1 for an initial write)
+    loc: str | None = None
+    value: Value | None = None
+    fence: str | None = None
+    annots: frozenset[str] = frozenset()
+    instr: str = ""
+    addr: int = 0  # positions of the reads its address depends on
+    data: int = 0  # ... its stored value (or a branch's condition) depends on (data ports)
+    ctrl: int = 0  # ... a po-earlier branch it follows depends on
+    valdep: int = 0  # ... its stored value depends on, whatever the port
+
+    @property
+    def is_init(self) -> bool:
+        return self.tid < 0
+
+    @property
+    def is_mem(self) -> bool:
+        return self.kind == "R" or self.kind == "W"
+
+    def key(self) -> tuple:
+        """Everything but the value: events of one *shape* agree on it."""
+        return (*self[:5], *self[6:])
+
+
+_new = tuple.__new__
+
+
+def with_value(e: Event, value: Value | None) -> Event:
+    """``e`` with ``value`` (faster than ``_replace``, on hot paths)."""
+    return _new(Event, (*e[:5], value, *e[6:]))
+
+
+def init_write(loc: str, value: Value) -> Event:
+    """The initial write of ``loc``."""
+    return Event("W", INIT, -1, -1, loc=loc, value=value)

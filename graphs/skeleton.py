@@ -1,0 +1,248 @@
+"""Skeletons: the events of an execution and every relation that does not depend on rf/co.
+
+A :class:`Skeleton` numbers its events: the initial writes first (one per location, in
+location-name order), then each thread's events in program order, thread by thread (a
+thread may be a prefix of a longer execution).  It derives po, loc, int/ext, the
+instruction-instance relations, the event sets and the dependency relations (from the
+events' own dependency masks, plus any ``deps`` given by pairs).  Many candidate
+executions share one skeleton: a cat model prepares itself once per skeleton.  Relations
+and sets are ints in the encoding of :mod:`graphs.relalg`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from herdsman.graphs.events import Event
+from herdsman.graphs.relalg import Universe, bits
+
+#: Dependency relations an event declares (masks over earlier positions of its thread).
+DEP_NAMES = ("addr", "data", "ctrl")
+
+
+@dataclass
+class Skeleton:
+    """Events and their rf/co-independent relations (see the module docstring).
+
+    ``deps`` holds dependency relations given as relations (added to those the events
+    declare); ``extra_sets`` extra named event sets; ``cap`` the row stride of relations
+    (at least the number of events)."""
+
+    events: tuple[Event, ...]
+    nthreads: int
+    deps: dict[str, int] = field(default_factory=dict)
+    extra_sets: dict[str, int] = field(default_factory=dict)
+    cap: int | None = None
+
+    def __post_init__(self) -> None:
+        self.U = Universe(len(self.events), self.cap)
+        base: list[int | None] = [None] * self.nthreads
+        for i, e in enumerate(self.events):
+            if e.tid < 0:
+                continue
+            b = base[e.tid]
+            if b is None:
+                b = base[e.tid] = i
+            if i != b + e.index:
+                raise ValueError(f"event {e} is at position {i}: a thread's events in order")
+        self.base = [len(self.events) if b is None else b for b in base]
+        declared = self.declared_deps()
+        for name, rel in self.deps.items():
+            declared[name] = declared.get(name, 0) | rel
+        self.deps = declared
+
+    def declared_deps(self) -> dict[str, int]:
+        """``addr``/``data``/``ctrl`` as the events declare them."""
+        return {name: self._dep(name) for name in DEP_NAMES}
+
+    def _dep(self, name: str) -> int:
+        """The dependency ``name`` the events declare, as a relation."""
+        U = self.U
+        out = 0
+        field = Event._fields.index(name)
+        for i, e in enumerate(self.events):
+            mask = e[field]
+            if mask and e.tid >= 0:
+                out |= U.spread(mask << self.base[e.tid]) << i
+        return out
+
+    @cached_property
+    def valdep(self) -> int:
+        """read -> write whose stored value is computed from it, whatever the port (not
+        one of herd's names: explorers reject the candidates where rf closes a cycle with
+        it, as herd does when it cannot solve their value equations)."""
+        return self._dep("valdep")
+
+    @property
+    def n(self) -> int:
+        return len(self.events)
+
+    # ---- event sets
+    def _set(self, pred: Callable[[Event], bool]) -> int:
+        s = 0
+        for i, e in enumerate(self.events):
+            if pred(e):
+                s |= 1 << i
+        return s
+
+    @cached_property
+    def R(self) -> int:
+        return self._set(lambda e: e.kind == "R")
+
+    @cached_property
+    def W(self) -> int:
+        return self._set(lambda e: e.kind == "W")
+
+    @cached_property
+    def M(self) -> int:
+        return self.R | self.W
+
+    @cached_property
+    def F(self) -> int:
+        return self._set(lambda e: e.kind == "F")
+
+    @cached_property
+    def B(self) -> int:
+        return self._set(lambda e: e.kind == "B")
+
+    @cached_property
+    def IW(self) -> int:
+        return self._set(lambda e: e.tid < 0)
+
+    def fence_set(self, kind: str) -> int:
+        return self._set(lambda e: e.kind == "F" and e.fence == kind)
+
+    def annot_set(self, name: str) -> int:
+        return self._set(lambda e: name in e.annots)
+
+    @cached_property
+    def locations(self) -> list[str]:
+        """Memory locations, sorted by name."""
+        return sorted({e.loc for e in self.events if e.loc is not None})
+
+    @cached_property
+    def by_loc(self) -> dict[str, int]:
+        """Memory events of each location, as event sets."""
+        out: dict[str, int] = {}
+        for i, e in enumerate(self.events):
+            if e.loc is not None and e.is_mem:
+                out[e.loc] = out.get(e.loc, 0) | (1 << i)
+        return out
+
+    @cached_property
+    def writes_by_loc(self) -> dict[str, int]:
+        return {x: s & self.W for x, s in self.by_loc.items()}
+
+    @cached_property
+    def init_write(self) -> dict[str, int]:
+        """The initial write event of each location."""
+        return {e.loc: i for i, e in enumerate(self.events) if e.tid < 0 and e.loc is not None}
+
+    # ---- static relations
+    @cached_property
+    def po(self) -> int:
+        """Program order: strict, per thread, between different instruction instances.
+
+        As herd's ``po``: the events of one instruction instance (one ``poi`` of a thread,
+        e.g. the read and the write of an X86 ``XCHG``) are not po-related (see
+        :attr:`iico`); init events are in no thread."""
+        U = self.U
+        r = 0
+        before: dict[int, int] = {}  # per thread: events of earlier instances
+        current: dict[int, tuple[int, int]] = {}  # per thread: (poi, its events so far)
+        for i, e in enumerate(self.events):
+            if e.tid < 0:
+                continue
+            b = before.get(e.tid, 0)
+            inst, same = current.get(e.tid, (-1, 0))
+            if e.poi != inst:
+                b |= same
+                before[e.tid] = b
+                same = 0
+            if b:
+                r |= U.spread(b) << i
+            current[e.tid] = (e.poi, same | (1 << i))
+        return r
+
+    @cached_property
+    def iico(self) -> int:
+        """Order inside one instruction instance (herd's intra-instruction causality
+        restricted to the events we keep): its events in order, e.g. the read before the
+        write of a read-modify-write."""
+        U = self.U
+        r = 0
+        earlier: dict[tuple[int, int], int] = {}
+        for i, e in enumerate(self.events):
+            if e.tid < 0:
+                continue
+            key = (e.tid, e.poi)
+            b = earlier.get(key, 0)
+            if b:
+                r |= U.spread(b) << i
+            earlier[key] = b | (1 << i)
+        return r
+
+    @cached_property
+    def po_iico(self) -> int:
+        """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
+        return self.po | self.iico
+
+    @cached_property
+    def same_instance(self) -> int:
+        """Pairs of events of one instruction instance, reflexive (init events: none)."""
+        U = self.U
+        groups: dict[tuple[int, int], int] = {}
+        for i, e in enumerate(self.events):
+            if e.tid >= 0:
+                key = (e.tid, e.poi)
+                groups[key] = groups.get(key, 0) | (1 << i)
+        r = 0
+        for s in groups.values():
+            r |= U.product(s, s)
+        return r
+
+    @cached_property
+    def loc(self) -> int:
+        """Same location (reflexive on memory events)."""
+        U = self.U
+        r = 0
+        for s in self.by_loc.values():
+            r |= U.product(s, s)
+        return r
+
+    @cached_property
+    def int_(self) -> int:
+        """Same thread, reflexive on thread events; init events are in no thread, so they
+        are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
+        U = self.U
+        groups: dict[int, int] = {}
+        for i, e in enumerate(self.events):
+            if e.tid >= 0:
+                groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
+        r = 0
+        for s in groups.values():
+            r |= U.product(s, s)
+        return r
+
+    @cached_property
+    def ext(self) -> int:
+        """Different threads; the init writes form one group of their own."""
+        U = self.U
+        groups: dict[int, int] = {}
+        for i, e in enumerate(self.events):
+            groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
+        same = 0
+        for s in groups.values():
+            same |= U.product(s, s)
+        return U.FULL & ~same
+
+    def thread_events(self, tid: int) -> list[int]:
+        return [i for i, e in enumerate(self.events) if e.tid == tid]
+
+    def co_order(self, co: int, loc: str) -> list[int]:
+        """The writes of ``loc`` in the order of ``co`` (total on them)."""
+        ws = list(bits(self.writes_by_loc.get(loc, 0)))
+        U, W = self.U, self.W
+        return sorted(ws, key=lambda w: bin(U.col(co, w) & W).count("1"))
