@@ -230,7 +230,7 @@ class Model:
         """Errors in the model's own top-level bindings, used or not (herd evaluates
         bindings lazily, so an unused ill-typed one is not an error when running), each
         once, in the order of the bindings."""
-        from herdsman.cat.evaluator import force
+        from herdsman.cat.env import force
 
         out: dict[str, InputError] = {}  # bindings using a bad one raise its error again
         for _name, v, _pos in self._main.compiled.bindings:

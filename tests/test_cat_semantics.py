@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 from herdsman.cat.api import load_model_text
-from herdsman.cat.evaluator import Env, Evaluator
+from herdsman.cat.env import Env
+from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.values import VClassRel, VRel, VSet, VTag, VValSet
 from herdsman.graphs.build import F, R, W, build
