@@ -6,7 +6,7 @@ procedures are inlined at their ``call`` s, ``if "variant"`` and matches on know
 decided, ``forall`` over known sets is unrolled.  What remains for each candidate execution
 is a :class:`Program`: checks in model order, and at a ``with`` the rest of the model as a
 continuation run once per choice.  The standard coherence-order generation
-(``with co from generate_cos(...)``) is recognised (``cat.cogen``) and replaced by the
+(``with co from generate_cos(...)``) is recognised (``cat.costandard``) and replaced by the
 engine's own co enumeration (``co_mode == "native"``).
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 
 from herdsman.cat import ast as A
 from herdsman.cat.checks import operand
-from herdsman.cat.cogen import Digests, known_digests, recognise
 from herdsman.cat.conditions import variant
+from herdsman.cat.costandard import Digests, known_digests, recognise
 from herdsman.cat.env import Env, force
 from herdsman.cat.errors import CatError
 from herdsman.cat.evaluator import Evaluator
@@ -523,7 +523,7 @@ class ModelCompiler:
 def standard_generations() -> Digests:
     """The known implementations of the standard co generation: herd's, and those of our
     own ``cross.cat`` (compiled once, without recognising anything)."""
-    model = parse_text('"probe"\ninclude "cross.cat"\n', "<cogen probe>")
+    model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
     env = ModelCompiler("PPC", native=False).compile(model).env
     return known_digests(force(env.vals["generate_cos"]), force(env.vals["generate_orders"]))
 
