@@ -24,7 +24,6 @@ Errors raise :class:`cat.errors.CatError` at the position of the offending expre
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -208,10 +207,6 @@ class Evaluator(Binder):
             return self.rec_funs(funs, env), True
         return fixpoint(self, funs, vals, env, pos, test)
 
-
-# inlining and run-time evaluation of recursive cat functions recurse in Python
-if sys.getrecursionlimit() < 20000:
-    sys.setrecursionlimit(20000)
 
 _DISPATCH: dict[type, Callable[[Any, Any, Env], Any]] = {
     A.Konst: Evaluator.ev_konst,

@@ -11,6 +11,7 @@ from herdsman.cat import checks, fixpoint
 from herdsman.cat.env import Env
 from herdsman.cat.errors import AssertionFailed, CatError, NonConvergence
 from herdsman.cat.evaluator import DEFERRED, Evaluator
+from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.symbolic import concretize
 from herdsman.cat.values import EMPTY, VRel, VSet, VValSet, sorted_items
 from herdsman.graphs import herdnames
@@ -46,17 +47,19 @@ class Runtime:
 
     # ------------------------------------------------------------------ deferred evaluation
     def call(self, node, args: tuple):
-        """Evaluate a ``generic``/``runtime`` node on its arguments' run-time values."""
+        """Evaluate a ``generic``/``runtime`` node on its arguments' run-time values (deep
+        recursion allowed: recursive cat functions run here)."""
         nodevals = {n.id: v for n, v in zip(node.args, args, strict=True)}
         memo: dict = {}
         ev = self.EV
-        if node.op == "generic":
-            method, argvals, pos = node.info
-            concrete = concretize(argvals, nodevals, memo)
-            return DEFERRED[method](ev, *concrete, pos)
-        expr, senv = node.info
-        vals = {k: concretize(v, nodevals, memo) for k, v in senv.vals.items()}
-        return ev.eval(expr, Env(vals, senv.tags, senv.enums))
+        with DeepRecursion():
+            if node.op == "generic":
+                method, argvals, pos = node.info
+                concrete = concretize(argvals, nodevals, memo)
+                return DEFERRED[method](ev, *concrete, pos)
+            expr, senv = node.info
+            vals = {k: concretize(v, nodevals, memo) for k, v in senv.vals.items()}
+            return ev.eval(expr, Env(vals, senv.tags, senv.enums))
 
     def items(self, s, pos) -> list:
         if s is EMPTY:
