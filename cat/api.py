@@ -14,10 +14,13 @@ architecture (``cat.compiler``, ``cat.codegen``), and its skeleton-only part is 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
@@ -27,13 +30,18 @@ from herdsman.cat.contract import (
     Session,
     Verdict,
 )
+from herdsman.cat.env import force
 from herdsman.cat.errors import CatError
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.incremental import Form, IncrementalChecker, incremental_form
 from herdsman.cat.monotone import Analysis
+from herdsman.cat.parser import parse_text
+from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
+from herdsman.cat.specialise import Specialiser, frontier
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
+from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.arch import ARCHS, is_arch
 from herdsman.litmus.errors import InputError
@@ -84,6 +92,18 @@ class AxiomInfo:
     skipped: bool = False
 
 
+#: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
+CheckFn = Callable[[int, int | None, int | None, bool, bool], list[Verdict]]
+#: ``partial(rf, co, fw)``: whether a monotone check already fails (generated code).
+PartialFn = Callable[[int, int | None, int | None], bool]
+#: The generated ``statics(U, N, K, RT, EV)``: the skeleton-only nodes' values by node id.
+StaticsFn = Callable[..., dict[int, Any]]
+#: The generated ``make(U, N, K, RT, EV, S)``: check and partial for one skeleton.
+MakeFn = Callable[..., tuple[CheckFn, PartialFn]]
+#: A model compiled for one architecture or, to type-check it, for several.
+ArchKey = str | tuple[str, ...]
+
+
 @dataclass
 class _Unit:
     """A model compiled for one architecture: its static part (``statics``), and the
@@ -91,19 +111,20 @@ class _Unit:
 
     compiled: Compiled
     analysis: Analysis
-    monotone: dict
+    monotone: dict[int, bool]
     statics_source: str
-    statics_consts: list
-    statics: object
-    static_ids: frozenset
-    frontier: list
-    makes: dict = field(default_factory=dict)  # signature -> (make, consts, source)
+    statics_consts: list[Any]
+    statics: StaticsFn
+    static_ids: frozenset[int]
+    frontier: list[int]
+    #: signature -> (make, consts, source)
+    makes: dict[frozenset[int], tuple[MakeFn, list[Any], str]] = field(default_factory=dict)
 
 
 class CatSession:
     """A model prepared for one skeleton (see the module docstring)."""
 
-    def __init__(self, model: Model, check, partial, runtime: Runtime) -> None:
+    def __init__(self, model: Model, check: CheckFn, partial: PartialFn, runtime: Runtime) -> None:
         self.model = model
         self._check = check
         self._partial = partial
@@ -141,9 +162,9 @@ class Model:
         self,
         ast: A.Model,
         spec: str,
-        include_dirs=(),
-        variants=frozenset(),
-        skipchecks=(),
+        include_dirs: Iterable[str | os.PathLike[str]] = (),
+        variants: Iterable[str] = frozenset(),
+        skipchecks: Iterable[str] = (),
         through: bool = False,
     ) -> None:
         self.ast = ast
@@ -155,7 +176,7 @@ class Model:
         self.variants = frozenset(variants)
         self.skipchecks = tuple(skipchecks)
         self.through = through
-        self._units: dict[object, _Unit] = {}
+        self._units: dict[ArchKey, _Unit] = {}
         self._forms: dict[str, Form | None] = {}
         unit = self._unit(self._first_key())
         self._main = unit
@@ -172,18 +193,21 @@ class Model:
             out.append(AxiomInfo(ax.name, ax.kind, ax.negated, ax.mode, mono, ax.pos, ax.skipped))
         return out
 
-    def _unit(self, arch) -> _Unit:
+    def _unit(self, arch: str | Sequence[str]) -> _Unit:
+        """The model compiled for ``arch`` (compiled on first use)."""
         key = arch if isinstance(arch, str) else tuple(arch)
         u = self._units.get(key)
         if u is not None:
             return u
-        from herdsman.cat.codegen import generate_statics, program_values
-        from herdsman.cat.specialise import frontier
+        with DeepRecursion():
+            return self._compile(key)
 
+    def _compile(self, key: ArchKey) -> _Unit:
+        """Compile the model for ``key`` and generate its static part."""
         try:
             compiled = compile_model(
                 self.ast,
-                arch,
+                key,
                 variants=self.variants,
                 include_dirs=self.include_dirs,
                 skipchecks=self.skipchecks,
@@ -195,7 +219,7 @@ class Model:
             front = [n.id for n in frontier(program_values(compiled))]
         except CatError as e:
             raise e.to_input_error() from None
-        ns: dict = {}
+        ns: dict[str, Any] = {}
         exec(compile(gen.source, f"<cat {self.name} statics for {key}>", "exec"), ns)  # noqa: S102
         u = _Unit(
             compiled, analysis, mono, gen.source, gen.consts, ns["statics"], frozenset(ids), front
@@ -205,15 +229,13 @@ class Model:
             self._make(u, frozenset())  # type-check the code generation at load time
         return u
 
-    def _first_key(self):
+    def _first_key(self) -> ArchKey:
         return self.arch if is_arch(self.arch) else CHECK_ARCHS
 
-    def _make(self, unit: _Unit, sig: frozenset):
+    def _make(self, unit: _Unit, sig: frozenset[int]) -> tuple[MakeFn, list[Any], str]:
+        """The check code of ``unit`` specialised to ``sig`` (generated on first use)."""
         got = unit.makes.get(sig)
         if got is None:
-            from herdsman.cat.codegen import generate
-            from herdsman.cat.specialise import Specialiser
-
             try:
                 gen = generate(
                     unit.compiled,
@@ -224,7 +246,7 @@ class Model:
                 )
             except CatError as e:
                 raise e.to_input_error() from None
-            ns: dict = {}
+            ns: dict[str, Any] = {}
             code = compile(gen.source, f"<cat {self.name} ({len(unit.makes)})>", "exec")
             exec(code, ns)  # noqa: S102 - our own generated code
             got = (ns["make"], gen.consts, gen.source)
@@ -235,26 +257,28 @@ class Model:
         """Errors in the model's own top-level bindings, used or not (herd evaluates
         bindings lazily, so an unused ill-typed one is not an error when running), each
         once, in the order of the bindings."""
-        from herdsman.cat.evaluator import force
-
         out: dict[str, InputError] = {}  # bindings using a bad one raise its error again
-        for _name, v, _pos in self._main.compiled.bindings:
-            try:
-                force(v)
-            except CatError as e:
-                err = e.to_input_error()
-                out.setdefault(err.render(), err)
+        with DeepRecursion():
+            for _name, v, _pos in self._main.compiled.bindings:
+                try:
+                    force(v)
+                except CatError as e:
+                    err = e.to_input_error()
+                    out.setdefault(err.render(), err)
         return list(out.values())
 
-    def source_for(self, arch: str, sk=None) -> str:
+    def source_for(self, arch: str, sk: Skeleton | None = None) -> str:
         """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""
-        unit = self._unit(arch)
-        sig = frozenset() if sk is None else self._signature(unit, sk, arch)[0]
-        return unit.statics_source + "\n" + self._make(unit, sig)[2]
+        with DeepRecursion():
+            unit = self._unit(arch)
+            sig = frozenset() if sk is None else self._signature(unit, sk, arch)[0]
+            return unit.statics_source + "\n" + self._make(unit, sig)[2]
 
-    def _signature(self, unit: _Unit, sk, arch: str):
-        from herdsman.graphs.herdnames import static_names
-
+    def _signature(
+        self, unit: _Unit, sk: Skeleton, arch: str
+    ) -> tuple[frozenset[int], dict[str, int], dict[int, Any], Runtime, Evaluator]:
+        """The skeleton's signature (its empty frontier nodes), the predefined names' bits,
+        the static nodes' values, and the run-time support and evaluator of ``sk``."""
         names = static_names(sk, arch)
         N = {name: bits for name, (_, bits) in names.items()}
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
@@ -290,13 +314,14 @@ class Model:
                 0,
                 f"Architecture mismatch between test and model ({arch} test, {self.arch} model)",
             )
-        unit = self._unit(arch)
-        sig, N, S, rt, ev = self._signature(unit, sk, arch)
-        make, consts, _ = self._make(unit, sig)
-        try:
-            check, partial = make(sk.U, N, consts, rt, ev, S)
-        except CatError as e:
-            raise e.to_input_error() from None
+        with DeepRecursion():
+            unit = self._unit(arch)
+            sig, N, S, rt, ev = self._signature(unit, sk, arch)
+            make, consts, _ = self._make(unit, sig)
+            try:
+                check, partial = make(sk.U, N, consts, rt, ev, S)
+            except CatError as e:
+                raise e.to_input_error() from None
         return CatSession(self, check, partial, rt)
 
 
@@ -335,7 +360,7 @@ def _builtin(name: str) -> Path | None:
     return None if file is None else MODELS_DIR / f"{file}.cat"
 
 
-def resolve_spec(spec: str | os.PathLike) -> Path:
+def resolve_spec(spec: str | os.PathLike[str]) -> Path:
     """A built-in model name or a path to a .cat file."""
     s = str(spec)
     builtin = _builtin(s)
@@ -367,27 +392,27 @@ def resolve_spec(spec: str | os.PathLike) -> Path:
 
 
 def load_model(
-    spec: str | os.PathLike,
-    include_dirs=(),
-    variants=frozenset(),
-    skipchecks=(),
+    spec: str | os.PathLike[str],
+    include_dirs: Iterable[str | os.PathLike[str]] = (),
+    variants: Iterable[str] = frozenset(),
+    skipchecks: Iterable[str] = (),
     through: bool = False,
 ) -> Model:
     """Load, type-check and compile a model (built-in name or path); InputError if bad."""
     path = resolve_spec(spec)
-    ast = load_file(str(path))
-    return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
+    with DeepRecursion():
+        ast = load_file(str(path))
+        return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
 
 
 def load_model_text(
     text: str,
     path: str = "<string>",
-    include_dirs=(),
-    variants=frozenset(),
-    skipchecks=(),
+    include_dirs: Iterable[str | os.PathLike[str]] = (),
+    variants: Iterable[str] = frozenset(),
+    skipchecks: Iterable[str] = (),
     through: bool = False,
 ) -> Model:
     """A model from source text (includes resolve from ``path``'s directory first)."""
-    from herdsman.cat.parser import parse_text
-
-    return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)
+    with DeepRecursion():
+        return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)

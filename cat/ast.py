@@ -484,3 +484,48 @@ def _fv(e: Expr) -> set[str]:
             out |= _fv(c.left) | _fv(c.right)
         return out
     raise TypeError(f"free_vars: unexpected {type(e).__name__}")
+
+
+# ----------------------------------------------------------------------------- first use
+
+
+def first_use(e: Expr, name: str) -> Pos | None:
+    """Position of the first use of variable ``name`` found in e (for errors): depth first,
+    the later parts of a node first, the items of a sequence in order."""
+    stack: list[Expr] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Var):
+            if x.name == name:
+                return x.pos
+            continue
+        stack.extend(_pushed(x))
+    return None
+
+
+def _pushed(e: Expr) -> list[Expr]:
+    """The sub-expressions of e in the order :func:`first_use` stacks them."""
+    if isinstance(e, (ExplicitSet, TupleE)):
+        return list(reversed(e.elems))
+    if isinstance(e, Op1):
+        return [e.arg]
+    if isinstance(e, OpN):
+        return list(reversed(e.args))
+    if isinstance(e, App):
+        return [e.fn, e.arg]
+    if isinstance(e, Fun):
+        return [e.body]
+    if isinstance(e, LetIn):
+        return [b.exp for b in reversed(e.bindings)] + [e.body]
+    if isinstance(e, Match):
+        out = [e.exp] + [x for _, x in reversed(e.clauses)]
+        return out if e.default is None else [*out, e.default]
+    if isinstance(e, MatchSet):
+        return [e.exp, e.if_empty, e.clause.exp]
+    if isinstance(e, Try):
+        return [e.exp, e.default]
+    if isinstance(e, If):
+        c = e.cond
+        conds = [c.right, c.left] if isinstance(c, (CondEq, CondSubset, CondIn)) else []
+        return [*conds, e.then, e.else_]
+    return []

@@ -6,24 +6,15 @@ value a compiled check tests (a bare relation/set when the type is known).
 
 from __future__ import annotations
 
+from herdsman.cat.backend import Backend
 from herdsman.cat.errors import CatError
-from herdsman.cat.evaluator import Evaluator, vtype
 from herdsman.cat.ir import Node
-from herdsman.cat.values import (
-    ANY,
-    CLASSREL,
-    EMPTY,
-    EVENT,
-    PAIR,
-    REL,
-    SET,
-    UNV,
-    VClassRel,
-    pp_type,
-)
+from herdsman.cat.symbolic import vtype
+from herdsman.cat.types import ANY, CLASSREL, EVENT, PAIR, REL, SET, pp_type
+from herdsman.cat.values import EMPTY, UNV, VClassRel
 
 
-def operand(ev: Evaluator, kind: str, v, pos):
+def operand(ev: Backend, kind: str, v, pos):
     """The value a check tests, coerced like herd's eval_rel_set: sets stay sets (only for
     ``empty``), events/pairs become singletons, ``{}`` the empty relation, ``_`` all pairs.
     Returns a raw int/node of type REL or SET, or a tagged value (class relations)."""
@@ -45,7 +36,7 @@ def operand(ev: Evaluator, kind: str, v, pos):
     raise CatError(pos, f"relation or set expected, {pp_type(t)} found")
 
 
-def raw_test(ev: Evaluator, kind: str, r: int) -> bool:
+def raw_test(ev: Backend, kind: str, r: int) -> bool:
     U = ev.U
     if kind == "empty":
         return r == 0
@@ -76,7 +67,7 @@ def classrel_test(kind: str, pairs: frozenset) -> bool:
     return not any(state.get(x, 0) == 0 and cyclic(x) for x in list(succ))
 
 
-def test_value(ev: Evaluator, kind: str, negated: bool, v, pos) -> bool:
+def test_value(ev: Backend, kind: str, negated: bool, v, pos) -> bool:
     """Whether the check ``[~]kind v`` passes, v concrete."""
     x, t = operand(ev, kind, v, pos)
     if t == CLASSREL:
@@ -86,7 +77,7 @@ def test_value(ev: Evaluator, kind: str, negated: bool, v, pos) -> bool:
     return ok != negated
 
 
-def test_node_or_bool(ev: Evaluator, kind: str, negated: bool, v, pos):
+def test_node_or_bool(ev: Backend, kind: str, negated: bool, v, pos):
     """A check at compile time: a bool when decidable now, else a 'bool' ``test`` node."""
     if ev.U is not None and type(v) is not Node:
         return test_value(ev, kind, negated, v, pos)

@@ -15,6 +15,8 @@ import argparse
 import os
 import sys
 
+from herdsman.cat.api import Model, load_model
+from herdsman.cat.monotone import STABLE
 from herdsman.litmus.errors import InputError
 
 
@@ -52,10 +54,8 @@ def _variants(values: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def describe(model, arch: str | None = None) -> list[str]:
+def describe(model: Model, arch: str | None = None) -> list[str]:
     """The report lines for one loaded model."""
-    from herdsman.cat.monotone import STABLE
-
     unit = model._unit(arch) if arch else model._main
     lines = [f"{model.path}: {model.arch} {model.name!r}, co {unit.compiled.co_mode}"]
     analysis = unit.analysis
@@ -83,14 +83,12 @@ def describe(model, arch: str | None = None) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from herdsman.cat.api import load_model
-
     variants = _variants(args.variant)
     status = 0
     for spec in args.models:
         try:
             model = load_model(spec, include_dirs=args.include, variants=variants)
-            arch = getattr(args, "arch", None)
+            arch = args.arch  # every parser of this command has --arch (add_arguments)
             if arch:
                 model._unit(arch)
             for line in describe(model, arch):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from herdsman.cat.backend import Backend
+from herdsman.cat.checks import operand
 from herdsman.cat.compiler import (
     CheckStep,
     Compiled,
@@ -30,7 +32,6 @@ from herdsman.cat.compiler import (
     RejectStep,
     WithStep,
 )
-from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Node, is_static, walk
 from herdsman.cat.values import EMPTY, REL, SET, VRel, VSet
 
@@ -85,17 +86,15 @@ class Generated:
 
 def check_operand(c: Compiled, step: CheckStep):
     """(operand, type) a check tests (see cat.checks.operand)."""
-    from herdsman.cat.checks import operand
-
     if step.kind == "when":
         return step.value, "bool"
-    return operand(Evaluator(graph=c.graph), step.kind, step.value, step.pos)
+    return operand(Backend(graph=c.graph), step.kind, step.value, step.pos)
 
 
 def program_values(c: Compiled) -> list:
     """Every value the program reads (check operands, co bases, with sets, shows)."""
     out: list = []
-    ev = Evaluator(graph=c.graph)
+    ev = Backend(graph=c.graph)
 
     def walk(prog: Program | None) -> None:
         if prog is None:
@@ -322,9 +321,7 @@ class CodeGen:
             res.append(self.value(r, body, want_raw=True) if r is not EMPTY else self.const(EMPTY))
         if info.test is not None:
             kind, negated, tv, pos = info.test
-            from herdsman.cat.checks import operand
-
-            x, t = operand(Evaluator(graph=self.g), kind, tv, pos)
+            x, t = operand(Backend(graph=self.g), kind, tv, pos)
             xe = self.value(x, body, want_raw=True)
             ok = self.test_expr(kind, negated, xe, t)
             self.emit(body, f"if not ({ok}):")
@@ -455,7 +452,7 @@ class CodeGen:
         elif isinstance(step, CoStep):
             if step.cobase is EMPTY:
                 return
-            base = self.map(Evaluator(graph=self.g).raw(step.cobase, REL, step.pos))
+            base = self.map(Backend(graph=self.g).raw(step.cobase, REL, step.pos))
             if type(base) is int or (type(base) is Node and base.op == "const"):
                 return
             bv = self.value(base, sc, want_raw=True)

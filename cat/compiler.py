@@ -6,36 +6,34 @@ procedures are inlined at their ``call`` s, ``if "variant"`` and matches on know
 decided, ``forall`` over known sets is unrolled.  What remains for each candidate execution
 is a :class:`Program`: checks in model order, and at a ``with`` the rest of the model as a
 continuation run once per choice.  The standard coherence-order generation
-(``with co from generate_cos(...)``) is recognised (``cat.cogen``) and replaced by the
+(``with co from generate_cos(...)``) is recognised (``cat.costandard``) and replaced by the
 engine's own co enumeration (``co_mode == "native"``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.checks import operand
+from herdsman.cat.conditions import variant
+from herdsman.cat.costandard import Digests, known_digests, recognise
+from herdsman.cat.env import Env, force
 from herdsman.cat.errors import CatError
-from herdsman.cat.evaluator import Env, Evaluator, force, vtype
+from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Graph, Node
-from herdsman.cat.parser import parse_file
+from herdsman.cat.parser import parse_file, parse_text
 from herdsman.cat.prims import PRIMS
-from herdsman.cat.values import (
-    ANY,
-    EMPTY,
-    REL,
-    SET,
-    Proc,
-    VTag,
-    VValSet,
-    is_valset_t,
-    sorted_items,
-    tag_t,
-)
+from herdsman.cat.symbolic import vtype
+from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t
+from herdsman.cat.values import EMPTY, Proc, VTag, VValSet, sorted_items
+from herdsman.graphs.herdnames import static_names
+from herdsman.graphs.skeleton import Skeleton
 
 LIB_DIR = Path(__file__).with_name("lib")
 
@@ -160,11 +158,8 @@ def load_file(path: str) -> A.Model:
 # ----------------------------------------------------------------------------- predefined
 
 
-def predefined_kinds(arch: str | list[str]) -> dict[str, str]:
+def predefined_kinds(arch: str | Sequence[str]) -> dict[str, str]:
     """Names herd predefines for ``arch`` (or the union over several), with their kind."""
-    from herdsman.graphs.execution import Skeleton
-    from herdsman.graphs.herdnames import static_names
-
     archs = [arch] if isinstance(arch, str) else list(arch)
     sk = Skeleton(events=(), nthreads=0)
     out: dict[str, str] = {}
@@ -182,7 +177,7 @@ class ModelCompiler:
 
     def __init__(
         self,
-        arch: str | list[str],
+        arch: str | Sequence[str],
         variants=frozenset(),
         include_dirs=(),
         skipchecks=(),
@@ -274,8 +269,6 @@ class ModelCompiler:
     def co0_node(self):
         """``loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))`` with the predefined names (shared
         with any equal definition by hash-consing)."""
-        from herdsman.cat.parser import parse_text
-
         e = parse_text("let co0 = loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))", "<co0>")
         return self.ev.eval(e.instrs[0].bindings[0].exp, self.initial)
 
@@ -327,7 +320,7 @@ class ModelCompiler:
                     self.run(list(model.instrs), 0, st, self._resume(instrs, i, k))
                     return
                 elif cls is A.IfVariant:
-                    body = ins.then if ev.variant(ins.cond) else ins.else_
+                    body = ins.then if variant(ev.variants, ins.cond) else ins.else_
                     self.run(list(body), 0, st, self._resume(instrs, i, k))
                     return
                 elif cls is A.Call:
@@ -407,8 +400,6 @@ class ModelCompiler:
         if skipped or (self.through and ins.mode == "check"):
             return
         v = self.ev.eval(t.exp, st.env)
-        from herdsman.cat.checks import operand
-
         operand(self.ev, t.kind, v, t.exp.pos)  # type-check now
         step = CheckStep(t.kind, t.negated, ins.mode, t.name, v, ins.pos, idx)
         self.axioms[idx].steps.append(step)
@@ -496,9 +487,7 @@ class ModelCompiler:
             raise CatError(ins.pos, "with inside forall over a run-time set is not supported")
         self.withs += 1
         if self.native_allowed and self.co_input is not None and not self.native_with:
-            from herdsman.cat.cogen import recognise
-
-            cobase = recognise(self.ev, st.env, ins.exp)
+            cobase = recognise(self.ev, st.env, ins.exp, standard_generations())
             if cobase is not None:
                 self.native_with = True
                 if cobase is not self.co0_node():  # co0 holds of every co the engine makes
@@ -528,6 +517,15 @@ class ModelCompiler:
             self.run(instrs, i, _St(st.env.bind({ins.var: var}), cont, st.shows), k)
             return
         raise CatError(ins.exp.pos, "set expected")
+
+
+@lru_cache(maxsize=1)
+def standard_generations() -> Digests:
+    """The known implementations of the standard co generation: herd's, and those of our
+    own ``cross.cat`` (compiled once, without recognising anything)."""
+    model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
+    env = ModelCompiler("PPC", native=False).compile(model).env
+    return known_digests(force(env.vals["generate_cos"]), force(env.vals["generate_orders"]))
 
 
 def compile_model(model: A.Model, arch, **kw) -> Compiled:

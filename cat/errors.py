@@ -16,6 +16,8 @@ class CatError(Exception):
         super().__init__(message)
         self.pos = pos
         self.message = message
+        #: reported at the user's call of the library function it arose in
+        self.at_call = False
 
     def to_input_error(self) -> InputError:
         p = self.pos

@@ -13,24 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from herdsman.cat import ast as A
+from herdsman.cat.backend import Backend
+from herdsman.cat.binding import Binder
+from herdsman.cat.checks import test_node_or_bool, test_value
+from herdsman.cat.env import Env
 from herdsman.cat.errors import CatError, NonConvergence
-from herdsman.cat.evaluator import Env, Evaluator, contains_node, vtype
-from herdsman.cat.ir import Node, walk
-from herdsman.cat.values import (
-    EMPTY,
-    EMPTY_T,
-    REL,
-    SET,
-    UNV,
-    VClassRel,
-    VRel,
-    VSet,
-    VTuple,
-    VValSet,
-    is_valset_t,
-    join_types,
-    pp_type,
-)
+from herdsman.cat.ir import Graph, Node, walk
+from herdsman.cat.symbolic import contains_node, vtype
+from herdsman.cat.types import EMPTY_T, REL, SET, join_types, pp_type
+from herdsman.cat.values import EMPTY, UNV, VClassRel, VRel, VSet, VTuple, VValSet
 
 CONCRETE_BOUND = 100_000
 
@@ -52,7 +43,7 @@ class _Symbolic(Exception):
     """The fixpoint depends on run-time values: compile it."""
 
 
-def fixpoint(ev: Evaluator, funs: list, vals: list, env: Env, pos, test: A.AppTest | None):
+def fixpoint(ev: Binder, funs: list, vals: list, env: Env, pos, test: A.AppTest | None):
     if ev.symbolic:
         try:
             return _concrete(ev, funs, vals, env, pos, test, detect_nodes=True)
@@ -65,7 +56,7 @@ def _pat_empty(p: A.Pat):
     return EMPTY if isinstance(p, A.PVar) else VTuple(tuple(EMPTY for _ in p.names))
 
 
-def _concrete(ev: Evaluator, funs, vals, env: Env, pos, test, detect_nodes: bool):
+def _concrete(ev: Binder, funs, vals, env: Env, pos, test, detect_nodes: bool):
     init = {}
     for b in vals:
         for n in A.pat_names(b.pat):
@@ -93,7 +84,7 @@ def _concrete(ev: Evaluator, funs, vals, env: Env, pos, test, detect_nodes: bool
     raise NonConvergence(pos, f"let rec does not converge in {CONCRETE_BOUND} iterations")
 
 
-def stabilised(ev: Evaluator, old, new, pos) -> bool:
+def stabilised(ev: Backend, old, new, pos) -> bool:
     """herd's stabilised: the new value is included in the old one."""
     if new is EMPTY or old is UNV:
         return True
@@ -123,16 +114,14 @@ def stabilised(ev: Evaluator, old, new, pos) -> bool:
     raise CatError(pos, f"illegal recursion on type '{pp_type(vtype(new))}'")
 
 
-def ev_test(ev: Evaluator, test: A.AppTest, env: Env) -> bool:
-    from herdsman.cat.checks import test_value
-
+def ev_test(ev: Binder, test: A.AppTest, env: Env) -> bool:
     return test_value(ev, test.kind, test.negated, ev.eval(test.exp, env), test.exp.pos)
 
 
 # ----------------------------------------------------------------------------- compiled
 
 
-def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
+def _symbolic(ev: Binder, funs, vals, env: Env, pos, test: A.AppTest | None):
     g = ev.g
     names = []
     for b in vals:
@@ -192,8 +181,6 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
         out = ev.rec_funs(funs, env.bind(dict(zip(names, results, strict=True))))
         if test_info is None:
             return out, True
-        from herdsman.cat.checks import test_node_or_bool
-
         return out, test_node_or_bool(ev, *test_info)
     fix = make_fix(g, keys, fvars, results, types, test_info, pos)
     outs = []
@@ -208,7 +195,9 @@ def _symbolic(ev: Evaluator, funs, vals, env: Env, pos, test: A.AppTest | None):
     return out, g.node("proj", (fix,), "bool", info=-1)
 
 
-def make_fix(g, keys, fvars, results, types, test_info, pos) -> Node:
+def make_fix(
+    g: Graph, keys: list[str], fvars: list, results: list, types: list, test_info, pos
+) -> Node:
     """The ``fix`` node iterating ``results`` over ``fvars``; its arguments are the nodes
     the bodies use that do not depend on the fixpoint variables."""
     keyset = frozenset(keys)
@@ -224,4 +213,4 @@ def make_fix(g, keys, fvars, results, types, test_info, pos) -> Node:
     )
 
 
-__all__ = ["fixpoint", "FixInfo", "make_fix", "stabilised", "is_valset_t"]
+__all__ = ["fixpoint", "FixInfo", "make_fix", "stabilised"]

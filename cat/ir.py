@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from herdsman.cat.values import REL, SET, Type
+from herdsman.cat.types import REL, SET, Type
 
 
 class Node:

@@ -20,9 +20,9 @@ completion.  ``~`` checks, flags and the like never are.
 
 from __future__ import annotations
 
+from herdsman.cat.backend import Backend
 from herdsman.cat.checks import operand
 from herdsman.cat.compiler import CheckStep, Compiled, Program, WithStep
-from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Node
 
 STABLE, MONO, UNKNOWN = "stable", "monotone", "unknown"
@@ -87,7 +87,7 @@ class Analysis:
     def check_class(self, step: CheckStep) -> str:
         if step.kind == "when":
             return UNKNOWN
-        x, _ = operand(Evaluator(graph=self.c.graph), step.kind, step.value, step.pos)
+        x, _ = operand(Backend(graph=self.c.graph), step.kind, step.value, step.pos)
         return self.cls(x)
 
     def step_monotone(self, step: CheckStep) -> bool:

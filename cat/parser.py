@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.tree import Meta
 
 from herdsman.cat import ast as A
 from herdsman.litmus.errors import InputError
@@ -141,8 +142,8 @@ class _ToAst(Transformer):
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return A.Pos(self.path, line, col, text)
 
-    def _mpos(self, meta) -> A.Pos:
-        if getattr(meta, "empty", True):
+    def _mpos(self, meta: Meta) -> A.Pos:
+        if meta.empty:
             return A.Pos(self.path, 0, 0)
         return self._pos(meta.line, meta.column)
 
@@ -625,7 +626,7 @@ def _pretty_expected(name: str) -> str:
     if name in _PRETTY:
         return _PRETTY[name]
     for term in _lark().terminals:
-        if term.name == name and hasattr(term.pattern, "value"):
+        if term.name == name:
             return repr(term.pattern.value)
     return name.lower()
 

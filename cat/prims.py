@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from herdsman.cat.backend import Backend
 from herdsman.cat.errors import CatError
-from herdsman.cat.evaluator import Evaluator, vtype
 from herdsman.cat.ir import Node
+from herdsman.cat.symbolic import vtype
+from herdsman.cat.types import ANY, CLASSREL, REL, SET, valset_t
 from herdsman.cat.values import (
-    ANY,
-    CLASSREL,
     EMPTY,
-    REL,
-    SET,
     UNV,
     Prim,
     VClassRel,
@@ -29,7 +27,6 @@ from herdsman.cat.values import (
     VTuple,
     VValSet,
     pp_value,
-    valset_t,
 )
 from herdsman.graphs.relalg import bits
 
@@ -64,7 +61,7 @@ def mismatch(name: str, pos):
     return CatError(pos, f"primitive {name}: argument mismatch")
 
 
-def later(ev: Evaluator, name: str, arg, pos, rtype=ANY) -> Node:
+def later(ev: Backend, name: str, arg, pos, rtype=ANY) -> Node:
     """Apply primitive ``name`` at run time."""
     return ev.defer("apply", (PRIMS[name], arg), pos, rtype)
 
@@ -91,7 +88,7 @@ def _has_node(v) -> bool:
 # ----------------------------------------------------------------------------- primitives
 
 
-def p_domain(ev: Evaluator, a, pos, rng: bool = False):
+def p_domain(ev: Backend, a, pos, rng: bool = False):
     if a is EMPTY or a is UNV:
         return a
     t = vtype(a)
@@ -101,11 +98,11 @@ def p_domain(ev: Evaluator, a, pos, rng: bool = False):
     raise mismatch("range" if rng else "domain", pos)
 
 
-def p_range(ev: Evaluator, a, pos):
+def p_range(ev: Backend, a, pos):
     return p_domain(ev, a, pos, rng=True)
 
 
-def p_fromto(ev: Evaluator, a, pos):
+def p_fromto(ev: Backend, a, pos):
     if vtype(a) not in (SET, ANY) and a is not EMPTY:
         raise mismatch("fromto", pos)
     s = ev.raw(a, SET, pos)
@@ -114,7 +111,7 @@ def p_fromto(ev: Evaluator, a, pos):
     return ev.wrap(ev.r_seq([before, po]), REL)
 
 
-def _groups(ev: Evaluator, s: int, key: Callable) -> list[int]:
+def _groups(ev: Backend, s: int, key: Callable) -> list[int]:
     out: dict = {}
     for i, e in enumerate(ev.sk.events):
         if (s >> i) & 1:
@@ -124,7 +121,7 @@ def _groups(ev: Evaluator, s: int, key: Callable) -> list[int]:
     return list(out.values())
 
 
-def p_classes_loc(ev: Evaluator, a, pos):
+def p_classes_loc(ev: Backend, a, pos):
     if _has_node(a):
         if vtype(a) not in (SET, ANY):
             raise mismatch("classes-loc", pos)
@@ -134,7 +131,7 @@ def p_classes_loc(ev: Evaluator, a, pos):
     return VValSet(SET, frozenset(VSet(s) for s in _groups(ev, a.bits, lambda e: e.loc)))
 
 
-def p_classes(ev: Evaluator, a, pos):
+def p_classes(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "classes", a, pos, valset_t(SET))
     if type(a) is not VRel:
@@ -152,7 +149,7 @@ def p_classes(ev: Evaluator, a, pos):
     return VValSet(SET, frozenset(out))
 
 
-def p_linearisations(ev: Evaluator, a, pos):
+def p_linearisations(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "linearisations", a, pos, valset_t(REL))
     s, r = _pair(a, "linearisations", pos)
@@ -219,7 +216,7 @@ def all_topological_orders(nodes: list[int], succ: dict[int, int]) -> list[list[
     return out
 
 
-def p_lift(ev: Evaluator, a, pos):
+def p_lift(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "lift", a, pos, CLASSREL)
     cls, r = _pair(a, "lift", pos, VValSet, VRel)
@@ -234,7 +231,7 @@ def p_lift(ev: Evaluator, a, pos):
     return VClassRel(frozenset(out))
 
 
-def p_delift(ev: Evaluator, a, pos):
+def p_delift(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "delift", a, pos, REL)
     if type(a) is not VClassRel:
@@ -245,7 +242,7 @@ def p_delift(ev: Evaluator, a, pos):
     return VRel(r)
 
 
-def p_deliftinter(ev: Evaluator, a, pos):
+def p_deliftinter(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "deliftinter", a, pos, REL)
     m, cr = _pair(a, "deliftinter", pos, VRel, VClassRel)
@@ -255,11 +252,11 @@ def p_deliftinter(ev: Evaluator, a, pos):
     return VRel(r)
 
 
-def p_bisimulation(ev: Evaluator, a, pos):
+def p_bisimulation(ev: Backend, a, pos):
     raise CatError(pos, "primitive bisimulation is not supported")
 
 
-def p_tag2scope(ev: Evaluator, a, pos):
+def p_tag2scope(ev: Backend, a, pos):
     if type(a) is not VTag:
         raise mismatch("tag2scope", pos)
     v = ev.predef.get(a.name)
@@ -277,7 +274,7 @@ def tag2instrs_var(tag: str) -> str:
     return tag[:1].upper() + tag[1:]
 
 
-def p_tag2events(ev: Evaluator, a, pos):
+def p_tag2events(ev: Backend, a, pos):
     if type(a) is Node:
         return later(ev, "tag2events", a, pos, SET)
     if type(a) is not VTag:
@@ -291,11 +288,11 @@ def p_tag2events(ev: Evaluator, a, pos):
     return v
 
 
-def p_tag2fenced(ev: Evaluator, a, pos):
+def p_tag2fenced(ev: Backend, a, pos):
     return p_fromto(ev, p_tag2events(ev, a, pos), pos)
 
 
-def p_loc2events(ev: Evaluator, a, pos):
+def p_loc2events(ev: Backend, a, pos):
     if type(a) is Node:
         return later(ev, "loc2events", a, pos, SET)
     if type(a) is not VTag:
@@ -309,7 +306,7 @@ def p_loc2events(ev: Evaluator, a, pos):
     return VSet(s)
 
 
-def p_different_values(ev: Evaluator, a, pos):
+def p_different_values(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "different-values", a, pos, REL)
     if type(a) is not VRel:
@@ -323,7 +320,7 @@ def p_vmsa(name: str):
     """same-oa / at-least-one-writable / oa-changes: they select page-table (VMSA) events,
     which the architectures herdsman runs do not have, so nothing qualifies."""
 
-    def f(ev: Evaluator, a, pos):
+    def f(ev: Backend, a, pos):
         t = vtype(a)
         if name == "same-oa" and t in (REL, ANY):
             return VRel(0)
@@ -334,11 +331,11 @@ def p_vmsa(name: str):
     return f
 
 
-def p_fail(ev: Evaluator, a, pos):
+def p_fail(ev: Backend, a, pos):
     raise CatError(pos, f"primitive fail: fail on {pp_value(a)}")
 
 
-def p_as_transitive(ev: Evaluator, a, pos):
+def p_as_transitive(ev: Backend, a, pos):
     if vtype(a) not in (REL, ANY):
         raise mismatch("as_transitive", pos)
     return a
@@ -369,5 +366,5 @@ _IMPL: dict[str, Callable] = {
 }
 
 
-def call_prim(ev: Evaluator, name: str, a, pos):
+def call_prim(ev: Backend, name: str, a, pos):
     return _IMPL[name](ev, a, pos)

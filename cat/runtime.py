@@ -7,11 +7,15 @@ generated code calls besides :class:`graphs.relalg.Universe`'s own.
 
 from __future__ import annotations
 
+from herdsman.cat import checks, fixpoint
+from herdsman.cat.env import Env
 from herdsman.cat.errors import AssertionFailed, CatError, NonConvergence
-from herdsman.cat.evaluator import Env, Evaluator, concretize
+from herdsman.cat.evaluator import DEFERRED, Evaluator
+from herdsman.cat.recursion import DeepRecursion
+from herdsman.cat.symbolic import concretize
 from herdsman.cat.values import EMPTY, VRel, VSet, VValSet, sorted_items
+from herdsman.graphs import herdnames
 from herdsman.graphs.execution import Relations
-from herdsman.graphs.herdnames import pco
 
 
 class Runtime:
@@ -37,21 +41,23 @@ class Runtime:
 
     def pco(self, rf: int, fw: int) -> int:
         """herd's ``pco`` (graphs.herdnames), with ``obsco`` under the cos-opt variant."""
-        return pco(Relations(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
+        return herdnames.pco(Relations(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
 
     # ------------------------------------------------------------------ deferred evaluation
     def call(self, node, args: tuple):
-        """Evaluate a ``generic``/``runtime`` node on its arguments' run-time values."""
+        """Evaluate a ``generic``/``runtime`` node on its arguments' run-time values (deep
+        recursion allowed: recursive cat functions run here)."""
         nodevals = {n.id: v for n, v in zip(node.args, args, strict=True)}
         memo: dict = {}
         ev = self.EV
-        if node.op == "generic":
-            method, argvals, pos = node.info
-            concrete = concretize(argvals, nodevals, memo)
-            return getattr(ev, method)(*concrete, pos)
-        expr, senv = node.info
-        vals = {k: concretize(v, nodevals, memo) for k, v in senv.vals.items()}
-        return ev.eval(expr, Env(vals, senv.tags, senv.enums))
+        with DeepRecursion():
+            if node.op == "generic":
+                method, argvals, pos = node.info
+                concrete = concretize(argvals, nodevals, memo)
+                return DEFERRED[method](ev, *concrete, pos)
+            expr, senv = node.info
+            vals = {k: concretize(v, nodevals, memo) for k, v in senv.vals.items()}
+            return ev.eval(expr, Env(vals, senv.tags, senv.enums))
 
     def items(self, s, pos) -> list:
         if s is EMPTY:
@@ -61,9 +67,7 @@ class Runtime:
         raise CatError(pos, "set expected")
 
     def stabilised(self, old, new) -> bool:
-        from herdsman.cat.fixpoint import stabilised
-
-        return stabilised(self.EV, old, new, None)
+        return fixpoint.stabilised(self.EV, old, new, None)
 
     def final_writes(self, co: int) -> int:
         """The co-last writes (when an engine gives co but not FW)."""
@@ -86,14 +90,10 @@ class Runtime:
 
     # ------------------------------------------------------------------ checks
     def test(self, kind: str, v) -> bool:
-        from herdsman.cat.checks import test_value
-
-        return test_value(self.EV, kind, False, v, None)
+        return checks.test_value(self.EV, kind, False, v, None)
 
     def test_value(self, kind: str, negated: bool, v) -> bool:
-        from herdsman.cat.checks import test_value
-
-        return test_value(self.EV, kind, negated, v, None)
+        return checks.test_value(self.EV, kind, negated, v, None)
 
     def witness(self, kind: str, x, t) -> list[int] | None:
         U = self.U

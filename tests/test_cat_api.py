@@ -154,3 +154,22 @@ def _bits(x: int):
         low = x & -x
         yield low.bit_length() - 1
         x ^= low
+
+
+def test_deep_recursion_only_around_the_work() -> None:
+    """Inlining a function 300 calls deep needs more Python frames than the default limit:
+    the api raises the limit for the work and restores it after (nothing at import)."""
+    import sys
+
+    old = sys.getrecursionlimit()
+    tags = " || ".join(f"'t{i}" for i in range(300))
+    src = (
+        f'"deep"\nenum T = {tags}\n'
+        "let rec walk s = match s with || {} -> 0 || x ++ r -> walk(r) end\n"
+        "acyclic walk(T) | rf as deep\n"
+    )
+    m = load_model_text(src)
+    assert [a.name for a in m.axioms] == ["deep"]
+    session = m.prepare(shape("SB").sk, "X86")
+    assert session.check(*candidates(shape("SB"))[0])
+    assert sys.getrecursionlimit() == old

@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from herdsman.cat.api import load_model_text
-from herdsman.cat.evaluator import Env, Evaluator
+from herdsman.cat.env import Env
+from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.parser import parse_text
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.shapes import candidates, shape

@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 from herdsman.cat.api import load_model_text
-from herdsman.cat.evaluator import Env, Evaluator
+from herdsman.cat.env import Env
+from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.values import VClassRel, VRel, VSet, VTag, VValSet
 from herdsman.graphs.build import F, R, W, build
@@ -408,3 +409,14 @@ def test_let_rec_when() -> None:
         skipchecks=("nocycle",),
     )
     assert v.allowed
+
+
+def test_every_deferred_operation_is_known() -> None:
+    """A ``generic`` node names its operation (backend.Deferred); the evaluator's table of
+    them (evaluator.DEFERRED) has each one, and only those."""
+    from typing import get_args
+
+    from herdsman.cat.backend import Deferred
+    from herdsman.cat.evaluator import DEFERRED
+
+    assert set(DEFERRED) == set(get_args(Deferred))

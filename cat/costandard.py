@@ -6,16 +6,20 @@ function applied at a ``with`` is one of the known implementations of that gener
 herd's ``cross.cat`` or ours, recognised by a structural fingerprint of the closure and of
 everything it refers to (bound names renamed, free names and primitives kept; ``W`` must be
 the predefined set of writes) — the engine can enumerate co directly (``co_mode ==
-"native"``); the model then only checks that the given co extends ``b``.
+"native"``); the model then only checks that the given co extends ``b``.  The compiler
+(:mod:`cat.compiler`) gives the digests of our own library's implementations
+(:func:`known_digests` of its closures); herd's are known here.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from herdsman.cat import ast as A
+from herdsman.cat.binding import Binder
+from herdsman.cat.env import Env, force
 from herdsman.cat.errors import CatError
-from herdsman.cat.evaluator import Env, Evaluator, force
 from herdsman.cat.ir import Node
 from herdsman.cat.pretty import sexp
 from herdsman.cat.values import Closure, Prim, VTuple
@@ -24,8 +28,6 @@ from herdsman.cat.values import Closure, Prim, VTuple
 #: of events and the base order) as defined by herd's libdir cross.cat (commit 5feffe4e).
 HERD_GENERATE_COS = "2ec222f11483057d"
 HERD_GENERATE_ORDERS = "6205ba910fbc1e8e"
-
-_ours: tuple[set[str], set[str]] | None = None
 
 
 def fingerprint(v, seen: dict | None = None) -> str:
@@ -59,31 +61,26 @@ def digest(v) -> str:
     return hashlib.sha256(fingerprint(v).encode()).hexdigest()[:16]
 
 
-def _our_digests() -> tuple[set[str], set[str]]:
-    """Digests of our own library's generate_cos / generate_orders (computed once)."""
-    global _ours
-    if _ours is None:
-        from herdsman.cat.compiler import ModelCompiler
-        from herdsman.cat.parser import parse_text
+@dataclass(frozen=True)
+class Digests:
+    """Fingerprint digests of the known implementations of ``generate_cos`` (one
+    argument) and of ``generate_orders`` (the set of events and the base order)."""
 
-        mc = ModelCompiler("PPC", native=False)
-        model = parse_text('"probe"\ninclude "cross.cat"\n', "<cogen probe>")
-        c = mc.compile(model)
-        env = c.env
-        cos = {digest(force(env.vals["generate_cos"]))}
-        orders = {digest(force(env.vals["generate_orders"]))}
-        _ours = (cos, orders)
-    return _ours
+    cos: frozenset[str]
+    orders: frozenset[str]
 
 
-def known_digests() -> tuple[set[str], set[str]]:
-    cos, orders = _our_digests()
-    return cos | {HERD_GENERATE_COS}, orders | {HERD_GENERATE_ORDERS}
+def known_digests(generate_cos: object, generate_orders: object) -> Digests:
+    """The known implementations: herd's, and ours (the given closures of our library)."""
+    return Digests(
+        frozenset({digest(generate_cos), HERD_GENERATE_COS}),
+        frozenset({digest(generate_orders), HERD_GENERATE_ORDERS}),
+    )
 
 
-def recognise(ev: Evaluator, env: Env, e: A.Expr):
+def recognise(ev: Binder, env: Env, e: A.Expr, known: Digests):
     """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
-    known implementation (W the predefined writes), else None."""
+    ``known`` implementation (W the predefined writes), else None."""
     if not isinstance(e, A.App) or not isinstance(e.fn, A.Var):
         return None
     try:
@@ -93,10 +90,9 @@ def recognise(ev: Evaluator, env: Env, e: A.Expr):
     if type(f) is not Closure:
         return None
     d = digest(f)
-    cos, orders = known_digests()
-    if d in cos:
+    if d in known.cos:
         return ev.eval(e.arg, env)
-    if d in orders:
+    if d in known.orders:
         a = ev.eval(e.arg, env)
         if type(a) is VTuple and len(a.items) == 2:
             s, base = a.items
