@@ -2,8 +2,9 @@
 
 Every error is one line on stderr and exit status 2, never a traceback: bad input is a
 ``FILE:LINE:COL: error: ...`` line (from :class:`litmus.errors.InputError`), a bad command
-line is ``herdsman CMD: error: ...``.  The packages behind the commands are imported only
-when a command needs them, so ``herdsman --help`` works whatever is missing.
+line is ``herdsman CMD: error: ...``, and a bug is one "internal error" line
+(:func:`guarded`, the last resort).  Each command imports what it needs when it runs, so
+that ``herdsman --help`` starts at once.
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from herdsman.litmus.errors import InputError
+
+if TYPE_CHECKING:
+    from herdsman.herd_compat.campaign_worker import WorkerFactory
 
 VERSION = "0.1.0"
 
@@ -90,7 +95,7 @@ def _cmd_cat(argv: list[str]) -> int:
 
 
 def _run_parser() -> _Parser:
-    from herdsman.herd_compat.runner import SHOW_MODES
+    from herdsman.engine.outcome import SHOW_MODES
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
     p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
@@ -133,8 +138,9 @@ def _run_parser() -> _Parser:
 
 
 def _cmd_run(argv: list[str]) -> int:
+    from herdsman.herd_compat.config import RunConfig
     from herdsman.herd_compat.inputs import expand_test_args
-    from herdsman.herd_compat.runner import RunConfig, run_tests
+    from herdsman.herd_compat.runner import run_tests
 
     a = _run_parser().parse_args(argv)
     cfg = RunConfig(
@@ -231,13 +237,18 @@ def _validate_parser() -> _Parser:
         metavar="N",
         help="describe at most N differing tests (-1: all)",
     )
-    p.add_argument("--worker", metavar="MODULE:FUNCTION", help=argparse.SUPPRESS)
     return p
 
 
 def _cmd_validate(argv: list[str]) -> int:
+    from herdsman.herd_compat.campaign_worker import engine_worker
+
+    return validate(argv, engine_worker)
+
+
+def validate(argv: list[str], worker: WorkerFactory) -> int:
+    """``herdsman validate`` with workers made by ``worker`` (tests give other ones)."""
     from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
-    from herdsman.herd_compat.campaign_worker import WorkerSpecError
 
     a = _validate_parser().parse_args(argv)
     if a.jobs < 1:
@@ -261,13 +272,10 @@ def _cmd_validate(argv: list[str]) -> int:
         include_dirs=a.include,
         variants={t for v in a.variant for t in v.replace(",", " ").split()},
         progress=a.progress,
-        worker=a.worker,
         show_mismatches=a.show_mismatches,
     )
     try:
-        return run_campaign(cfg).status
-    except WorkerSpecError as e:
-        raise UsageError(str(e)) from None
+        return run_campaign(cfg, worker=worker).status
     except KeyboardInterrupt:
         sys.stderr.write(
             "interrupted: finished tests are in the database; continue with --resume\n"
@@ -299,9 +307,15 @@ def main(argv: list[str] | None = None) -> int:
     handler = HANDLERS.get(cmd)
     if handler is None:
         return _err("herdsman", f"unknown command '{cmd}' (choose from {', '.join(COMMANDS)})")
-    prog = f"herdsman {cmd}"
+    return guarded(f"herdsman {cmd}", lambda: handler(rest))
+
+
+def guarded(prog: str, command: Callable[[], int]) -> int:
+    """Run a command and return its exit status, turning whatever escapes it into one
+    line on stderr: a bad command line, bad input, an interruption, a closed pipe, and as
+    the last resort a bug ("internal error"; ``HERDSMAN_DEBUG=1`` shows the traceback)."""
     try:
-        return handler(rest)
+        return command()
     except UsageError as e:
         return _err(prog, str(e))
     except InputError as e:
@@ -318,11 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 141
-    except Exception as e:
-        from herdsman.herd_compat.runner import Unavailable
-
-        if isinstance(e, Unavailable):
-            return _err(prog, str(e))
+    except Exception as e:  # the last resort: a bug is one line, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
         return _err(

@@ -15,8 +15,10 @@ import pytest
 from conftest import SHARED, shared_path
 from test_compat_helpers import db_rows, stop_after
 
+from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
 from herdsman.herd_compat.cli import main
 from herdsman.herd_compat.herdlog import parse_herd_log, read_herd_log
+from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.runner import run_tests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +26,7 @@ PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "
 
 
 def _herd_blocks(log: Path) -> dict[str, str]:
-    return {r.name: r.text for r in read_herd_log(log)}
+    return {r.name: format_result(r) for r in read_herd_log(log)}
 
 
 def _no_time(text: str) -> str:
@@ -224,3 +226,31 @@ def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
     assert straight.returncode == resumed.returncode, straight.stdout + resumed.stdout
     assert sorted(after) == sorted(_rows(straight_db))
     assert straight.returncode == 0, straight.stdout + straight.stderr  # all identical
+
+
+# ----------------------------------------------------------------------------- campaign rows
+
+
+def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeypatch) -> None:
+    """The engine's workers: a test that runs, bad input, and a test over its time limit
+    (stopped by the engine, or killed by the pool when the machine is slow)."""
+    monkeypatch.setenv("HERDSMAN_MP_START", "fork")
+    broken = tmp_path / "broken.litmus"
+    broken.write_text(Path(_ppc("SB")).read_text().replace("stw r1,0(r2)", "stw r1,0(r2"))
+    cfg = CampaignConfig(
+        inputs=[_ppc("MP"), str(broken), _ppc("MOREDETOUR0866")],
+        expect=str(shared / "power" / "herd7-ppc.log"),
+        model="power",
+        db=str(tmp_path / "c.sqlite"),
+        timeout=0.05,
+        progress=False,
+    )
+    outcome = run_campaign(cfg, io.StringIO(), io.StringIO())
+    mp, bad, slow = outcome.rows
+    assert (mp.category, mp.status) == ("identical", "done")
+    assert mp.result_text.startswith("Test MP Allowed\nStates 4\n") and mp.cpu is not None
+    assert (bad.name, bad.category, bad.details) == ("broken", "error", {"input_error": True})
+    assert bad.result_text.startswith(f"{broken}:")
+    assert (slow.name, slow.category) == ("MOREDETOUR0866", "timeout")
+    assert "time limit of" in slow.result_text
+    assert outcome.status == 2
