@@ -140,6 +140,14 @@ def _run_parser() -> _Parser:
         action="store_true",
         help="TruSt: list every execution (with -o: one DOT file each)",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print each test's outcome as one JSON object per line (JSON Lines), as each "
+        "test finishes: file, test, arch, model, hash, condition, herd's kind and verdict, "
+        "time and the engine's outcome; a test without a result gives "
+        '{"status": "error"|"timeout", "file", "test", "error"}',
+    )
     return p
 
 
@@ -164,7 +172,10 @@ def _cmd_run(argv: list[str]) -> int:
         time_limit=a.timeout,
         preemption_bound=a.preemption_bound,
         print_executions=a.print_executions,
+        json=a.json,
     )
+    if cfg.json and cfg.outdir == "-":
+        raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")
     if cfg.nshow is not None and cfg.nshow < 0:
         raise UsageError("--nshow must be >= 0")
     if cfg.trust_summary and a.engine == "reference":

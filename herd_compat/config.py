@@ -36,6 +36,7 @@ class RunConfig:
     # TruSt's own options (``herdsman run``): GenMC's summary is printed after each block
     preemption_bound: int | None = None  # only executions with at most K preemptions
     print_executions: bool = False  # list every execution (with -o DIR: a DOT file each)
+    json: bool = False  # ``herdsman run --json``: one JSON object per test
 
     @property
     def trust_summary(self) -> bool:

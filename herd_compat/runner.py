@@ -2,8 +2,8 @@
 
 :func:`run_tests` is ``herdsman run`` and ``herdsman herd7``: each test goes through the
 pipeline (:mod:`herd_compat.pipeline`) under herd's selection rules, then its record is
-printed: herd's block (followed, with TruSt's own options, by GenMC's summary), and its
-DOT pictures are filed.  An error on one test is reported
+printed: herd's block (followed, with TruSt's own options, by GenMC's summary) or with
+``--json`` one JSON line, and its DOT pictures are filed.  An error on one test is reported
 (one line on stderr) and the others still run; the exit status is then 2.
 """
 
@@ -15,6 +15,7 @@ from typing import IO
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import check_outdir, write_execution_pictures, write_pictures
 from herdsman.herd_compat.genmc import summary
+from herdsman.herd_compat.jsonl import json_line
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.pipeline import Done, Failed, Skipped, run_file
@@ -41,6 +42,8 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
         if isinstance(rec, Skipped):
             continue
         if isinstance(rec, Failed):
+            if cfg.json:
+                out.write(json_line(rec))
             err.write(rec.message + "\n")
             if rec.kind != "timeout":  # herd gives no block for a test over its time limit
                 status = 2
@@ -56,16 +59,19 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
 
 
 def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> None:
-    """File the pictures of a test that ran, print its block and
+    """File the pictures of a test that ran, print its block (or its JSON line) and
     herd's warning when an execution hit the unrolling bound."""
     if cfg.execution_dots:
         assert cfg.outdir is not None
         write_execution_pictures(cfg.outdir, rec.path, rec.pictures)
     elif cfg.outdir is not None:
         write_pictures(cfg.outdir, cfg.suffix, rec.path, rec.pictures, out)
-    out.write(format_result(rec.herd_block(candidates=cfg.candidates)))
-    if cfg.trust_summary and rec.outcome.engine == "trust":
-        out.write(summary(rec.outcome, executions=cfg.print_executions))
+    if cfg.json:
+        out.write(json_line(rec))
+    else:
+        out.write(format_result(rec.herd_block(candidates=cfg.candidates)))
+        if cfg.trust_summary and rec.outcome.engine == "trust":
+            out.write(summary(rec.outcome, executions=cfg.print_executions))
     if rec.outcome.unroll_cut:  # herd warns too
         err.write(
             f"{rec.path}:0:0: warning: unrolling limit exceeded, legal outcomes may be missing\n"
