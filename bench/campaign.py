@@ -19,10 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from herdsman.herd_compat.campaign import CampaignConfig, CampaignOutcome, run_campaign
+from herdsman.herd_compat.campaign_worker import WorkerFactory, engine_worker
+from herdsman.herd_compat.inputs import read_index
 from herdsman.litmus.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,8 +75,6 @@ SETS = {
 
 def test_files(s: Set) -> list[str]:
     if s.tests.name.startswith("@"):  # herd's index file (its name starts with @)
-        from herdsman.herd_compat.inputs import read_index
-
         return read_index(str(s.tests))
     return sorted(str(p) for p in s.tests.glob("*.litmus"))
 
@@ -117,8 +118,9 @@ def herd_slow_lines(outcome: CampaignOutcome, over: float = 1.0) -> list[str]:
     ]
 
 
-def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
-    """The campaign of one set under ``model``, with the options of the command line."""
+def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
+    """The campaign of one set under ``model``, with the options of the command line, on
+    workers made by ``worker``."""
     files = sample(test_files(s), a.sample)
     print(f"== {s.name}: {len(files)} tests, model {model}, herd log {s.log}", flush=True)
     tag = f"{s.name}-{os.path.basename(model)}" + (f"-sample{a.sample}" if a.sample else "")
@@ -131,14 +133,16 @@ def run_set(s: Set, model: str, a: argparse.Namespace) -> CampaignOutcome:
         db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"),
         resume=a.resume,
         engine=a.engine,
-        worker=a.worker,
         show_mismatches=a.show_mismatches,
-        worker_extra={"log": str(s.log)} if a.worker else {},
     )
-    return run_campaign(cfg)
+    return run_campaign(cfg, worker=worker)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, worker: Callable[[Set], WorkerFactory] | None = None
+) -> int:
+    """The benchmark; ``worker`` gives each set's worker factory (default: the engine's;
+    tests give herd's own answers)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default=",".join(SETS), help="comma list of: " + ", ".join(SETS))
     ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
@@ -151,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--show-mismatches", type=int, default=20)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)  # MODULE:FUNCTION, for tests
     a = ap.parse_args(argv)
     names = [x for x in a.sets.split(",") if x]
     unknown = [x for x in names if x not in SETS]
@@ -167,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         s = SETS[name]
         try:
-            outcome = run_set(s, models[s.model_key], a)
+            factory = engine_worker if worker is None else worker(s)
+            outcome = run_set(s, models[s.model_key], a, factory)
         except InputError as e:
             print(e.render(), file=sys.stderr)
             status = 2

@@ -19,18 +19,17 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 from herdsman.herd_compat.campaign_db import CampaignDB, Row
-from herdsman.herd_compat.campaign_worker import WorkerConfig, load_factory, make_engine_worker
+from herdsman.herd_compat.campaign_worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.compare import compare
-from herdsman.herd_compat.herdlog import (
-    Expectation,
-    detect_format,
-    parse_herd_log,
-    read_expectations,
-)
+from herdsman.herd_compat.config import RunConfig
+from herdsman.herd_compat.dots import dot_base
+from herdsman.herd_compat.herdlog import Expectation, detect_format, read_expectations
 from herdsman.herd_compat.inputs import expand_test_args
+from herdsman.herd_compat.output import format_result
+from herdsman.herd_compat.pipeline import Done, Failed
 from herdsman.herd_compat.reports import (
     Totals,
     mismatch_lines,
@@ -39,7 +38,7 @@ from herdsman.herd_compat.reports import (
     write_json,
     write_junit,
 )
-from herdsman.herd_compat.workers import WorkerPool, WorkerStartError
+from herdsman.herd_compat.workers import TaskLost, WorkerPool, WorkerStartError
 from herdsman.litmus.errors import InputError
 
 
@@ -59,8 +58,6 @@ class CampaignConfig:
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     progress: bool | None = None  # None: when stderr is a terminal
-    worker: str | None = None  # MODULE:FUNCTION of another worker factory
-    worker_extra: dict[str, Any] = field(default_factory=dict)  # its settings
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
 
 
@@ -80,7 +77,6 @@ def fingerprint(cfg: CampaignConfig, keys: list[str]) -> str:
         "engine": cfg.engine,
         "variants": sorted(cfg.variants),
         "include_dirs": cfg.include_dirs,
-        "worker": cfg.worker,
         "tests": sorted(keys),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
@@ -136,8 +132,13 @@ class _Progress:
 
 
 def run_campaign(
-    cfg: CampaignConfig, out: IO[str] | None = None, err: IO[str] | None = None
+    cfg: CampaignConfig,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+    worker: WorkerFactory = engine_worker,
 ) -> CampaignOutcome:
+    """Run the campaign ``cfg`` on workers made by ``worker``, print its summary and
+    reports; its status, rows and totals."""
     out = out or sys.stdout
     err = err or sys.stderr
     tests = expand_test_args(cfg.inputs, allow_dirs=True)
@@ -164,7 +165,7 @@ def run_campaign(
         elif kept:
             err.write(f"note: {db_path} had {kept} results; starting afresh\n")
         wall0 = time.monotonic()
-        _execute(cfg, todo, given, expectations, db, err, len(order), len(done))
+        _execute(cfg, worker, todo, given, expectations, db, err, len(order), len(done))
         wall = time.monotonic() - wall0
         rows_by_key = db.rows()
         rows = [rows_by_key[k] for k in order if k in rows_by_key]
@@ -206,6 +207,7 @@ def _head(path: str) -> str:
 
 def _execute(
     cfg: CampaignConfig,
+    worker: WorkerFactory,
     todo: list[str],
     given: dict[str, str],
     expectations: dict[str, Expectation],
@@ -215,22 +217,20 @@ def _execute(
     done: int,
 ) -> None:
     """Run the tests still to do, recording each result as it arrives."""
-    factory = load_factory(cfg.worker) if cfg.worker else make_engine_worker
-    wc = WorkerConfig(
+    run_cfg = RunConfig(
         model=cfg.model,
         include_dirs=list(cfg.include_dirs),
         variants=set(cfg.variants),
         engine=cfg.engine,
-        time_limit=cfg.timeout,
-        extra=dict(cfg.worker_extra),
+        time_limit=cfg.timeout,  # the engine stops cleanly; the pool kills a bit later
     )
     kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
-    pool = WorkerPool(factory, wc, jobs=cfg.jobs, timeout=kill_after)
+    pool: WorkerPool[Done | Failed] = WorkerPool(worker, run_cfg, jobs=cfg.jobs, timeout=kill_after)
     show = cfg.progress if cfg.progress is not None else err.isatty()
     progress = _Progress(show, total, done)
     counts = {"bad": 0}
 
-    def on_result(key: str, res: dict[str, Any]) -> None:
+    def on_result(key: str, res: Done | Failed | TaskLost) -> None:
         row = make_row(key, given[key], res, expectations, cfg.timeout)
         db.record(row)
         if row.category != "identical":
@@ -248,56 +248,27 @@ def _execute(
 def make_row(
     key: str,
     path: str,
-    res: dict[str, Any],
+    res: Done | Failed | TaskLost,
     expectations: dict[str, Expectation],
     timeout: float | None,
 ) -> Row:
-    """The database row of one finished test."""
-    status = res.get("status", "error")
-    name = res.get("name") or os.path.basename(path).removesuffix(".litmus")
+    """The database row of one finished test: our herd block compared with herd's, or the
+    line saying why there is none."""
+    name = dot_base(path) if isinstance(res, TaskLost) else res.name
     exp = expectations.get(name)
     herd_time = exp.record.time if exp is not None and exp.record is not None else None
-    if status == "done":
-        try:
-            (ours,) = parse_herd_log(res["block"], path)
-        except (InputError, ValueError) as e:
-            return Row(
-                key,
-                path,
-                name,
-                "error",
-                "error",
-                f"unreadable result block: {e}",
-                {"input_error": False},
-                res.get("cpu"),
-                herd_time,
-            )
-        c = compare(ours, exp)
-        return Row(
-            key, path, name, "done", c.category, res["block"], c.details, res.get("cpu"), herd_time
-        )
-    if status == "timeout":
-        msg = res.get("error") or f"{path}:0:0: error: time limit exceeded"
-        return Row(
-            key,
-            path,
-            name,
-            "timeout",
-            "timeout",
-            msg,
-            {"timeout": timeout},
-            res.get("cpu"),
-            herd_time,
-        )
-    msg = res.get("error") or f"{path}:0:0: error: unknown failure"
-    return Row(
-        key,
-        path,
-        name,
-        "error",
-        "error",
-        msg,
-        {"input_error": bool(res.get("input_error", True))},
-        res.get("cpu"),
-        herd_time,
-    )
+    match res:
+        case Done():
+            block = res.herd_block()
+            c = compare(block, exp)
+            text = format_result(block)
+            return Row(key, path, name, "done", c.category, text, c.details, res.cpu, herd_time)
+        case Failed(kind="timeout") | TaskLost(cause="timeout"):
+            cpu = res.cpu if isinstance(res, Failed) else None
+            details: dict[str, object] = {"timeout": timeout}
+            return Row(key, path, name, "timeout", "timeout", res.message, details, cpu, herd_time)
+        case Failed(kind="input") | TaskLost(cause="input"):
+            details = {"input_error": True}
+        case _:
+            details = {"input_error": False}
+    return Row(key, path, name, "error", "error", res.message, details, None, herd_time)

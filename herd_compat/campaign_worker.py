@@ -1,96 +1,44 @@
-"""The task function of campaign workers: run one test file, return herd's block.
+"""What campaign workers run: the per-test pipeline, in each worker process.
 
-:func:`make_engine_worker` runs in each worker process: it loads the model once, then
-returns a function mapping a test path to a small picklable dict (``status``, ``name``,
-``block``, ``cpu``...).  Campaigns may be given another factory with the same contract
-(``--worker MODULE:FUNCTION``), e.g. to test the campaign machinery or to plug in another
-engine.
+A campaign is given a *worker factory*: called once in each worker process with the run's
+configuration, it returns the task function mapping a test path to the pipeline's record
+(:class:`~herd_compat.pipeline.Done` or :class:`~herd_compat.pipeline.Failed`; picklable:
+it goes back to the parent).
+:func:`engine_worker` is herdsman's (the model is loaded once per worker); tests pass
+other factories (herd's own answers, crashing or hanging workers) from Python.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import time
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
-from herdsman.herd_compat.output import format_result, herd_result
-from herdsman.herd_compat.runner import (
-    ModelCache,
-    RunConfig,
-    internal_error_line,
-    parse_test,
-    run_options,
-    test_hash,
-    time_limit_exception,
-)
+from herdsman.herd_compat.config import RunConfig
+from herdsman.herd_compat.models import ModelCache
+from herdsman.herd_compat.pipeline import Done, Failed, Skipped, run_file
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.parser import parse_text
-from herdsman.litmus.printer import herd_condition_text
+
+TaskFn = Callable[[str], Done | Failed]
 
 
-@dataclass
-class WorkerConfig:
-    """What a worker needs to run tests (picklable)."""
+class WorkerFactory(Protocol):
+    """Builds a worker's task function (once per worker process; picklable)."""
 
-    model: str | None = None
-    include_dirs: list[str] = field(default_factory=list)
-    variants: set[str] = field(default_factory=set)
-    engine: str = "auto"
-    time_limit: float | None = None  # passed to the engine, which may stop cleanly
-    extra: dict[str, Any] = field(default_factory=dict)  # for other factories
+    def __call__(self, cfg: RunConfig, /) -> TaskFn: ...
 
 
-def make_engine_worker(wc: WorkerConfig):
-    """Load the model (once), return the task function."""
-    cfg = RunConfig(
-        model=wc.model,
-        include_dirs=list(wc.include_dirs),
-        variants=set(wc.variants),
-        engine=wc.engine,
-    )
+def engine_worker(cfg: RunConfig) -> TaskFn:
+    """Load the model (once; a bad model stops the campaign), return the task function."""
     models = ModelCache(cfg)
     if cfg.model:
         models.get(cfg.model)
-    opts = run_options(cfg, time_limit=wc.time_limit)
-    run = importlib.import_module("herdsman.engine.run")
-    timeout_exc = time_limit_exception()
     warm_up_parser()
 
-    def work(path: str) -> dict[str, Any]:
-        t0 = time.process_time()
-        name = os.path.basename(path).removesuffix(".litmus")
-        try:
-            test = parse_test(path)
-            name = test.name
-            t_model = time.process_time()
-            model = models.for_test(test)  # loading a model is not the test's time
-            t0 += time.process_time() - t_model
-            result = run.run_test(test, model, opts)
-            res = herd_result(
-                result, test.name, test_hash(test), herd_condition_text(test.condition)
-            )
-            res.time = time.process_time() - t0  # herd's Time includes parsing
-            block = format_result(res, arch=test.arch)
-            return {"status": "done", "name": name, "block": block, "cpu": res.time}
-        except InputError as e:
-            return {"status": "error", "name": name, "error": e.render(), "input_error": True}
-        except Exception as e:
-            if timeout_exc is not None and isinstance(e, timeout_exc):
-                return {
-                    "status": "timeout",
-                    "name": name,
-                    "error": f"{path}:0:0: error: time limit of {wc.time_limit:g} s "
-                    "exceeded (engine)",
-                    "cpu": time.process_time() - t0,
-                }
-            return {
-                "status": "error",
-                "name": name,
-                "error": internal_error_line(path, e),
-                "input_error": False,
-            }
+    def work(path: str) -> Done | Failed:
+        rec = run_file(path, cfg, models)
+        assert not isinstance(rec, Skipped)  # campaigns run every test they are given
+        return rec
 
     return work
 
@@ -104,23 +52,8 @@ _WARM_UP = (
 
 
 def warm_up_parser() -> None:
-    try:
-        for text in _WARM_UP:
+    for text in _WARM_UP:
+        try:
             parse_text(text, "<warm-up>")
-    except (ImportError, InputError):
-        pass  # only an optimisation
-
-
-class WorkerSpecError(ValueError):
-    """A bad ``--worker MODULE:FUNCTION``."""
-
-
-def load_factory(spec: str):
-    """A worker factory named ``module:function``."""
-    mod, _, fn = spec.partition(":")
-    if not mod or not fn:
-        raise WorkerSpecError(f"--worker expects MODULE:FUNCTION, got '{spec}'")
-    try:
-        return getattr(importlib.import_module(mod), fn)
-    except (ImportError, AttributeError) as e:
-        raise WorkerSpecError(f"--worker {spec}: {e}") from None
+        except InputError:
+            pass  # only an optimisation

@@ -2,18 +2,25 @@
 
 Every error is one line on stderr and exit status 2, never a traceback: bad input is a
 ``FILE:LINE:COL: error: ...`` line (from :class:`litmus.errors.InputError`), a bad command
-line is ``herdsman CMD: error: ...``.  The packages behind the commands are imported only
-when a command needs them, so ``herdsman --help`` works whatever is missing.
+line is ``herdsman CMD: error: ...``, and a bug is one "internal error" line
+(:func:`guarded`, the last resort).  Each command imports what it needs when it runs, so
+that ``herdsman --help`` starts at once.  ``herdsman cat check`` runs cat's own command
+(``python -m herdsman.cat.cli``): herd_compat reaches into cat only through ``cat.api``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from herdsman.litmus.errors import InputError
+
+if TYPE_CHECKING:
+    from herdsman.herd_compat.campaign_worker import WorkerFactory
 
 VERSION = "0.1.0"
 
@@ -58,39 +65,43 @@ def _err(prog: str, message: str) -> int:
 
 
 def _cmd_parse(argv: list[str]) -> int:
-    from importlib import import_module
+    from herdsman.litmus import cli as lcli
 
-    try:
-        lcli = import_module("herdsman.litmus.cli")
-    except ImportError as e:
-        return _err("herdsman parse", f"the litmus parser is not available ({e})")
     p = _Parser(prog="herdsman parse", description=COMMANDS["parse"])
     lcli.add_arguments(p)
     return int(lcli.main(p.parse_args(argv)) or 0)
 
 
-def _cmd_cat(argv: list[str]) -> int:
-    from importlib import import_module
+def _cat_check_parser() -> _Parser:
+    """The arguments of ``herdsman cat check`` (cat's command reads them again)."""
+    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
+    p.add_argument("models", nargs="+", metavar="MODEL", help="built-in model name or .cat file")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    p.add_argument("--variant", action="append", default=[], metavar="V")
+    p.add_argument("--arch", metavar="ARCH", help="type-check for this architecture")
+    return p
 
+
+def _cmd_cat(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write("usage: herdsman cat check MODEL... [-I DIR] [--variant V]\n")
         return 0 if argv else 2
     if argv[0] != "check":
         raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
-    try:
-        ccli = import_module("herdsman.cat.cli")
-    except ImportError as e:
-        return _err("herdsman cat", f"the cat package is not available ({e})")
-    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
-    ccli.add_arguments(p)
-    return int(ccli.main(p.parse_args(argv[1:])) or 0)
+    _cat_check_parser().parse_args(argv[1:])  # a bad command line is one line, here
+    done = subprocess.run(
+        [sys.executable, "-m", "herdsman.cat.cli", *argv], capture_output=True, text=True
+    )
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    return done.returncode
 
 
 # ----------------------------------------------------------------------------- run
 
 
 def _run_parser() -> _Parser:
-    from herdsman.herd_compat.runner import SHOW_MODES
+    from herdsman.engine.outcome import SHOW_MODES
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
     p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
@@ -129,12 +140,21 @@ def _run_parser() -> _Parser:
         action="store_true",
         help="TruSt: list every execution (with -o: one DOT file each)",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print each test's outcome as one JSON object per line (JSON Lines), as each "
+        "test finishes: file, test, arch, model, hash, condition, herd's kind and verdict, "
+        "time and the engine's outcome; a test without a result gives "
+        '{"status": "error"|"timeout", "file", "test", "error"}',
+    )
     return p
 
 
 def _cmd_run(argv: list[str]) -> int:
+    from herdsman.herd_compat.config import RunConfig
     from herdsman.herd_compat.inputs import expand_test_args
-    from herdsman.herd_compat.runner import RunConfig, run_tests
+    from herdsman.herd_compat.runner import run_tests
 
     a = _run_parser().parse_args(argv)
     cfg = RunConfig(
@@ -152,7 +172,10 @@ def _cmd_run(argv: list[str]) -> int:
         time_limit=a.timeout,
         preemption_bound=a.preemption_bound,
         print_executions=a.print_executions,
+        json=a.json,
     )
+    if cfg.json and cfg.outdir == "-":
+        raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")
     if cfg.nshow is not None and cfg.nshow < 0:
         raise UsageError("--nshow must be >= 0")
     if cfg.trust_summary and a.engine == "reference":
@@ -231,13 +254,18 @@ def _validate_parser() -> _Parser:
         metavar="N",
         help="describe at most N differing tests (-1: all)",
     )
-    p.add_argument("--worker", metavar="MODULE:FUNCTION", help=argparse.SUPPRESS)
     return p
 
 
 def _cmd_validate(argv: list[str]) -> int:
+    from herdsman.herd_compat.campaign_worker import engine_worker
+
+    return validate(argv, engine_worker)
+
+
+def validate(argv: list[str], worker: WorkerFactory) -> int:
+    """``herdsman validate`` with workers made by ``worker`` (tests give other ones)."""
     from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
-    from herdsman.herd_compat.campaign_worker import WorkerSpecError
 
     a = _validate_parser().parse_args(argv)
     if a.jobs < 1:
@@ -261,13 +289,10 @@ def _cmd_validate(argv: list[str]) -> int:
         include_dirs=a.include,
         variants={t for v in a.variant for t in v.replace(",", " ").split()},
         progress=a.progress,
-        worker=a.worker,
         show_mismatches=a.show_mismatches,
     )
     try:
-        return run_campaign(cfg).status
-    except WorkerSpecError as e:
-        raise UsageError(str(e)) from None
+        return run_campaign(cfg, worker=worker).status
     except KeyboardInterrupt:
         sys.stderr.write(
             "interrupted: finished tests are in the database; continue with --resume\n"
@@ -299,9 +324,15 @@ def main(argv: list[str] | None = None) -> int:
     handler = HANDLERS.get(cmd)
     if handler is None:
         return _err("herdsman", f"unknown command '{cmd}' (choose from {', '.join(COMMANDS)})")
-    prog = f"herdsman {cmd}"
+    return guarded(f"herdsman {cmd}", lambda: handler(rest))
+
+
+def guarded(prog: str, command: Callable[[], int]) -> int:
+    """Run a command and return its exit status, turning whatever escapes it into one
+    line on stderr: a bad command line, bad input, an interruption, a closed pipe, and as
+    the last resort a bug ("internal error"; ``HERDSMAN_DEBUG=1`` shows the traceback)."""
     try:
-        return handler(rest)
+        return command()
     except UsageError as e:
         return _err(prog, str(e))
     except InputError as e:
@@ -318,11 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 141
-    except Exception as e:
-        from herdsman.herd_compat.runner import Unavailable
-
-        if isinstance(e, Unavailable):
-            return _err(prog, str(e))
+    except Exception as e:  # the last resort: a bug is one line, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
         return _err(

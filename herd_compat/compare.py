@@ -1,8 +1,7 @@
 """Comparing our result for a test with herd's: verdict, final states, counts, hash.
 
-Both sides are herd blocks (ours printed by :mod:`herd_compat.output`, which is byte-exact
-with herd), so the comparison works on the parsed blocks.  A verdict-table expectation has
-only the verdict to compare.
+Both sides are :class:`~herd_compat.output.HerdBlock`: ours made from the engine's outcome,
+herd's read from its log.  A verdict-table expectation has only the verdict to compare.
 """
 
 from __future__ import annotations
@@ -10,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from herdsman.herd_compat.herdlog import Expectation, HerdRecord
+from herdsman.herd_compat.herdlog import Expectation
+from herdsman.herd_compat.output import HerdBlock
 
 #: Categories of a campaign result, in the order of the summary table.
 CATEGORIES = ("identical", "verdict", "states", "counts", "hash", "missing", "error", "timeout")
@@ -33,23 +33,19 @@ class Comparison:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def _verdict(rec: HerdRecord) -> str:
-    return ("Loop " if rec.loop else "") + rec.verdict
-
-
-def compare(ours: HerdRecord, exp: Expectation | None) -> Comparison:
+def compare(ours: HerdBlock, exp: Expectation | None) -> Comparison:
     """Classify our block against herd's expectation.  The category is the first
     difference among verdict, states, counts and hash; ``details`` lists them all."""
     if exp is None:
-        return Comparison("missing", {"our_verdict": _verdict(ours)})
+        return Comparison("missing", {"our_verdict": ours.verdict_line})
     details: dict[str, Any] = {}
     differs = []
     theirs = exp.record
-    their_verdict = _verdict(theirs) if theirs is not None else exp.verdict
-    if _verdict(ours) != their_verdict:
+    their_verdict = theirs.verdict_line if theirs is not None else exp.verdict
+    if ours.verdict_line != their_verdict:
         differs.append("verdict")
         details["herd_verdict"] = their_verdict
-        details["our_verdict"] = _verdict(ours)
+        details["our_verdict"] = ours.verdict_line
     if theirs is not None:
         herd_states, our_states = set(theirs.states), set(ours.states)
         if herd_states != our_states:

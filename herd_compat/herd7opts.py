@@ -13,8 +13,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from herdsman.engine.outcome import SHOW_MODES
+from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_names
-from herdsman.herd_compat.runner import SHOW_MODES, RunConfig
 from herdsman.litmus.errors import InputError
 
 

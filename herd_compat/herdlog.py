@@ -1,8 +1,9 @@
 """Readers for herd's answers: herd7 logs and mcompare-style verdict tables.
 
-A herd7 log is a sequence of per-test blocks (herd-formats.md section 4.1); a verdict
-table (``ppc.allowed``, section 5.4) gives per test one verdict per column.  Campaigns
-compare our results with either; :func:`read_expectations` tells them apart.
+A herd7 log is a sequence of per-test blocks (herd-formats.md section 4.1), read into
+:class:`~herd_compat.output.HerdBlock` (the type our own blocks have); a verdict table
+(``ppc.allowed``, section 5.4) gives per test one verdict per column.  Campaigns compare
+our results with either; :func:`read_expectations` tells them apart.
 """
 
 from __future__ import annotations
@@ -12,40 +13,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from herdsman.herd_compat.output import HerdBlock
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import MemLoc, RegLoc, Sym, SymRegLoc, Value
-
-
-@dataclass
-class HerdRecord:
-    """One test block of a herd7 log, as printed (state lines kept as text)."""
-
-    name: str
-    kind: str
-    states: list[str]
-    verdict: str  # Ok | No | Undef
-    positive: int
-    negative: int
-    condition: str  # text after "Condition "
-    observation: str  # Never | Always | Sometimes
-    obs_positive: int
-    obs_negative: int
-    loop: bool = False
-    flags: list[str] = field(default_factory=list)
-    time: float | None = None
-    candidates: int | None = None
-    hash: str | None = None
-    line: int = 0  # line of the "Test" line in the log
-    text: str = ""  # the block as printed, with its final empty line
-
-    @property
-    def quant(self) -> str:
-        return self.condition.split(" ", 1)[0]
-
-    @property
-    def ok(self) -> bool:
-        return self.verdict == "Ok"
-
 
 _TEST = re.compile(r"Test (\S+) (\S+)$")
 _STATES = re.compile(r"States (\d+)$")
@@ -80,8 +50,7 @@ class _Lines:
         return m
 
 
-def _parse_block(src: _Lines) -> HerdRecord:
-    start = src.i
+def _parse_block(src: _Lines) -> HerdBlock:
     m = src.take(_TEST, "'Test NAME KIND'")
     name, kind = m.group(1), m.group(2)
     n = int(src.take(_STATES, "'States N'").group(1))
@@ -103,7 +72,7 @@ def _parse_block(src: _Lines) -> HerdRecord:
     cond = src.take(re.compile(r"Condition (.+)$"), "'Condition ...'").group(1)
     m = src.take(_OBS, "'Observation NAME WORD P N'")
     obs, opos, oneg = m.group(2), int(m.group(3)), int(m.group(4))
-    rec = HerdRecord(
+    rec = HerdBlock(
         name=name,
         kind=kind,
         states=states,
@@ -116,7 +85,6 @@ def _parse_block(src: _Lines) -> HerdRecord:
         obs_negative=oneg,
         loop=loop,
         flags=flags,
-        line=start + 1,
     )
     if (line := src.peek()) is not None and line.startswith("Time "):
         rec.time = float(src.take(_TIME, "'Time NAME SECONDS'").group(2))
@@ -124,32 +92,35 @@ def _parse_block(src: _Lines) -> HerdRecord:
         rec.candidates = int(src.take(_CANDS, "'Candidates NAME N'").group(2))
     if (line := src.peek()) is not None and line.startswith("Hash="):
         rec.hash = src.take(_HASH, "'Hash=...'").group(1)
-    end = src.i
     line = src.peek()
     if line is not None:
         if line != "":
             raise InputError(src.path, src.i + 1, 1, f"expected an empty line, found {line!r}")
         src.i += 1
-    rec.text = "".join(x + "\n" for x in src.lines[start:end]) + "\n"
     return rec
 
 
-def parse_herd_log(text: str, path: str = "<log>") -> list[HerdRecord]:
-    """The test blocks of a herd7 log, in order.  Lines outside blocks (herd's warnings
-    when stderr was captured too) are skipped."""
+def log_blocks(text: str, path: str = "<log>") -> list[tuple[int, HerdBlock]]:
+    """The test blocks of a herd7 log, in order, each with the line of its ``Test`` line.
+    Lines outside blocks (herd's warnings when stderr was captured too) are skipped."""
     src = _Lines(path, text.split("\n"))
     if src.lines and src.lines[-1] == "":
         src.lines.pop()
     out = []
     while (line := src.peek()) is not None:
         if line.startswith("Test "):
-            out.append(_parse_block(src))
+            out.append((src.i + 1, _parse_block(src)))
         else:
             src.i += 1
     return out
 
 
-def read_herd_log(path: str | Path) -> list[HerdRecord]:
+def parse_herd_log(text: str, path: str = "<log>") -> list[HerdBlock]:
+    """The test blocks of a herd7 log, in order."""
+    return [block for _, block in log_blocks(text, path)]
+
+
+def read_herd_log(path: str | Path) -> list[HerdBlock]:
     return parse_herd_log(_read(path), str(path))
 
 
@@ -242,7 +213,7 @@ class Expectation:
 
     name: str
     verdict: str  # Ok | No | Undef
-    record: HerdRecord | None = None
+    record: HerdBlock | None = None
     source: str = ""
     line: int = 0
 
@@ -272,8 +243,8 @@ def read_expectations(path: str | Path, column: int = 0) -> dict[str, Expectatio
     fmt = detect_format(text)
     out: dict[str, Expectation] = {}
     if fmt == "log":
-        for rec in parse_herd_log(text, str(path)):
-            out[rec.name] = Expectation(rec.name, rec.verdict, rec, str(path), rec.line)
+        for line, rec in log_blocks(text, str(path)):
+            out[rec.name] = Expectation(rec.name, rec.verdict, rec, str(path), line)
         return out
     if fmt == "table":
         table = parse_verdict_table(text, str(path))

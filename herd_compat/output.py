@@ -1,11 +1,14 @@
-"""herd7's per-test output block, byte for byte (herd-formats.md section 4.1).
+"""herd7's per-test block: as data (:class:`HerdBlock`), from an outcome, and as text.
 
-:func:`format_result` turns an :class:`engine.result.TestResult` into the text herd prints
-for one test: ``Test``/``States``/state lines/verdict/``Witnesses``/``Positive``/``Flag``/
+One type holds herd's block whether it was made here from an engine's
+:class:`~herdsman.engine.outcome.Outcome` (:func:`herd_result`) or read from a herd7 log
+(:mod:`herd_compat.herdlog`), so that campaigns compare like with like and
+:func:`format_result` prints both byte for byte as herd does (herd-formats.md section
+4.1): ``Test``/``States``/state lines/verdict/``Witnesses``/``Positive``/``Flag``/
 ``Condition``/``Observation``/``Time``/``Candidates``/``Hash`` and a blank line.  herd sorts
 the displayed locations (registers by thread then by the architecture's register order,
 then memory by name) and the states (lexicographically on values, integers numerically
-before symbols); both orders are applied here, whatever order the engine used.
+before symbols); :func:`herd_result` applies both orders, whatever order the engine used.
 """
 
 from __future__ import annotations
@@ -16,70 +19,61 @@ from functools import lru_cache
 
 from herdsman.engine.outcome import Outcome
 from herdsman.litmus.arch import ARCHS, parsed_archs
-from herdsman.litmus.ir import Loc, RegLoc, Sym, SymRegLoc, Value, value_key
+from herdsman.litmus.ir import Loc, RegLoc, SymRegLoc, Value, value_key
+from herdsman.litmus.printer import loc_text, value_text
 
 #: herd's kind word for each quantifier.
 KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
 
 
 @dataclass
-class TestResult:
-    """herd's per-test block, as data.
+class HerdBlock:
+    """herd's block for one test, in herd's words and orders.
 
-    ``kind`` is ``Allowed``/``Forbidden``/``Required`` (from the quantifier);
-    ``positive``/``negative`` count accepted executions satisfying / not satisfying the
-    proposition (for ``~exists`` herd swaps them when printing ``Positive``/``Negative``);
-    ``undefined`` is set when an execution failed an ``undefined_unless`` check; ``loop``
-    when an execution hit the unrolling bound."""
+    ``states`` are the state lines in herd's order; ``verdict`` is ``Ok``/``No``/``Undef``
+    (``loop``: herd prefixes it with ``Loop``, an execution hit the unrolling bound);
+    ``positive``/``negative`` are the ``Witnesses`` line (herd swaps them for ``~exists``);
+    ``obs_positive``/``obs_negative`` the ``Observation`` line: the executions whose final
+    state satisfies the proposition, and the others.  ``time`` and ``candidates`` are
+    None when the block has no such line."""
 
     name: str
-    kind: str
-    quant: str  # exists | ~exists | forall
-    observed: list[Loc]
-    states: set[tuple[Value, ...]]
+    kind: str  # Allowed | Forbidden | Required
+    states: list[str]
+    verdict: str  # Ok | No | Undef
     positive: int
     negative: int
-    hash: str
-    condition_text: str
-    flags: list[str] = field(default_factory=list)
-    undefined: bool = False
+    condition: str  # herd's condition text
+    observation: str  # Never | Always | Sometimes
+    obs_positive: int
+    obs_negative: int
     loop: bool = False
-    time: float = 0.0  # CPU seconds
-    candidates: int = 0
+    flags: list[str] = field(default_factory=list)
+    time: float | None = None
+    candidates: int | None = None
+    hash: str | None = None
 
     @property
-    def ok(self) -> bool:
-        """herd's Ok/No verdict."""
-        if self.quant == "exists":
-            return self.positive > 0
-        if self.quant == "~exists":
-            return self.positive == 0
-        return self.negative == 0  # forall
+    def quant(self) -> str:
+        """The condition's quantifier (``exists``, ``~exists``, ``forall``)."""
+        return self.condition.split(" ", 1)[0]
+
+    @property
+    def condition_text(self) -> str:
+        """The condition as herd prints it (the same as :attr:`condition`)."""
+        return self.condition
+
+    @property
+    def verdict_line(self) -> str:
+        """The verdict as herd prints it: ``Ok``, ``No``, ``Undef``, ``Loop Ok``..."""
+        return ("Loop " if self.loop else "") + self.verdict
 
 
-def herd_result(outcome: Outcome, name: str, hash: str, condition_text: str) -> TestResult:
-    """herd's block for an outcome of the test named ``name`` (its hash and condition as
-    herd prints them)."""
-    return TestResult(
-        name=name,
-        kind=KINDS.get(outcome.quantifier, "Required"),
-        quant=outcome.quantifier,
-        observed=list(outcome.observed),
-        states=set(outcome.states),
-        positive=outcome.positive,
-        negative=outcome.negative,
-        hash=hash,
-        condition_text=condition_text,
-        flags=sorted(outcome.flags),
-        undefined=outcome.undefined,
-        loop=outcome.unroll_cut,
-        time=outcome.stats.time,
-        candidates=outcome.stats.candidates,
-    )
+# ----------------------------------------------------------------------------- orders
 
 
 def guess_arch(locs: Iterable[Loc]) -> str:
-    """The architecture whose register names ``locs`` use (when a result lacks it)."""
+    """The architecture whose register names ``locs`` use (when none is given)."""
     regs = [loc.reg for loc in locs if isinstance(loc, RegLoc)]
     for name in parsed_archs():  # the first architecture all of whose names are registers
         if regs and all(ARCHS[name].register(r) for r in regs):
@@ -104,52 +98,23 @@ def location_key(arch: str, loc: Loc) -> tuple:
     return (2, 0, (), loc.name)
 
 
-def show_location(loc: Loc) -> str:
-    """A location as herd prints it in a state: ``0:r1``, ``[x]``, ``%x0``."""
-    return str(loc)
-
-
-def show_value(v: Value) -> str:
-    """A value as herd prints it: signed decimal, or the symbol's name."""
-    if isinstance(v, Sym):
-        return str(v)
-    return str(int(v))
-
-
-def display_order(observed: Sequence[Loc], arch: str) -> list[int]:
-    """Indices of ``observed`` in herd's display order."""
-    return sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i]))
-
-
 def state_lines(
     observed: Sequence[Loc], states: Iterable[tuple[Value, ...]], arch: str = ""
 ) -> list[str]:
-    """herd's state lines, sorted as herd prints them."""
+    """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
+    register names)."""
     arch = arch or guess_arch(observed)
-    order = display_order(observed, arch)
-    locs = [show_location(observed[i]) for i in order]
+    order = sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i]))
+    locs = [loc_text(observed[i]) for i in order]
     rows = [tuple(st[i] for i in order) for st in states]
     rows.sort(key=lambda row: tuple(value_key(v) for v in row))
     return [
-        " ".join(f"{loc}={show_value(v)};" for loc, v in zip(locs, row, strict=True))
+        " ".join(f"{loc}={value_text(v)};" for loc, v in zip(locs, row, strict=True))
         for row in rows
     ]
 
 
 # ----------------------------------------------------------------------------- the block
-
-
-def verdict_word(r: TestResult) -> str:
-    """``Ok``/``No``/``Undef``, prefixed by ``Loop `` when the unrolling bound was hit."""
-    word = "Undef" if r.undefined else ("Ok" if r.ok else "No")
-    return ("Loop " if r.loop else "") + word
-
-
-def witnesses(r: TestResult) -> tuple[int, int]:
-    """The ``Positive``/``Negative`` pair: swapped for ``~exists`` (herd's check_wit)."""
-    if r.quant == "~exists":
-        return r.negative, r.positive
-    return r.positive, r.negative
 
 
 def observation_word(positive: int, negative: int) -> str:
@@ -160,36 +125,63 @@ def observation_word(positive: int, negative: int) -> str:
     return "Sometimes"
 
 
-def flag_lines(r: TestResult) -> list[str]:
-    """``Flag`` lines: ``*undef*`` first (herd's Undef < Flag), then flags by name."""
-    names = sorted({f for f in r.flags if f != "*undef*"})
-    if r.undefined or "*undef*" in r.flags:
+def flag_lines(flags: Iterable[str], undefined: bool) -> list[str]:
+    """herd's flags in order: ``*undef*`` first (herd's Undef < Flag), then by name."""
+    names = sorted({f for f in flags if f != "*undef*"})
+    if undefined or "*undef*" in flags:
         names.insert(0, "*undef*")
-    return [f"Flag {n}" for n in names]
+    return names
 
 
-def format_result(r: TestResult, *, arch: str = "", candidates: bool = False) -> str:
-    """herd's output block for one test (ending with the empty line).
-
-    ``arch`` selects the register order (``PPC``, ``X86``, ``X86_64``, ``C``); when empty it
-    is taken from ``r.arch`` if the result has one, else guessed from the register names.
-    ``candidates`` adds the ``Candidates`` line (herd's ``-candidates true``).
-    """
-    arch = arch or getattr(r, "arch", "") or guess_arch(r.observed)
-    out = [f"Test {r.name} {r.kind}", f"States {len(r.states)}"]
-    out += state_lines(r.observed, r.states, arch)
-    out.append(verdict_word(r))
-    out.append("Witnesses")
-    pos, neg = witnesses(r)
-    out.append(f"Positive: {pos} Negative: {neg}")
-    out += flag_lines(r)
-    out.append(f"Condition {r.condition_text}")
-    out.append(
-        f"Observation {r.name} {observation_word(r.positive, r.negative)} {r.positive} {r.negative}"
+def herd_result(
+    outcome: Outcome,
+    name: str,
+    hash: str,
+    condition_text: str,
+    *,
+    arch: str = "",
+    time: float | None = None,
+    candidates: bool = False,
+) -> HerdBlock:
+    """herd's block for an outcome of the test named ``name`` (its hash and condition as
+    herd prints them; ``arch`` orders the registers, guessed when empty).  ``time`` is
+    the test's CPU time (default: the engine's); ``candidates`` adds herd's
+    ``Candidates`` line (``-candidates true``)."""
+    pos, neg = outcome.positive, outcome.negative
+    quant = outcome.quantifier
+    return HerdBlock(
+        name=name,
+        kind=KINDS.get(quant, "Required"),
+        states=state_lines(outcome.observed, outcome.states, arch),
+        verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
+        positive=neg if quant == "~exists" else pos,  # herd's check_wit
+        negative=pos if quant == "~exists" else neg,
+        condition=condition_text,
+        observation=observation_word(pos, neg),
+        obs_positive=pos,
+        obs_negative=neg,
+        loop=outcome.unroll_cut,
+        flags=flag_lines(outcome.flags, outcome.undefined),
+        time=outcome.stats.time if time is None else time,
+        candidates=outcome.stats.candidates if candidates else None,
+        hash=hash,
     )
-    out.append(f"Time {r.name} {r.time:0.2f}")
-    if candidates:
-        out.append(f"Candidates {r.name} {r.candidates}")
-    if r.hash:
-        out.append(f"Hash={r.hash}")
+
+
+def format_result(b: HerdBlock) -> str:
+    """herd's text of a block (ending with the empty line)."""
+    out = [f"Test {b.name} {b.kind}", f"States {len(b.states)}"]
+    out += b.states
+    out.append(b.verdict_line)
+    out.append("Witnesses")
+    out.append(f"Positive: {b.positive} Negative: {b.negative}")
+    out += [f"Flag {f}" for f in b.flags]
+    out.append(f"Condition {b.condition}")
+    out.append(f"Observation {b.name} {b.observation} {b.obs_positive} {b.obs_negative}")
+    if b.time is not None:
+        out.append(f"Time {b.name} {b.time:0.2f}")
+    if b.candidates is not None:
+        out.append(f"Candidates {b.name} {b.candidates}")
+    if b.hash:
+        out.append(f"Hash={b.hash}")
     return "\n".join(out) + "\n\n"

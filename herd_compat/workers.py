@@ -1,9 +1,10 @@
 """A pool of worker processes with per-task time limits enforced from outside.
 
 Each worker builds its task function once (``factory(arg)``: e.g. loads the model once) and
-then runs tasks sent over its pipe.  The parent waits on all pipes and process sentinels;
-a worker that runs past a task's deadline is killed and replaced (the task is reported as
-``timeout``), a worker that dies is replaced (the task is an ``error``).  Workers ignore
+then runs tasks sent over its pipe; whatever the task function returns (picklable) goes to
+the parent.  The parent waits on all pipes and process sentinels; a worker that runs past
+a task's deadline is killed and replaced, a worker that dies is replaced, and a task
+function that raises is reported: the task is then a :class:`TaskLost`.  Workers ignore
 SIGINT (the parent decides) and die with the parent (Linux ``PR_SET_PDEATHSIG``), so a
 killed campaign leaves no orphans behind.
 """
@@ -16,11 +17,33 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar
 
-TaskFn = Callable[[str], dict[str, Any]]
-Factory = Callable[[Any], TaskFn]
+from herdsman.litmus.errors import InputError
+
+R = TypeVar("R")
+Factory = Callable[[Any], Callable[[str], R]]
+
+
+@dataclass(frozen=True)
+class TaskLost:
+    """A task without a result from its task function: it ran past its time limit (its
+    worker was killed), its worker process died, or the task function raised (bad input,
+    or a bug).  ``message`` is the line to report, ``TASK:LINE:COL: error: ...``."""
+
+    task: str
+    cause: Literal["timeout", "died", "input", "raised"]
+    message: str
+    elapsed: float | None = None
+
+
+def _failure_line(e: BaseException) -> str:
+    """How a worker reports an exception: bad input as such, anything else by its type."""
+    if isinstance(e, InputError):
+        return e.render()
+    return f"{type(e).__name__}: {' '.join(str(e).split())}"
 
 
 class WorkerStartError(Exception):
@@ -37,7 +60,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_main(conn: Connection, factory: Factory, arg: Any, parent: int) -> None:
+def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.getppid() != parent:  # the parent died before prctl took effect
@@ -45,8 +68,7 @@ def _worker_main(conn: Connection, factory: Factory, arg: Any, parent: int) -> N
     try:
         fn = factory(arg)
     except BaseException as e:  # reported to the parent, which stops the campaign
-        render = getattr(e, "render", None)
-        conn.send(("fatal", render() if callable(render) else f"{type(e).__name__}: {e}"))
+        conn.send(("fatal", _failure_line(e)))
         return
     conn.send(("ready", None))
     while True:
@@ -56,19 +78,15 @@ def _worker_main(conn: Connection, factory: Factory, arg: Any, parent: int) -> N
             return
         if task is None:
             return
+        res: Any
         try:
             res = fn(task)
-        except BaseException as e:
-            render = getattr(e, "render", None)
-            if callable(render):  # an InputError: bad input, reported as such
-                res = {"status": "error", "error": render(), "input_error": True}
+        except BaseException as e:  # reported to the parent as this task's failure
+            if isinstance(e, InputError):
+                res = TaskLost(task, "input", e.render())
             else:
-                msg = " ".join(str(e).split()) or type(e).__name__
-                res = {
-                    "status": "error",
-                    "error": f"{task}:0:0: error: internal error ({type(e).__name__}: {msg})",
-                    "input_error": False,
-                }
+                line = f"{task}:0:0: error: internal error ({_failure_line(e)})"
+                res = TaskLost(task, "raised", line)
         try:
             conn.send(("result", task, res))
         except (BrokenPipeError, OSError):
@@ -76,7 +94,7 @@ def _worker_main(conn: Connection, factory: Factory, arg: Any, parent: int) -> N
 
 
 class _Worker:
-    def __init__(self, ctx: Any, factory: Factory, arg: Any) -> None:
+    def __init__(self, ctx: Any, factory: Factory[Any], arg: Any) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
             target=_worker_main, args=(child, factory, arg, os.getpid()), daemon=True
@@ -101,13 +119,13 @@ class _Worker:
         self.conn.close()
 
 
-class WorkerPool:
+class WorkerPool(Generic[R]):
     """Run tasks on ``jobs`` worker processes, each task limited to ``timeout`` seconds
     (wall clock, measured by the parent from the moment the task is sent)."""
 
     def __init__(
         self,
-        factory: Factory,
+        factory: Factory[R],
         arg: Any,
         jobs: int = 1,
         timeout: float | None = None,
@@ -136,9 +154,9 @@ class WorkerPool:
         self.restarts += 1
         self._spawn()
 
-    def run(self, tasks: Iterable[str], on_result: Callable[[str, dict[str, Any]], None]) -> None:
+    def run(self, tasks: Iterable[str], on_result: Callable[[str, R | TaskLost], None]) -> None:
         """Run every task; ``on_result(task, result)`` is called in the parent as results
-        arrive (results are dicts with at least ``status``)."""
+        arrive (what the task function returned, or a :class:`TaskLost`)."""
         pending = collections.deque(tasks)
         if not pending:
             return
@@ -175,7 +193,7 @@ class WorkerPool:
             raise
         self.close()
 
-    def _receive(self, w: _Worker, on_result: Callable[[str, dict[str, Any]], None]) -> None:
+    def _receive(self, w: _Worker, on_result: Callable[[str, R | TaskLost], None]) -> None:
         try:
             msg = w.conn.recv()
         except (EOFError, OSError):
@@ -191,7 +209,7 @@ class WorkerPool:
             w.task = None
             on_result(task, res)
 
-    def _died(self, w: _Worker, on_result: Callable[[str, dict[str, Any]], None]) -> None:
+    def _died(self, w: _Worker, on_result: Callable[[str, R | TaskLost], None]) -> None:
         w.proc.join(1)
         code = w.proc.exitcode
         task = w.task
@@ -201,16 +219,10 @@ class WorkerPool:
                 raise WorkerStartError(f"worker processes die at start (exit code {code})")
         self._replace(w)
         if task is not None:
-            on_result(
-                task,
-                {
-                    "status": "error",
-                    "input_error": False,
-                    "error": f"{task}:0:0: error: worker process died (exit code {code})",
-                },
-            )
+            line = f"{task}:0:0: error: worker process died (exit code {code})"
+            on_result(task, TaskLost(task, "died", line))
 
-    def _enforce_deadlines(self, on_result: Callable[[str, dict[str, Any]], None]) -> None:
+    def _enforce_deadlines(self, on_result: Callable[[str, R | TaskLost], None]) -> None:
         now = time.monotonic()
         for w in self.workers:
             if not w.ready and now - w.spawned >= self.start_timeout:
@@ -221,14 +233,8 @@ class WorkerPool:
             if w.task is not None and now - w.started >= self.timeout:
                 task, elapsed = w.task, now - w.started
                 self._replace(w)  # kill it: the task may never return
-                on_result(
-                    task,
-                    {
-                        "status": "timeout",
-                        "elapsed": elapsed,
-                        "error": f"{task}:0:0: error: time limit of {self.timeout:g} s exceeded",
-                    },
-                )
+                line = f"{task}:0:0: error: time limit of {self.timeout:g} s exceeded"
+                on_result(task, TaskLost(task, "timeout", line, elapsed))
 
     def close(self, kill_busy: bool = False) -> None:
         """Stop the workers: idle ones are told to exit, busy ones (only after an

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_compat_helpers import OracleWorker
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 
@@ -25,21 +27,23 @@ def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_bench_report_with_oracle(tmp_path: Path, shared: Path) -> None:
+def _bench_module():
+    """bench/campaign.py, imported as a module."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        return importlib.import_module("campaign")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+
+
+def test_bench_report_with_oracle(tmp_path: Path, shared: Path, capsys, monkeypatch) -> None:
     """The report's plumbing, with herd's own answers as the worker (always identical)."""
-    r = _bench(
-        tmp_path,
-        "--sets",
-        "power,x86gen-tso",
-        "--sample",
-        "12",
-        "--jobs",
-        "1",
-        "--worker",
-        "test_compat_campaign:oracle_worker",
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    out = r.stdout
+    monkeypatch.setenv("HERDSMAN_MP_START", "fork")
+    campaign = _bench_module()
+    argv = ["--db-dir", str(tmp_path), "--sets", "power,x86gen-tso", "--sample", "12"]
+    status = campaign.main([*argv, "--jobs", "1"], worker=lambda s: OracleWorker(str(s.log)))
+    out = capsys.readouterr().out
+    assert status == 0, out
     assert "== power: 12 tests, model power" in out and "== x86gen-tso: 12 tests" in out
     assert out.count("identical                   12") == 2
     assert re.search(r"CPU time: ours 0\.12 s, herd \d+\.\d+ s on the same 12 tests", out)
@@ -60,11 +64,7 @@ def test_bench_real_engine_sample(tmp_path: Path, shared: Path) -> None:
 
 def test_herd_slow_lines_counts_tests_where_we_are_slower() -> None:
     """The line behind the target "not slower than herd on any test herd took over 1 s"."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        campaign = importlib.import_module("campaign")
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    campaign = _bench_module()
     from herdsman.herd_compat.campaign import CampaignOutcome
     from herdsman.herd_compat.campaign_db import Row
 

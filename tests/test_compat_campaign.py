@@ -1,8 +1,9 @@
 """Campaign machinery: database, resume, worker pool, timeouts, comparisons, reports.
 
-The engine-independent parts are tested with an *oracle worker*: a worker factory that
-"runs" a POWER test by returning herd's own block from herd's log (loaded once per worker,
-like a model), optionally altered, delayed, hung or crashed on request.  The real engine is
+The engine-independent parts are tested with an *oracle worker*
+(``test_compat_helpers.OracleWorker``): a worker factory that "runs" a POWER test by
+returning an outcome made from herd's own block (herd's log is loaded once per worker, like
+a model), optionally altered, delayed, hung or crashed on request.  The real engine is
 exercised by tests/test_compat_realrun.py.
 """
 
@@ -10,22 +11,26 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_path
-from test_compat_helpers import db_rows, stop_after
+from test_compat_helpers import OracleWorker, db_rows, name_and_arch, stop_after
 
 from herdsman.herd_compat.campaign import CampaignConfig, make_row, run_campaign
 from herdsman.herd_compat.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.herdlog import read_expectations, read_herd_log
-from herdsman.herd_compat.workers import WorkerPool, WorkerStartError
+from herdsman.herd_compat.output import format_result
+from herdsman.herd_compat.workers import TaskLost, WorkerPool, WorkerStartError
 from herdsman.litmus.errors import InputError
 
 HERE = Path(__file__).resolve().parent
@@ -35,59 +40,7 @@ ROOT = HERE.parent
 
 
 def _test_name(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        words = f.readline().split()
-    if len(words) < 2:
-        raise InputError(path, 1, 1, "no test name")
-    return words[1].removesuffix(".litmus")
-
-
-def oracle_worker(wc):
-    """Worker factory: herd's block for each test, altered as ``wc.extra`` says."""
-    extra = wc.extra
-    if extra.get("fail_start"):
-        raise InputError("model.cat", 3, 1, "cannot load this model")
-    blocks = {r.name: r.text for r in read_herd_log(extra["log"])}
-    actions = extra.get("actions", {})
-    trace = extra.get("trace")
-
-    def work(path: str) -> dict:
-        name = _test_name(path)
-        if trace:
-            with open(trace, "a", encoding="utf-8") as f:
-                f.write(name + "\n")
-        act = actions.get(name, "")
-        time.sleep(extra.get("sleep", 0.0))
-        if act == "hang":
-            time.sleep(3600)
-        if act == "crash":
-            os._exit(3)
-        if act == "input":
-            raise InputError(path, 4, 2, "unknown PPC instruction 'lwzz'")
-        if act == "internal":
-            raise RuntimeError("boom")
-        block = blocks[name]
-        if act == "verdict":
-            block = (
-                block.replace("\nOk\n", "\nNo\n")
-                if "\nOk\n" in block
-                else block.replace("\nNo\n", "\nOk\n")
-            )
-        elif act == "states":  # drop the last state line
-            lines = block.split("\n")
-            n = int(lines[1].split()[1])
-            del lines[2 + n - 1]
-            lines[1] = f"States {n - 1}"
-            block = "\n".join(lines)
-        elif act == "counts":
-            head, _, tail = block.partition("Positive: ")
-            p, rest = tail.split(" ", 1)
-            block = head + f"Positive: {int(p) + 1} " + rest
-        elif act == "hash":
-            block = block.replace("Hash=", "Hash=0")
-        return {"status": "done", "name": name, "block": block, "cpu": 0.01}
-
-    return work
+    return name_and_arch(path)[0]
 
 
 def _power_sample(n: int) -> list[str]:
@@ -97,22 +50,23 @@ def _power_sample(n: int) -> list[str]:
     return [str(tests / x) for x in names[::step][:n]]
 
 
+def _oracle(**kw) -> OracleWorker:
+    return OracleWorker(str(SHARED / "power" / "herd7-ppc.log"), **kw)
+
+
 def _cfg(tmp_path: Path, tests: list[str], **kw) -> CampaignConfig:
-    extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), **kw.pop("extra", {})}
     return CampaignConfig(
         inputs=tests,
         expect=str(shared_path("power", "herd7-ppc.log")),
         model="power",
         db=str(tmp_path / "c.sqlite"),
-        worker="test_compat_campaign:oracle_worker",
-        worker_extra=extra,
         progress=False,
         **kw,
     )
 
 
-def _run(cfg: CampaignConfig):
-    return run_campaign(cfg)
+def _run(cfg: CampaignConfig, oracle: OracleWorker | None = None):
+    return run_campaign(cfg, worker=oracle or _oracle())
 
 
 @pytest.fixture
@@ -174,7 +128,7 @@ def _failing_factory(arg):
 
 
 def test_pool_results_timeouts_crashes() -> None:
-    results: dict[str, dict] = {}
+    results: dict[str, dict | TaskLost] = {}
     pool = WorkerPool(_slow_square_factory, 0.01, jobs=2, timeout=1.0)
     tasks = ["1", "hang", "2", "crash", "3", "raise", "4"]
     t0 = time.monotonic()
@@ -183,12 +137,15 @@ def test_pool_results_timeouts_crashes() -> None:
     assert set(results) == set(tasks)
     assert [results[t]["value"] for t in ("1", "2", "3", "4")] == [1, 4, 9, 16]
     hang, crash, raised = results["hang"], results["crash"], results["raise"]
-    assert hang["status"] == "timeout" and "time limit of 1 s" in hang["error"]
-    assert crash["status"] == "error" and "exit code 7" in crash["error"]
-    assert raised["status"] == "error" and "ValueError: bad task" in raised["error"]
+    assert isinstance(hang, TaskLost) and isinstance(crash, TaskLost)
+    assert isinstance(raised, TaskLost)
+    assert hang.cause == "timeout" and "time limit of 1 s" in hang.message
+    assert hang.elapsed is not None and hang.elapsed >= 1.0
+    assert crash.cause == "died" and "exit code 7" in crash.message
+    assert raised.cause == "raised" and "ValueError: bad task" in raised.message
     assert pool.restarts == 2  # the hung worker was killed, the crashed one replaced
     assert elapsed < 30
-    assert len({r["pid"] for t, r in results.items() if "pid" in r}) >= 2
+    assert len({r["pid"] for r in results.values() if isinstance(r, dict)}) >= 2
 
 
 def test_pool_factory_failure_stops() -> None:
@@ -244,17 +201,12 @@ def test_campaign_categories(tmp_path: Path, capsys, fork_workers) -> None:
     missing = tmp_path / "Unknown.litmus"
     missing.write_text("PPC NoSuchTestInHerdLog\n")
     actions["NoSuchTestInHerdLog"] = "verdict"
-    cfg = _cfg(
-        tmp_path,
-        tests + [str(missing)],
-        jobs=2,
-        junit_out=str(tmp_path / "j.xml"),
-        extra={"actions": actions},
-    )
+    cfg = _cfg(tmp_path, tests + [str(missing)], jobs=2, junit_out=str(tmp_path / "j.xml"))
+    oracle = _oracle(actions=actions)
     with pytest.raises(KeyError):  # the oracle has no block for an unknown test
-        oracle_worker(type("W", (), {"extra": cfg.worker_extra})())(str(missing))
+        oracle(RunConfig())(str(missing))
     actions.pop("NoSuchTestInHerdLog")
-    outcome = _run(cfg)
+    outcome = _run(cfg, oracle)
     out = capsys.readouterr().out
     by_name = {r.name: r for r in outcome.rows}
     assert by_name[names[0]].category == "verdict"
@@ -288,28 +240,19 @@ def test_campaign_table_expectation_and_missing(tmp_path: Path, capsys, fork_wor
         assert r.category == want
     out = capsys.readouterr().out
     assert "(verdict table)" in out
-    row = make_row(
-        "k",
-        "X.litmus",
-        {"status": "done", "name": "NotThere", "block": herd[tests and _test_name(tests[0])].text},
-        exp,
-        None,
-    )
-    assert row.category == "missing"
+    done = _oracle()(RunConfig())(tests[0])
+    row = make_row("k", "X.litmus", done, {}, None)
+    assert row.category == "missing" and row.name == _test_name(tests[0])
+    assert row.result_text == format_result(replace(herd[row.name], time=0.01))
 
 
 def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_workers) -> None:
     tests = _power_sample(8)
     names = [_test_name(t) for t in tests]
     trace = tmp_path / "trace.txt"
-    cfg = _cfg(
-        tmp_path,
-        tests,
-        jobs=2,
-        timeout=0.5,
-        extra={"actions": {names[3]: "hang"}, "trace": str(trace)},
-    )
-    outcome = _run(cfg)
+    cfg = _cfg(tmp_path, tests, jobs=2, timeout=0.5)
+    oracle = _oracle(actions={names[3]: "hang"}, trace=str(trace))
+    outcome = _run(cfg, oracle)
     by_name = {r.name: r for r in outcome.rows}
     assert by_name[names[3]].category == "timeout" and outcome.status == 1
     assert "time limit of" in by_name[names[3]].result_text
@@ -317,7 +260,7 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     # resume: nothing left to do, nothing re-run, same results
     trace.write_text("")
     cfg.resume = True
-    again = _run(cfg)
+    again = _run(cfg, oracle)
     assert trace.read_text() == ""
     assert [(r.name, r.category, r.result_text) for r in again.rows] == [
         (r.name, r.category, r.result_text) for r in outcome.rows
@@ -327,27 +270,26 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     conn.execute("DELETE FROM results WHERE name IN (?, ?)", (names[0], names[5]))
     conn.commit()
     conn.close()
-    third = _run(cfg)
+    third = _run(cfg, oracle)
     assert sorted(trace.read_text().split()) == sorted([names[0], names[5]])
     assert len(third.rows) == 8
     assert "resuming" in capsys.readouterr().err
 
 
 def test_campaign_worker_start_failure(tmp_path: Path, fork_workers) -> None:
-    cfg = _cfg(tmp_path, _power_sample(2), jobs=2, extra={"fail_start": True})
+    cfg = _cfg(tmp_path, _power_sample(2), jobs=2)
     with pytest.raises(InputError, match="workers cannot start: model.cat:3:1"):
-        _run(cfg)
+        _run(cfg, _oracle(fail_start=True))
 
 
 # ----------------------------------------------------------------------------- CLI, killed
 
 
 def _validate_cmd(tmp_path: Path, index: Path, db: Path, *extra: str) -> list[str]:
+    """``herdsman validate`` with the oracle as worker (see test_compat_helpers)."""
     return [
         sys.executable,
-        "-m",
-        "herdsman.herd_compat.cli",
-        "validate",
+        str(HERE / "test_compat_helpers.py"),
         f"@{index}",
         "--model",
         "power",
@@ -357,16 +299,8 @@ def _validate_cmd(tmp_path: Path, index: Path, db: Path, *extra: str) -> list[st
         str(db),
         "--jobs",
         "2",
-        "--worker",
-        "test_compat_campaign:cli_oracle_worker",
         *extra,
     ]
-
-
-def cli_oracle_worker(wc):
-    """The oracle for subprocess runs: instructions come from the environment."""
-    wc.extra = json.loads(os.environ["HERDSMAN_TEST_ORACLE"])
-    return oracle_worker(wc)
 
 
 def _env(extra: dict) -> dict:
@@ -411,8 +345,9 @@ def test_cli_sigkill_and_resume(tmp_path: Path) -> None:
     assert not done_before & set(ran_after), "finished tests were run again"
     assert set(ran_after) | done_before == {_test_name(t) for t in tests}
     # the same as a run that was not interrupted: the oracle's answer is herd's block
-    herd = {r.name: r.text for r in read_herd_log(SHARED / "power" / "herd7-ppc.log")}
-    assert all(cat == "identical" and text == herd[name] for _, name, cat, text in after)
+    herd = {r.name: r for r in read_herd_log(SHARED / "power" / "herd7-ppc.log")}
+    assert all(cat == "identical" for _, _, cat, _ in after)
+    assert all(_same_but_time(text, format_result(herd[name])) for _, name, _, text in after)
     assert "identical                   30" in resumed.stdout
 
 
@@ -462,6 +397,11 @@ def test_progress_bar_runs(tmp_path: Path, capsys, fork_workers) -> None:
     assert _run(cfg).status == 0
     err = capsys.readouterr().err
     assert "validate" in err and "3/3" in err
+
+
+def _same_but_time(ours: str, herds: str) -> bool:
+    time_line = re.compile(r"(?m)^Time (\S+) \S+$")
+    return time_line.sub(r"Time \1", ours) == time_line.sub(r"Time \1", herds)
 
 
 def _sleepy_factory(arg):

@@ -9,6 +9,7 @@ import pytest
 
 from herdsman.herd_compat.herdlog import (
     detect_format,
+    log_blocks,
     parse_herd_log,
     parse_state_line,
     parse_verdict_table,
@@ -16,6 +17,7 @@ from herdsman.herd_compat.herdlog import (
     read_herd_log,
     read_verdict_table,
 )
+from herdsman.herd_compat.output import format_result
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import MemLoc, RegLoc, Sym
 
@@ -85,13 +87,14 @@ def test_expectations_autodetect(shared: Path) -> None:
 
 
 def test_block_fields() -> None:
-    (r,) = parse_herd_log(MP_BLOCK, "x.log")
+    ((line, r),) = log_blocks(MP_BLOCK, "x.log")
     assert (r.name, r.kind, r.verdict, r.positive, r.negative) == ("MP", "Allowed", "Ok", 1, 3)
     assert r.states[2] == "1:r1=1; 1:r3=0;"
     assert r.condition == "exists (1:r1=1 /\\ 1:r3=0)" and r.quant == "exists"
     assert (r.observation, r.obs_positive, r.obs_negative) == ("Sometimes", 1, 3)
-    assert r.time == 0.0 and r.hash == "237fae775d3e8c7efd484ad95ba9d32b" and r.line == 1
-    assert r.text == MP_BLOCK
+    assert r.time == 0.0 and r.hash == "237fae775d3e8c7efd484ad95ba9d32b" and line == 1
+    assert r.verdict_line == "Ok" and r.candidates is None
+    assert format_result(r) == MP_BLOCK
 
 
 def test_block_variants() -> None:
@@ -101,9 +104,11 @@ def test_block_variants() -> None:
         .replace("Hash=", "Candidates MP 12\nHash=")
     )
     text = "Warning: something herd said\n" + text + text.replace("Test MP", "Test MP2")
-    a, b = parse_herd_log(text)
+    (la, a), (lb, b) = log_blocks(text)
     assert a.loop and a.verdict == "Undef" and a.flags == ["*undef*", "Dr"]
-    assert a.candidates == 12 and b.name == "MP2" and b.line == a.line + 17
+    assert a.verdict_line == "Loop Undef"
+    assert a.candidates == 12 and b.name == "MP2" and (la, lb) == (2, 19)
+    assert text.split("\n", 1)[1].startswith(format_result(a))
 
 
 @pytest.mark.parametrize(

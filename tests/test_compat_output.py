@@ -1,17 +1,18 @@
-"""herd's output block: format_result reproduces every block of herd's logs byte for byte."""
+"""herd's output block: made from outcomes, every block of herd's logs comes out byte for
+byte; read from herd's logs and printed again, every log comes out whole."""
 
 from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 from conftest import shared_path
+from test_compat_helpers import outcome_from_block
 
-from herdsman.herd_compat import output
-from herdsman.herd_compat.herdlog import HerdRecord, parse_location, parse_state_line, read_herd_log
-from herdsman.herd_compat.output import format_result, location_key, state_lines
+from herdsman.engine.outcome import Outcome, StateCount, Stats
+from herdsman.herd_compat.herdlog import read_herd_log
+from herdsman.herd_compat.output import format_result, herd_result, location_key, state_lines
 from herdsman.litmus.ir import MemLoc, RegLoc, Sym
 
 LOGS = [
@@ -23,46 +24,6 @@ LOGS = [
 ]
 
 
-def _condition_locations(cond: str) -> list:
-    out = []
-    for m in re.finditer(r"(\d+:[A-Za-z0-9_%]+|\[[^\]]+\])=", cond):
-        loc = parse_location(m.group(1))
-        if loc not in out:
-            out.append(loc)
-    return out
-
-
-def result_from_record(rec: HerdRecord, rng: random.Random) -> output.TestResult:
-    """A TestResult holding what herd's block says, with the locations in a shuffled order
-    and the states as an unordered set, so that the printer must restore herd's orders."""
-    parsed = [dict(parse_state_line(line)) for line in rec.states]
-    observed = _condition_locations(rec.condition)
-    for st in parsed[:1]:
-        observed += [loc for loc in st if loc not in observed]
-    rng.shuffle(observed)
-    states = {tuple(st[loc] for loc in observed) for st in parsed}
-    assert len(states) == len(parsed)
-    quant = rec.quant
-    pos, neg = rec.positive, rec.negative
-    if quant == "~exists":
-        pos, neg = neg, pos
-    return output.TestResult(
-        name=rec.name,
-        kind=rec.kind,
-        quant=quant,
-        observed=observed,
-        states=states,
-        positive=pos,
-        negative=neg,
-        hash=rec.hash or "",
-        condition_text=rec.condition,
-        flags=list(rec.flags),
-        undefined=rec.verdict == "Undef",
-        loop=rec.loop,
-        time=0.0,
-    )
-
-
 def _without_time(text: str) -> str:
     return re.sub(r"(?m)^Time (\S+) \S+$", r"Time \1 T", text)
 
@@ -70,47 +31,49 @@ def _without_time(text: str) -> str:
 @pytest.mark.parametrize("arch,parts", LOGS, ids=[p[-1] + ":" + p[-2] for _, p in LOGS])
 def test_every_block_of_herd_logs(arch: str, parts: tuple[str, ...]) -> None:
     log = shared_path(*parts)
-    records = read_herd_log(log)
-    assert records
+    blocks = read_herd_log(log)
+    assert blocks
     rng = random.Random(1234)
     mismatches = []
-    for rec in records:
-        r = result_from_record(rec, rng)
+    for b in blocks:
+        herds = format_result(b)
+        outcome = outcome_from_block(b, rng)
         # the observation counts are the raw (unswapped) pos/neg of the proposition
-        assert (rec.obs_positive, rec.obs_negative) == (r.positive, r.negative)
+        assert (b.obs_positive, b.obs_negative) == (outcome.positive, outcome.negative)
         for given_arch in (arch, ""):  # explicit, and guessed from the register names
-            out = format_result(r, arch=given_arch)
-            if _without_time(out) != _without_time(rec.text):
-                mismatches.append((rec.name, out, rec.text))
+            ours = herd_result(outcome, b.name, b.hash or "", b.condition, arch=given_arch)
+            if _without_time(format_result(ours)) != _without_time(herds):
+                mismatches.append((b.name, format_result(ours), herds))
     assert not mismatches, mismatches[:2]
 
 
-def test_log_blocks_concatenate_to_the_log(shared: Path) -> None:
-    log = shared / "power" / "herd7-ppc.log"
-    recs = read_herd_log(log)
-    assert "".join(r.text for r in recs) == log.read_text()
+@pytest.mark.parametrize("parts", [p for _, p in LOGS], ids=[p[-1] for _, p in LOGS])
+def test_logs_read_and_printed_again(parts: tuple[str, ...]) -> None:
+    log = shared_path(*parts)
+    assert "".join(format_result(b) for b in read_herd_log(log)) == log.read_text()
 
 
-def _mp(quant: str, pos: int, neg: int) -> output.TestResult:
-    obs = [RegLoc(1, "r3"), RegLoc(1, "r1")]
-    states = {(0, 0), (1, 0), (0, 1), (1, 1)}
-    return output.TestResult(
-        name="MPx",
-        kind={"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[quant],
-        quant=quant,
-        observed=obs,
-        states=states,
-        positive=pos,
-        negative=neg,
-        hash="237fae775d3e8c7efd484ad95ba9d32b",
-        condition_text=f"{quant} (1:r1=1 /\\ 1:r3=0)",
-        time=0.004,
+def _mp(quant: str, pos: int, neg: int) -> Outcome:
+    """An outcome of MP: ``pos`` executions reach the state satisfying the proposition
+    (1:r1=1 /\\ 1:r3=0), ``neg`` the three others (as many as there are executions)."""
+    obs = (RegLoc(1, "r3"), RegLoc(1, "r1"))
+    others = [(0, 0), (1, 0), (1, 1)][:neg]
+    states = {(0, 1): StateCount(pos, True)} if pos else {}
+    for i, st in enumerate(others):
+        states[st] = StateCount(1 + (neg - len(others) if i == 0 else 0), False)
+    return Outcome("MPx", "test", obs, quant, states, stats=Stats(time=0.004, candidates=17))
+
+
+def _block(outcome: Outcome, **kw) -> str:
+    cond = f"{outcome.quantifier} (1:r1=1 /\\ 1:r3=0)"
+    return format_result(
+        herd_result(outcome, "MPx", "237fae775d3e8c7efd484ad95ba9d32b", cond, **kw)
     )
 
 
 def test_forbidden_swaps_witnesses_not_observation() -> None:
     # herd 7.58 on MP with ~exists: No / Positive: 3 Negative: 1 / Observation Sometimes 1 3
-    out = format_result(_mp("~exists", 1, 3), arch="PPC")
+    out = _block(_mp("~exists", 1, 3), arch="PPC")
     assert out == (
         "Test MPx Forbidden\nStates 4\n"
         "1:r1=0; 1:r3=0;\n1:r1=0; 1:r3=1;\n1:r1=1; 1:r3=0;\n1:r1=1; 1:r3=1;\n"
@@ -122,22 +85,22 @@ def test_forbidden_swaps_witnesses_not_observation() -> None:
 
 
 def test_required_and_ok_rules() -> None:
-    out = format_result(_mp("forall", 1, 3), arch="PPC")
+    out = _block(_mp("forall", 1, 3), arch="PPC")
     assert "\nNo\nWitnesses\nPositive: 1 Negative: 3\n" in out
-    assert format_result(_mp("forall", 4, 0)).count("\nOk\n") == 1
-    assert "\nOk\n" in format_result(_mp("~exists", 0, 4))
-    assert "Observation MPx Never 0 4" in format_result(_mp("~exists", 0, 4))
-    assert "Observation MPx Always 4 0" in format_result(_mp("exists", 4, 0))
-    assert "Observation MPx Never 0 0" in format_result(_mp("exists", 0, 0))
+    assert _block(_mp("forall", 4, 0)).count("\nOk\n") == 1
+    assert "\nOk\n" in _block(_mp("~exists", 0, 4))
+    assert "Observation MPx Never 0 4" in _block(_mp("~exists", 0, 4))
+    assert "Observation MPx Always 4 0" in _block(_mp("exists", 4, 0))
+    assert "Observation MPx Never 0 0" in _block(_mp("exists", 0, 0))
 
 
 def test_flags_undef_loop_candidates() -> None:
     r = _mp("exists", 1, 3)
-    r.flags = ["zz", "Dr", "zz"]
+    r.flags = frozenset({"zz", "Dr"})
     r.undefined = True
-    r.loop = True
-    r.candidates = 17
-    out = format_result(r, candidates=True)
+    r.unroll_cut = True
+    assert "\nCandidates " not in _block(r)
+    out = _block(r, candidates=True)
     assert "\nLoop Undef\nWitnesses\nPositive: 1 Negative: 3\n" in out
     assert "\nFlag *undef*\nFlag Dr\nFlag zz\nCondition " in out
     assert "\nTime MPx 0.00\nCandidates MPx 17\nHash=" in out
@@ -181,6 +144,10 @@ def test_state_values_ints_before_symbols() -> None:
 
 
 def test_no_states() -> None:
-    r = _mp("exists", 0, 0)
-    r.states = set()
-    assert format_result(r).startswith("Test MPx Allowed\nStates 0\nNo\nWitnesses\n")
+    assert _block(_mp("exists", 0, 0)).startswith("Test MPx Allowed\nStates 0\nNo\nWitnesses\n")
+
+
+def test_time_is_the_tests() -> None:
+    """The engine's time unless the caller gives the test's (parsing included)."""
+    assert "\nTime MPx 0.00\n" in _block(_mp("exists", 1, 3))
+    assert "\nTime MPx 1.25\n" in _block(_mp("exists", 1, 3), time=1.25)

@@ -5,6 +5,7 @@ and resumed."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -15,8 +16,11 @@ import pytest
 from conftest import SHARED, shared_path
 from test_compat_helpers import db_rows, stop_after
 
+from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
 from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.herdlog import parse_herd_log, read_herd_log
+from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.runner import run_tests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +28,7 @@ PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "
 
 
 def _herd_blocks(log: Path) -> dict[str, str]:
-    return {r.name: r.text for r in read_herd_log(log)}
+    return {r.name: format_result(r) for r in read_herd_log(log)}
 
 
 def _no_time(text: str) -> str:
@@ -224,3 +228,94 @@ def test_real_campaign_sigkill_resume(tmp_path: Path) -> None:
     assert straight.returncode == resumed.returncode, straight.stdout + resumed.stdout
     assert sorted(after) == sorted(_rows(straight_db))
     assert straight.returncode == 0, straight.stdout + straight.stderr  # all identical
+
+
+# ----------------------------------------------------------------------------- run --json
+
+
+class _Lines(io.StringIO):
+    """stdout that remembers how many complete lines it held at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at_flush: list[int] = []
+
+    def flush(self) -> None:
+        self.at_flush.append(self.getvalue().count("\n"))
+        super().flush()
+
+
+def test_run_json_lines(tmp_path: Path, shared: Path) -> None:
+    herd = {r.name: r for r in read_herd_log(shared / "power" / "herd7-ppc.log")}
+    broken = tmp_path / "broken.litmus"
+    broken.write_text(Path(_ppc("MP")).read_text().replace("lwz r1,0(r2)", "lwzz r1,0(r2)"))
+    slow = _ppc("MOREDETOUR0866")  # herd: 5 s, herdsman: about 0.3 s
+    cfg = RunConfig(
+        tests=[_ppc("MP"), str(broken), _ppc("SB"), slow],
+        model="power",
+        json=True,
+        time_limit=0.02,
+    )
+    out, err = _Lines(), io.StringIO()
+    assert run_tests(cfg, out, err) == 2
+    docs = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert out.at_flush[:4] == [1, 2, 3, 4]  # one line as each test finishes
+    assert [d["status"] for d in docs] == ["done", "error", "done", "timeout"]
+    mp, bad, sb, late = docs
+    assert (mp["file"], mp["test"], mp["arch"], mp["model"]) == (_ppc("MP"), "MP", "PPC", "PPC")
+    rec = herd["MP"]
+    assert (mp["hash"], mp["condition"], mp["kind"]) == (rec.hash, rec.condition, rec.kind)
+    assert mp["verdict"] == rec.verdict_line and mp["time"] >= 0
+    outcome = mp["outcome"]
+    assert (outcome["positive"], outcome["negative"]) == (rec.obs_positive, rec.obs_negative)
+    assert outcome["observed"] == ["1:r1", "1:r3"] and len(outcome["states"]) == len(rec.states)
+    assert outcome["condition_holds"] is True and outcome["engine"] == "reference"
+    assert sb["test"] == "SB" and sb["verdict"] == herd["SB"].verdict_line
+    errors = err.getvalue().splitlines()
+    # a test that cannot be read is named after its file
+    assert bad == {"status": "error", "file": str(broken), "test": "broken", "error": errors[0]}
+    assert errors[0].startswith(f"{broken}:") and "lwzz" in errors[0]
+    assert (
+        late["error"]
+        == errors[1]
+        == f"{slow}:0:0: warning: time limit of 0.02 s exceeded, no result"
+    )
+    assert "Test " not in out.getvalue()
+
+
+def test_run_json_command_line(capsys) -> None:
+    assert main(["run", "--json", "--model", "power", _ppc("MP")]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["outcome"]["program"] == "MP"
+    assert main(["run", "--json", "-o", "-", _ppc("MP")]) == 2
+    assert "--json prints JSON on stdout" in capsys.readouterr().err
+    assert main(["run", "--help"]) == 0
+    assert "JSON Lines" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- campaign rows
+
+
+def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeypatch) -> None:
+    """The engine's workers: a test that runs, bad input, and a test over its time limit
+    (stopped by the engine, or killed by the pool when the machine is slow)."""
+    monkeypatch.setenv("HERDSMAN_MP_START", "fork")
+    broken = tmp_path / "broken.litmus"
+    broken.write_text(Path(_ppc("SB")).read_text().replace("stw r1,0(r2)", "stw r1,0(r2"))
+    cfg = CampaignConfig(
+        inputs=[_ppc("MP"), str(broken), _ppc("MOREDETOUR0866")],
+        expect=str(shared / "power" / "herd7-ppc.log"),
+        model="power",
+        db=str(tmp_path / "c.sqlite"),
+        timeout=0.05,
+        progress=False,
+    )
+    outcome = run_campaign(cfg, io.StringIO(), io.StringIO())
+    mp, bad, slow = outcome.rows
+    assert (mp.category, mp.status) == ("identical", "done")
+    assert mp.result_text.startswith("Test MP Allowed\nStates 4\n") and mp.cpu is not None
+    assert (bad.name, bad.category, bad.details) == ("broken", "error", {"input_error": True})
+    assert bad.result_text.startswith(f"{broken}:")
+    assert (slow.name, slow.category) == ("MOREDETOUR0866", "timeout")
+    assert "time limit of" in slow.result_text
+    assert outcome.status == 2

@@ -1,0 +1,62 @@
+"""DOT pictures of a test's executions (``-show``, ``-o DIR``, ``-o -``) as herd draws and
+files them: ``DIR/<test><suffix>.dot`` with every shown execution (written even when none
+is), ``DOTBEGIN``/``DOTEND`` lines on stdout with ``-o -``, and with TruSt's
+``--print-executions`` one file per execution, ``DIR/<test>-<n>.dot``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import IO
+
+from herdsman.engine.outcome import ExecutionRecord
+from herdsman.graphs.dot import to_dot
+from herdsman.litmus.errors import InputError
+
+
+def execution_dot(ex: ExecutionRecord, test_name: str, model_name: str) -> str:
+    """The DOT picture of one kept execution (ending with a newline)."""
+    if ex.graph is None:
+        raise ValueError(f"execution of {test_name} kept without its graph")
+    text = to_dot(ex.graph, test_name=test_name, model_name=model_name, shows=ex.shows)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def dot_base(path: str) -> str:
+    """herd's DOT file base: the test file's name without directory and extension."""
+    base = os.path.basename(path)
+    return base[: -len(".litmus")] if base.endswith(".litmus") else os.path.splitext(base)[0]
+
+
+def check_outdir(outdir: str | None) -> None:
+    """Refuse an output directory that does not exist (``-`` is stdout)."""
+    if outdir and outdir != "-" and not os.path.isdir(outdir):
+        raise InputError(outdir, 0, 0, "output directory does not exist")
+
+
+def write_pictures(
+    outdir: str, suffix: str, path: str, pictures: Sequence[str], out: IO[str]
+) -> None:
+    """The shown executions of the test in file ``path``, herd's way: one file for all of
+    them, or with ``-o -`` printed between ``DOTBEGIN``/``DOTEND`` lines."""
+    base = dot_base(path)
+    text = "".join(pictures)
+    if outdir == "-":
+        out.write(f"\nDOTBEGIN {base}\nDOTCOM dot\n{text}\nDOTEND {base}\n")
+        return
+    write_file(os.path.join(outdir, base + suffix + ".dot"), text)
+
+
+def write_execution_pictures(outdir: str, path: str, pictures: Sequence[str]) -> None:
+    """One DOT file per listed execution: ``DIR/<base>-<n>.dot``, n from 1."""
+    for i, text in enumerate(pictures, 1):
+        write_file(os.path.join(outdir, f"{dot_base(path)}-{i}.dot"), text)
+
+
+def write_file(target: str, text: str) -> None:
+    """Write an output file (failing to is an InputError about it)."""
+    try:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise InputError(target, 0, 0, f"cannot write: {e.strerror}") from None

@@ -1,0 +1,185 @@
+"""The one per-test pipeline: from a test file to a typed, picklable record.
+
+:func:`run_file` reads the test, lets the caller decide whether it runs (herd's ``-names``,
+``-excl`` and repeated names, see :mod:`herd_compat.selection`), takes the test's hash,
+applies ``-conds`` (keeping the original hash, as herd), picks the model, runs the engine
+and draws the kept executions when pictures are wanted.  ``herdsman run``, ``herdsman
+herd7`` and ``herdsman validate``'s workers all use it; what they print is made from the
+record.  An error on one test is a :class:`Failed` record (one rendered line), never an
+exception: bad input is reported as such, an exceeded time limit too, and a bug in herdsman
+becomes one "internal error" line (``HERDSMAN_DEBUG=1`` lets the traceback through).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.outcome import Outcome
+from herdsman.engine.run import run_test
+from herdsman.herd_compat.conds import replace_condition
+from herdsman.herd_compat.config import RunConfig
+from herdsman.herd_compat.dots import dot_base, execution_dot
+from herdsman.herd_compat.models import ModelCache
+from herdsman.herd_compat.output import HerdBlock, herd_result
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.parser import parse_file, parse_text
+from herdsman.litmus.printer import herd_condition_text
+from herdsman.litmus.test import LitmusTest
+
+
+@dataclass(frozen=True)
+class HeaderFacts:
+    """What herd prints of a test besides its outcome: its name, architecture (which orders
+    the registers of state lines), hash (of the original test under ``-conds``) and
+    condition text."""
+
+    name: str
+    arch: str
+    hash: str
+    condition: str
+
+
+@dataclass
+class Done:
+    """A test that ran: the engine's outcome, the test's facts, the model's name, the CPU
+    seconds from reading the test to the outcome (herd's ``Time``: model loading is not
+    counted) and, when pictures are wanted, the DOT text of each kept execution (the
+    ``-show`` ones, or every listed one with ``--print-executions -o DIR``)."""
+
+    path: str
+    test: HeaderFacts
+    model: str
+    outcome: Outcome
+    cpu: float
+    pictures: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.test.name
+
+    def herd_block(self, candidates: bool = False) -> HerdBlock:
+        """herd's block for this test (with the ``Candidates`` line when asked)."""
+        t = self.test
+        return herd_result(
+            self.outcome,
+            t.name,
+            t.hash,
+            t.condition,
+            arch=t.arch,
+            time=self.cpu,
+            candidates=candidates,
+        )
+
+
+#: Why a test has no result: bad input, an exceeded time limit, or a bug in herdsman.
+FailureKind = Literal["input", "timeout", "internal"]
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A test without a result: ``message`` is the line to report (``FILE:LINE:COL:
+    error: ...``, a warning for an exceeded time limit); ``name`` is the test's name, or
+    its file's base name when the test could not be read."""
+
+    path: str
+    name: str
+    kind: FailureKind
+    message: str
+    cpu: float | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A test not run: not selected (``-names``/``-excl``) or a repeat of a test already
+    run (same name, same hash), which herd skips silently."""
+
+    path: str
+    name: str
+
+
+TestRecord = Done | Failed | Skipped
+
+#: Whether a test read from ``path`` with this name and hash is to run (False: skip it
+#: silently; an InputError: refuse it).
+Admit = Callable[[str, str, str], bool]
+
+
+def admit_all(path: str, name: str, hash: str) -> bool:
+    return True
+
+
+def read_test(path: str) -> LitmusTest:
+    """Parse one litmus test file (a missing or unreadable file is an InputError)."""
+    if os.path.isdir(path):
+        raise InputError(path, 0, 0, "is a directory, expected a litmus test file")
+    if not os.path.exists(path):
+        raise InputError(path, 0, 0, "no such file")
+    if not os.access(path, os.R_OK):
+        raise InputError(path, 0, 0, "permission denied")
+    return parse_file(path)
+
+
+def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
+    """The test with its condition replaced per ``-conds``."""
+    entry = cfg.conds.get(test.name)
+    if entry is None:
+        return test
+    cond, line = entry
+    with open(test.path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return parse_text(replace_condition(text, cond), test.path)
+    except InputError as e:
+        raise InputError(
+            cfg.conds_path, line, 1, f"bad condition for test {test.name}: {e.message}"
+        ) from None
+
+
+def run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit = admit_all) -> TestRecord:
+    """Run the test in file ``path`` as ``cfg`` says, with models from ``models``."""
+    start = time.process_time()  # herd's Time: from reading the test to its result
+    name = dot_base(path)
+    try:
+        test = read_test(path)
+        name = test.name
+        h = herd_hash(test)
+        if not admit(path, test.name, h):
+            return Skipped(path, test.name)
+        test = apply_conds(test, cfg)
+        loading = time.process_time()
+        model = models.for_test(test)
+        start += time.process_time() - loading  # loading a model is not the test's time
+        outcome = run_test(test, model, cfg.run_options())
+        cpu = time.process_time() - start
+        facts = HeaderFacts(test.name, test.arch, h, herd_condition_text(test.condition))
+        model_name = model.name or ""
+        drawn = outcome.executions if cfg.execution_dots else outcome.witnesses
+        pictures = (
+            [execution_dot(ex, test.name, model_name) for ex in drawn] if cfg.pictures else []
+        )
+        return Done(path, facts, model_name, outcome, cpu, tuple(pictures))
+    except InputError as e:
+        return Failed(path, name, "input", e.render())
+    except TimeLimitExceeded:
+        limit = f" of {cfg.time_limit:g} s" if cfg.time_limit is not None else ""
+        message = f"{path}:0:0: warning: time limit{limit} exceeded, no result"
+        return Failed(path, name, "timeout", message, time.process_time() - start)
+    except Exception as e:  # a bug, not bad input: one line for this test, never a traceback
+        if os.environ.get("HERDSMAN_DEBUG"):
+            raise
+        return Failed(path, name, "internal", internal_error_line(path, e))
+
+
+def internal_error_line(path: str, e: BaseException) -> str:
+    """The one line reporting a bug met while running the test in ``path``."""
+    msg = " ".join(str(e).split()) or type(e).__name__
+    return (
+        f"{path}:0:0: error: internal error ({type(e).__name__}: {msg}); "
+        "set HERDSMAN_DEBUG=1 for a traceback"
+    )
