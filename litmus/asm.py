@@ -170,7 +170,9 @@ def fence(text: str, m: str, kind: str) -> Instruction:
     return Instruction(text, m, ir.Fence(kind))
 
 
-def branch(text: str, m: str, target: str, cond: str | None, creg: str) -> Instruction:
+def branch(
+    text: str, m: str, target: str, cond: str | None = None, creg: str = "cr0"
+) -> Instruction:
     return Instruction(text, m, ir.Branch(target, cond, creg))
 
 

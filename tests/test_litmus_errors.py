@@ -649,7 +649,7 @@ def test_branch_to_missing_label(capsys, tmp_path):
         f"{p}:6:2: error: branch to label 'L9', which thread P0 does not define\n"
     )
     fixed = parse_text(p.read_text().replace("beq L9 ;", "beq L9 ;\n L9: ;"))
-    assert isinstance(fixed.threads[0][2], Branch)
+    assert isinstance(fixed.threads[0][2].op, Branch)
 
 
 def test_random_mutations_never_crash(shared):

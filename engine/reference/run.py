@@ -48,7 +48,7 @@ def run_reference(program: Program, model: CheckerModel, opts: RunOptions) -> Ou
     enumerate_test(threads, model, program.arch, goal, tally)
     tally.stats.time = time.process_time() - t0
     outcome = tally.finish(program.name, "reference")
-    outcome.stats.complete = outcome.positive + outcome.negative + int(
-        outcome.stats.extra.get("filtered", 0)
+    outcome.stats.complete = (
+        outcome.positive + outcome.negative + int(outcome.stats.extra.get("filtered", 0))
     )
     return outcome
