@@ -14,7 +14,7 @@ architecture (``cat.compiler``, ``cat.codegen``), and its skeleton-only part is 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,7 +118,29 @@ class _Unit:
     static_ids: frozenset[int]
     frontier: list[int]
     #: signature -> (make, consts, source)
-    makes: dict[frozenset[int], tuple[MakeFn, list[Any], str]] = field(default_factory=dict)
+    makes: dict[int, tuple[MakeFn, list[Any], str]] = field(default_factory=dict)
+
+
+class Predefined(Mapping[str, Any]):
+    """herd's predefined names of a skeleton as cat values, made on first use (the run
+    time rarely looks one up: ``fromto``, ``tag2events``)."""
+
+    def __init__(self, names: dict[str, tuple[str, int]]) -> None:
+        self._names = names
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        got = self._made.get(name)
+        if got is None:
+            kind, b = self._names[name]
+            got = self._made[name] = VSet(b) if kind == "set" else VRel(b)
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 class CatSession:
@@ -226,21 +248,23 @@ class Model:
         )
         self._units[key] = u
         if key == self._first_key():
-            self._make(u, frozenset())  # type-check the code generation at load time
+            self._make(u, 0)  # type-check the code generation at load time
         return u
 
     def _first_key(self) -> ArchKey:
         return self.arch if is_arch(self.arch) else CHECK_ARCHS
 
-    def _make(self, unit: _Unit, sig: frozenset[int]) -> tuple[MakeFn, list[Any], str]:
-        """The check code of ``unit`` specialised to ``sig`` (generated on first use)."""
+    def _make(self, unit: _Unit, sig: int) -> tuple[MakeFn, list[Any], str]:
+        """The check code of ``unit`` specialised to the signature ``sig`` (a mask over
+        ``unit.frontier``: its empty nodes), generated on first use."""
         got = unit.makes.get(sig)
         if got is None:
+            empty = frozenset(n for k, n in enumerate(unit.frontier) if (sig >> k) & 1)
             try:
                 gen = generate(
                     unit.compiled,
                     unit.monotone,
-                    Specialiser(unit.compiled.graph, sig),
+                    Specialiser(unit.compiled.graph, empty),
                     unit.static_ids,
                     unit.compiled.co_mode == "native",
                 )
@@ -271,20 +295,19 @@ class Model:
         """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""
         with DeepRecursion():
             unit = self._unit(arch)
-            sig = frozenset() if sk is None else self._signature(unit, sk, arch)[0]
+            sig = 0 if sk is None else self._signature(unit, sk, arch)[0]
             return unit.statics_source + "\n" + self._make(unit, sig)[2]
 
     def _signature(
         self, unit: _Unit, sk: Skeleton, arch: str
-    ) -> tuple[frozenset[int], dict[str, int], dict[int, Any], Runtime, Evaluator]:
-        """The skeleton's signature (its empty frontier nodes), the predefined names' bits,
-        the static nodes' values, and the run-time support and evaluator of ``sk``."""
+    ) -> tuple[int, dict[str, int], dict[int, Any], Runtime, Evaluator]:
+        """The skeleton's signature (which of the frontier nodes are empty: a mask), the
+        predefined names' bits, the static nodes' values, and the run-time support and
+        evaluator of ``sk``."""
         names = static_names(sk, arch)
         N = {name: bits for name, (_, bits) in names.items()}
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
-        ev.predef = {
-            name: (VSet(b) if kind == "set" else VRel(b)) for name, (kind, b) in names.items()
-        }
+        ev.predef = Predefined(names)
         env = unit.compiled.env
         if env is not None:
             for enum, tags in env.enums.items():
@@ -294,7 +317,10 @@ class Model:
             S = unit.statics(sk.U, N, unit.statics_consts, rt, ev)
         except CatError as e:
             raise e.to_input_error() from None
-        sig = frozenset(i for i in unit.frontier if S.get(i) == 0)
+        sig = 0
+        for k, i in enumerate(unit.frontier):
+            if S.get(i) == 0:
+                sig |= 1 << k
         return sig, N, S, rt, ev
 
     def incremental_form(self, arch: str) -> Form | None:

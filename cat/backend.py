@@ -11,7 +11,7 @@ one of the evaluator's operations, ``runtime``: a whole expression).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from herdsman.cat import ast as A
@@ -51,7 +51,7 @@ class Backend:
         self.sk = sk
         self.variants = variants
         self.depth = 0
-        self.predef: dict[str, Any] = {}
+        self.predef: Mapping[str, Any] = {}
         self.warn = warn or (lambda pos, msg: None)
         self.enums: dict[str, tuple[str, ...]] = {}  # enum -> its tags (global per model)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from herdsman.cat.api import Verdict
 from herdsman.graphs.execution import ExecutionGraph
@@ -69,9 +69,9 @@ def wants_show(mode: str | None, quant: str, sat: bool) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class StateCount:
-    """A final state's allowed executions, and whether it satisfies the proposition."""
+class StateCount(NamedTuple):
+    """A final state's allowed executions, and whether it satisfies the proposition (a
+    named tuple: outcomes cross process boundaries in campaigns, cheaply)."""
 
     executions: int
     satisfies: bool
@@ -107,6 +107,10 @@ class Stats:
     def bump(self, key: str, n: float = 1) -> None:
         self.extra[key] = self.extra.get(key, 0) + n
 
+    def __reduce__(self) -> tuple[type[Stats], tuple]:
+        # positional: campaigns send outcomes between processes by the thousand
+        return (Stats, (self.time, self.candidates, self.complete, self.blocked, self.extra))
+
     def as_dict(self) -> dict[str, float]:
         out: dict[str, float] = {
             "time": self.time,
@@ -139,6 +143,25 @@ class Outcome:
     witnesses: list[ExecutionRecord] = field(default_factory=list)
     executions: list[ExecutionRecord] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple]:
+        # positional: campaigns send outcomes between processes by the thousand
+        return (
+            Outcome,
+            (
+                self.program,
+                self.engine,
+                self.observed,
+                self.quantifier,
+                self.states,
+                self.flags,
+                self.undefined,
+                self.unroll_cut,
+                self.witnesses,
+                self.executions,
+                self.stats,
+            ),
+        )
 
     @property
     def positive(self) -> int:

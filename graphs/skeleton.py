@@ -54,8 +54,20 @@ class Skeleton:
         self.deps = declared
 
     def declared_deps(self) -> dict[str, int]:
-        """``addr``/``data``/``ctrl`` as the events declare them."""
-        return {name: self._dep(name) for name in DEP_NAMES}
+        """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
+        spread, base = self.U.spread, self.base
+        addr = data = ctrl = 0
+        for i, e in enumerate(self.events):
+            if e.tid < 0 or not (e.addr or e.data or e.ctrl):
+                continue
+            b = base[e.tid]
+            if e.addr:
+                addr |= spread(e.addr << b) << i
+            if e.data:
+                data |= spread(e.data << b) << i
+            if e.ctrl:
+                ctrl |= spread(e.ctrl << b) << i
+        return {"addr": addr, "data": data, "ctrl": ctrl}
 
     def _dep(self, name: str) -> int:
         """The dependency ``name`` the events declare, as a relation."""
@@ -112,10 +124,28 @@ class Skeleton:
         return self._set(lambda e: e.tid < 0)
 
     def fence_set(self, kind: str) -> int:
-        return self._set(lambda e: e.kind == "F" and e.fence == kind)
+        return self.fences.get(kind, 0)
 
     def annot_set(self, name: str) -> int:
-        return self._set(lambda e: name in e.annots)
+        return self.annotated.get(name, 0)
+
+    @cached_property
+    def fences(self) -> dict[str, int]:
+        """The fence events of each kind (one pass over the events)."""
+        out: dict[str, int] = {}
+        for i, e in enumerate(self.events):
+            if e.kind == "F" and e.fence is not None:
+                out[e.fence] = out.get(e.fence, 0) | (1 << i)
+        return out
+
+    @cached_property
+    def annotated(self) -> dict[str, int]:
+        """The events carrying each annotation (one pass over the events)."""
+        out: dict[str, int] = {}
+        for i, e in enumerate(self.events):
+            for name in e.annots:
+                out[name] = out.get(name, 0) | (1 << i)
+        return out
 
     @cached_property
     def locations(self) -> list[str]:

@@ -103,15 +103,26 @@ def state_lines(
 ) -> list[str]:
     """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
     register names)."""
-    arch = arch or guess_arch(observed)
-    order = sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i]))
-    locs = [loc_text(observed[i]) for i in order]
-    rows = [tuple(st[i] for i in order) for st in states]
-    rows.sort(key=lambda row: tuple(value_key(v) for v in row))
+    order, heads = _display(tuple(observed), arch or guess_arch(observed))
+    rows = [tuple([st[i] for i in order]) for st in states]
+    if all(type(v) is int for row in rows for v in row):  # the usual case: plain integers
+        rows.sort()
+        return ["".join([f"{h}{v};" for h, v in zip(heads, row, strict=True)]) for row in rows]
+    rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
     return [
-        " ".join(f"{loc}={value_text(v)};" for loc, v in zip(locs, row, strict=True))
-        for row in rows
+        "".join([f"{h}{value_text(v)};" for h, v in zip(heads, row, strict=True)]) for row in rows
     ]
+
+
+@lru_cache(maxsize=4096)
+def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """herd's display order of the locations of a state, and the text before each value
+    (``0:r1=``, then `` [x]=``...)."""
+    order = tuple(sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i])))
+    heads = tuple(
+        ("" if k == 0 else " ") + loc_text(observed[i]) + "=" for k, i in enumerate(order)
+    )
+    return order, heads
 
 
 # ----------------------------------------------------------------------------- the block

@@ -36,6 +36,9 @@ class Sym:
     def __str__(self) -> str:
         return self.name if not self.offset else f"{self.name}+{self.offset}"
 
+    def __reduce__(self) -> tuple[type[Sym], tuple[str, int]]:
+        return (Sym, (self.name, self.offset))  # faster pickling than the slots default
+
 
 Value = int | Sym
 
@@ -64,6 +67,9 @@ class RegLoc:
     def __str__(self) -> str:
         return f"{self.tid}:{self.reg}"
 
+    def __reduce__(self) -> tuple[type[RegLoc], tuple[int, str]]:
+        return (RegLoc, (self.tid, self.reg))
+
 
 @dataclass(frozen=True, slots=True)
 class MemLoc:
@@ -74,6 +80,9 @@ class MemLoc:
     def __str__(self) -> str:
         return f"[{self.name}]"
 
+    def __reduce__(self) -> tuple[type[MemLoc], tuple[str]]:
+        return (MemLoc, (self.name,))
+
 
 @dataclass(frozen=True, slots=True)
 class SymRegLoc:
@@ -83,6 +92,9 @@ class SymRegLoc:
 
     def __str__(self) -> str:
         return f"%{self.name}"
+
+    def __reduce__(self) -> tuple[type[SymRegLoc], tuple[str]]:
+        return (SymRegLoc, (self.name,))
 
 
 Loc = RegLoc | MemLoc | SymRegLoc

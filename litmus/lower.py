@@ -13,6 +13,7 @@ from herdsman.litmus.ir import (
     Imm,
     Label,
     Load,
+    Loc,
     Lock,
     MemLoc,
     Op,
@@ -43,14 +44,15 @@ def lower(test: LitmusTest) -> Program:
     symbolic = tuple(
         (it.loc.name, init_value(it.value)) for it in test.init if isinstance(it.loc, SymRegLoc)
     )
+    observed = tuple(test.observed_locations())
     return Program(
         name=test.name,
         arch=test.arch,
         threads=tuple(threads),
-        memory=tuple(sorted(initial_memory(test).items())),
+        memory=tuple(sorted(initial_memory(test, observed).items())),
         registers=tuple(tuple(regs.items()) for regs in initial_registers(test)),
         condition=test.condition,
-        observed=tuple(test.observed_locations()),
+        observed=observed,
         symbolic=symbolic,
         filter=test.filter,
         path=test.path,
@@ -73,9 +75,10 @@ def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
     return regs
 
 
-def initial_memory(test: LitmusTest) -> dict[str, Value]:
+def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) -> dict[str, Value]:
     """Every memory location the test names (init items, addresses in init values and in
-    the code, observed locations), with its initial value (0 when unmentioned)."""
+    the code, observed locations: ``observed`` when given), with its initial value (0 when
+    unmentioned)."""
     mem: dict[str, Value] = {}
 
     def note_addr(v: object) -> None:
@@ -87,7 +90,7 @@ def initial_memory(test: LitmusTest) -> dict[str, Value]:
     for it in test.init:
         if isinstance(it.loc, MemLoc):
             mem[it.loc.name] = init_value(it.value)
-    for loc in test.observed_locations():
+    for loc in test.observed_locations() if observed is None else observed:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)
     for code in test.threads:
@@ -95,8 +98,8 @@ def initial_memory(test: LitmusTest) -> dict[str, Value]:
             if isinstance(item, Label):
                 continue
             for op in _operands(item.op):
-                if isinstance(op, Imm):
-                    note_addr(op.value)
+                if type(op) is Imm and type(op.value) is Sym:
+                    mem.setdefault(op.value.name, 0)
     return mem
 
 

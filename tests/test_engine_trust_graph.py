@@ -30,7 +30,7 @@ def graph(test) -> TrustGraph:
     room = [sem.max_events(t) for t in range(len(program.threads))]
     mem = dict(program.memory)
     lay = Layout(sorted(mem), [mem[x] for x in sorted(mem)], room)
-    return TrustGraph(lay, [PathTree(sem, t, lay.shapes) for t in range(len(program.threads))])
+    return TrustGraph(lay, [PathTree(code, lay.shapes, mem).root() for code in sem.threads])
 
 
 def test_paths_step_once_per_prefix_and_branch_on_values():

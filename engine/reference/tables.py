@@ -117,9 +117,9 @@ class Tables:
                 self.getters.append(("c", 0, self.threads.initial_value(loc)))
         for t, vs in enumerate(variants):
             tab = []
+            names = regnames[t]
             for v in vs:
-                d = dict(v.regs)
-                tab.append(tuple(d.get(r, 0) for r in regnames[t]))
+                tab.append(tuple([v.reg(r) for r in names]))
             regtabs.append(tab)
         self.regtabs = regtabs
         # observed memory locations (generic mode: the only ones with a final-write choice)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
-from herdsman.engine.semantics.paths import PathNode, PathTree
 from herdsman.engine.semantics.step import (
     DEFAULT_UNROLL,
     Blocked,
@@ -25,31 +25,38 @@ from herdsman.engine.semantics.step import (
     Read,
     Semantics,
     Stall,
+    StepError,
+    ThreadCode,
+    ThreadState,
 )
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import RMW, Branch, Loc, Program, Store, Value
 
 
-@dataclass(frozen=True, slots=True)
-class ThreadExec:
-    """One execution of thread ``tid`` for one assignment of values to its reads:
-    its events (with values), final registers, and whether it hit the unrolling bound."""
+class ThreadExec(NamedTuple):
+    """One execution of thread ``tid`` for one assignment of values to its reads: its
+    events (with values), how it ended (final registers; ``loop``: it hit the unrolling
+    bound)."""
 
     tid: int
     events: tuple[Event, ...]
-    regs: tuple[tuple[str, Value], ...]
-    loop: bool = False
+    done: Done
+
+    @property
+    def loop(self) -> bool:
+        return self.done.cut
+
+    @property
+    def regs(self) -> tuple[tuple[str, Value], ...]:
+        """The final registers, by name."""
+        return self.done.regs
+
+    def reg(self, name: str, default: Value = 0) -> Value:
+        return self.done.reg(name, default)
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
-        return (tuple(e.key() for e in self.events), self.loop)
-
-    def reg(self, name: str, default: Value = 0) -> Value:
-        for r, v in self.regs:
-            if r == name:
-                return v
-        return default
+        return (tuple(e.key() for e in self.events), self.done.cut)
 
     @property
     def read_values(self) -> tuple[Value, ...]:
@@ -88,36 +95,42 @@ class ThreadsResult:
         return self.program.initial_value(loc)
 
 
+_new = tuple.__new__
+
+
 def run_thread(
-    tree: PathTree, values_of: Callable[[str], Sequence[Value]], deadline: float | None = None
+    code: ThreadCode,
+    values_of: Callable[[str], Sequence[Value]],
+    deadline: float | None = None,
 ) -> tuple[list[ThreadExec], int]:
-    """Every execution of the thread of ``tree`` for the values ``values_of(location)``
-    reads may see (depth first, values in order), and how many were dropped (an address
-    that is no location, an ``assume`` that fails)."""
-    tid = tree.tid
+    """Every execution of the thread ``code`` for the values ``values_of(location)`` reads
+    may see (depth first, values in order), and how many were dropped (an address that is
+    no location, an ``assume`` that fails)."""
+    tid = code.tid
+    step, after_read = code.step, code.after_read
     out: list[ThreadExec] = []
     dropped = 0
     events: list[Event] = []
 
-    def go(node: PathNode) -> None:
+    def go(st: ThreadState) -> None:
         nonlocal dropped
         mark = len(events)
         while True:
-            s = node.step
+            s = step(st)
             cls = type(s)
             if cls is Emit:
-                events.append(s.event)  # type: ignore[union-attr]
-                node = node.after()
+                events.append(s[0])  # type: ignore[arg-type]
+                st = s[1]  # type: ignore[assignment]
                 continue
             if cls is Read:
-                ev = s.event  # type: ignore[union-attr]
-                for v in values_of(ev.loc):
-                    events.append(with_value(ev, v))
-                    go(node.child(v))
+                ev = s[0]
+                for v in values_of(ev[4]):  # type: ignore[index]
+                    events.append(with_value(ev, v))  # type: ignore[arg-type]
+                    go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
             if cls is Done:
-                out.append(ThreadExec(tid, tuple(events), s.regs, s.cut))  # type: ignore[union-attr]
+                out.append(_new(ThreadExec, (tid, tuple(events), s)))
                 if not len(out) & 255:
                     check_deadline(deadline)
                 break
@@ -125,13 +138,11 @@ def run_thread(
                 dropped += 1
                 break
             if cls is Failed:
-                raise InputError(
-                    tree.sem.program.where, 0, 0, "assertions need an engine that checks them"
-                )
+                raise StepError(f"P{tid}: assertions need an engine that checks them")
             assert cls is not Stall, "concrete values never stall"
         del events[mark:]
 
-    go(tree.root)
+    go(code.start())
     return out, dropped
 
 
@@ -153,7 +164,6 @@ def thread_executions(
     so the iteration stops after that many rounds even when values keep growing (only
     values no execution can justify are then left out)."""
     sem = Semantics(program, unroll)
-    trees = [PathTree(sem, tid) for tid in range(len(program.threads))]
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
     vlists: dict[str, list[Value]] = {}
@@ -169,13 +179,29 @@ def thread_executions(
 
     limit = _max_rounds(program, unroll)
     rounds = 0
+    # per thread: its last executions, and the size of each value set its reads saw then
+    # (value sets only grow: a thread whose reads would see the same values runs the same)
+    last: list[tuple[list[ThreadExec], int, dict[str, int]] | None] = [None] * len(sem.threads)
     while True:
         rounds += 1
         vlists.clear()
         execs: list[list[ThreadExec]] = []
         bad = 0
-        for tree in trees:
-            got, dropped = run_thread(tree, values_of, deadline)
+        for t, code in enumerate(sem.threads):
+            prev = last[t]
+            if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
+                got, dropped = prev[0], prev[1]
+            else:
+                seen: dict[str, int] = {}
+
+                def values_seen(loc: str, seen: dict[str, int] = seen) -> list[Value]:
+                    vl = values_of(loc)
+                    seen[loc] = len(vl)
+                    return vl
+
+                with sem.reporting():
+                    got, dropped = run_thread(code, values_seen, deadline)
+                last[t] = (got, dropped, seen)
             execs.append(got)
             bad += dropped
         if not _grow(values, init_mem, execs) or rounds >= limit:

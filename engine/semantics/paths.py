@@ -7,15 +7,19 @@ next (computed on first use), and its children: the node after the next event (f
 event other than a read) or after each value read.  With a
 :class:`~graphs.shapes.ShapeTable`, a node also knows the *shape* of its prefix (its
 events up to values), so graphs of one shape share a skeleton.  A tree holds one node per
-distinct prefix explored, not per execution.
+distinct prefix explored, not per execution.  Nodes point to their tree, never the
+other way, so trees are freed by reference counting alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from herdsman.engine.semantics.arith import AnyValue
-from herdsman.engine.semantics.step import Emit, Read, Semantics, Step, ThreadState
-from herdsman.graphs.events import Event
+from herdsman.engine.semantics.step import Emit, Read, Step, ThreadCode, ThreadState
+from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.shapes import ShapeTable
+from herdsman.litmus.ir import Value
 
 
 class PathNode:
@@ -23,15 +27,18 @@ class PathNode:
     ``shape``, leading to ``state``."""
 
     __slots__ = (
-        "tree", "state", "depth", "shape", "_step", "_next", "_children", "_next_shape",
-        "_completion",
+        "tree", "state", "depth", "shape", "came", "_step", "_next", "_children",
+        "_next_shape", "_completion",
     )  # fmt: skip
 
-    def __init__(self, tree: PathTree, state: ThreadState, depth: int, shape: int) -> None:
+    def __init__(
+        self, tree: PathTree, state: ThreadState, depth: int, shape: int, came: Event | None
+    ) -> None:
         self.tree = tree
         self.state = state
         self.depth = depth
         self.shape = shape
+        self.came = came  # the last event of the prefix (a read with its value)
         self._step: Step | None = None
         self._next: PathNode | None = None
         self._children: dict[AnyValue, PathNode] | None = None
@@ -43,7 +50,7 @@ class PathNode:
         """What the thread does next."""
         s = self._step
         if s is None:
-            s = self._step = self.tree.sem.step(self.tree.tid, self.state)
+            s = self._step = self.tree.code.step(self.state)
         return s
 
     def after(self) -> PathNode:
@@ -64,8 +71,9 @@ class PathNode:
         if got is None:
             s = self.step
             assert isinstance(s, Read)
-            st = self.tree.sem.after_read(self.tree.tid, s, value)
-            got = kids[value] = self.tree.node(st, self.depth + 1, self.shape, s.event)
+            st = self.tree.code.after_read(s, value)
+            ev = with_value(s.event, value)  # type: ignore[arg-type]
+            got = kids[value] = self.tree.node(st, self.depth + 1, self.shape, ev)
         return got
 
     def next_shape(self) -> int:
@@ -106,16 +114,31 @@ class PathNode:
 
 
 class PathTree:
-    """The tree of thread ``tid``'s prefixes under ``sem`` (shapes interned in
-    ``shapes`` when given)."""
+    """The tree of the prefixes of the thread ``code`` (a compiled thread), with their
+    shapes interned in ``shapes`` when given; ``initial`` gives the initial value of
+    the locations (completions read them).  Its step errors are
+    :class:`~engine.semantics.step.StepError`."""
 
-    def __init__(self, sem: Semantics, tid: int, shapes: ShapeTable | None = None) -> None:
-        self.sem = sem
-        self.tid = tid
+    def __init__(
+        self,
+        code: ThreadCode,
+        shapes: ShapeTable | None = None,
+        initial: Mapping[str, Value] | None = None,
+    ) -> None:
+        self.code = code
+        self.tid = code.tid
         self.shapes = shapes
-        self.initial = dict(sem.program.memory)
-        self.root = PathNode(self, sem.start(tid), 0, 0)
+        self.initial = initial or {}
+        self.size = 0
+
+    def root(self) -> PathNode:
+        """A new root: the empty prefix (the tree does not keep its nodes: whoever holds
+        the root does, so a tree no one uses is freed at once, without cycles)."""
+        self.size += 1
+        return PathNode(self, self.code.start(), 0, 0, None)
 
     def node(self, st: ThreadState, depth: int, prev_shape: int, ev: Event) -> PathNode:
+        """The node of the prefix ending with ``ev`` (with its value), in state ``st``."""
         shape = self.shapes.intern(prev_shape, ev) if self.shapes is not None else 0
-        return PathNode(self, st, depth, shape)
+        self.size += 1
+        return PathNode(self, st, depth, shape, ev)

@@ -30,7 +30,8 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -69,12 +70,18 @@ from herdsman.litmus.ir import (
     Spawn,
     Store,
     Sym,
+    Thread,
     Unlock,
     Value,
 )
 
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
+
+
+#: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
+_new = tuple.__new__
+_NONE: frozenset[str] = frozenset()
 
 
 class Pending(NamedTuple):
@@ -124,11 +131,25 @@ class Read(NamedTuple):
 
 
 class Done(NamedTuple):
-    """The thread has finished (``cut``: stopped by the unrolling bound); ``regs`` are its
-    final registers, by name."""
+    """The thread has finished (``cut``: stopped by the unrolling bound) with these
+    register ``values`` (per slot; ``None``: never set); ``slots`` names the slots."""
 
-    regs: tuple[tuple[str, Value], ...]
-    cut: bool = False
+    values: tuple[AnyValue | None, ...]
+    cut: bool
+    slots: dict[str, int]
+    order: tuple[tuple[int, str], ...]  # (slot, name) in name order
+
+    @property
+    def regs(self) -> tuple[tuple[str, Value], ...]:
+        """The registers the thread has set (or was given), by name."""
+        v = self.values
+        return tuple([(name, v[i]) for i, name in self.order if v[i] is not None])  # type: ignore[misc]
+
+    def reg(self, name: str, default: Value = 0) -> Value:
+        """The final value of register ``name``."""
+        i = self.slots.get(name)
+        v = None if i is None else self.values[i]
+        return default if v is None else v  # type: ignore[return-value]
 
 
 class Blocked(NamedTuple):
@@ -154,22 +175,43 @@ class Stall(NamedTuple):
 Step = Emit | Read | Done | Blocked | Failed | Stall
 
 
-class _Thread:
-    """One thread compiled: register slots, labels, backward-branch targets, and each
-    operation's operands as (register slot or -1, immediate value)."""
+class StepError(Exception):
+    """A thread does what no program may (an operation herd cannot perform, a branch to
+    no label): the message names the thread and the operation; the explorer reports it
+    as bad input of the program's file."""
 
-    def __init__(self, program: Program, tid: int) -> None:
-        th = program.threads[tid]
+
+class ThreadCode:
+    """One thread compiled, with its step function (see the module docstring): register
+    slots, labels, backward-branch targets, each operation's operands as (register slot
+    or -1, immediate value).  It depends only on the thread's code, initial registers and
+    architecture facts, so identical threads of different programs share one
+    (:func:`thread_code`)."""
+
+    def __init__(
+        self,
+        tid: int,
+        thread: Thread,
+        registers: tuple[tuple[str, Value], ...],
+        branch_commit: bool,
+        store_data_port: bool,
+        unroll: int,
+    ) -> None:
         self.tid = tid
-        self.code: tuple[Instr, ...] = th.code
-        self.origins = th.origins
-        init = dict(program.registers[tid]) if tid < len(program.registers) else {}
+        self.code: tuple[Instr, ...] = thread.code
+        self.origins = thread.origins
+        self.branch_commit = branch_commit
+        self.store_data_port = store_data_port
+        self.unroll = unroll
+        init = dict(registers)
         slots: dict[str, int] = {name: i for i, name in enumerate(init)}
         self.labels: dict[str, int] = {}
         infos = []
         for i, ins in enumerate(self.code):
             if type(ins) is Label:
                 self.labels[ins.name] = i
+                infos.append(_NO_INFO)
+                continue
             info = _info(ins)
             infos.append(info)
             for r in info[0]:
@@ -177,82 +219,48 @@ class _Thread:
                     slots[r] = len(slots)
         self.slots = slots
         self.names = tuple(slots)
-        self.order = sorted(range(len(self.names)), key=self.names.__getitem__)
+        self.order = tuple(
+            (i, self.names[i]) for i in sorted(range(len(slots)), key=self.names.__getitem__)
+        )
         self.cr0 = slots.get("cr0", -1)
-        self.init_regs = tuple(init.get(r) for r in self.names)
-        self.args: list[tuple[tuple[int, Value], ...]] = [
-            tuple((slots[x], 0) if reg else (-1, x) for reg, x in info[1]) for info in infos
-        ]
+        self.init_regs = tuple([init.get(r) for r in self.names])
+        # per operation: its operands as (register slot or -1, immediate value); per
+        # memory access, its address operands, and its location when they are all
+        # immediates (X86's [x]: known before the thread runs)
+        self.args: list[tuple[tuple[int, Value], ...]] = []
+        self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
+        self.const_loc: list[str | None] = []
+        for _regs, operands, naddr in infos:
+            cargs = tuple([(slots[x], 0) if reg else (-1, x) for reg, x in operands])
+            self.args.append(cargs)
+            ops = cargs[:naddr]
+            self.addr_ops.append(ops)
+            loc = None
+            if ops and all(slot < 0 for slot, _ in ops):
+                a, _ = _address((), (), ops)
+                loc = str(a) if isinstance(a, Sym) else None
+            self.const_loc.append(loc)
         back: dict[int, int] = {}
         for i, ins in enumerate(self.code):
             if type(ins) is Branch:
                 tgt = self.labels.get(ins.target)
                 if tgt is None:
-                    raise InputError(
-                        program.where, 0, 0, f"P{tid}: branch to undefined label '{ins.target}'"
-                    )
+                    raise StepError(f"P{tid}: branch to undefined label '{ins.target}'")
                 if tgt <= i:
                     back.setdefault(tgt, len(back))
         self.back = back  # backward-branch target -> its slot in ThreadState.loops
 
-
-@lru_cache(maxsize=1 << 14)
-def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...]]:
-    """Every register an operation names, and its value operands as (is a register,
-    register name or immediate value), in a fixed order: an Op's arguments; the address of
-    an access, then a store's or RMW's source, a CAS's expected and desired values."""
-    ops: tuple[Operand, ...] = ()
-    out: list[str] = []
-    if isinstance(ins, Op):
-        ops = ins.args
-        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
-    elif isinstance(ins, Load):
-        ops, out = ins.addr, [ins.dst]
-    elif isinstance(ins, Store):
-        ops = (*ins.addr, ins.src)
-    elif isinstance(ins, RMW):
-        ops, out = (*ins.addr, ins.src), [ins.dst] if ins.dst else []
-    elif isinstance(ins, CAS):
-        ops, out = (*ins.addr, ins.expected, ins.desired), [ins.dst] if ins.dst else []
-    elif isinstance(ins, Lock | Unlock):
-        ops = ins.addr
-    elif isinstance(ins, Branch):
-        out = [ins.creg] if ins.cond is not None else []
-    elif isinstance(ins, Assume | Assert):
-        out = [ins.creg]
-    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
-    return regs, tuple((True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops)  # type: ignore[union-attr]
-
-
-class Semantics:
-    """The step function of ``program`` (see the module docstring); ``unroll`` bounds the
-    times a backward branch is taken (herd's ``-unroll``)."""
-
-    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL) -> None:
-        self.program = program
-        self.unroll = unroll
-        rec = ARCHS.get(program.arch)
-        self.branch_commit = rec.branch_commit if rec else True
-        self.store_data_port = rec.store_data_port if rec else True
-        self.threads = [_Thread(program, t) for t in range(len(program.threads))]
-
     # ------------------------------------------------------------------ states
-    def start(self, tid: int) -> ThreadState:
-        th = self.threads[tid]
+    def start(self) -> ThreadState:
+        th = self
         zeros = (0,) * len(th.names)
         return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
 
-    def registers(self, tid: int, st: ThreadState) -> tuple[tuple[str, Value], ...]:
-        """The registers thread ``tid`` has set (or was given), by name."""
-        th = self.threads[tid]
-        regs, names = st.regs, th.names
-        return tuple([(names[i], regs[i]) for i in th.order if regs[i] is not None])  # type: ignore[misc]
-
-    def max_events(self, tid: int) -> int:
-        """An upper bound of the events of any execution of thread ``tid``: the longest
+    def max_events(self) -> int:
+        """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
         taken at most ``unroll`` times (explorers reserve that much room)."""
-        th = self.threads[tid]
+        th = self
         code = th.code
         end = len(code)
         memo: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -274,7 +282,7 @@ class Semantics:
         return memo[start] if end else 0
 
     def _successors(
-        self, th: _Thread, pc: int, loops: tuple[int, ...]
+        self, th: ThreadCode, pc: int, loops: tuple[int, ...]
     ) -> list[tuple[int, tuple[int, ...]]]:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
@@ -297,9 +305,9 @@ class Semantics:
         return nxt
 
     # ------------------------------------------------------------------ stepping
-    def step(self, tid: int, st: ThreadState) -> Step:
-        """What thread ``tid`` does next from ``st`` (see the module docstring)."""
-        th = self.threads[tid]
+    def step(self, st: ThreadState) -> Step:
+        """What the thread does next from ``st`` (see the module docstring)."""
+        th = self
         if st.pending is not None:
             return self._pending(th, st)
         code = th.code
@@ -307,7 +315,7 @@ class Semantics:
         regs, taint = st.regs, st.taint
         poi = st.poi
         if st.cut:
-            return Done(self.registers(tid, st), True)
+            return _new(Done, (st.regs, True, self.slots, self.order))
         while pc < len(code):
             ins = code[pc]
             cls = type(ins)
@@ -328,7 +336,7 @@ class Semantics:
                     poi += 1
                     if pc < 0:  # over the unrolling bound: the thread stops
                         st = _state(st, len(code), regs, taint, st.n, poi)
-                        return Done(self.registers(tid, st), True)
+                        return _new(Done, (st.regs, True, self.slots, self.order))
                     continue
                 if cls is Nop:
                     pc += 1
@@ -350,13 +358,13 @@ class Semantics:
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
         st = _state(st, pc, regs, taint, st.n, poi)
-        return Done(self.registers(tid, st))
+        return _new(Done, (st.regs, False, self.slots, self.order))
 
-    def _value(self, th: _Thread, regs: tuple, name: str) -> AnyValue:
+    def _value(self, th: ThreadCode, regs: tuple, name: str) -> AnyValue:
         v = regs[th.slots[name]]
         return 0 if v is None else v
 
-    def _operand(self, th: _Thread, regs: tuple, taint: tuple, op: Operand) -> tuple:
+    def _operand(self, th: ThreadCode, regs: tuple, taint: tuple, op: Operand) -> tuple:
         if type(op) is Imm:
             return op.value, 0
         i = th.slots[op.name]  # type: ignore[union-attr]
@@ -364,7 +372,7 @@ class Semantics:
         return (0 if v is None else v), taint[i]
 
     def _op(
-        self, th: _Thread, ins: Op, cargs: tuple, regs: tuple, taint: tuple
+        self, th: ThreadCode, ins: Op, cargs: tuple, regs: tuple, taint: tuple
     ) -> tuple[tuple, tuple]:
         args = []
         t = 0
@@ -383,7 +391,7 @@ class Semantics:
 
     def _branch(
         self,
-        th: _Thread,
+        th: ThreadCode,
         ins: Branch,
         st: ThreadState,
         pc: int,
@@ -407,7 +415,24 @@ class Semantics:
             taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
             if self.branch_commit:
                 t = taint[slot]
-                event = Event("B", th.tid, st.n, poi, instr=th.origins[pc], data=t, ctrl=ctrl)
+                event = _new(
+                    Event,
+                    (
+                        "B",
+                        th.tid,
+                        st.n,
+                        poi,
+                        None,
+                        None,
+                        None,
+                        _NONE,
+                        th.origins[pc],
+                        0,
+                        t,
+                        ctrl,
+                        0,
+                    ),
+                )
                 ctrl |= t
         loops = st.loops
         new_pc = pc + 1
@@ -431,62 +456,35 @@ class Semantics:
             loops=loops,
             cut=new_pc < 0,
         )
-        return Emit(event, after), st, pc
+        return _new(Emit, (event, after, None)), st, pc
 
-    def _address(self, st: ThreadState, cops: tuple[tuple[int, Value], ...]) -> tuple:
-        """(the address ``sum`` of the compiled operands ``cops``, its taint): a
-        :class:`Sym`, a symbolic value, or None when it is no location."""
-        base: AnyValue | None = None
-        off = 0
-        t = 0
-        sym: list[AnyValue] = []
-        regs, taint = st.regs, st.taint
-        for slot, imm in cops:
-            if slot < 0:
-                v = imm
-            else:
-                v = regs[slot]
-                if v is None:
-                    continue
-                t |= taint[slot]
-            tv = type(v)
-            if tv is int:
-                off += v  # type: ignore[operator]
-            elif tv is Sym:
-                if base is not None:
-                    return None, t
-                base = v
-            else:
-                sym.append(v)
-        if sym:
-            expr: AnyValue = sym[0]
-            for x in sym[1:]:
-                expr = Expr("add", (expr, x))
-            if base is not None:
-                expr = Expr("add", (expr, base))
-            return (Expr("add", (expr, off)) if off else expr), t
-        if base is None:
-            return None, t
-        assert isinstance(base, Sym)
-        return (Sym(base.name, base.offset + off) if off else base), t
-
-    def _event(self, th: _Thread, ins: Instr, st: ThreadState) -> Step:
+    def _event(self, th: ThreadCode, ins: Instr, st: ThreadState) -> Step:
         """The event of a memory access, fence, spawn or join at ``st.pc``."""
         pc, n, poi = st.pc, st.n, st.poi
         origin = th.origins[pc]
         cls = type(ins)
         if cls is Fence:
-            ev = Event("F", th.tid, n, poi, fence=ins.kind, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
-            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
+            kind = ins.kind  # type: ignore[union-attr]
+            ev = _new(
+                Event, ("F", th.tid, n, poi, None, None, kind, _NONE, origin, 0, 0, st.ctrl, 0)
+            )
+            return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
         if cls is Spawn or cls is Join:
             kind = "S" if cls is Spawn else "J"
             ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
-        a, at = self._address(st, cops[: len(ins.addr)])  # type: ignore[union-attr]
-        if a is None:
-            return Blocked("an address is not a memory location")
-        loc, sym = (str(a), None) if isinstance(a, Sym) else (None, a)
+        loc = th.const_loc[pc]
+        sym: AnyValue | None = None
+        at = 0
+        if loc is None:
+            a, at = _address(st.regs, st.taint, th.addr_ops[pc])
+            if a is None:
+                return Blocked("an address is not a memory location")
+            if type(a) is Sym:
+                loc = _loc_name(a)
+            else:
+                sym = a
         annots = ins.annots  # type: ignore[union-attr]
         if cls is Store or cls is Unlock:
             v, vt = 0, 0
@@ -497,15 +495,17 @@ class Semantics:
                     if v is None:
                         v = 0
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
-            ev = Event("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
-            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), sym)
-        ev = Event("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl)
-        return Read(ev, st, sym)
+            fields = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
+            after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
+            return _new(Emit, (_new(Event, fields), after, sym))
+        fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
+        return _new(Read, (_new(Event, fields), st, sym))
 
-    def after_read(self, tid: int, read: Read, value: AnyValue) -> ThreadState:
+    def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
-        th = self.threads[tid]
+        th = self
+        tid = self.tid
         st, ev = read.at, read.event
         ins = th.code[st.pc]
         r = st.n
@@ -554,7 +554,7 @@ class Semantics:
         pend = Pending(w, guard, fail, dst, value, 1 << r)
         return st._replace(n=r + 1, pending=pend)
 
-    def _pending(self, th: _Thread, st: ThreadState) -> Step:
+    def _pending(self, th: ThreadCode, st: ThreadState) -> Step:
         """The write of a read-modify-write whose read is done (or its failure)."""
         p = st.pending
         assert p is not None
@@ -568,9 +568,9 @@ class Semantics:
             return Emit(p.event, after._replace(n=st.n + 1))
         if p.fail == "block":
             return Blocked("the lock is held")
-        return self.step(th.tid, after)
+        return self.step(after)
 
-    def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
+    def resolve(self, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         """``st`` with the values of the reads ``reads`` (position -> value) filled in."""
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
@@ -581,14 +581,158 @@ class Semantics:
             )
         return st._replace(regs=regs, pending=p)
 
-    def _error(self, th: _Thread, pc: int, why: str) -> InputError:
+    def _error(self, th: ThreadCode, pc: int, why: str) -> StepError:
         idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
-        return InputError(
-            self.program.where, 0, 0, f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}"
-        )
+        return StepError(f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}")
 
 
-_new = tuple.__new__
+_NO_INFO: tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int] = ((), (), 0)
+
+
+def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int]:
+    """Every register an operation names, its value operands as (is a register,
+    register name or immediate value) in a fixed order (an Op's arguments; the address
+    of an access, then a store's or RMW's source, a CAS's expected and desired values),
+    and how many of them make the address."""
+    cls = type(ins)
+    ops: tuple[Operand, ...] = ()
+    out: list[str] = []
+    naddr = 0
+    if cls is Op:
+        ops = ins.args  # type: ignore[union-attr]
+        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
+    elif cls is Load:
+        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
+    elif cls is Store or cls is RMW:
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
+        if cls is RMW and ins.dst:  # type: ignore[union-attr]
+            out = [ins.dst]  # type: ignore[union-attr]
+    elif cls is CAS:
+        ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
+        naddr = len(ins.addr)  # type: ignore[union-attr]
+        out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
+    elif cls is Lock or cls is Unlock:
+        ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
+    elif cls is Branch:
+        out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
+    elif cls is Assume or cls is Assert:
+        out = [ins.creg]  # type: ignore[union-attr]
+    regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]
+    operands = tuple([(True, o.name) if type(o) is Reg else (False, o.value) for o in ops])  # type: ignore[union-attr]
+    return regs, operands, naddr
+
+
+#: Compiled threads kept (litmus campaigns repeat threads: a hit costs a hash of the
+#: thread's operations, much less than compiling it).
+THREAD_CACHE = 512
+
+
+@lru_cache(maxsize=THREAD_CACHE)
+def thread_code(
+    tid: int,
+    thread: Thread,
+    registers: tuple[tuple[str, Value], ...],
+    branch_commit: bool,
+    store_data_port: bool,
+    unroll: int,
+) -> ThreadCode:
+    """The compiled thread (the same object for identical threads of any program)."""
+    return ThreadCode(tid, thread, registers, branch_commit, store_data_port, unroll)
+
+
+class Semantics:
+    """The step function of ``program``, per thread (see the module docstring);
+    ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``).  Errors
+    of the program become :class:`litmus.errors.InputError` about its file."""
+
+    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL) -> None:
+        self.program = program
+        self.unroll = unroll
+        rec = ARCHS.get(program.arch)
+        commit = rec.branch_commit if rec else True
+        port = rec.store_data_port if rec else True
+        regs = program.registers
+        with self.reporting():
+            self.threads = [
+                thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll)
+                for t, th in enumerate(program.threads)
+            ]
+
+    @contextmanager
+    def reporting(self) -> Iterator[None]:
+        """Turn a :class:`StepError` into bad input of the program's file."""
+        try:
+            yield
+        except StepError as e:
+            raise InputError(self.program.where, 0, 0, str(e)) from None
+
+    def start(self, tid: int) -> ThreadState:
+        return self.threads[tid].start()
+
+    def max_events(self, tid: int) -> int:
+        return self.threads[tid].max_events()
+
+    def step(self, tid: int, st: ThreadState) -> Step:
+        with self.reporting():
+            return self.threads[tid].step(st)
+
+    def after_read(self, tid: int, read: Read, value: AnyValue) -> ThreadState:
+        with self.reporting():
+            return self.threads[tid].after_read(read, value)
+
+    def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
+        with self.reporting():
+            return self.threads[tid].resolve(st, reads)
+
+
+def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
+    """(the address ``sum`` of the compiled operands ``cops``, its taint): a
+    :class:`Sym`, a symbolic value, or None when it is no location."""
+    base: AnyValue | None = None
+    off = 0
+    t = 0
+    sym: list[AnyValue] = []
+    for slot, imm in cops:
+        if slot < 0:
+            v = imm
+        else:
+            v = regs[slot]
+            if v is None:
+                continue
+            t |= taint[slot]
+        tv = type(v)
+        if tv is int:
+            off += v  # type: ignore[operator]
+        elif tv is Sym:
+            if base is not None:
+                return None, t
+            base = v
+        else:
+            sym.append(v)
+    if sym:
+        expr: AnyValue = sym[0]
+        for x in sym[1:]:
+            expr = Expr("add", (expr, x))
+        if base is not None:
+            expr = Expr("add", (expr, base))
+        return (Expr("add", (expr, off)) if off else expr), t
+    if base is None:
+        return None, t
+    assert isinstance(base, Sym)
+    return (Sym(base.name, base.offset + off) if off else base), t
+
+
+_LOC_NAMES: dict[Sym, str] = {}
+
+
+def _loc_name(a: Sym) -> str:
+    """The location an address denotes (``x``, ``x+4``), memoised."""
+    got = _LOC_NAMES.get(a)
+    if got is None:
+        if len(_LOC_NAMES) > 4096:
+            _LOC_NAMES.clear()
+        got = _LOC_NAMES[a] = str(a)
+    return got
 
 
 def _events_of(ins: Instr, branch_commit: bool) -> int:
@@ -609,7 +753,14 @@ def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int
 
 
 def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
-    return regs[:slot] + (v,) + regs[slot + 1 :], taint[:slot] + (t,) + taint[slot + 1 :]
+    """The registers and taints with register ``slot`` set to ``v`` tainted by ``t``."""
+    r = list(regs)
+    r[slot] = v
+    if taint[slot] == t:
+        return tuple(r), taint
+    k = list(taint)
+    k[slot] = t
+    return tuple(r), tuple(k)
 
 
 __all__ = [
@@ -624,5 +775,8 @@ __all__ = [
     "Semantics",
     "Stall",
     "Step",
+    "StepError",
+    "ThreadCode",
     "ThreadState",
+    "thread_code",
 ]

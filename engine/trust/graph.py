@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from herdsman.engine.semantics.paths import PathNode, PathTree
+from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.step import Blocked, Done, Emit, Failed, Read, Stall
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
@@ -31,9 +31,9 @@ class TrustGraph(ExecutionGraph):
 
     __slots__ = ("path", "addedmax", "revisitable")
 
-    def __init__(self, lay: Layout, trees: Sequence[PathTree]) -> None:
+    def __init__(self, lay: Layout, roots: Sequence[PathNode]) -> None:
         super().__init__(lay)
-        self.path: list[list[PathNode]] = [[tree.root] for tree in trees]
+        self.path: list[list[PathNode]] = [[root] for root in roots]
         self.addedmax = [True] * lay.size
         self.revisitable = [True] * lay.size
 

@@ -94,14 +94,14 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         bound = PreemptionBound(opts.preemption_bound, opts.preemption_slack)
     while True:
         lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
-        trees = [PathTree(sem, t, lay.shapes) for t in range(len(program.threads))]
+        roots = [PathTree(code, lay.shapes, memory).root() for code in sem.threads]
         try:
             checker = consistency_checker(model, program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = TrustTally(program, checker, opts, bound)
         ex = Explorer(
-            TrustGraph(lay, trees),
+            TrustGraph(lay, roots),
             checker,
             tally.complete,
             bound=bound,
@@ -109,7 +109,8 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
             track_duplicates=opts.track_duplicates,
         )
         try:
-            stats = ex.run()
+            with sem.reporting():
+                stats = ex.run()
             break
         except NewLocation as e:  # an address computed at run time: initially 0
             memory[e.loc] = 0

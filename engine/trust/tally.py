@@ -52,7 +52,7 @@ class TrustTally(OutcomeBuilder):
         for loc in self.needed:
             if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
                 done = g.final(loc.tid)
-                out[loc] = dict(done.regs).get(loc.reg, 0) if done is not None else 0
+                out[loc] = done.reg(loc.reg) if done is not None else 0
             elif isinstance(loc, MemLoc) and loc.name in loc_index:
                 out[loc] = g.final_value(loc_index[loc.name])
             else:  # nothing writes it
