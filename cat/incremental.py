@@ -37,7 +37,7 @@ explorers then use :class:`cat.consistency.CatChecker`.  Both give the same answ
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from herdsman.cat.checks import operand
 from herdsman.cat.compiler import CheckStep, Compiled, End, Program, WithStep
@@ -391,8 +391,9 @@ def _apply(op: str, a: list[int], U: Universe) -> int:
 # ----------------------------------------------------------------------------- checker
 
 
-@dataclass
-class _Frame:
+class _Frame(NamedTuple):
+    """The checker's state for one graph (a named tuple: one is made per event added)."""
+
     rf: int
     co: int
     fr: int
@@ -400,6 +401,10 @@ class _Frame:
     statics: dict[int, int]  # static node -> value (restricted to the present events)
     acyc: list[int]  # per step: the value of its relation (incremental acyclic steps)
     key: tuple = ()  # which skeleton the statics come from (see _key)
+
+
+_BASES = {"rf": 1, "co": 2, "fr": 3}
+_new = tuple.__new__
 
 
 class IncrementalChecker:
@@ -422,9 +427,24 @@ class IncrementalChecker:
         # per event: the pairs from or to it (a relation)
         self._at = [(self.U.ROW << (e * size)) | (self.U.COL0 << e) for e in range(size)]
         # steps whose value grows only by the new event's pairs (see ``added``)
-        self._simple = [
+        simple = [
             sf.terms is not None and form.stable and all(not t.pre and not t.post for t in sf.terms)
             for sf in form.steps
+        ]
+        # per step whose value grows only by the new event's pairs: its terms as (base: 0
+        # static, 1 rf, 2 co, 3 fr; ids of the statics it meets; ids it takes away)
+        self._plans: list[list[tuple[int, tuple[int, ...], tuple[int, ...]]] | None] = [
+            [
+                (
+                    _BASES.get(t.base, 0),
+                    tuple(id(k) for k in t.inters),
+                    tuple(id(k) for k in t.diffs),
+                )
+                for t in sf.terms or ()
+            ]
+            if simple[i]
+            else None
+            for i, sf in enumerate(form.steps)
         ]
 
     # ------------------------------------------------------------------ statics
@@ -503,7 +523,7 @@ class IncrementalChecker:
         fr = fr_of(U, rf, co)
         key = self._key(g)
         statics = self._restricted(g, present, key)
-        fr_ = _Frame(rf, co, fr, present, statics, [], key)
+        fr_ = _new(_Frame, (rf, co, fr, present, statics, [], key))
         ok = True
         for sf in self.form.steps:
             if sf.terms is not None:
@@ -558,11 +578,13 @@ class IncrementalChecker:
                 dfr = U.spread(col) << e
         present = top.present | (1 << e)
         statics = self._restricted(g, present, key)
-        fr_ = _Frame(top.rf | drf, top.co | dco, top.fr | dfr, present, statics, [], key)
+        fr_ = _new(_Frame, (top.rf | drf, top.co | dco, top.fr | dfr, present, statics, [], key))
         stack.append(fr_)
         ok = True
         acyc = fr_.acyc
         old_st = top.statics
+        deltas = (0, drf, dco, dfr)
+        plans = self._plans
         for i, sf in enumerate(self.form.steps):
             terms = sf.terms
             if terms is None:
@@ -570,20 +592,21 @@ class IncrementalChecker:
                 if ok and not self._holds(sf, fr_):
                     ok = False
                 continue
-            if self._simple[i]:  # only pairs at e are new: add them to the old value
+            plan = plans[i]
+            if plan is not None:  # only pairs at e are new: add them to the old value
                 new = 0
-                for t in terms:
-                    if t.base is None:
-                        k = id(t.inters[0])
+                for base, inters, diffs in plan:
+                    if not base:
+                        k = inters[0]
                         new |= statics[k] & ~old_st[k]
                         continue
-                    x = drf if t.base == "rf" else dco if t.base == "co" else dfr
+                    x = deltas[base]
                     if not x:
                         continue
-                    for k in t.inters:
-                        x &= statics[id(k)]
-                    for k in t.diffs:
-                        x &= ~statics[id(k)]
+                    for k in inters:
+                        x &= statics[k]
+                    for k in diffs:
+                        x &= ~statics[k]
                     new |= x
                 v = top.acyc[i] | new
                 new &= ~top.acyc[i]

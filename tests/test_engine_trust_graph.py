@@ -35,7 +35,7 @@ def graph(test) -> TrustGraph:
 
 def test_paths_step_once_per_prefix_and_branch_on_values():
     g = graph(parse_text(DEP))
-    root = g.path[0][0]
+    root = g.roots[0]
     assert isinstance(root.step, Read) and root.step.event.loc == "x"
     assert root.child(1) is root.child(1)  # each prefix is one node
     after = root.child(1)
@@ -43,17 +43,17 @@ def test_paths_step_once_per_prefix_and_branch_on_values():
     assert after.step.event.addr == 0b1  # lwzx's address depends on the first load
     leaf = after.child(0)
     assert isinstance(leaf.step, Done) and dict(leaf.step.regs)["r5"] == 0
-    p1 = g.path[1][0]
+    p1 = g.roots[1]
     assert isinstance(p1.step, Emit) and p1.step.event.loc == "x"
     assert isinstance(p1.after().step, Read)
 
 
 def test_shapes_ignore_values_and_give_skeletons():
     g = graph(parse_text(DEP))
-    root = g.path[0][0]
+    root = g.roots[0]
     a, b = root.child(0).next_shape(), root.child(1).next_shape()
     assert a == b  # same events and dependencies, whatever the value read
-    p1 = g.path[1][0]
+    p1 = g.roots[1]
     sk = g.lay.shapes.skeleton((a, p1.after().next_shape()))
     kinds = [(e.kind, e.tid, e.loc) for e in sk.events]
     assert kinds == [
@@ -71,7 +71,7 @@ def test_shapes_ignore_values_and_give_skeletons():
 
 def test_add_and_pop_restore_the_graph():
     g = graph(parse_file(EXAMPLES / "x86" / "SB.litmus"))
-    before = (g.n[:], [c[:] for c in g.co], g.clock, [p[:] for p in g.path])
+    before = (g.n[:], [c[:] for c in g.co], g.clock, [g.at(t) for t in range(g.T)])
     assert g.next_thread() == 0
     e = g.add_write_at(0, g.next_node(0), 0)
     assert g.co[g.loc(e)] == [e] and g.addedmax[e] and g.stamp[e] == 1
@@ -79,7 +79,7 @@ def test_add_and_pop_restore_the_graph():
     assert g.next_node(0) is None and g.final(0) is not None
     g.pop(0)
     g.pop(0)
-    assert (g.n, g.co, g.clock, g.path) == before
+    assert (g.n, g.co, g.clock, [g.at(t) for t in range(g.T)]) == before
 
 
 def test_porf_prefix_and_revisit():
@@ -99,7 +99,7 @@ def test_porf_prefix_and_revisit():
     assert not g2.revisitable[a] and g2.revisitable[r]
     assert g2.addedmax[r]  # a is co-latest
     assert g.rf[r] == y and g.val[r] == 0  # the original is untouched
-    assert g2.path[0][-1] is g.path[0][-2].child(1)  # P0 goes on from the new value
+    assert g2.at(0) is g.node[r - 1].child(1)  # P0 goes on from the new value
     node = g2.next_node(1)
     assert g2.next_thread() == 1 and node is not None and isinstance(node.step, Read)
 

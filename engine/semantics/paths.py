@@ -87,7 +87,8 @@ class PathNode:
 
     def completion(self) -> int:
         """The shape of one complete path through this prefix: the thread run on, each
-        read taking its location's initial value, until it finishes or stops."""
+        read taking the first value read there so far (else its location's initial
+        value), until it finishes or stops."""
         got = self._completion
         if got >= 0:
             return got
@@ -98,8 +99,12 @@ class PathNode:
             s = node.step
             if type(s) is Emit:
                 node = node.after()
-            elif type(s) is Read:
-                node = node.child(self.tree.initial.get(s.event.loc, 0))  # type: ignore[arg-type]
+            elif type(s) is Read:  # a value some graph read already, else the initial one
+                kids = node._children
+                if kids:
+                    node = next(iter(kids.values()))
+                else:
+                    node = node.child(self.tree.initial.get(s.event.loc, 0))  # type: ignore[arg-type]
             else:
                 node._completion = node.shape
         for n in walked:

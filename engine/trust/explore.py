@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.semantics.step import Done
 from herdsman.engine.trust.graph import TrustGraph
 
 __all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded"]
@@ -85,7 +86,7 @@ class Explorer:
         self,
         start: TrustGraph,
         checker: ConsistencyChecker,
-        on_complete: Callable[[TrustGraph], bool],
+        on_complete: Callable[[TrustGraph, list[Done]], bool],
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,
@@ -123,13 +124,11 @@ class Explorer:
 
     def _visit(self, g: TrustGraph) -> None:
         self._tick()
-        t = g.next_thread()
-        if t < 0:
+        t, node = g.next_thread_node()
+        if node is None:
             self._leaf(g)
             return
-        node = g.next_node(t)
-        assert node is not None
-        ev = node.step.event  # type: ignore[union-attr]
+        ev = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
         checker = self.checker
         stats = self.stats
         e = g.base[t] + g.n[t]
@@ -255,7 +254,8 @@ class Explorer:
 
     # ------------------------------------------------------------------ leaves
     def _leaf(self, g: TrustGraph) -> None:
-        if any(g.blocked(t) for t in range(g.T)):
+        finals = g.finals()
+        if finals is None:
             self._blocked("thread")
             return
         if self._seen is not None:
@@ -263,7 +263,7 @@ class Explorer:
             if sig in self._seen:
                 self.stats.duplicates += 1
             self._seen.add(sig)
-        if self.on_complete(g):
+        if self.on_complete(g, finals):
             self.stats.complete += 1
         else:
             self.stats.rejected += 1

@@ -1,10 +1,11 @@
 """The graph TruSt grows and restricts: an execution graph with each thread's place in
 its program and TruSt's own bookkeeping.
 
-A :class:`TrustGraph` is a :class:`graphs.execution.ExecutionGraph` plus, per thread, the
-path of its prefix in the program's tree of thread prefixes (:mod:`engine.semantics.paths`:
-``path[t][k]`` is the prefix of ``k`` events, whose ``step`` says what thread ``t`` does
-next) and, per event, whether it was added *maximally* (a read from the co-latest write,
+A :class:`TrustGraph` is a :class:`graphs.execution.ExecutionGraph` plus each thread's
+place in the program's tree of thread prefixes (:mod:`engine.semantics.paths`): per event,
+``node[e]`` is the prefix ending with it (``roots[t]``: the empty prefix of thread ``t``),
+whose ``step`` says what the thread does next; and, per event, whether it was added
+*maximally* (a read from the co-latest write,
 a write placed co-last: TruSt's maximality condition) and whether it may still be deleted
 by a revisit (the porf-prefix of a write that revisited a read may not: it becomes
 *stable*).
@@ -29,74 +30,129 @@ from herdsman.litmus.ir import Value
 class TrustGraph(ExecutionGraph):
     """A TruSt execution graph (see the module docstring)."""
 
-    __slots__ = ("path", "addedmax", "revisitable")
+    __slots__ = ("roots", "node", "cur", "addedmax", "revisitable")
 
     def __init__(self, lay: Layout, roots: Sequence[PathNode]) -> None:
         super().__init__(lay)
-        self.path: list[list[PathNode]] = [[root] for root in roots]
+        self.roots = tuple(roots)
+        self.node: list[PathNode | None] = [None] * lay.size
+        self.cur = list(roots)  # per thread: its present prefix
         self.addedmax = [True] * lay.size
         self.revisitable = [True] * lay.size
 
     def _copy_into(self, g: ExecutionGraph) -> None:
         super()._copy_into(g)
         assert isinstance(g, TrustGraph)
-        g.path = [p[:] for p in self.path]
+        g.roots = self.roots
+        g.node = self.node[:]
+        g.cur = self.cur[:]
         g.addedmax = self.addedmax[:]
         g.revisitable = self.revisitable[:]
+
+    def at(self, t: int) -> PathNode:
+        """Thread ``t``'s present prefix."""
+        return self.cur[t]
 
     # ------------------------------------------------------------------ threads
     def next_node(self, t: int) -> PathNode | None:
         """The prefix of thread ``t`` whose next step is an event, or None when the
         thread is finished or blocked."""
-        node = self.path[t][-1]
+        node = self.at(t)
         s = node.step
         return node if type(s) is Read or type(s) is Emit else None
 
     def blocked(self, t: int) -> bool:
         """Whether thread ``t`` can never go on (it stopped before its end)."""
-        s = self.path[t][-1].step
+        s = self.at(t).step
         if type(s) is Stall:
             raise AssertionError("concrete values never stall")
         return type(s) is Blocked or type(s) is Failed
 
     def next_thread(self) -> int:
         """The leftmost thread with a next event (TruSt's deterministic choice), or -1."""
-        for t in range(self.T):
-            s = self.path[t][-1].step
+        return self.next_thread_node()[0]
+
+    def next_thread_node(self) -> tuple[int, PathNode | None]:
+        """The leftmost thread with a next event and its prefix, or (-1, None)."""
+        for t, node in enumerate(self.cur):
+            s = node._step
+            if s is None:
+                s = node.step
             if type(s) is Read or type(s) is Emit:
-                return t
-        return -1
+                return t, node
+        return -1, None
 
     def final(self, t: int) -> Done | None:
         """How thread ``t`` finished (None: it is blocked)."""
-        s = self.path[t][-1].step
+        s = self.at(t).step
         return s if type(s) is Done else None  # type: ignore[return-value]
+
+    def finals(self) -> list[Done] | None:
+        """How every thread finished, in a graph where none has a next event (None when
+        one is blocked)."""
+        out = []
+        for node in self.cur:
+            s = node._step
+            if type(s) is not Done:
+                if type(s) is Stall:
+                    raise AssertionError("concrete values never stall")
+                return None
+            out.append(s)
+        return out  # type: ignore[return-value]
 
     def completion_key(self) -> tuple[int, ...]:
         """Per thread, the shape of one complete path through its present prefix."""
-        return tuple(p[-1].completion() for p in self.path)
+        return tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
 
     # ------------------------------------------------------------------ adding
+    # The additions below are ExecutionGraph's add_read/add_write/add_other and _append
+    # written out in full: they are TruSt's hot path.
     def add_read_from(self, t: int, node: PathNode, w: int, maximal: bool) -> int:
         """Add the read ``node`` issues next to thread ``t``, reading from ``w``."""
-        ev: Event = node.step.event  # type: ignore[union-attr]
-        e = self.add_read(t, ev, node.next_shape(), w)
+        ev: Event = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        k = self.n[t]
+        e = self.base[t] + k
+        if k >= self.lay.room[t]:
+            raise IndexError(f"thread {t} has room for {k} events only")
+        self.n[t] = k + 1
+        self.ev[e] = ev
+        sh = node._next_shape
+        self.shape[e] = sh if sh >= 0 else node.next_shape()
+        self.stamp[e] = self.clock
+        self.clock += 1
+        self.rf[e] = w
+        v = self.val[w]
+        self.val[e] = v
+        self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
+        self._rel = None
         self.addedmax[e] = maximal
         self.revisitable[e] = True
-        v = self.val[w]
-        assert v is not None
-        self.path[t].append(node.child(v))
+        kids = node._children
+        child = kids.get(v) if kids is not None else None
+        self.node[e] = self.cur[t] = child if child is not None else node.child(v)  # type: ignore[arg-type]
         return e
 
     def add_write_at(self, t: int, node: PathNode, pos: int) -> int:
         """Add the write ``node`` issues next to thread ``t`` at co position ``pos``."""
-        ev: Event = node.step.event  # type: ignore[union-attr]
-        li = self.lay.loc_index[ev.loc]  # type: ignore[index]
-        maximal = pos == len(self.co[li])
-        e = self.add_write(t, ev, node.next_shape(), pos)
-        self.addedmax[e] = maximal
+        ev: Event = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        co = self.co[self.lay.loc_index[ev.loc]]  # type: ignore[index]
+        k = self.n[t]
+        e = self.base[t] + k
+        if k >= self.lay.room[t]:
+            raise IndexError(f"thread {t} has room for {k} events only")
+        self.n[t] = k + 1
+        self.ev[e] = ev
+        sh = node._next_shape
+        self.shape[e] = sh if sh >= 0 else node.next_shape()
+        self.stamp[e] = self.clock
+        self.clock += 1
+        self.val[e] = ev.value
+        self.addedmax[e] = pos == len(co)
+        co.insert(pos, e)
+        self._rel = None
         self.revisitable[e] = True
-        self.path[t].append(node.after())
+        nxt = node._next
+        self.node[e] = self.cur[t] = nxt if nxt is not None else node.after()
         return e
 
     def add_next(self, t: int, node: PathNode) -> int:
@@ -104,12 +160,26 @@ class TrustGraph(ExecutionGraph):
         e = self.add_other(t, node.step.event, node.next_shape())  # type: ignore[union-attr]
         self.addedmax[e] = True
         self.revisitable[e] = True
-        self.path[t].append(node.after())
+        self.node[e] = self.cur[t] = node.after()
         return e
 
     def pop(self, t: int) -> None:
-        super().pop(t)
-        self.path[t].pop()
+        """Undo the last addition, which was to thread ``t`` (the hot path of TruSt: the
+        whole of :meth:`ExecutionGraph.pop` here, with the thread's path)."""
+        e = self.base[t] + self.n[t] - 1
+        ev = self.ev[e]
+        kind = ev.kind  # type: ignore[union-attr]
+        if kind == "R":
+            self.rf[e] = -1
+            self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[union-attr,index]
+        elif kind == "W":
+            self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[union-attr,index]
+        self.ev[e] = None
+        self.val[e] = None
+        self.n[t] -= 1
+        self.clock -= 1
+        self._rel = None
+        self.cur[t] = self.node[e - 1] if self.idx[e] else self.roots[t]  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:
@@ -132,7 +202,8 @@ class TrustGraph(ExecutionGraph):
         assert isinstance(g, TrustGraph)
         g.restrict(kept)
         for t in range(g.T):
-            del g.path[t][kept[t] + 1 :]
+            m = kept[t]
+            g.cur[t] = g.node[g.base[t] + m - 1] if m else g.roots[t]  # type: ignore[assignment]
         g.set_rf(r, w)
         v: Value | None = g.val[w]
         assert v is not None
@@ -140,8 +211,8 @@ class TrustGraph(ExecutionGraph):
         # that is left was added before r or is in w's prefix): maximal iff co-latest
         g.addedmax[r] = g.co[g.loc(w)][-1] == w
         t = g.tid[r]
-        path = g.path[t]
-        path[-1] = path[-2].child(v)  # r is the last event kept in its thread
+        before = g.node[r - 1] if g.idx[r] else g.roots[t]  # r is the last event kept in t
+        g.node[r] = g.cur[t] = before.child(v)  # type: ignore[union-attr,assignment]
         for t2 in range(g.T):
             b = g.base[t2]
             for j in range(b, b + wview[t2]):

@@ -17,6 +17,7 @@ from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import ExecutionRecord, OutcomeBuilder, record
+from herdsman.engine.semantics.step import Done
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import PreemptionBound
 from herdsman.graphs.execution import ExecutionGraph
@@ -42,26 +43,43 @@ class TrustTally(OutcomeBuilder):
         self.filter = program.filter if opts.checkfilter else None
         self.needed = needed_locations(list(self.observed), self.filter)
         self.filtered = 0
+        self._getters: tuple[object, list[tuple[Loc, int, object]]] | None = None
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
 
-    def final_state(self, g: TrustGraph) -> dict[Loc, Value]:
-        """Values of the observed (and filter) locations in a finished graph."""
+    def final_state(self, g: TrustGraph, finals: list[Done]) -> dict[Loc, Value]:
+        """Values of the observed (and filter) locations in a finished graph whose threads
+        ended as ``finals``."""
         out: dict[Loc, Value] = {}
+        getters = self._getters
+        if getters is None or getters[0] is not g.lay:
+            getters = self._getters = (g.lay, self._plan(g))
+        for loc, kind, a in getters[1]:
+            if kind == 0:  # a register of thread a
+                out[loc] = finals[a].reg(loc.reg)  # type: ignore[index,union-attr]
+            elif kind == 1:  # memory location a
+                out[loc] = g.final_value(a)
+            else:  # nothing writes it: its initial value
+                out[loc] = a
+        return out
+
+    def _plan(self, g: TrustGraph) -> list[tuple[Loc, int, object]]:
+        """How to read each needed location in the graphs of ``g``'s layout."""
+        plan: list[tuple[Loc, int, object]] = []
         loc_index = g.lay.loc_index
         for loc in self.needed:
             if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
-                done = g.final(loc.tid)
-                out[loc] = done.reg(loc.reg) if done is not None else 0
+                plan.append((loc, 0, loc.tid))
             elif isinstance(loc, MemLoc) and loc.name in loc_index:
-                out[loc] = g.final_value(loc_index[loc.name])
-            else:  # nothing writes it
-                out[loc] = self.program.initial_value(loc)
-        return out
+                plan.append((loc, 1, loc_index[loc.name]))
+            else:
+                plan.append((loc, 2, self.program.initial_value(loc)))
+        return plan
 
-    def complete(self, g: TrustGraph) -> bool:
-        """Record a complete graph; whether the model allows it."""
-        state = self.final_state(g)
+    def complete(self, g: TrustGraph, finals: list[Done]) -> bool:
+        """Record a complete graph (its threads ended as ``finals``); whether the model
+        allows it."""
+        state = self.final_state(g, finals)
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
         want = keep and self.wants_witness(sat)
@@ -84,7 +102,7 @@ class TrustTally(OutcomeBuilder):
         if not keep:
             self.filtered += 1
             return True
-        cut = any(d is not None and d.cut for d in map(g.final, range(g.T)))
+        cut = any(d.cut for d in finals)
         self.count(obs, sat, cut, allowed)
         if want:
             for v in allowed:
