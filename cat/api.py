@@ -33,7 +33,8 @@ from herdsman.cat.contract import (
 from herdsman.cat.env import force
 from herdsman.cat.errors import CatError
 from herdsman.cat.evaluator import Evaluator
-from herdsman.cat.incremental import Form, IncrementalChecker, incremental_form
+from herdsman.cat.form import Form, incremental_form
+from herdsman.cat.incremental import IncrementalChecker
 from herdsman.cat.monotone import Analysis
 from herdsman.cat.parser import parse_text
 from herdsman.cat.recursion import DeepRecursion

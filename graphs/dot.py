@@ -34,6 +34,7 @@ import pydot
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
+from herdsman.litmus.arch import fence_picture
 
 __all__ = ["to_dot", "render", "RenderError", "edge_color", "event_letter", "event_action"]
 
@@ -108,18 +109,6 @@ _COLORS.update(
 )
 _COLORS.update({"iico": "black", "iico_data": "black", "iico_control": "grey"})
 
-#: How herd prints fence events (``PPCBase``/``X86Base`` ``pp_barrier``; herd spells the
-#: eieio barrier ``Eioio``).
-FENCE_NAMES: dict[str, str] = {
-    "SYNC": "Sync",
-    "LWSYNC": "Lwsync",
-    "ISYNC": "Isync",
-    "EIEIO": "Eioio",
-    "MFENCE": "MFENCE",
-    "SFENCE": "SFENCE",
-    "LFENCE": "LFENCE",
-}
-
 #: Annotations that herd prints as ``*`` after the location (atomic accesses).
 _ATOMIC = frozenset({"X", "EX"})
 
@@ -145,7 +134,7 @@ def event_action(e: Event) -> str:
         star = "*" if e.annots & _ATOMIC else ""
         return f"{e.kind}[{e.loc}]{star}={e.value}"
     if e.kind == "F":
-        return FENCE_NAMES.get(e.fence or "", e.fence or "F")
+        return fence_picture(e.fence) if e.fence else "F"
     if e.kind == "B":
         return "Branching(bcc)"
     return e.kind

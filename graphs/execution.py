@@ -117,9 +117,24 @@ class ExecutionGraph:
     with values (pictures) until it changes."""
 
     __slots__ = (
-        "lay", "T", "L", "base", "tid", "idx", "n", "ev", "shape", "stamp", "rf", "val",
-        "co", "rl", "clock", "cstate", "_rel",
-    )  # fmt: skip
+        "lay",
+        "T",
+        "L",
+        "base",
+        "tid",
+        "idx",
+        "n",
+        "ev",
+        "shape",
+        "stamp",
+        "rf",
+        "val",
+        "co",
+        "rl",
+        "clock",
+        "cstate",
+        "_rel",
+    )
 
     def __init__(self, lay: Layout) -> None:
         self.lay = lay
@@ -148,7 +163,13 @@ class ExecutionGraph:
 
     def _copy_into(self, g: ExecutionGraph) -> None:
         g.lay, g.T, g.L, g.base, g.tid, g.idx = (
-            self.lay, self.T, self.L, self.base, self.tid, self.idx)  # fmt: skip
+            self.lay,
+            self.T,
+            self.L,
+            self.base,
+            self.tid,
+            self.idx,
+        )
         g.n = self.n[:]
         g.ev = self.ev[:]
         g.shape = self.shape[:]

@@ -4,15 +4,14 @@ Every error is one line on stderr and exit status 2, never a traceback: bad inpu
 ``FILE:LINE:COL: error: ...`` line (from :class:`litmus.errors.InputError`), a bad command
 line is ``herdsman CMD: error: ...``, and a bug is one "internal error" line
 (:func:`guarded`, the last resort).  Each command imports what it needs when it runs, so
-that ``herdsman --help`` starts at once.  ``herdsman cat check`` runs cat's own command
-(``python -m herdsman.cat.cli``): herd_compat reaches into cat only through ``cat.api``.
+that ``herdsman --help`` starts at once.  ``herdsman cat check`` is cat's own command
+(``cat.cli``, with ``cat.api`` the public doors of cat).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -72,29 +71,17 @@ def _cmd_parse(argv: list[str]) -> int:
     return int(lcli.main(p.parse_args(argv)) or 0)
 
 
-def _cat_check_parser() -> _Parser:
-    """The arguments of ``herdsman cat check`` (cat's command reads them again)."""
-    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
-    p.add_argument("models", nargs="+", metavar="MODEL", help="built-in model name or .cat file")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    p.add_argument("--variant", action="append", default=[], metavar="V")
-    p.add_argument("--arch", metavar="ARCH", help="type-check for this architecture")
-    return p
-
-
 def _cmd_cat(argv: list[str]) -> int:
+    from herdsman.cat import cli as ccli
+
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write("usage: herdsman cat check MODEL... [-I DIR] [--variant V]\n")
         return 0 if argv else 2
     if argv[0] != "check":
         raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
-    _cat_check_parser().parse_args(argv[1:])  # a bad command line is one line, here
-    done = subprocess.run(
-        [sys.executable, "-m", "herdsman.cat.cli", *argv], capture_output=True, text=True
-    )
-    sys.stdout.write(done.stdout)
-    sys.stderr.write(done.stderr)
-    return done.returncode
+    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
+    ccli.add_arguments(p)
+    return int(ccli.main(p.parse_args(argv[1:])) or 0)
 
 
 # ----------------------------------------------------------------------------- run

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Arch", "ARCHS", "arch", "parsed_archs", "is_arch"]
+__all__ = ["Arch", "ARCHS", "arch", "fence_picture", "parsed_archs", "is_arch"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class Arch:
     operand as data.  ``default_model``: the built-in model herd7 runs tests of this
     architecture with.  ``register``: the canonical name of a register (None: not one);
     ``register_key``: herd's order of registers in state lines (OCaml's ``compare`` on its
-    register type)."""
+    register type); ``fence_pictures``: how herd names each fence in pictures
+    (``pp_barrier``)."""
 
     name: str
     parsed: bool = False
@@ -41,6 +42,7 @@ class Arch:
     register: Callable[[str], str | None] = lambda name: None
     register_hint: str = ""
     register_key: Callable[[str], tuple] = lambda reg: (0, 0, reg)
+    fence_pictures: tuple[tuple[str, str], ...] = ()  # how herd draws each fence event
 
 
 # ----------------------------------------------------------------------------- PPC
@@ -171,6 +173,13 @@ ARCHS: dict[str, Arch] = {
             register=_ppc_register,
             register_hint="r0..r31",
             register_key=_ppc_register_key,
+            # herd spells the eieio barrier "Eioio"
+            fence_pictures=(
+                ("SYNC", "Sync"),
+                ("LWSYNC", "Lwsync"),
+                ("ISYNC", "Isync"),
+                ("EIEIO", "Eioio"),
+            ),
         ),
         Arch(
             "X86",
@@ -183,6 +192,7 @@ ARCHS: dict[str, Arch] = {
             register=_x86_register,
             register_hint="EAX, EBX, ECX, EDX, ESI, EDI, EBP or ESP",
             register_key=_x86_register_key,
+            fence_pictures=tuple((f, f) for f in _X86_FENCES),
         ),
         Arch(
             "X86_64",
@@ -192,6 +202,7 @@ ARCHS: dict[str, Arch] = {
             store_data_port=False,
             default_model="tso",
             register_key=_x86_64_register_key,
+            fence_pictures=tuple((f, f) for f in _X86_FENCES),
         ),
         # herd's other architectures: their names are known (models declare them, tests
         # name them); herdsman has no front-end for them.
@@ -229,3 +240,12 @@ def is_arch(name: str) -> bool:
 def parsed_archs() -> tuple[str, ...]:
     """The architectures herdsman reads litmus tests of."""
     return tuple(a.name for a in ARCHS.values() if a.parsed)
+
+
+def fence_picture(kind: str) -> str:
+    """How herd names a fence event of kind ``kind`` in pictures (``Sync``, ``MFENCE``)."""
+    for a in ARCHS.values():
+        for k, text in a.fence_pictures:
+            if k == kind:
+                return text
+    return kind

@@ -13,8 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: The layers, in the order data flows: a package imports only from itself and earlier ones.
 LAYERS = ("litmus", "graphs", "cat", "engine", "herd_compat")
-#: The modules of cat that engine and herd_compat may import (the checker interface).
-CAT_DOORS = {"herdsman.cat.api"}
+#: The modules of cat that engine and herd_compat may import: the checker interface, and
+#: cat's own command (``herdsman cat check``).
+CAT_DOORS = {"herdsman.cat.api", "herdsman.cat.cli"}
 #: Where a catch-all handler is allowed: the command line's last resort, which turns a bug
 #: into one "internal error" line, and the worker processes, which report to their parent.
 CATCH_ALL_ALLOWED = {

@@ -6,7 +6,8 @@ from __future__ import annotations
 from conftest import ROOT
 
 from herdsman.engine.semantics.paths import PathTree
-from herdsman.engine.semantics.step import Done, Emit, Read, Semantics
+from herdsman.engine.semantics.state import Done, Emit, Read
+from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.lower import lower

@@ -9,16 +9,8 @@ from hypothesis import strategies as st
 
 from herdsman.engine.semantics.arith import Expr, ReadValue
 from herdsman.engine.semantics.enumerate import thread_executions
-from herdsman.engine.semantics.step import (
-    Blocked,
-    Done,
-    Emit,
-    Failed,
-    Read,
-    Semantics,
-    Stall,
-    ThreadState,
-)
+from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.step import Semantics
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import (
     CAS,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder
-from herdsman.engine.reference.search import CheckerModel, Goal, enumerate_test
+from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Assert, Join, Program, Spawn
@@ -14,7 +15,7 @@ from herdsman.litmus.ir import Assert, Join, Program, Spawn
 PRUNE_MODES = ("step", "location", "never")
 
 
-def run_reference(program: Program, model: CheckerModel, opts: RunOptions) -> Outcome:
+def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model``, herd's way: every thread execution for
     every value its reads may see, then every rf and co (pruned as soon as a monotone
     axiom fails)."""

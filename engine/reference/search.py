@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Protocol
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop
 from herdsman.engine.errors import TimeLimitExceeded, check_deadline
 from herdsman.engine.outcome import OutcomeBuilder
@@ -30,19 +30,6 @@ from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.ir import Loc, Prop
-
-
-class Session(Protocol):  # what cat/api.py provides (see DEVELOPERS.md)
-    def check(self, rf: int, co: int | None = None, fw: int | None = None, **kw: Any) -> list: ...
-
-    def partial_violation(self, rf: int, co: int) -> bool: ...
-
-
-class CheckerModel(Protocol):
-    co_mode: str
-
-    def prepare(self, sk: Any, arch: str) -> Session: ...
-
 
 __all__ = ["Goal", "enumerate_test", "TimeLimitExceeded"]
 
@@ -65,7 +52,7 @@ class Goal:
 
 def enumerate_test(
     threads: ThreadsResult,
-    model: CheckerModel,
+    model: PreparedModel,
     arch: str,
     goal: Goal,
     tally: OutcomeBuilder,
@@ -91,7 +78,7 @@ class _Combo(Tables):
         self,
         threads: ThreadsResult,
         variants: list[list[ThreadExec]],
-        model: CheckerModel,
+        model: PreparedModel,
         arch: str,
         goal: Goal,
         tally: OutcomeBuilder,

@@ -16,19 +16,8 @@ from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
-from herdsman.engine.semantics.step import (
-    DEFAULT_UNROLL,
-    Blocked,
-    Done,
-    Emit,
-    Failed,
-    Read,
-    Semantics,
-    Stall,
-    StepError,
-    ThreadCode,
-    ThreadState,
-)
+from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics, StepError, ThreadCode
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.ir import RMW, Branch, Loc, Program, Store, Value
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from herdsman.engine.semantics.arith import AnyValue
-from herdsman.engine.semantics.step import Emit, Read, Step, ThreadCode, ThreadState
+from herdsman.engine.semantics.state import Emit, Read, Step, ThreadState
+from herdsman.engine.semantics.step import ThreadCode
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.shapes import ShapeTable
 from herdsman.litmus.ir import Value
@@ -27,9 +28,17 @@ class PathNode:
     ``shape``, leading to ``state``."""
 
     __slots__ = (
-        "tree", "state", "depth", "shape", "came", "_step", "_next", "_children",
-        "_next_shape", "_completion",
-    )  # fmt: skip
+        "tree",
+        "state",
+        "depth",
+        "shape",
+        "came",
+        "_step",
+        "_next",
+        "_children",
+        "_next_shape",
+        "_completion",
+    )
 
     def __init__(
         self, tree: PathTree, state: ThreadState, depth: int, shape: int, came: Event | None

@@ -33,18 +33,27 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import NamedTuple
 
 from herdsman.engine.semantics.arith import (
     AnyValue,
     EvalError,
     Expr,
-    ReadValue,
     apply_op,
     branch_taken,
     evaluate,
     is_known,
     reads_of,
+)
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Done,
+    Emit,
+    Failed,
+    Pending,
+    Read,
+    Stall,
+    Step,
+    ThreadState,
 )
 from herdsman.graphs.events import Event
 from herdsman.litmus.arch import ARCHS
@@ -82,97 +91,6 @@ DEFAULT_UNROLL = 2
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
 _NONE: frozenset[str] = frozenset()
-
-
-class Pending(NamedTuple):
-    """The rest of a read-modify-write once its read is done: the write (``event``), made
-    only if ``guard`` (a value) is non-zero, else the thread blocks (``fail == "block"``:
-    a lock held) or goes on without writing (``"skip"``: a failed compare-and-swap); then
-    register ``dst`` (a slot, -1 for none) gets ``dst_value`` with taint ``dst_taint``."""
-
-    event: Event
-    guard: AnyValue
-    fail: str
-    dst: int
-    dst_value: AnyValue
-    dst_taint: int
-
-
-class ThreadState(NamedTuple):
-    """A thread's state between two events (see the module docstring)."""
-
-    pc: int  # index of the next operation
-    regs: tuple[AnyValue | None, ...]  # per register slot (None: never set, reads as 0)
-    taint: tuple[int, ...]  # per register slot: the reads its value comes from
-    ctrl: int  # the reads that reached a branch commit so far
-    n: int  # events so far (the next event's position)
-    poi: int  # instructions executed so far (the next one's herd poi)
-    loops: tuple[int, ...]  # per backward-branch target: the times it was jumped to
-    pending: Pending | None = None  # the write of a read-modify-write, after its read
-    cut: bool = False  # stopped by the unrolling bound
-
-
-class Emit(NamedTuple):
-    """The next event is ``event`` (not a read); ``after`` is the state after it.
-    ``address``: the symbolic address when it is not known yet (``event.loc`` None)."""
-
-    event: Event
-    after: ThreadState
-    address: AnyValue | None = None
-
-
-class Read(NamedTuple):
-    """The next event is the read ``event`` (its value is to be chosen); ``at`` is the
-    thread's state at the read (:meth:`Semantics.after_read` goes on from it)."""
-
-    event: Event
-    at: ThreadState
-    address: AnyValue | None = None
-
-
-class Done(NamedTuple):
-    """The thread has finished (``cut``: stopped by the unrolling bound) with these
-    register ``values`` (per slot; ``None``: never set); ``slots`` names the slots."""
-
-    values: tuple[AnyValue | None, ...]
-    cut: bool
-    slots: dict[str, int]
-    order: tuple[tuple[int, str], ...]  # (slot, name) in name order
-
-    @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
-        """The registers the thread has set (or was given), by name."""
-        v = self.values
-        return tuple([(name, v[i]) for i, name in self.order if v[i] is not None])  # type: ignore[misc]
-
-    def reg(self, name: str, default: Value = 0) -> Value:
-        """The final value of register ``name``."""
-        i = self.slots.get(name)
-        v = None if i is None else self.values[i]
-        return default if v is None else v  # type: ignore[return-value]
-
-
-class Blocked(NamedTuple):
-    """The thread can never go on (``why``)."""
-
-    why: str
-
-
-class Failed(NamedTuple):
-    """An assertion failed: the execution is an error (``message``, at ``site``: the
-    operation's index in its thread)."""
-
-    message: str
-    site: int
-
-
-class Stall(NamedTuple):
-    """The next step needs the values of the reads in ``waits`` (a mask of positions)."""
-
-    waits: int
-
-
-Step = Emit | Read | Done | Blocked | Failed | Stall
 
 
 class StepError(Exception):
@@ -763,20 +681,4 @@ def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tup
     return tuple(r), tuple(k)
 
 
-__all__ = [
-    "DEFAULT_UNROLL",
-    "Blocked",
-    "Done",
-    "Emit",
-    "Failed",
-    "Pending",
-    "Read",
-    "ReadValue",
-    "Semantics",
-    "Stall",
-    "Step",
-    "StepError",
-    "ThreadCode",
-    "ThreadState",
-    "thread_code",
-]
+__all__ = ["DEFAULT_UNROLL", "Semantics", "StepError", "ThreadCode", "thread_code"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.semantics.step import Done
+from herdsman.engine.semantics.state import Done
 from herdsman.engine.trust.graph import TrustGraph
 
 __all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
-from herdsman.engine.semantics.step import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.ir import Value

@@ -17,7 +17,7 @@ from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import ExecutionRecord, OutcomeBuilder, record
-from herdsman.engine.semantics.step import Done
+from herdsman.engine.semantics.state import Done
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import PreemptionBound
 from herdsman.graphs.execution import ExecutionGraph
