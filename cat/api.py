@@ -1,13 +1,16 @@
-"""The checker API engines use (DEVELOPERS.md): load a model once, prepare it per
-skeleton, check candidates.
+"""The door into cat (ARCHITECTURE.md): load a model once, then judge candidates or grow
+graphs with it.
 
     model = load_model("power")                   # or a path to a .cat file
     session = model.prepare(sk, "PPC")            # once per skeleton
     session.check(rf, co=co)                      # -> list[Verdict], once per candidate
     session.partial_violation(rf, co)             # prune: a monotone check already fails
+    checker = consistency_checker(model, "X86", layout)   # for graphs grown an event at a time
 
-A model is parsed and type-checked by :func:`load_model`, compiled to Python code once per
-architecture (``cat.compiler``, ``cat.codegen``), and its skeleton-only part is computed by
+The protocols explorers program against (``Session``, ``PreparedModel``,
+``ConsistencyChecker``) and ``Verdict`` come from :mod:`cat.contract`.  A model is parsed
+and type-checked by :func:`load_model`, compiled to Python code once per architecture
+(``cat.compiler``, ``cat.codegen``), and its skeleton-only part is computed by
 ``prepare``.  Every model error is an :class:`litmus.errors.InputError`.
 """
 

@@ -1,4 +1,4 @@
-"""Parse a litmus test (PPC or X86) into a :class:`~litmus.ir.LitmusTest`.
+"""Parse a litmus test (PPC or X86) into a :class:`~litmus.test.LitmusTest`.
 
 The stages, each in its module: :mod:`litmus.splitter` (header, info, section offsets),
 :mod:`litmus.table` (program to IR threads via :mod:`litmus.ppc` / :mod:`litmus.x86`),
