@@ -181,6 +181,20 @@ def test_symbolic_reads_fetch_ahead_and_stall_at_branches():
     assert isinstance(sem.step(0, resolved), Emit)  # the branch commits
 
 
+def test_accesses_with_addresses_not_known_yet_are_fetched():
+    """A store whose address comes from a read not chosen yet is fetched with its
+    address as an expression (an explorer commits it once the read is resolved)."""
+    code = [Load("r1", X), Store(Imm(1), (Reg("r1"), Imm(4))), Load("r2", X)]
+    sem = Semantics(program(code))
+    r = sem.step(0, sem.start(0))
+    assert isinstance(r, Read)
+    w = sem.step(0, sem.after_read(0, r, ReadValue(0)))
+    assert isinstance(w, Emit) and w.event.loc is None and w.event.addr == 0b1
+    assert w.address == Expr("add", (ReadValue(0), 4))
+    nxt = sem.step(0, w.after)  # fetching goes on past it
+    assert isinstance(nxt, Read) and nxt.event.loc == "x"
+
+
 def test_states_are_values():
     sem = Semantics(program([Load("r1", X), Store(Reg("r1"), X)]))
     a, b = sem.start(0), sem.start(0)

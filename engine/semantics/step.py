@@ -542,7 +542,7 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
 
 #: Compiled threads kept (litmus campaigns repeat threads: a hit costs a hash of the
 #: thread's operations, much less than compiling it).
-THREAD_CACHE = 512
+THREAD_CACHE = 4096
 
 
 @lru_cache(maxsize=THREAD_CACHE)

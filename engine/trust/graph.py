@@ -105,10 +105,9 @@ class TrustGraph(ExecutionGraph):
         return tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
 
     # ------------------------------------------------------------------ adding
-    # The additions below are ExecutionGraph's add_read/add_write/add_other and _append
-    # written out in full: they are TruSt's hot path.
-    def add_read_from(self, t: int, node: PathNode, w: int, maximal: bool) -> int:
-        """Add the read ``node`` issues next to thread ``t``, reading from ``w``."""
+    def _add(self, t: int, node: PathNode) -> tuple[Event, int]:
+        """Give the event ``node`` issues next the next id of thread ``t``, stamped now
+        (:meth:`ExecutionGraph._append` for TruSt's hot path); the event and its id."""
         ev: Event = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
         k = self.n[t]
         e = self.base[t] + k
@@ -120,13 +119,18 @@ class TrustGraph(ExecutionGraph):
         self.shape[e] = sh if sh >= 0 else node.next_shape()
         self.stamp[e] = self.clock
         self.clock += 1
+        self._rel = None
+        self.revisitable[e] = True
+        return ev, e
+
+    def add_read_from(self, t: int, node: PathNode, w: int, maximal: bool) -> int:
+        """Add the read ``node`` issues next to thread ``t``, reading from ``w``."""
+        ev, e = self._add(t, node)
         self.rf[e] = w
         v = self.val[w]
         self.val[e] = v
         self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
-        self._rel = None
         self.addedmax[e] = maximal
-        self.revisitable[e] = True
         kids = node._children
         child = kids.get(v) if kids is not None else None
         self.node[e] = self.cur[t] = child if child is not None else node.child(v)  # type: ignore[arg-type]
@@ -134,23 +138,11 @@ class TrustGraph(ExecutionGraph):
 
     def add_write_at(self, t: int, node: PathNode, pos: int) -> int:
         """Add the write ``node`` issues next to thread ``t`` at co position ``pos``."""
-        ev: Event = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        ev, e = self._add(t, node)
         co = self.co[self.lay.loc_index[ev.loc]]  # type: ignore[index]
-        k = self.n[t]
-        e = self.base[t] + k
-        if k >= self.lay.room[t]:
-            raise IndexError(f"thread {t} has room for {k} events only")
-        self.n[t] = k + 1
-        self.ev[e] = ev
-        sh = node._next_shape
-        self.shape[e] = sh if sh >= 0 else node.next_shape()
-        self.stamp[e] = self.clock
-        self.clock += 1
         self.val[e] = ev.value
         self.addedmax[e] = pos == len(co)
         co.insert(pos, e)
-        self._rel = None
-        self.revisitable[e] = True
         nxt = node._next
         self.node[e] = self.cur[t] = nxt if nxt is not None else node.after()
         return e
