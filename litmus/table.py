@@ -130,7 +130,8 @@ def parse_program(
             at = start + a + (len(cell) - len(cell.lstrip()))
             raise src.error(
                 at,
-                f"this row has {len(row)} cells but the test has {n} threads "
+                f"this row has {len(row)} cell{'s' if len(row) != 1 else ''} but the test has "
+                f"{n} thread{'s' if n != 1 else ''} "
                 "(one cell per thread, separated by '|')",
             )
         for tid, (a, b) in enumerate(row):

@@ -360,7 +360,7 @@ def variants(text: str, arch: str) -> list[Variant]:
                 "missing-bar",
                 s.lines_text(L[:first_row] + [row[:b] + " " + row[b + 1 :]] + L[first_row + 1 :]),
                 None,
-                "cells",
+                "cell",
             )
         )
     b = row.rindex(";")
@@ -369,7 +369,7 @@ def variants(text: str, arch: str) -> list[Variant]:
             "extra-bar",
             s.lines_text(L[:first_row] + [row[:b] + "| ;"] + L[first_row + 1 :]),
             None,
-            "cells",
+            "cell",
         )
     )
     if n_threads > 1 and len(s.rows) > 1:
@@ -378,7 +378,7 @@ def variants(text: str, arch: str) -> list[Variant]:
                 "missing-semicolon",
                 s.lines_text(L[:first_row] + [row[:b] + " "] + L[first_row + 1 :]),
                 None,
-                "cells",
+                "cell",
             )
         )
         p1 = hdr.index("P1")
