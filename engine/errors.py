@@ -1,4 +1,5 @@
-"""The engine's own exception: giving up cleanly when a run exceeds its CPU time limit."""
+"""The engine's own exceptions: giving up cleanly when a run exceeds its CPU time limit,
+and stopping at the first assertion that fails (GenMC's default)."""
 
 from __future__ import annotations
 
@@ -13,3 +14,8 @@ def check_deadline(deadline: float | None) -> None:
     """Raise :class:`TimeLimitExceeded` when ``time.process_time()`` is past ``deadline``."""
     if deadline is not None and time.process_time() > deadline:
         raise TimeLimitExceeded()
+
+
+class ErrorFound(Exception):
+    """An assertion failed and the run stops at the first error
+    (``RunOptions.stop_on_error``); the outcome so far has it."""

@@ -33,3 +33,4 @@ class RunOptions:
     checker: str = "auto"  # TruSt's consistency checker: auto | cat | incremental
     preemption_slack: str = "spawner"  # TruSt: the slack rule (engine/trust/preemption.py)
     track_duplicates: bool = False  # TruSt: count graphs explored twice (tests)
+    stop_on_error: bool = False  # stop at the first execution failing an assertion (GenMC)

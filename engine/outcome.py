@@ -25,6 +25,7 @@ from herdsman.litmus.ir import Loc, Sym, Value
 
 __all__ = [
     "SHOW_MODES",
+    "ErrorRecord",
     "ExecutionRecord",
     "Outcome",
     "OutcomeBuilder",
@@ -92,6 +93,30 @@ class ExecutionRecord:
     beyond_bound: bool = False
 
 
+@dataclass(slots=True)
+class ErrorRecord:
+    """An execution where a thread failed an assertion: the assertion (``message``), the
+    thread, the front-end's text of the operation (``origin``: a C program's is
+    ``LINE: text``), whether the execution is complete (else another thread is blocked),
+    its observed final state and its graph (for the trace and the picture)."""
+
+    message: str
+    thread: int
+    origin: str
+    complete: bool
+    state: State
+    graph: ExecutionGraph | None = None
+
+    def to_json(self, names: list[str]) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "thread": self.thread,
+            "origin": self.origin,
+            "complete": self.complete,
+            "values": dict(zip(names, map(_json_value, self.state), strict=True)),
+        }
+
+
 @dataclass
 class Stats:
     """What an exploration did: CPU ``time`` (s), ``candidates`` judged by the model
@@ -143,6 +168,7 @@ class Outcome:
     witnesses: list[ExecutionRecord] = field(default_factory=list)
     executions: list[ExecutionRecord] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+    errors: list[ErrorRecord] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[type[Outcome], tuple]:
         # positional: campaigns send outcomes between processes by the thousand
@@ -160,6 +186,7 @@ class Outcome:
                 self.witnesses,
                 self.executions,
                 self.stats,
+                self.errors,
             ),
         )
 
@@ -216,6 +243,7 @@ class Outcome:
                 for ex in self.executions
             ],
             "stats": self.stats.as_dict(),
+            "errors": [e.to_json(names) for e in self.errors],
         }
 
 
@@ -241,7 +269,15 @@ class OutcomeBuilder:
         self.unroll_cut = False
         self.witnesses: list[ExecutionRecord] = []
         self.executions: list[ExecutionRecord] = []
+        self.errors: list[ErrorRecord] = []
         self.stats = Stats()
+
+    def error(self, record: ErrorRecord) -> None:
+        """Note an execution where an assertion fails (the first is kept with its graph,
+        the others are counted: ``stats.extra["errors"]``)."""
+        self.stats.bump("errors")
+        if not self.errors:
+            self.errors.append(record)
 
     def count(self, obs: State, sat: bool, loop: bool, verdicts: Iterable[Verdict]) -> int:
         """Count the allowed ones of ``verdicts`` (one candidate's) as executions with
@@ -291,6 +327,7 @@ class OutcomeBuilder:
             witnesses=self.witnesses,
             executions=self.executions,
             stats=self.stats,
+            errors=self.errors,
         )
 
 

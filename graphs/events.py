@@ -48,7 +48,10 @@ class Event(NamedTuple):
         return self.kind == "R" or self.kind == "W"
 
     def key(self) -> tuple:
-        """Everything but the value: events of one *shape* agree on it."""
+        """Everything but the value (a spawn's or join's thread stays): events of one
+        *shape* agree on it."""
+        if self[0] == "S" or self[0] == "J":
+            return tuple(self)
         return (*self[:5], *self[6:])
 
 

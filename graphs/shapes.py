@@ -39,7 +39,8 @@ class ShapeTable:
         got = self._ids.get(key)
         if got is None:
             got = self._ids[key] = len(self.prev)
-            self.last.append(ev._replace(value=None))
+            # a spawn or join keeps its thread (part of the shape)
+            self.last.append(ev if ev.kind == "S" or ev.kind == "J" else ev._replace(value=None))
             self.prev.append(prev)
             self.length.append(self.length[prev] + 1)
         return got

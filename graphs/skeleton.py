@@ -173,11 +173,36 @@ class Skeleton:
     # ---- static relations
     @cached_property
     def po(self) -> int:
-        """Program order: strict, per thread, between different instruction instances.
+        """Program order: strict, per thread, between different instruction instances,
+        and across threads along spawns and joins (as GenMC's ``po``).
 
         As herd's ``po``: the events of one instruction instance (one ``poi`` of a thread,
         e.g. the read and the write of an X86 ``XCHG``) are not po-related (see
-        :attr:`iico`); init events are in no thread."""
+        :attr:`iico`); init events are in no thread.  A spawn event comes po-before every
+        event of the thread it starts, a join event po-after every event of the thread it
+        waits for, transitively."""
+        r = self.thread_po
+        U = self.U
+        spawns = [(i, e) for i, e in enumerate(self.events) if e.kind == "S" or e.kind == "J"]
+        if not spawns:
+            return r
+        groups: dict[int, int] = {}
+        for i, e in enumerate(self.events):
+            if e.tid >= 0:
+                groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
+        for i, e in spawns:
+            other = groups.get(e.value, 0)  # type: ignore[arg-type]
+            if not other:
+                continue
+            if e.kind == "S":
+                r |= U.product(1 << i, other)
+            else:
+                r |= U.product(other, 1 << i)
+        return U.plus(r)
+
+    @cached_property
+    def thread_po(self) -> int:
+        """Program order inside each thread only (see :attr:`po`)."""
         U = self.U
         r = 0
         before: dict[int, int] = {}  # per thread: events of earlier instances

@@ -461,7 +461,10 @@ class Program:
     ``symbolic``: herd's symbolic registers ``%name`` (every thread starts with them)
     with their initial values; ``observed``: the locations of a final state, in order;
     ``condition``: the final condition; ``filter``: executions whose final state does not
-    satisfy it are not counted (herd's ``filter``)."""
+    satisfy it are not counted (herd's ``filter``); ``loop_bound``: what the unrolling
+    bound does to a thread that would take a backward branch once more: ``cut`` stops the
+    thread and the execution counts (herd's ``-unroll``, litmus tests), ``block`` blocks
+    the execution (GenMC's ``--unroll``, C programs: never counted as complete)."""
 
     name: str
     arch: str
@@ -473,6 +476,7 @@ class Program:
     symbolic: tuple[tuple[str, Value], ...] = ()
     filter: Prop | None = None
     path: str = field(default="", compare=False)
+    loop_bound: str = "cut"
 
     @property
     def where(self) -> str:

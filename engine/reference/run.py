@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 
 from herdsman.cat.api import PreparedModel
+from herdsman.engine.errors import ErrorFound
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder
 from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Assert, Join, Program, Spawn
+from herdsman.litmus.ir import Program
 
 PRUNE_MODES = ("step", "location", "never")
 
@@ -22,13 +23,6 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
     where = program.where
     if opts.prune not in PRUNE_MODES:
         raise InputError(where, 0, 0, f"unknown pruning mode '{opts.prune}'")
-    if program.has(Spawn, Join, Assert):
-        raise InputError(
-            where,
-            0,
-            0,
-            "the reference engine does not run programs that spawn or join threads or assert",
-        )
     t0 = time.process_time()
     goal = Goal(
         observed=list(program.observed),
@@ -41,12 +35,16 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
         order=opts.order,
         rf_first=opts.rf_first,
         deadline=None if opts.time_limit is None else t0 + opts.time_limit,
+        stop_on_error=opts.stop_on_error,
     )
     threads = thread_executions(program, opts.unroll, goal.deadline)
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds
-    enumerate_test(threads, model, program.arch, goal, tally)
+    try:
+        enumerate_test(threads, model, program.arch, goal, tally)
+    except ErrorFound:
+        tally.stats.extra["stopped_at_error"] = 1
     tally.stats.time = time.process_time() - t0
     outcome = tally.finish(program.name, "reference")
     outcome.stats.complete = (

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop
-from herdsman.engine.errors import TimeLimitExceeded, check_deadline
-from herdsman.engine.outcome import OutcomeBuilder
+from herdsman.engine.errors import ErrorFound, TimeLimitExceeded, check_deadline
+from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
+from herdsman.engine.semantics.state import Failed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.ir import Loc, Prop
@@ -48,6 +49,7 @@ class Goal:
     order: str = "most"  # location order: most | least | name (events per location)
     rf_first: bool = False  # per location, choose the rf of its reads before its co
     deadline: float | None = None  # process_time() limit
+    stop_on_error: bool = False  # stop at the first execution failing an assertion
 
 
 def enumerate_test(
@@ -66,9 +68,39 @@ def enumerate_test(
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     for combo in itertools.product(*groups):
+        status = _status([g[0] for g in combo], threads.spawned)
+        if status is None:
+            continue
         tally.stats.bump("combos")
-        _Combo(threads, list(combo), model, arch, goal, tally).run()
+        _Combo(threads, list(combo), model, arch, goal, tally, *status).run()
     return tally
+
+
+def _status(
+    heads: list[ThreadExec], spawned: frozenset[int]
+) -> tuple[list[tuple[int, Failed]], bool] | None:
+    """Whether thread executions of these shapes (one per thread) make an execution
+    together: a thread has events iff it starts (at once, or spawned by one of them), a
+    join follows the end of its thread, and one waits at a join only for a thread that
+    never ends.  None if they do not, else the failed assertions and whether the
+    execution is blocked (a thread stopped early; only worth exploring when one failed)."""
+    started = {e.value for te in heads for e in te.events if e.kind == "S"}
+    blocked = False
+    for te in heads:
+        if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
+            return None
+        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):  # type: ignore[index]
+            return None
+        if te.end == "join":
+            if heads[te.waits].ended:
+                return None
+            blocked = True
+        elif te.end == "blocked":
+            blocked = True
+    fails = [(te.tid, te.failure) for te in heads if te.failure is not None]
+    if blocked and not fails:
+        return None
+    return fails, blocked
 
 
 class _Combo(Tables):
@@ -82,9 +114,13 @@ class _Combo(Tables):
         arch: str,
         goal: Goal,
         tally: OutcomeBuilder,
+        fails: list[tuple[int, Failed]] | None = None,
+        blocked: bool = False,
     ) -> None:
         self.goal = goal
         self.tally = tally
+        self.fails = fails or []
+        self.blocked = blocked
         self.native = model.co_mode == "native"
         lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in variants])
         self.session = model.prepare(lay.sk, arch)
@@ -358,10 +394,29 @@ class _Combo(Tables):
             want = self.show and tally.wants_witness(sat)
             if verdicts is None or want:
                 verdicts = self._check(rf, co, finals, want)
+            if self.fails:
+                if self._failed(rf, co, verdicts, sol, obs):
+                    continue
             if tally.count(obs, sat, loop, verdicts) and want:
                 for v in verdicts:
                     if v.allowed and tally.wants_witness(sat):
                         tally.keep_witness(self._graph(rf, co, v, sol), v, obs, sat)
+
+    def _failed(self, rf, co, verdicts, sol, obs) -> bool:
+        """Note an execution where an assertion failed, if the model allows it; whether
+        it is blocked (not counted as an execution)."""
+        allowed = [v for v in verdicts if v.allowed]
+        if allowed:
+            t, f = self.fails[0]
+            tally = self.tally
+            origin = self.threads.program.threads[t].origins[f.site]
+            graph = self._graph(rf, co, allowed[0], sol) if not tally.errors else None
+            tally.error(ErrorRecord(f.message, t, origin, not self.blocked, obs, graph))
+            if self.goal.stop_on_error:
+                if not self.blocked:
+                    tally.count(obs, self.sat(obs), False, verdicts)
+                raise ErrorFound()
+        return self.blocked
 
     def _check(self, rf: int, co: int, finals: tuple[int, ...], want: bool) -> list:
         self.n_checks += 1

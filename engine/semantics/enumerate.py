@@ -17,19 +17,30 @@ from typing import NamedTuple
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
-from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics, StepError, ThreadCode
+from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics, ThreadCode
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.ir import RMW, Branch, Loc, Program, Store, Value
+from herdsman.litmus.ir import RMW, Assert, Branch, Loc, Program, Store, Value
 
 
 class ThreadExec(NamedTuple):
     """One execution of thread ``tid`` for one assignment of values to its reads: its
     events (with values), how it ended (final registers; ``loop``: it hit the unrolling
-    bound)."""
+    bound).  ``end`` says how it stopped: ``done`` (finished), ``failed`` (an assertion
+    failed: ``failure`` says which), ``blocked`` (it can never go on), ``join`` (it waits
+    to join a thread: the events before a join, kept in case that thread never ends) or
+    ``unstarted`` (a thread never spawned: no events, its initial registers)."""
 
     tid: int
     events: tuple[Event, ...]
     done: Done
+    end: str = "done"
+    failure: Failed | None = None
+    waits: int = -1  # end "join": the thread it waits for
+
+    @property
+    def ended(self) -> bool:
+        """Whether the thread ran to its end (an assertion failure ends it too)."""
+        return self.end == "done" or self.end == "failed"
 
     @property
     def loop(self) -> bool:
@@ -45,7 +56,8 @@ class ThreadExec(NamedTuple):
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
-        return (tuple(e.key() for e in self.events), self.done.cut)
+        site = self.failure.site if self.failure is not None else -1
+        return (tuple(e.key() for e in self.events), self.done.cut, self.end, site)
 
     @property
     def read_values(self) -> tuple[Value, ...]:
@@ -77,6 +89,7 @@ class ThreadsResult:
     program: Program
     bad_address: int = 0  # executions dropped because an address was not a location
     rounds: int = 0  # rounds of the value fixpoint
+    spawned: frozenset[int] = frozenset()  # threads that start when spawned
 
     def initial_value(self, loc: Loc) -> Value:
         """Initial value of a memory location or symbolic register, so its final value
@@ -91,11 +104,15 @@ def run_thread(
     code: ThreadCode,
     values_of: Callable[[str], Sequence[Value]],
     deadline: float | None = None,
+    stops: bool = False,
 ) -> tuple[list[ThreadExec], int]:
     """Every execution of the thread ``code`` for the values ``values_of(location)`` reads
     may see (depth first, values in order), and how many were dropped (an address that is
-    no location, an ``assume`` that fails)."""
+    no location, an ``assume`` that fails).  With ``stops`` (programs that assert), the
+    executions that stop early are kept too: blocked ones, and the events before each
+    join (see :class:`ThreadExec`)."""
     tid = code.tid
+    initial = code.initial()
     step, after_read = code.step, code.after_read
     out: list[ThreadExec] = []
     dropped = 0
@@ -108,6 +125,9 @@ def run_thread(
             s = step(st)
             cls = type(s)
             if cls is Emit:
+                if stops and s[0][0] == "J":  # type: ignore[index]
+                    waits = s[0][5]  # type: ignore[index]
+                    out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))
                 events.append(s[0])  # type: ignore[arg-type]
                 st = s[1]  # type: ignore[assignment]
                 continue
@@ -119,15 +139,18 @@ def run_thread(
                     events.pop()
                 break
             if cls is Done:
-                out.append(_new(ThreadExec, (tid, tuple(events), s)))
+                out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
                 break
             if cls is Blocked:
                 dropped += 1
+                if stops:
+                    out.append(_new(ThreadExec, (tid, tuple(events), initial, "blocked", None, -1)))
                 break
             if cls is Failed:
-                raise StepError(f"P{tid}: assertions need an engine that checks them")
+                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
+                break
             assert cls is not Stall, "concrete values never stall"
         del events[mark:]
 
@@ -167,6 +190,7 @@ def thread_executions(
         return vl
 
     limit = _max_rounds(program, unroll)
+    stops = program.has(Assert)
     rounds = 0
     # per thread: its last executions, and the size of each value set its reads saw then
     # (value sets only grow: a thread whose reads would see the same values runs the same)
@@ -189,7 +213,9 @@ def thread_executions(
                     return vl
 
                 with sem.reporting():
-                    got, dropped = run_thread(code, values_seen, deadline)
+                    got, dropped = run_thread(code, values_seen, deadline, stops)
+                if t in sem.spawned:
+                    got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
                 last[t] = (got, dropped, seen)
             execs.append(got)
             bad += dropped
@@ -203,6 +229,7 @@ def thread_executions(
         program=program,
         bad_address=bad,
         rounds=rounds,
+        spawned=sem.spawned,
     )
 
 

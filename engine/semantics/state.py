@@ -93,10 +93,12 @@ class Blocked(NamedTuple):
 
 class Failed(NamedTuple):
     """An assertion failed: the execution is an error (``message``, at ``site``: the
-    operation's index in its thread)."""
+    operation's index in its thread).  The thread stops there; ``done`` is how it ended
+    (its registers then), so that the execution still has a final state."""
 
     message: str
     site: int
+    done: Done
 
 
 class Stall(NamedTuple):

@@ -87,6 +87,10 @@ from herdsman.litmus.ir import (
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
 
+#: Why a thread is blocked when its program blocks executions at the unrolling bound.
+LOOP_BOUND = "loop bound"
+_LOOP_BOUND = Blocked(LOOP_BOUND)
+
 
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
@@ -114,8 +118,10 @@ class ThreadCode:
         branch_commit: bool,
         store_data_port: bool,
         unroll: int,
+        bound_blocks: bool = False,
     ) -> None:
         self.tid = tid
+        self.bound_blocks = bound_blocks
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -173,6 +179,10 @@ class ThreadCode:
         th = self
         zeros = (0,) * len(th.names)
         return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
+
+    def initial(self) -> Done:
+        """How a thread that never ran ends: with its initial registers."""
+        return _new(Done, (self.init_regs, False, self.slots, self.order))
 
     def max_events(self) -> int:
         """An upper bound of the events of any execution of the thread: the longest
@@ -233,6 +243,8 @@ class ThreadCode:
         regs, taint = st.regs, st.taint
         poi = st.poi
         if st.cut:
+            if self.bound_blocks:
+                return _LOOP_BOUND
             return _new(Done, (st.regs, True, self.slots, self.order))
         while pc < len(code):
             ins = code[pc]
@@ -253,6 +265,8 @@ class ThreadCode:
                         return step
                     poi += 1
                     if pc < 0:  # over the unrolling bound: the thread stops
+                        if self.bound_blocks:
+                            return _LOOP_BOUND
                         st = _state(st, len(code), regs, taint, st.n, poi)
                         return _new(Done, (st.regs, True, self.slots, self.order))
                     continue
@@ -267,7 +281,8 @@ class ThreadCode:
                     if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
                         if cls is Assume:
                             return Blocked("assume")
-                        return Failed(ins.message or "assertion", pc)  # type: ignore[union-attr]
+                        done = _new(Done, (regs, False, self.slots, self.order))
+                        return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
                     pc += 1
                     poi += 1
                     continue
@@ -553,9 +568,10 @@ def thread_code(
     branch_commit: bool,
     store_data_port: bool,
     unroll: int,
+    bound_blocks: bool = False,
 ) -> ThreadCode:
     """The compiled thread (the same object for identical threads of any program)."""
-    return ThreadCode(tid, thread, registers, branch_commit, store_data_port, unroll)
+    return ThreadCode(tid, thread, registers, branch_commit, store_data_port, unroll, bound_blocks)
 
 
 class Semantics:
@@ -570,11 +586,18 @@ class Semantics:
         commit = rec.branch_commit if rec else True
         port = rec.store_data_port if rec else True
         regs = program.registers
+        blocks = program.loop_bound == "block"
         with self.reporting():
             self.threads = [
-                thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll)
+                thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll, blocks)
                 for t, th in enumerate(program.threads)
             ]
+        #: threads that some operation spawns: they start when spawned (the others at once)
+        self.spawned = frozenset(
+            ins.thread for th in program.threads for ins in th.code if isinstance(ins, Spawn)
+        )
+        if any(not 0 <= k < len(self.threads) or k == 0 for k in self.spawned):
+            raise InputError(program.where, 0, 0, "a spawn names a thread the program lacks")
 
     @contextmanager
     def reporting(self) -> Iterator[None]:
@@ -681,4 +704,4 @@ def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tup
     return tuple(r), tuple(k)
 
 
-__all__ = ["DEFAULT_UNROLL", "Semantics", "StepError", "ThreadCode", "thread_code"]
+__all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]

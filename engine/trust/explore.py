@@ -35,11 +35,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
-from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.semantics.state import Done
+from herdsman.engine.errors import ErrorFound, TimeLimitExceeded
+from herdsman.engine.semantics.state import Blocked, Done, Failed
+from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
 
 __all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded"]
+
+_LOOP_BOUND = Blocked(LOOP_BOUND)
 
 
 class NewLocation(Exception):
@@ -78,15 +81,19 @@ class TrustStats:
 class Explorer:
     """One TruSt exploration of ``prog`` with ``checker`` (see the module docstring).
 
-    ``on_complete(g)`` is called on every complete graph whose threads all finished and
-    that every partial check let through; ``bound`` (see :mod:`engine.preemption`) cuts
-    graphs over a preemption bound."""
+    ``on_complete(g, finals, failures)`` is called on every complete graph whose threads
+    all finished (``finals``: how) and that every partial check let through;
+    ``failures`` lists the threads that failed an assertion, and ``on_blocked_error(g,
+    failures)`` is called on a blocked graph where one did (both only when
+    ``on_blocked_error`` is given: for programs that assert); ``bound`` (see
+    :mod:`engine.preemption`) cuts graphs over a preemption bound."""
 
     def __init__(
         self,
         start: TrustGraph,
         checker: ConsistencyChecker,
-        on_complete: Callable[[TrustGraph, list[Done]], bool],
+        on_complete: Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool],
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,
@@ -94,6 +101,7 @@ class Explorer:
         self.start = start
         self.checker = checker
         self.on_complete = on_complete
+        self.on_blocked_error = on_blocked_error
         self.bound = bound
         self.deadline = deadline
         self.stats = TrustStats()
@@ -109,6 +117,8 @@ class Explorer:
         try:
             if self.checker.restart(g):
                 self._visit(g)
+        except ErrorFound:
+            self.stats.extra["stopped_at_error"] = 1
         finally:
             sys.setrecursionlimit(limit)
         self.stats.time = time.process_time() - t0
@@ -255,15 +265,25 @@ class Explorer:
     # ------------------------------------------------------------------ leaves
     def _leaf(self, g: TrustGraph) -> None:
         finals = g.finals()
+        fails = g.failures() if self.on_blocked_error is not None else []
         if finals is None:
-            self._blocked("thread")
+            blocked = [g.at(t).step for t in range(g.T)]
+            why = "loop_bound" if any(s == _LOOP_BOUND for s in blocked) else "thread"
+            self._blocked(why)
+            if fails and self.on_blocked_error is not None:
+                self.on_blocked_error(g, fails)
             return
         if self._seen is not None:
             sig = _signature(g)
             if sig in self._seen:
                 self.stats.duplicates += 1
             self._seen.add(sig)
-        if self.on_complete(g, finals):
+        try:
+            ok = self.on_complete(g, finals, fails)
+        except ErrorFound:  # stopping at this error: it was an execution all the same
+            self.stats.complete += 1
+            raise
+        if ok:
             self.stats.complete += 1
         else:
             self.stats.rejected += 1

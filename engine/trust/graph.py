@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.step import StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.ir import Value
@@ -30,15 +31,21 @@ from herdsman.litmus.ir import Value
 class TrustGraph(ExecutionGraph):
     """A TruSt execution graph (see the module docstring)."""
 
-    __slots__ = ("roots", "node", "cur", "addedmax", "revisitable")
+    __slots__ = ("roots", "node", "cur", "addedmax", "revisitable", "spawned", "spawned_at")
 
-    def __init__(self, lay: Layout, roots: Sequence[PathNode]) -> None:
+    def __init__(
+        self, lay: Layout, roots: Sequence[PathNode], spawned: frozenset[int] = frozenset()
+    ) -> None:
         super().__init__(lay)
         self.roots = tuple(roots)
         self.node: list[PathNode | None] = [None] * lay.size
         self.cur = list(roots)  # per thread: its present prefix
         self.addedmax = [True] * lay.size
         self.revisitable = [True] * lay.size
+        # threads started by a spawn event (the others start at once), and per thread the
+        # id of the spawn event that started it (-1: not started, or not spawned)
+        self.spawned = spawned
+        self.spawned_at = [-1] * lay.T
 
     def _copy_into(self, g: ExecutionGraph) -> None:
         super()._copy_into(g)
@@ -48,6 +55,8 @@ class TrustGraph(ExecutionGraph):
         g.cur = self.cur[:]
         g.addedmax = self.addedmax[:]
         g.revisitable = self.revisitable[:]
+        g.spawned = self.spawned
+        g.spawned_at = self.spawned_at[:]
 
     def at(self, t: int) -> PathNode:
         """Thread ``t``'s present prefix."""
@@ -73,7 +82,11 @@ class TrustGraph(ExecutionGraph):
         return self.next_thread_node()[0]
 
     def next_thread_node(self) -> tuple[int, PathNode | None]:
-        """The leftmost thread with a next event and its prefix, or (-1, None)."""
+        """The leftmost thread with a next event and its prefix, or (-1, None).  In a
+        program that spawns threads, a thread waits to be spawned, and a join waits for
+        its thread to end."""
+        if self.spawned:
+            return self._next_gated()
         for t, node in enumerate(self.cur):
             s = node._step
             if s is None:
@@ -82,6 +95,31 @@ class TrustGraph(ExecutionGraph):
                 return t, node
         return -1, None
 
+    def _next_gated(self) -> tuple[int, PathNode | None]:
+        spawned, at = self.spawned, self.spawned_at
+        for t, node in enumerate(self.cur):
+            if t in spawned and at[t] < 0:
+                continue
+            s = node.step
+            if type(s) is Emit:
+                ev = s.event
+                if ev.kind == "J" and not self.ended(ev.value):  # type: ignore[arg-type]
+                    continue
+                return t, node
+            if type(s) is Read:
+                return t, node
+        return -1, None
+
+    def started(self, t: int) -> bool:
+        return t not in self.spawned or self.spawned_at[t] >= 0
+
+    def ended(self, t: int) -> bool:
+        """Whether thread ``t`` has started and finished (or failed an assertion)."""
+        if not self.started(t):
+            return False
+        s = self.cur[t].step
+        return type(s) is Done or type(s) is Failed
+
     def final(self, t: int) -> Done | None:
         """How thread ``t`` finished (None: it is blocked)."""
         s = self.at(t).step
@@ -89,16 +127,33 @@ class TrustGraph(ExecutionGraph):
 
     def finals(self) -> list[Done] | None:
         """How every thread finished, in a graph where none has a next event (None when
-        one is blocked)."""
+        one is blocked); a thread that failed an assertion ended there, one never spawned
+        with its initial registers."""
         out = []
-        for node in self.cur:
+        for t, node in enumerate(self.cur):
             s = node._step
-            if type(s) is not Done:
+            if s is None:
+                s = node.step
+            if type(s) is Done:
+                out.append(s)
+            elif type(s) is Failed:
+                out.append(s.done)
+            elif not self.started(t):
+                out.append(node.tree.code.initial())
+            else:
                 if type(s) is Stall:
                     raise AssertionError("concrete values never stall")
                 return None
-            out.append(s)
-        return out  # type: ignore[return-value]
+        return out
+
+    def failures(self) -> list[tuple[int, Failed]]:
+        """The threads that failed an assertion, with how."""
+        out = []
+        for t, node in enumerate(self.cur):
+            s = node.step
+            if type(s) is Failed and self.started(t):
+                out.append((t, s))
+        return out
 
     def completion_key(self) -> tuple[int, ...]:
         """Per thread, the shape of one complete path through its present prefix."""
@@ -149,7 +204,13 @@ class TrustGraph(ExecutionGraph):
 
     def add_next(self, t: int, node: PathNode) -> int:
         """Add the event (neither read nor write) ``node`` issues next to thread ``t``."""
-        e = self.add_other(t, node.step.event, node.next_shape())  # type: ignore[union-attr]
+        ev: Event = node.step.event  # type: ignore[union-attr]
+        if ev.kind == "S":
+            c: int = ev.value  # type: ignore[assignment]
+            if self.spawned_at[c] >= 0 or self.n[c]:
+                raise StepError(f"P{t}: thread {c} is spawned twice")
+            self.spawned_at[c] = self.base[t] + self.n[t]
+        e = self.add_other(t, ev, node.next_shape())
         self.addedmax[e] = True
         self.revisitable[e] = True
         self.node[e] = self.cur[t] = node.after()
@@ -166,12 +227,56 @@ class TrustGraph(ExecutionGraph):
             self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[union-attr,index]
         elif kind == "W":
             self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[union-attr,index]
+        elif kind == "S":
+            self.spawned_at[ev.value] = -1  # type: ignore[union-attr,index]
         self.ev[e] = None
         self.val[e] = None
         self.n[t] -= 1
         self.clock -= 1
         self._rel = None
         self.cur[t] = self.node[e - 1] if self.idx[e] else self.roots[t]  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ prefixes
+    def porf_view(self, e: int) -> list[int]:
+        """The porf-prefix of ``e`` where po also runs along spawns and joins: a thread's
+        events come after the spawn that started it, a join after the joined thread."""
+        if not self.spawned:
+            return super().porf_view(e)
+        view = [0] * self.T
+        todo = [e]
+        base, tid, idx, rf, L, ev, n = (
+            self.base,
+            self.tid,
+            self.idx,
+            self.rf,
+            self.L,
+            self.ev,
+            self.n,
+        )
+        at = self.spawned_at
+        while todo:
+            x = todo.pop()
+            if x < L:
+                continue
+            t = tid[x]
+            upto = idx[x] + 1
+            have = view[t]
+            if upto <= have:
+                continue
+            if not have and at[t] >= 0:
+                todo.append(at[t])
+            b = base[t]
+            for j in range(b + have, b + upto):
+                r = rf[j]
+                if r >= L:
+                    todo.append(r)
+                ej = ev[j]
+                if ej is not None and ej.kind == "J":
+                    c: int = ej.value  # type: ignore[assignment]
+                    if n[c]:
+                        todo.append(base[c] + n[c] - 1)
+            view[t] = upto
+        return view
 
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:
@@ -193,6 +298,11 @@ class TrustGraph(ExecutionGraph):
         g = self.copy()
         assert isinstance(g, TrustGraph)
         g.restrict(kept)
+        if g.spawned:
+            at = g.spawned_at
+            for c, s in enumerate(at):
+                if s >= 0 and g.idx[s] >= kept[g.tid[s]]:
+                    at[c] = -1
         for t in range(g.T):
             m = kept[t]
             g.cur[t] = g.node[g.base[t] + m - 1] if m else g.roots[t]  # type: ignore[assignment]

@@ -35,7 +35,7 @@ from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import CAS, RMW, Assert, Join, Lock, Program, Spawn
+from herdsman.litmus.ir import CAS, RMW, Assert, Lock, Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
@@ -77,10 +77,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
     if not isinstance(model, Model):
         raise InputError(where, 0, 0, "TruSt explores cat models only")
-    if program.has(Spawn, Join, Assert):
-        raise InputError(
-            where, 0, 0, "TruSt does not run programs that spawn or join threads or assert yet"
-        )
     t0 = time.process_time()
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
@@ -95,15 +91,18 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     while True:
         lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
         roots = [PathTree(code, lay.shapes, memory).root() for code in sem.threads]
+        if sem.spawned and bound is not None:
+            raise InputError(where, 0, 0, "--preemption-bound is for programs that spawn no thread")
         try:
             checker = consistency_checker(model, program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = TrustTally(program, checker, opts, bound)
         ex = Explorer(
-            TrustGraph(lay, roots),
+            TrustGraph(lay, roots, sem.spawned),
             checker,
             tally.complete,
+            on_blocked_error=tally.blocked_error if program.has(Assert) else None,
             bound=bound,
             deadline=deadline,
             track_duplicates=opts.track_duplicates,

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
+from herdsman.engine.errors import ErrorFound
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import ExecutionRecord, OutcomeBuilder, record
-from herdsman.engine.semantics.state import Done
+from herdsman.engine.outcome import ErrorRecord, ExecutionRecord, OutcomeBuilder, record
+from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import PreemptionBound
 from herdsman.graphs.execution import ExecutionGraph
@@ -76,9 +77,11 @@ class TrustTally(OutcomeBuilder):
                 plan.append((loc, 2, self.program.initial_value(loc)))
         return plan
 
-    def complete(self, g: TrustGraph, finals: list[Done]) -> bool:
-        """Record a complete graph (its threads ended as ``finals``); whether the model
-        allows it."""
+    def complete(
+        self, g: TrustGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
+    ) -> bool:
+        """Record a complete graph (its threads ended as ``finals``, those in ``fails``
+        failing an assertion); whether the model allows it."""
         state = self.final_state(g, finals)
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
@@ -104,12 +107,38 @@ class TrustTally(OutcomeBuilder):
             return True
         cut = any(d.cut for d in finals)
         self.count(obs, sat, cut, allowed)
+        if fails:
+            self._error(g, fails, obs, complete=True)
         if want:
             for v in allowed:
                 if self.wants_witness(sat):
                     self.keep_witness(picture(g), v, obs, sat)
         self._record(g, obs, sat, pre)
         return True
+
+    def blocked_error(self, g: TrustGraph, fails: list[tuple[int, Failed]]) -> None:
+        """A blocked graph (consistent so far) where an assertion failed: an error too."""
+        obs = tuple(self._partial_value(g, loc) for loc in self.observed)
+        self._error(g, fails, obs, complete=False)
+
+    def _partial_value(self, g: TrustGraph, loc: Loc) -> Value:
+        if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
+            s = g.at(loc.tid).step
+            done = s.done if isinstance(s, Failed) else s if isinstance(s, Done) else None
+            return done.reg(loc.reg) if done is not None else 0
+        if isinstance(loc, MemLoc) and loc.name in g.lay.loc_index:
+            return g.final_value(g.lay.loc_index[loc.name])
+        return self.program.initial_value(loc)
+
+    def _error(
+        self, g: TrustGraph, fails: list[tuple[int, Failed]], obs: tuple, complete: bool
+    ) -> None:
+        t, f = fails[0]
+        origin = self.program.threads[t].origins[f.site]
+        graph = picture(g) if not self.errors else None
+        self.error(ErrorRecord(f.message, t, origin, complete, obs, graph))
+        if self.opts.stop_on_error:
+            raise ErrorFound()
 
     def _record(self, g: TrustGraph, obs: tuple[Value, ...], sat: bool, pre: int | None) -> None:
         """Keep the execution (``print_executions``), with its picture (``executions_dot``)."""
