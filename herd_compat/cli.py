@@ -29,6 +29,7 @@ COMMANDS = {
     "run": "run litmus tests under a model, printing herd's output blocks",
     "herd7": "run tests with herd7's own command-line options",
     "validate": "run a campaign and compare with herd's log or verdict table",
+    "verify": "check C programs' assertions under a model, as GenMC does (exit 42: unsafe)",
 }
 
 
@@ -194,6 +195,67 @@ def _cmd_herd7(argv: list[str]) -> int:
     return run_tests(cfg)
 
 
+# ----------------------------------------------------------------------------- verify
+
+
+def _verify_parser() -> _Parser:
+    p = _Parser(prog="herdsman verify", description=COMMANDS["verify"])
+    p.add_argument("programs", nargs="+", metavar="FILE.c", help="C programs")
+    p.add_argument("--model", "-m", default="sc", help="sc, tso, pso, power or a .cat file")
+    p.add_argument(
+        "--target",
+        choices=("tso", "pso", "power", "c"),
+        help="how C maps to the model's events (default: by model; c for a .cat file)",
+    )
+    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument(
+        "--unroll",
+        type=int,
+        default=4,
+        metavar="N",
+        help="at most N iterations of a loop (more: the execution is blocked); default 4",
+    )
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    p.add_argument("--cat-include", action="append", default=[], metavar="DIR")
+    p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<program>.dot of an error")
+    p.add_argument("--json", action="store_true", help="one JSON object per program")
+    p.add_argument(
+        "--keep-going", action="store_true", help="explore every execution, not to the first error"
+    )
+    p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
+    return p
+
+
+def _cmd_verify(argv: list[str]) -> int:
+    from herdsman.herd_compat.verify import VerifyConfig, verify
+
+    a = _verify_parser().parse_args(argv)
+    defines = {}
+    for d in a.defines:
+        name, _, value = d.partition("=")
+        if not name.isidentifier():
+            raise UsageError(f"-D {d}: not a macro name")
+        defines[name] = value if "=" in d else "1"
+    cfg = VerifyConfig(
+        programs=a.programs,
+        model=a.model,
+        target=a.target,
+        engine=a.engine,
+        unroll=a.unroll,
+        defines=defines,
+        include_dirs=a.include,
+        cat_include_dirs=a.cat_include,
+        outdir=a.outdir,
+        json=a.json,
+        keep_going=a.keep_going,
+        time_limit=a.timeout,
+    )
+    if a.unroll < 0:
+        raise UsageError("--unroll must be >= 0")
+    return verify(cfg)
+
+
 # ----------------------------------------------------------------------------- validate
 
 
@@ -295,6 +357,7 @@ HANDLERS: dict[str, Callable[[list[str]], int]] = {
     "run": _cmd_run,
     "herd7": _cmd_herd7,
     "validate": _cmd_validate,
+    "verify": _cmd_verify,
 }
 
 

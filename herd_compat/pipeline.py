@@ -13,6 +13,7 @@ becomes one "internal error" line (``HERDSMAN_DEBUG=1`` lets the traceback throu
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +21,14 @@ from typing import Literal
 
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.outcome import Outcome
-from herdsman.engine.run import run_test
+from herdsman.engine.run import run_program, run_test
 from herdsman.herd_compat.conds import replace_condition
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import dot_base, execution_dot
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.output import HerdBlock, herd_result
+from herdsman.litmus.c import lower_c_litmus, parse_c_litmus, target_for_model
+from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.parser import parse_file, parse_text
@@ -141,11 +144,50 @@ def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
         ) from None
 
 
+def is_c_litmus(path: str) -> bool:
+    """Whether the file ``path`` holds a C litmus test (its header's architecture is C)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(512)
+    except OSError:
+        return False
+    return _C_HEADER.match(head) is not None
+
+
+_C_HEADER = re.compile(r"\s*C\s")
+
+
+def _run_c(path: str, cfg: RunConfig, models: ModelCache, admit: Admit, start: float) -> TestRecord:
+    """:func:`run_file` for a C litmus test: read by ``litmus/c``, lowered for the
+    model's target (see :func:`litmus.c.target_for_model`)."""
+    with open(path, encoding="utf-8") as f:
+        test = parse_c_litmus(f.read(), path)
+    h = c_litmus_hash(test)
+    if not admit(path, test.name, h):
+        return Skipped(path, test.name)
+    if test.name in cfg.conds:
+        raise InputError(cfg.conds_path, cfg.conds[test.name][1], 1, "-conds on a C test")
+    loading = time.process_time()
+    spec = models.spec_for("C", path)
+    model = models.get(spec)
+    start += time.process_time() - loading
+    program = lower_c_litmus(test, target_for_model(spec))
+    outcome = run_program(program, model, cfg.run_options())
+    cpu = time.process_time() - start
+    facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))
+    model_name = model.name or ""
+    drawn = outcome.executions if cfg.execution_dots else outcome.witnesses
+    pictures = [execution_dot(ex, test.name, model_name) for ex in drawn] if cfg.pictures else []
+    return Done(path, facts, model_name, outcome, cpu, tuple(pictures))
+
+
 def run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit = admit_all) -> TestRecord:
     """Run the test in file ``path`` as ``cfg`` says, with models from ``models``."""
     start = time.process_time()  # herd's Time: from reading the test to its result
     name = dot_base(path)
     try:
+        if os.path.isfile(path) and is_c_litmus(path):
+            return _run_c(path, cfg, models, admit, start)
         test = read_test(path)
         name = test.name
         h = herd_hash(test)

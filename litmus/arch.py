@@ -157,6 +157,12 @@ def _x86_64_register_key(reg: str) -> tuple:
 # ----------------------------------------------------------------------------- the records
 
 _X86_FENCES = ("MFENCE", "SFENCE", "LFENCE")
+_C_ANNOTS = (
+    *("X", "RMW", "A", "NA", "annot"),
+    *("ACQ", "SC", "REL", "ACQ_REL", "RLX", "CON"),
+    *("LK", "LKR", "LKW", "LS", "LF", "UL", "RL", "RU"),
+    *("ONCE", "Mb", "Rmb", "Wmb", "Acquire", "Release", "Noreturn"),
+)
 
 ARCHS: dict[str, Arch] = {
     a.name: a
@@ -204,6 +210,14 @@ ARCHS: dict[str, Arch] = {
             register_key=_x86_64_register_key,
             fence_pictures=tuple((f, f) for f in _X86_FENCES),
         ),
+        Arch(
+            "C",  # its tests are read by litmus/c, not by the assembly splitter
+            # herd's C annotation sets (herd/CAction.ml: memory orders, atomicity, locks)
+            # and the Linux-kernel ones its bell file declares (ONCE, Mb, Acquire...)
+            annot_sets=_C_ANNOTS,
+            branch_commit=True,
+            store_data_port=True,
+        ),
         # herd's other architectures: their names are known (models declare them, tests
         # name them); herdsman has no front-end for them.
         *(
@@ -213,7 +227,6 @@ ARCHS: dict[str, Arch] = {
                 "ARM",
                 "MIPS",
                 "RISCV",
-                "C",
                 "CPP",
                 "LISA",
                 "BPF",

@@ -193,7 +193,8 @@ class CAS:
 @dataclass(frozen=True, slots=True)
 class Fence:
     """A barrier; ``kind`` is herd's set name: SYNC, LWSYNC, ISYNC, EIEIO, MFENCE, SFENCE,
-    LFENCE..."""
+    LFENCE...  herd's C fences are ``F`` events carrying annotation sets instead: their
+    kind is ``F.`` and the sets, dot-separated (``F.SC``, ``F.Mb``)."""
 
     kind: str
 

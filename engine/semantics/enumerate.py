@@ -17,7 +17,7 @@ from typing import NamedTuple
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
-from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics, ThreadCode
+from herdsman.engine.semantics.step import DEFAULT_UNROLL, LOOP_BOUND, Semantics, ThreadCode
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.ir import RMW, Assert, Branch, Loc, Program, Store, Value
 
@@ -90,6 +90,7 @@ class ThreadsResult:
     bad_address: int = 0  # executions dropped because an address was not a location
     rounds: int = 0  # rounds of the value fixpoint
     spawned: frozenset[int] = frozenset()  # threads that start when spawned
+    loop_bound: int = 0  # thread executions the loop bound blocked (programs that block)
 
     def initial_value(self, loc: Loc) -> Value:
         """Initial value of a memory location or symbolic register, so its final value
@@ -105,14 +106,15 @@ def run_thread(
     values_of: Callable[[str], Sequence[Value]],
     deadline: float | None = None,
     stops: bool = False,
-) -> tuple[list[ThreadExec], int]:
+) -> tuple[list[ThreadExec], int, int]:
     """Every execution of the thread ``code`` for the values ``values_of(location)`` reads
-    may see (depth first, values in order), and how many were dropped (an address that is
-    no location, an ``assume`` that fails).  With ``stops`` (programs that assert), the
-    executions that stop early are kept too: blocked ones, and the events before each
-    join (see :class:`ThreadExec`)."""
+    may see (depth first, values in order), how many were dropped (an address that is
+    no location, an ``assume`` that fails) and how many of those the loop bound blocked.
+    With ``stops`` (programs that assert), the executions that stop early are kept too:
+    blocked ones, and the events before each join (see :class:`ThreadExec`)."""
     tid = code.tid
     initial = code.initial()
+    cut = [0]
     step, after_read = code.step, code.after_read
     out: list[ThreadExec] = []
     dropped = 0
@@ -145,6 +147,8 @@ def run_thread(
                 break
             if cls is Blocked:
                 dropped += 1
+                if s[0] == LOOP_BOUND:  # type: ignore[index]
+                    cut[0] += 1
                 if stops:
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "blocked", None, -1)))
                 break
@@ -155,7 +159,7 @@ def run_thread(
         del events[mark:]
 
     go(code.start())
-    return out, dropped
+    return out, dropped, cut[0]
 
 
 def _max_rounds(program: Program, unroll: int) -> int:
@@ -194,16 +198,17 @@ def thread_executions(
     rounds = 0
     # per thread: its last executions, and the size of each value set its reads saw then
     # (value sets only grow: a thread whose reads would see the same values runs the same)
-    last: list[tuple[list[ThreadExec], int, dict[str, int]] | None] = [None] * len(sem.threads)
+    last: list[tuple[list[ThreadExec], int, dict[str, int], int] | None]
+    last = [None] * len(sem.threads)
     while True:
         rounds += 1
         vlists.clear()
         execs: list[list[ThreadExec]] = []
-        bad = 0
+        bad = bound = 0
         for t, code in enumerate(sem.threads):
             prev = last[t]
             if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
-                got, dropped = prev[0], prev[1]
+                got, dropped, cut = prev[0], prev[1], prev[3]
             else:
                 seen: dict[str, int] = {}
 
@@ -213,12 +218,13 @@ def thread_executions(
                     return vl
 
                 with sem.reporting():
-                    got, dropped = run_thread(code, values_seen, deadline, stops)
+                    got, dropped, cut = run_thread(code, values_seen, deadline, stops)
                 if t in sem.spawned:
                     got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
-                last[t] = (got, dropped, seen)
+                last[t] = (got, dropped, seen, cut)
             execs.append(got)
             bad += dropped
+            bound += cut
         if not _grow(values, init_mem, execs) or rounds >= limit:
             break
     return ThreadsResult(
@@ -230,6 +236,7 @@ def thread_executions(
         bad_address=bad,
         rounds=rounds,
         spawned=sem.spawned,
+        loop_bound=bound,
     )
 
 

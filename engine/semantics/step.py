@@ -397,9 +397,9 @@ class ThreadCode:
         origin = th.origins[pc]
         cls = type(ins)
         if cls is Fence:
-            kind = ins.kind  # type: ignore[union-attr]
+            kind, annots = fence_parts(ins.kind)  # type: ignore[union-attr]
             ev = _new(
-                Event, ("F", th.tid, n, poi, None, None, kind, _NONE, origin, 0, 0, st.ctrl, 0)
+                Event, ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0)
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
         if cls is Spawn or cls is Join:
@@ -624,6 +624,15 @@ class Semantics:
     def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         with self.reporting():
             return self.threads[tid].resolve(st, reads)
+
+
+@lru_cache(maxsize=256)
+def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
+    """A fence event's kind and annotation sets: ``SYNC`` is a fence of kind SYNC; a C
+    fence ``F.SC`` (see :class:`litmus.ir.Fence`) has no kind but the annotation SC."""
+    if kind.startswith("F."):
+        return None, frozenset(kind[2:].split("."))
+    return kind, _NONE
 
 
 def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:

@@ -1,0 +1,93 @@
+"""The C front-end: C programs (GenMC-style, with pthreads, C11 atomics, assert/assume)
+and herd's C litmus tests, lowered to the program IR for a *target* (``tso``, ``pso``,
+``power`` or ``c``: which operations C's accesses become depends on the memory model).
+
+Pipeline: :mod:`.preprocess` (pcpp with herdsman's own headers in ``headers/``),
+:mod:`.parse` (pycparser), :mod:`.lower_program` (globals, threads) over
+:mod:`.lower_stmt`, :mod:`.lower_call` and :mod:`.lower_expr` (one thread's code), with
+:mod:`.target` (the per-target mapping table) and :mod:`.ctype` (C types).  C litmus
+tests: :mod:`.litmus_c`.
+
+Conventions (``/work/spec/c-frontend.md``): thread 0 is ``main``; each
+``pthread_create`` is a static :class:`~herdsman.litmus.ir.Spawn` of a new thread id
+(loops around it must unroll at compile time); every global cell is a memory location
+(``a``, ``a+1``... for arrays and structs); locals are registers; functions are inlined;
+``_Atomic`` objects (``atomic_int`` is ``typedef _Atomic int``) are accessed seq_cst by
+plain C syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from herdsman.litmus.c.litmus_c import CLitmus, CThread, lower_c_litmus, parse_c_litmus
+from herdsman.litmus.c.lower_program import lower_program
+from herdsman.litmus.c.parse import parse_c
+from herdsman.litmus.c.preprocess import HEADERS, preprocess
+from herdsman.litmus.c.target import TARGETS, target_for_model
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import Program
+
+__all__ = [
+    "TARGETS",
+    "CLitmus",
+    "CThread",
+    "c_program_from_text",
+    "load_c_program",
+    "lower_c_litmus",
+    "parse_c_litmus",
+    "target_for_model",
+]
+
+
+def c_program_from_text(
+    text: str,
+    path: str = "<string>",
+    target: str = "tso",
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+) -> Program:
+    """The program of C source ``text`` (read from ``path``) for ``target``."""
+    if target not in TARGETS:
+        raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
+    try:
+        ast = parse_c(preprocess(text, path, defines, include_dirs), path)
+    except InputError as e:
+        raise _in_user_file(e, text, path) from None
+    name = Path(path).stem if path and not path.startswith("<") else "program"
+    # GenMC's loop bound: an execution needing more iterations is blocked, never complete
+    return replace(lower_program(ast, path, name, target), loop_bound="block")
+
+
+def _in_user_file(e: InputError, text: str, path: str) -> InputError:
+    """A syntax error pycparser places in one of herdsman's headers (the user's code
+    before an ``#include`` is unfinished) moved to that ``#include`` of the user's file."""
+    if e.path == path or Path(e.path).resolve().parent != HEADERS.resolve():
+        return e
+    name = re.escape(Path(e.path).name)
+    m = re.search(rf"^[ \t]*#[ \t]*include[ \t]*[<\"]{name}[>\"]", text, re.M)
+    line = text.count("\n", 0, m.start()) + 1 if m else 1
+    return InputError(
+        path, line, 1, f"{e.message}, in <{Path(e.path).name}>: the code before it is unfinished"
+    )
+
+
+def load_c_program(
+    path: str,
+    target: str = "tso",
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+) -> Program:
+    """The program of the C file at ``path`` for ``target``."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, 0, 0, "the file is not UTF-8 text") from None
+    return c_program_from_text(text, path, target, defines, include_dirs)

@@ -1,0 +1,8 @@
+/* herdsman's stddef.h */
+#ifndef HERDSMAN_STDDEF_H
+#define HERDSMAN_STDDEF_H
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+typedef unsigned long size_t;
+#endif

@@ -1,0 +1,121 @@
+"""Preprocess a C file with pcpp (pure Python), using herdsman's own system headers.
+
+``#include <pthread.h>`` and the other system headers come from ``litmus/c/headers``
+(declarations only); user headers from the file's folder and the ``-I`` folders.  The
+output keeps ``#line`` directives, so pycparser's positions point into the user's file.
+Every preprocessor error (missing header, ``#error``, malformed directive) is an
+:class:`InputError` at its line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pcpp import Preprocessor
+
+from herdsman.litmus.errors import InputError
+
+#: herdsman's system headers.
+HEADERS = Path(__file__).with_name("headers")
+
+
+class _Stop(Exception):
+    """A preprocessor error, raised from pcpp's hooks (turned into InputError)."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+class _Pcpp(Preprocessor):
+    """pcpp with errors raised at once instead of printed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.line_directive = "#line"
+
+    def on_error(self, file, line, msg):  # noqa: ANN001, ANN201 (pcpp's hook)
+        raise _Stop(str(file), int(line or 0), str(msg))
+
+    def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001, ANN201
+        d = self.lastdirective
+        what = "malformed #include" if is_malformed else f"header not found: {includepath}"
+        raise _Stop(str(d.source), int(d.lineno), what)
+
+    def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # noqa: ANN001, ANN201
+        text = "".join(t.value for t in toks).strip()
+        if directive.value == "error":
+            raise _Stop(str(directive.source), int(directive.lineno), f"#error {text}")
+        if directive.value == "warning":
+            return None  # dropped
+        if directive.value == "pragma":
+            return None
+        raise _Stop(
+            str(directive.source),
+            int(directive.lineno),
+            f"unknown preprocessor directive #{directive.value}",
+        )
+
+    def on_comment(self, tok):  # noqa: ANN001, ANN201
+        return False  # comments are removed
+
+
+def preprocess(
+    text: str,
+    path: str,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+) -> str:
+    """The preprocessed text of ``text`` (the contents of ``path``): plain C with
+    ``#line`` directives.  ``defines`` maps names to values (``-D NAME=VALUE``; an empty
+    value defines NAME as 1, like cc)."""
+    pp = _Pcpp()
+    folder = os.path.dirname(path)
+    if folder:
+        pp.add_path(folder)
+    for d in include_dirs:
+        pp.add_path(str(d))
+    pp.add_path(str(HEADERS))
+    for name, value in (defines or {}).items():
+        if not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise InputError(path, 0, 0, f"bad macro name in -D: {name!r}")
+        pp.define(f"{name} {value if value != '' else '1'}")
+    _check_directives(text, path)
+    out = io.StringIO()
+    try:
+        pp.parse(text, path)
+        pp.write(out)
+    except _Stop as exc:
+        raise InputError(_same(exc.path, path), exc.line, 0, exc.message) from None
+    except (IndexError, ValueError, TypeError) as exc:  # pcpp on a directive it cannot read
+        raise InputError(path, 0, 0, f"malformed preprocessor input ({exc})") from None
+    return _LINE.sub(lambda m: f'#line {m.group(1)} "{_same(m.group(2), path)}"', out.getvalue())
+
+
+_LINE = re.compile(r'^#line (\d+) "(.*)"$', re.M)
+_NAMED = re.compile(r"^[ \t]*#[ \t]*(ifdef|ifndef|undef|define)\b(.*)$", re.M)
+
+
+def _check_directives(text: str, path: str) -> None:
+    """Directives that need a macro name and lack one (pcpp would fail on them)."""
+    for m in _NAMED.finditer(text):
+        rest = m.group(2).lstrip()
+        if not rest or not (rest[0].isalpha() or rest[0] == "_"):
+            line = text.count("\n", 0, m.start()) + 1
+            col = m.start(1) - m.start() + 1
+            raise InputError(path, line, col, f"#{m.group(1)} needs a macro name")
+
+
+def _same(name: str, path: str) -> str:
+    """``path`` as given when pcpp's ``name`` (made relative) is that file."""
+    if name in ("", "None") or name == path:
+        return path
+    if os.path.abspath(name) == os.path.abspath(path):
+        return path
+    return name
