@@ -308,12 +308,15 @@ class ExecutionGraph:
                 self.rl[li] = [x for x in self.rl[li] if idx[x] < kept[tid[x]]]
 
     # ------------------------------------------------------------------ prefixes
-    def porf_view(self, e: int) -> list[int]:
+    def porf_view(self, e: int, spawned_at: Sequence[int] | None = None) -> list[int]:
         """The porf-prefix of ``e`` (``e`` included): per thread, how many of its first
-        events belong to it."""
+        events belong to it.  With ``spawned_at`` (per thread, the id of the spawn event
+        that started it, or -1), po also runs along spawns and joins: a thread's events
+        come after its spawn, a join after every event of the thread it joins."""
         view = [0] * self.T
         todo = [e]
         base, tid, idx, rf, L = self.base, self.tid, self.idx, self.rf, self.L
+        ev, n = self.ev, self.n
         while todo:
             x = todo.pop()
             if x < L:
@@ -323,11 +326,18 @@ class ExecutionGraph:
             have = view[t]
             if upto <= have:
                 continue
+            if spawned_at is not None and not have and spawned_at[t] >= 0:
+                todo.append(spawned_at[t])
             b = base[t]
             for j in range(b + have, b + upto):
                 r = rf[j]
                 if r >= L:
                     todo.append(r)
+                if spawned_at is not None:
+                    ej = ev[j]
+                    if ej is not None and ej.kind == "J" and n[ej.value]:  # type: ignore[index]
+                        c: int = ej.value  # type: ignore[assignment]
+                        todo.append(base[c] + n[c] - 1)
             view[t] = upto
         return view
 

@@ -157,6 +157,13 @@ def _x86_64_register_key(reg: str) -> tuple:
 # ----------------------------------------------------------------------------- the records
 
 _X86_FENCES = ("MFENCE", "SFENCE", "LFENCE")
+_C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _c_register(name: str) -> str | None:
+    return name if _C_IDENT.fullmatch(name) else None
+
+
 _C_ANNOTS = (
     *("X", "RMW", "A", "NA", "annot"),
     *("ACQ", "SC", "REL", "ACQ_REL", "RLX", "CON"),
@@ -212,6 +219,8 @@ ARCHS: dict[str, Arch] = {
         ),
         Arch(
             "C",  # its tests are read by litmus/c, not by the assembly splitter
+            register=_c_register,  # a thread's local variables
+            register_hint="a local variable of the thread",
             # herd's C annotation sets (herd/CAction.ml: memory orders, atomicity, locks)
             # and the Linux-kernel ones its bell file declares (ONCE, Mb, Acquire...)
             annot_sets=_C_ANNOTS,

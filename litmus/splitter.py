@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from herdsman.litmus.arch import ARCHS, parsed_archs
 from herdsman.litmus.source import Source
 
-_HEADER = re.compile(
+HEADER = re.compile(
     r"[ \t]*(?P<arch>[A-Za-z0-9_]+)[ \t]+(?P<name>[A-Za-z0-9_/.\-+\[\]]+)[ \t]*"
     r"(?:\((?P<tex>[A-Za-z][A-Za-z0-9_/.\-]*)\)[ \t]*)?"
     r"(?:\n?[ \t]*\"(?P<doc>[^\"]*)\"[ \t]*)?;?"
@@ -70,7 +70,7 @@ def split(src: Source) -> Split:
     text = src.text
     if not text.strip():
         raise src.error(0, "empty file (expected a litmus test)")
-    m = _HEADER.match(text)
+    m = HEADER.match(text)
     if m is None:
         raise src.error(0, "first line must be 'ARCH NAME' (e.g. 'PPC MP')")
     arch = m.group("arch")
@@ -85,9 +85,9 @@ def split(src: Source) -> Split:
         name = os.path.splitext(os.path.basename(src.path))[0]
     elif name.endswith(".litmus"):
         name = name[: -len(".litmus")]
-    info, init, prog_start = _find_init(src, m.end())
+    info, init, prog_start = find_init(src, m.end())
     prog_end, has_cond = _find_condition(src, prog_start)
-    cond_end = _find_condition_end(src, prog_end) if has_cond else prog_end
+    cond_end = find_condition_end(src, prog_end) if has_cond else prog_end
     return Split(
         arch=arch,
         name=name,
@@ -101,7 +101,7 @@ def split(src: Source) -> Split:
     )
 
 
-def _find_init(src: Source, pos: int) -> tuple[tuple[tuple[str, str], ...], tuple[int, int], int]:
+def find_init(src: Source, pos: int) -> tuple[tuple[tuple[str, str], ...], tuple[int, int], int]:
     """Info lines up to ``{``, the init span and where the program starts."""
     text = src.text
     n = len(text)
@@ -170,7 +170,7 @@ def _in_name(text: str, pos: int) -> bool:
     return False
 
 
-def _find_condition_end(src: Source, pos: int) -> int:
+def find_condition_end(src: Source, pos: int) -> int:
     """Where the condition stops: ``<<`` (outside comments) or the end of the file."""
     text = src.text
     while True:

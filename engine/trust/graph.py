@@ -237,46 +237,9 @@ class TrustGraph(ExecutionGraph):
         self.cur[t] = self.node[e - 1] if self.idx[e] else self.roots[t]  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ prefixes
-    def porf_view(self, e: int) -> list[int]:
-        """The porf-prefix of ``e`` where po also runs along spawns and joins: a thread's
-        events come after the spawn that started it, a join after the joined thread."""
-        if not self.spawned:
-            return super().porf_view(e)
-        view = [0] * self.T
-        todo = [e]
-        base, tid, idx, rf, L, ev, n = (
-            self.base,
-            self.tid,
-            self.idx,
-            self.rf,
-            self.L,
-            self.ev,
-            self.n,
-        )
-        at = self.spawned_at
-        while todo:
-            x = todo.pop()
-            if x < L:
-                continue
-            t = tid[x]
-            upto = idx[x] + 1
-            have = view[t]
-            if upto <= have:
-                continue
-            if not have and at[t] >= 0:
-                todo.append(at[t])
-            b = base[t]
-            for j in range(b + have, b + upto):
-                r = rf[j]
-                if r >= L:
-                    todo.append(r)
-                ej = ev[j]
-                if ej is not None and ej.kind == "J":
-                    c: int = ej.value  # type: ignore[assignment]
-                    if n[c]:
-                        todo.append(base[c] + n[c] - 1)
-            view[t] = upto
-        return view
+    def porf_view(self, e: int, spawned_at: Sequence[int] | None = None) -> list[int]:
+        """The porf-prefix of ``e``, along spawns and joins in a program that spawns."""
+        return super().porf_view(e, self.spawned_at if self.spawned else spawned_at)
 
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:

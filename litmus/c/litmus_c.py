@@ -16,12 +16,8 @@ global of the init, the parameters and the condition is a memory location.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
-from functools import cache
 
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from pycparser import c_ast, c_generator
 
 from herdsman.litmus.c.context import Context
@@ -39,7 +35,6 @@ from herdsman.litmus.ir import (
     MemLoc,
     Program,
     Prop,
-    PTrue,
     RegLoc,
     Sym,
     SymRegLoc,
@@ -47,8 +42,8 @@ from herdsman.litmus.ir import (
     prop_locations,
 )
 from herdsman.litmus.source import Source
-from herdsman.litmus.splitter import _HEADER, _find_condition_end, _find_init
-from herdsman.litmus.state import _GRAMMAR, ConditionPart, TokenError, _Build
+from herdsman.litmus.splitter import HEADER, find_condition_end, find_init
+from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.test import InitItem
 
 
@@ -104,15 +99,15 @@ def parse_c_litmus(text: str, path: str) -> CLitmus:
     text = src.text
     if not text.strip():
         raise src.error(0, "empty file (expected a litmus test)")
-    m = _HEADER.match(text)
+    m = HEADER.match(text)
     if m is None:
         raise src.error(0, "first line must be 'C NAME'")
     if m.group("arch") != "C":
         raise src.error(m.start("arch"), f"not a C litmus test (architecture {m.group('arch')})")
     name = m.group("name")
-    info, init_span, prog_start = _find_init(src, m.end())
+    info, init_span, prog_start = find_init(src, m.end())
     code, spans, prog_end = _scan_program(src, prog_start)
-    cond_end = _find_condition_end(src, prog_end) if prog_end < len(text) else prog_end
+    cond_end = find_condition_end(src, prog_end) if prog_end < len(text) else prog_end
     tids = sorted(spans)
     if not tids:
         raise src.error(prog_start, "no thread: expected P0(...) { ... }")
@@ -120,12 +115,8 @@ def parse_c_litmus(text: str, path: str) -> CLitmus:
         missing = next(i for i in range(len(tids) + 1) if i not in spans)
         raise src.error(prog_start, f"threads must be P0, P1, ... (P{missing} is missing)")
     nthreads = len(tids)
-    init = _parse_section(src, init_span, "init_start", nthreads, "init section")
-    part: ConditionPart = (
-        _parse_section(src, (prog_end, cond_end), "cond_start", nthreads, "condition")
-        if prog_end < cond_end
-        else ConditionPart(Condition("forall", PTrue(), ""))
-    )
+    init = parse_init(src, "C", init_span, nthreads)
+    part = parse_condition(src, "C", (prog_end, cond_end), nthreads)
     ast = parse_c(preprocess(code, path), path)
     threads = []
     funcs = _thread_functions(ast, path)
@@ -144,7 +135,7 @@ def parse_c_litmus(text: str, path: str) -> CLitmus:
         name=name,
         doc=m.group("doc"),
         info=info,
-        init=tuple(it for it, _ in init),
+        init=init,
         threads=tuple(threads),
         condition=part.condition,
         locations=part.locations,
@@ -246,69 +237,6 @@ def _skip_ocaml_comment(src: Source, start: int) -> int:
         pos = m.end()
         if depth == 0:
             return pos
-
-
-# ----------------------------------------------------------------------------- init/condition
-
-
-class _CBuild(_Build):
-    """herd's state grammar with C registers: any identifier of an existing thread."""
-
-    def thread_reg(self, c: list) -> RegLoc:
-        tid_tok, reg_tok = c
-        tid = int(tid_tok[1:]) if tid_tok.type == "PROC" else int(str(tid_tok))
-        if not 0 <= tid < self.nthreads:
-            raise TokenError(
-                tid_tok, f"thread {tid} does not exist (the test has {self.nthreads} threads)"
-            )
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(reg_tok)):
-            raise TokenError(reg_tok, f"bad C register '{reg_tok}'")
-        self.pos = tid_tok.start_pos or 0
-        return RegLoc(tid, str(reg_tok))
-
-
-_LOCK = threading.Lock()
-
-
-@cache
-def _parser() -> tuple[Lark, _CBuild]:
-    build = _CBuild()
-    lark = Lark(
-        _GRAMMAR,
-        parser="lalr",
-        start=["init_start", "cond_start"],
-        transformer=build,
-        maybe_placeholders=True,
-    )
-    return lark, build
-
-
-def _parse_section(src: Source, span: tuple[int, int], start: str, nthreads: int, what: str):  # noqa: ANN202
-    lark, build = _parser()
-    text = src.text[span[0] : span[1]]
-    try:
-        with _LOCK:
-            build.arch = "C"
-            build.nthreads = nthreads
-            result = lark.parse(text, start=start)
-    except TokenError as exc:
-        raise src.error(span[0] + (exc.token.start_pos or 0), exc.message) from None
-    except UnexpectedToken as exc:
-        tok: Token = exc.token
-        if tok.type == "$END":
-            raise src.error(span[1], f"unexpected end of the {what}") from None
-        raise src.error(
-            span[0] + (tok.start_pos or 0), f"syntax error in the {what}: unexpected '{tok}'"
-        ) from None
-    except UnexpectedCharacters as exc:
-        raise src.error(
-            span[0] + exc.pos_in_stream, f"syntax error in the {what}: unexpected character"
-        ) from None
-    except UnexpectedEOF:
-        raise src.error(span[1], f"unexpected end of the {what}") from None
-    except UnexpectedInput:
-        raise src.error(span[0], f"syntax error in the {what}") from None
-    return result
 
 
 # ----------------------------------------------------------------------------- lowering
