@@ -41,8 +41,6 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds
-    if threads.loop_bound:
-        tally.stats.extra["blocked_loop_bound"] = threads.loop_bound
     try:
         enumerate_test(threads, model, program.arch, goal, tally)
     except ErrorFound:

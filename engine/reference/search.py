@@ -67,7 +67,11 @@ def enumerate_test(
             by_shape.setdefault(te.shape(), []).append(te)
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
+    budget = 0
     for combo in itertools.product(*groups):
+        budget += 1
+        if not budget & 1023:
+            check_deadline(goal.deadline)
         status = _status([g[0] for g in combo], threads.spawned)
         if status is None:
             continue
@@ -78,14 +82,15 @@ def enumerate_test(
 
 def _status(
     heads: list[ThreadExec], spawned: frozenset[int]
-) -> tuple[list[tuple[int, Failed]], bool] | None:
+) -> tuple[list[tuple[int, Failed]], bool, bool] | None:
     """Whether thread executions of these shapes (one per thread) make an execution
     together: a thread has events iff it starts (at once, or spawned by one of them), a
     join follows the end of its thread, and one waits at a join only for a thread that
-    never ends.  None if they do not, else the failed assertions and whether the
-    execution is blocked (a thread stopped early; only worth exploring when one failed)."""
+    never ends.  None if they do not, else the failed assertions, whether the execution
+    is blocked (a thread stopped early; only worth exploring when one failed, or when the
+    loop bound stopped one: it is counted apart) and whether the loop bound did."""
     started = {e.value for te in heads for e in te.events if e.kind == "S"}
-    blocked = False
+    blocked = bound = False
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
@@ -95,12 +100,13 @@ def _status(
             if heads[te.waits].ended:
                 return None
             blocked = True
-        elif te.end == "blocked":
+        elif te.end == "blocked" or te.end == "bound":
             blocked = True
+            bound = bound or te.end == "bound"
     fails = [(te.tid, te.failure) for te in heads if te.failure is not None]
-    if blocked and not fails:
+    if blocked and not fails and not bound:
         return None
-    return fails, blocked
+    return fails, blocked, bound
 
 
 class _Combo(Tables):
@@ -116,11 +122,13 @@ class _Combo(Tables):
         tally: OutcomeBuilder,
         fails: list[tuple[int, Failed]] | None = None,
         blocked: bool = False,
+        bound: bool = False,
     ) -> None:
         self.goal = goal
         self.tally = tally
         self.fails = fails or []
         self.blocked = blocked
+        self.bound = bound
         self.native = model.co_mode == "native"
         lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in variants])
         self.session = model.prepare(lay.sk, arch)
@@ -394,7 +402,7 @@ class _Combo(Tables):
             want = self.show and tally.wants_witness(sat)
             if verdicts is None or want:
                 verdicts = self._check(rf, co, finals, want)
-            if self.fails:
+            if self.blocked or self.fails:
                 if self._failed(rf, co, verdicts, sol, obs):
                     continue
             if tally.count(obs, sat, loop, verdicts) and want:
@@ -403,10 +411,12 @@ class _Combo(Tables):
                         tally.keep_witness(self._graph(rf, co, v, sol), v, obs, sat)
 
     def _failed(self, rf, co, verdicts, sol, obs) -> bool:
-        """Note an execution where an assertion failed, if the model allows it; whether
-        it is blocked (not counted as an execution)."""
+        """Note an execution where an assertion failed or the loop bound blocked a thread,
+        if the model allows it; whether it is blocked (not counted as an execution)."""
         allowed = [v for v in verdicts if v.allowed]
-        if allowed:
+        if allowed and self.bound:
+            self.tally.stats.bump("blocked_loop_bound")
+        if allowed and self.fails:
             t, f = self.fails[0]
             tally = self.tally
             origin = self.threads.program.threads[t].origins[f.site]

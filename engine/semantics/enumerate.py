@@ -19,14 +19,15 @@ from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
 from herdsman.engine.semantics.step import DEFAULT_UNROLL, LOOP_BOUND, Semantics, ThreadCode
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.ir import RMW, Assert, Branch, Loc, Program, Store, Value
+from herdsman.litmus.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
 
 
 class ThreadExec(NamedTuple):
     """One execution of thread ``tid`` for one assignment of values to its reads: its
     events (with values), how it ended (final registers; ``loop``: it hit the unrolling
     bound).  ``end`` says how it stopped: ``done`` (finished), ``failed`` (an assertion
-    failed: ``failure`` says which), ``blocked`` (it can never go on), ``join`` (it waits
+    failed: ``failure`` says which), ``blocked`` (it can never go on; ``bound``: blocked by
+    the loop bound), ``join`` (it waits
     to join a thread: the events before a join, kept in case that thread never ends) or
     ``unstarted`` (a thread never spawned: no events, its initial registers)."""
 
@@ -90,7 +91,6 @@ class ThreadsResult:
     bad_address: int = 0  # executions dropped because an address was not a location
     rounds: int = 0  # rounds of the value fixpoint
     spawned: frozenset[int] = frozenset()  # threads that start when spawned
-    loop_bound: int = 0  # thread executions the loop bound blocked (programs that block)
 
     def initial_value(self, loc: Loc) -> Value:
         """Initial value of a memory location or symbolic register, so its final value
@@ -106,15 +106,17 @@ def run_thread(
     values_of: Callable[[str], Sequence[Value]],
     deadline: float | None = None,
     stops: bool = False,
-) -> tuple[list[ThreadExec], int, int]:
+    blocked: bool = False,
+) -> tuple[list[ThreadExec], int]:
     """Every execution of the thread ``code`` for the values ``values_of(location)`` reads
-    may see (depth first, values in order), how many were dropped (an address that is
-    no location, an ``assume`` that fails) and how many of those the loop bound blocked.
-    With ``stops`` (programs that assert), the executions that stop early are kept too:
-    blocked ones, and the events before each join (see :class:`ThreadExec`)."""
+    may see (depth first, values in order), and how many were dropped (an address that
+    is no location, an ``assume`` that fails, the loop bound).
+    With ``blocked`` the blocked executions are kept too (their writes give values to
+    the reads of the others: a thread blocked on one path may write what another path
+    reads); with ``stops`` (programs that assert) also the events before each join (see
+    :class:`ThreadExec`)."""
     tid = code.tid
     initial = code.initial()
-    cut = [0]
     step, after_read = code.step, code.after_read
     out: list[ThreadExec] = []
     dropped = 0
@@ -147,10 +149,11 @@ def run_thread(
                 break
             if cls is Blocked:
                 dropped += 1
-                if s[0] == LOOP_BOUND:  # type: ignore[index]
-                    cut[0] += 1
-                if stops:
-                    out.append(_new(ThreadExec, (tid, tuple(events), initial, "blocked", None, -1)))
+                if not dropped & 255:
+                    check_deadline(deadline)
+                if blocked:
+                    end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
+                    out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
             if cls is Failed:
                 out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
@@ -159,7 +162,7 @@ def run_thread(
         del events[mark:]
 
     go(code.start())
-    return out, dropped, cut[0]
+    return out, dropped
 
 
 def _max_rounds(program: Program, unroll: int) -> int:
@@ -195,20 +198,23 @@ def thread_executions(
 
     limit = _max_rounds(program, unroll)
     stops = program.has(Assert)
+    # programs whose threads may block (an assume, a lock, the loop bound): their blocked
+    # executions feed the value sets; the search keeps only executions with no blocked
+    # thread (or, to report it, one failing an assertion)
+    blocks = stops or program.has(Assume, Lock) or program.loop_bound == "block"
     rounds = 0
     # per thread: its last executions, and the size of each value set its reads saw then
     # (value sets only grow: a thread whose reads would see the same values runs the same)
-    last: list[tuple[list[ThreadExec], int, dict[str, int], int] | None]
-    last = [None] * len(sem.threads)
+    last: list[tuple[list[ThreadExec], int, dict[str, int]] | None] = [None] * len(sem.threads)
     while True:
         rounds += 1
         vlists.clear()
         execs: list[list[ThreadExec]] = []
-        bad = bound = 0
+        bad = 0
         for t, code in enumerate(sem.threads):
             prev = last[t]
             if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
-                got, dropped, cut = prev[0], prev[1], prev[3]
+                got, dropped = prev[0], prev[1]
             else:
                 seen: dict[str, int] = {}
 
@@ -218,13 +224,12 @@ def thread_executions(
                     return vl
 
                 with sem.reporting():
-                    got, dropped, cut = run_thread(code, values_seen, deadline, stops)
+                    got, dropped = run_thread(code, values_seen, deadline, stops, blocks)
                 if t in sem.spawned:
                     got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
-                last[t] = (got, dropped, seen, cut)
+                last[t] = (got, dropped, seen)
             execs.append(got)
             bad += dropped
-            bound += cut
         if not _grow(values, init_mem, execs) or rounds >= limit:
             break
     return ThreadsResult(
@@ -236,7 +241,6 @@ def thread_executions(
         bad_address=bad,
         rounds=rounds,
         spawned=sem.spawned,
-        loop_bound=bound,
     )
 
 
