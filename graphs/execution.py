@@ -313,6 +313,29 @@ class ExecutionGraph:
         events belong to it.  With ``spawned_at`` (per thread, the id of the spawn event
         that started it, or -1), po also runs along spawns and joins: a thread's events
         come after its spawn, a join after every event of the thread it joins."""
+        if spawned_at is not None:
+            return self._porf_view_spawning(e, spawned_at)
+        view = [0] * self.T
+        todo = [e]
+        base, tid, idx, rf, L = self.base, self.tid, self.idx, self.rf, self.L
+        while todo:
+            x = todo.pop()
+            if x < L:
+                continue
+            t = tid[x]
+            upto = idx[x] + 1
+            have = view[t]
+            if upto <= have:
+                continue
+            b = base[t]
+            for j in range(b + have, b + upto):
+                r = rf[j]
+                if r >= L:
+                    todo.append(r)
+            view[t] = upto
+        return view
+
+    def _porf_view_spawning(self, e: int, spawned_at: Sequence[int]) -> list[int]:
         view = [0] * self.T
         todo = [e]
         base, tid, idx, rf, L = self.base, self.tid, self.idx, self.rf, self.L
@@ -326,18 +349,17 @@ class ExecutionGraph:
             have = view[t]
             if upto <= have:
                 continue
-            if spawned_at is not None and not have and spawned_at[t] >= 0:
+            if not have and spawned_at[t] >= 0:
                 todo.append(spawned_at[t])
             b = base[t]
             for j in range(b + have, b + upto):
                 r = rf[j]
                 if r >= L:
                     todo.append(r)
-                if spawned_at is not None:
-                    ej = ev[j]
-                    if ej is not None and ej.kind == "J" and n[ej.value]:  # type: ignore[index]
-                        c: int = ej.value  # type: ignore[assignment]
-                        todo.append(base[c] + n[c] - 1)
+                ej = ev[j]
+                if ej is not None and ej.kind == "J" and n[ej.value]:  # type: ignore[index]
+                    c: int = ej.value  # type: ignore[assignment]
+                    todo.append(base[c] + n[c] - 1)
             view[t] = upto
         return view
 

@@ -181,16 +181,16 @@ class Skeleton:
         :attr:`iico`); init events are in no thread.  A spawn event comes po-before every
         event of the thread it starts, a join event po-after every event of the thread it
         waits for, transitively."""
-        r = self.thread_po
-        U = self.U
-        spawns = [(i, e) for i, e in enumerate(self.events) if e.kind == "S" or e.kind == "J"]
+        r, spawns = self._thread_po
         if not spawns:
             return r
+        U = self.U
         groups: dict[int, int] = {}
         for i, e in enumerate(self.events):
             if e.tid >= 0:
                 groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
-        for i, e in spawns:
+        for i in spawns:
+            e = self.events[i]
             other = groups.get(e.value, 0)  # type: ignore[arg-type]
             if not other:
                 continue
@@ -200,16 +200,24 @@ class Skeleton:
                 r |= U.product(other, 1 << i)
         return U.plus(r)
 
-    @cached_property
+    @property
     def thread_po(self) -> int:
         """Program order inside each thread only (see :attr:`po`)."""
+        return self._thread_po[0]
+
+    @cached_property
+    def _thread_po(self) -> tuple[int, list[int]]:
+        """:attr:`thread_po`, and the spawn and join events (one pass)."""
         U = self.U
         r = 0
+        spawns = []
         before: dict[int, int] = {}  # per thread: events of earlier instances
         current: dict[int, tuple[int, int]] = {}  # per thread: (poi, its events so far)
         for i, e in enumerate(self.events):
             if e.tid < 0:
                 continue
+            if e.kind == "S" or e.kind == "J":
+                spawns.append(i)
             b = before.get(e.tid, 0)
             inst, same = current.get(e.tid, (-1, 0))
             if e.poi != inst:
@@ -219,7 +227,7 @@ class Skeleton:
             if b:
                 r |= U.spread(b) << i
             current[e.tid] = (e.poi, same | (1 << i))
-        return r
+        return r, spawns
 
     @cached_property
     def iico(self) -> int:

@@ -27,12 +27,13 @@ from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import dot_base, execution_dot
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.output import HerdBlock, herd_result
-from herdsman.litmus.c import lower_c_litmus, parse_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.parser import parse_file, parse_text
+from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text
+from herdsman.litmus.source import read_source
 from herdsman.litmus.test import LitmusTest
 
 
@@ -117,15 +118,19 @@ def admit_all(path: str, name: str, hash: str) -> bool:
     return True
 
 
-def read_test(path: str) -> LitmusTest:
-    """Parse one litmus test file (a missing or unreadable file is an InputError)."""
+def read_test(path: str) -> LitmusTest | CLitmus:
+    """Parse one litmus test file, assembly or C (a missing or unreadable file is an
+    InputError)."""
     if os.path.isdir(path):
         raise InputError(path, 0, 0, "is a directory, expected a litmus test file")
     if not os.path.exists(path):
         raise InputError(path, 0, 0, "no such file")
     if not os.access(path, os.R_OK):
         raise InputError(path, 0, 0, "permission denied")
-    return parse_file(path)
+    src = read_source(path)
+    if _C_HEADER.match(src.text):
+        return parse_c_litmus(src.text, path)
+    return parse_source(src)
 
 
 def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
@@ -144,24 +149,15 @@ def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
         ) from None
 
 
-def is_c_litmus(path: str) -> bool:
-    """Whether the file ``path`` holds a C litmus test (its header's architecture is C)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            head = f.read(512)
-    except OSError:
-        return False
-    return _C_HEADER.match(head) is not None
-
-
+#: The header of a C litmus test (its architecture is C).
 _C_HEADER = re.compile(r"\s*C\s")
 
 
-def _run_c(path: str, cfg: RunConfig, models: ModelCache, admit: Admit, start: float) -> TestRecord:
+def _run_c(
+    path: str, test: CLitmus, cfg: RunConfig, models: ModelCache, admit: Admit, start: float
+) -> TestRecord:
     """:func:`run_file` for a C litmus test: read by ``litmus/c``, lowered for the
     model's target (see :func:`litmus.c.target_for_model`)."""
-    with open(path, encoding="utf-8") as f:
-        test = parse_c_litmus(f.read(), path)
     h = c_litmus_hash(test)
     if not admit(path, test.name, h):
         return Skipped(path, test.name)
@@ -186,9 +182,9 @@ def run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit = admit
     start = time.process_time()  # herd's Time: from reading the test to its result
     name = dot_base(path)
     try:
-        if os.path.isfile(path) and is_c_litmus(path):
-            return _run_c(path, cfg, models, admit, start)
         test = read_test(path)
+        if isinstance(test, CLitmus):
+            return _run_c(path, test, cfg, models, admit, start)
         name = test.name
         h = herd_hash(test)
         if not admit(path, test.name, h):

@@ -67,8 +67,13 @@ def enumerate_test(
             by_shape.setdefault(te.shape(), []).append(te)
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
+    plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
     for combo in itertools.product(*groups):
+        if plain:
+            tally.stats.bump("combos")
+            _Combo(threads, list(combo), model, arch, goal, tally).run()
+            continue
         budget += 1
         if not budget & 1023:
             check_deadline(goal.deadline)

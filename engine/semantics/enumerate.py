@@ -91,6 +91,7 @@ class ThreadsResult:
     bad_address: int = 0  # executions dropped because an address was not a location
     rounds: int = 0  # rounds of the value fixpoint
     spawned: frozenset[int] = frozenset()  # threads that start when spawned
+    partial: bool = False  # executions that stop early are kept (see run_thread)
 
     def initial_value(self, loc: Loc) -> Value:
         """Initial value of a memory location or symbolic register, so its final value
@@ -241,6 +242,7 @@ def thread_executions(
         bad_address=bad,
         rounds=rounds,
         spawned=sem.spawned,
+        partial=blocks,
     )
 
 

@@ -173,6 +173,10 @@ class ThreadCode:
                 if tgt <= i:
                     back.setdefault(tgt, len(back))
         self.back = back  # backward-branch target -> its slot in ThreadState.loops
+        # per fence operation: its event's fence kind and annotation sets
+        self.fences = {
+            i: fence_parts(ins.kind) for i, ins in enumerate(self.code) if type(ins) is Fence
+        }
 
     # ------------------------------------------------------------------ states
     def start(self) -> ThreadState:
@@ -397,7 +401,7 @@ class ThreadCode:
         origin = th.origins[pc]
         cls = type(ins)
         if cls is Fence:
-            kind, annots = fence_parts(ins.kind)  # type: ignore[union-attr]
+            kind, annots = th.fences[pc]
             ev = _new(
                 Event, ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0)
             )
@@ -626,7 +630,6 @@ class Semantics:
             return self.threads[tid].resolve(st, reads)
 
 
-@lru_cache(maxsize=256)
 def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     """A fence event's kind and annotation sets: ``SYNC`` is a fence of kind SYNC; a C
     fence ``F.SC`` (see :class:`litmus.ir.Fence`) has no kind but the annotation SC."""

@@ -206,7 +206,7 @@ class Explorer:
 
     def _backward(self, g: TrustGraph, a: int, li: int) -> None:
         """Backward revisits by the write ``a`` (just added) of location ``li``."""
-        wview = g.porf_view(a)
+        wview = g.porf_view(a, g.spawned_at if g.spawned else None)
         co = g.co[li]
         p = co.index(a)
         succ = co[p + 1] if p + 1 < len(co) else -1

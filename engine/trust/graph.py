@@ -236,11 +236,6 @@ class TrustGraph(ExecutionGraph):
         self._rel = None
         self.cur[t] = self.node[e - 1] if self.idx[e] else self.roots[t]  # type: ignore[assignment]
 
-    # ------------------------------------------------------------------ prefixes
-    def porf_view(self, e: int, spawned_at: Sequence[int] | None = None) -> list[int]:
-        """The porf-prefix of ``e``, along spawns and joins in a program that spawns."""
-        return super().porf_view(e, self.spawned_at if self.spawned else spawned_at)
-
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:
         """Events a backward revisit of read ``r`` keeps: those added no later than ``r``
