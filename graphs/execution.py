@@ -336,6 +336,8 @@ class ExecutionGraph:
         return view
 
     def _porf_view_spawning(self, e: int, spawned_at: Sequence[int]) -> list[int]:
+        """:meth:`porf_view` along spawns and joins (apart: the loop without them is
+        TruSt's hot path)."""
         view = [0] * self.T
         todo = [e]
         base, tid, idx, rf, L = self.base, self.tid, self.idx, self.rf, self.L

@@ -57,6 +57,6 @@ def read_source(path: str | Path) -> Source:
         col = len(good) - (good.rfind("\n") + 1) + 1
         byte = data[exc.start]
         raise InputError(
-            name, line, col, f"invalid UTF-8 byte 0x{byte:02x} (litmus tests are UTF-8 text)"
+            name, line, col, f"invalid UTF-8 byte 0x{byte:02x} (herdsman reads UTF-8 text)"
         ) from None
     return Source(text, name)

@@ -30,6 +30,7 @@ from herdsman.litmus.c.preprocess import HEADERS, preprocess
 from herdsman.litmus.c.target import TARGETS, target_for_model
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Program
+from herdsman.litmus.source import read_source
 
 __all__ = [
     "TARGETS",
@@ -82,12 +83,4 @@ def load_c_program(
     include_dirs: Sequence[str] = (),
 ) -> Program:
     """The program of the C file at ``path`` for ``target``."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(path, 0, 0, "the file is not UTF-8 text") from None
-    return c_program_from_text(text, path, target, defines, include_dirs)
+    return c_program_from_text(read_source(path).text, path, target, defines, include_dirs)

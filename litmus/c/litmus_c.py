@@ -42,7 +42,7 @@ from herdsman.litmus.ir import (
     prop_locations,
 )
 from herdsman.litmus.source import Source
-from herdsman.litmus.splitter import HEADER, find_condition_end, find_init
+from herdsman.litmus.splitter import HEADER, find_condition_end, find_init, skip_comment
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.test import InitItem
 
@@ -185,7 +185,7 @@ def _scan_program(src: Source, start: int) -> tuple[str, dict[int, tuple[int, in
             continue
         if depth == 0:
             if text.startswith("(*", i):
-                j = _skip_ocaml_comment(src, i)
+                j = skip_comment(src, i)
                 for k in range(i, j):
                     if out[k] != "\n":
                         out[k] = " "
@@ -225,18 +225,6 @@ def _scan_program(src: Source, start: int) -> tuple[str, dict[int, tuple[int, in
     if not prelude:
         body = "#include <linux.h>\n#line 1\n" + body  # never happens: line 1 is the header
     return prelude + " " * (col - 1) + body, spans, cond
-
-
-def _skip_ocaml_comment(src: Source, start: int) -> int:
-    depth, pos, text = 0, start, src.text
-    while True:
-        m = re.compile(r"\(\*|\*\)").search(text, pos)
-        if m is None:
-            raise src.error(start, "unterminated comment '(*'")
-        depth += 1 if m.group() == "(*" else -1
-        pos = m.end()
-        if depth == 0:
-            return pos
 
 
 # ----------------------------------------------------------------------------- lowering
