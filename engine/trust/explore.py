@@ -164,6 +164,7 @@ class Explorer:
             floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
             readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
             alive = False
+            revisits = stats.revisits
             for pos in range(len(g.co[li]), -1, -1):
                 doomed = pos < floor
                 if doomed and not readers:
@@ -178,7 +179,12 @@ class Explorer:
                     self._backward(g, e, li)  # a revisit may repair an inconsistent position
                 g.pop(t)
             if not alive:
-                self._blocked("dead_end")
+                if stats.revisits == revisits:
+                    self._blocked("dead_end")
+                else:  # the exploration went on by its revisits: nothing was blocked
+                    stats.extra["repaired_by_revisit"] = (
+                        stats.extra.get("repaired_by_revisit", 0) + 1
+                    )
         else:
             g.add_next(t, node)
             if not self._extend(g, e):
