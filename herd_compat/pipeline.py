@@ -127,6 +127,8 @@ def read_test(path: str) -> LitmusTest | CLitmus:
         raise InputError(path, 0, 0, "no such file")
     if not os.access(path, os.R_OK):
         raise InputError(path, 0, 0, "permission denied")
+    if path.endswith(".c"):
+        raise InputError(path, 1, 1, "a C program, not a litmus test: 'herdsman verify' checks it")
     src = read_source(path)
     if _C_HEADER.match(src.text):
         return parse_c_litmus(src.text, path)

@@ -73,6 +73,8 @@ def verify(cfg: VerifyConfig) -> int:
 def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int:
     if not os.path.isfile(path):
         raise InputError(path, 0, 0, "no such file" if not os.path.exists(path) else "not a file")
+    if path.endswith(".litmus"):
+        raise InputError(path, 1, 1, "a litmus test, not a C program: 'herdsman run' runs it")
     program = load_c_program(path, target, cfg.defines, cfg.include_dirs)
     program = replace(program, loop_bound="block")
     opts = RunOptions(

@@ -108,3 +108,8 @@ def test_bad_input_is_one_line(capsys, tmp_path) -> None:
     assert rc == 2 and "no such file" in err
     rc, _, err = _verify(capsys, str(PROGRAMS / "counter.c"), "--model", "nosuchmodel")
     assert rc == 2 and err.count("\n") == 1
+    litmus = PROGRAMS.parent / "c" / "SB.litmus"
+    rc, _, err = _verify(capsys, str(litmus))
+    assert rc == 2 and "'herdsman run' runs it" in err
+    assert main(["run", "--model", "sc", str(PROGRAMS / "counter.c")]) == 2
+    assert "'herdsman verify' checks it" in capsys.readouterr().err
