@@ -224,6 +224,7 @@ def _verify_parser() -> _Parser:
         "--keep-going", action="store_true", help="explore every execution, not to the first error"
     )
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
+    p.add_argument("--memory", type=int, metavar="MB", help="give up beyond MB of memory")
     return p
 
 
@@ -250,7 +251,10 @@ def _cmd_verify(argv: list[str]) -> int:
         json=a.json,
         keep_going=a.keep_going,
         time_limit=a.timeout,
+        memory_limit=a.memory,
     )
+    if a.memory is not None and a.memory < 64:
+        raise UsageError("--memory must be at least 64 (MB)")
     if a.unroll < 0:
         raise UsageError("--unroll must be >= 0")
     return verify(cfg)

@@ -9,14 +9,16 @@ source line and the violating execution (events per thread with their source lin
 co; with ``-o DIR`` also ``DIR/<program>.dot``), then ``Number of complete executions
 explored: N``, ``Number of blocked executions seen: M`` and the time.  Exit status: 0
 when no assertion can fail, 42 when one can (GenMC's and Nidhugg's convention), 2 on bad
-input, 3 when the time limit ran out.  ``--json`` prints one JSON object per program
-instead: the engine's :class:`~engine.outcome.Outcome` with the verdict.
+input, 3 when the time limit (``--timeout``) or the memory limit (``--memory``) ran
+out.  ``--json`` prints one JSON object per program instead: the engine's
+:class:`~engine.outcome.Outcome` with the verdict.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -55,6 +57,7 @@ class VerifyConfig:
     json: bool = False
     keep_going: bool = False
     time_limit: float | None = None
+    memory_limit: int | None = None  # MB of address space for the whole process
 
 
 def verify(cfg: VerifyConfig) -> int:
@@ -62,11 +65,21 @@ def verify(cfg: VerifyConfig) -> int:
     if cfg.unroll < 0:
         raise InputError("--unroll", 0, 0, "the loop bound must be >= 0")
     check_outdir(cfg.outdir)
+    if cfg.memory_limit is not None:
+        limit = cfg.memory_limit * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     model = load_model(cfg.model, cfg.cat_include_dirs)
     target = cfg.target or target_for_model(cfg.model)
     status = SAFE
     for path in cfg.programs:
-        status = max(status, _verify_one(path, cfg, model, target))
+        try:
+            status = max(status, _verify_one(path, cfg, model, target))
+        except MemoryError:
+            limit = cfg.memory_limit
+            sys.stderr.write(
+                f"{path}:0:0: warning: memory limit of {limit} MB exceeded, no verdict\n"
+            )
+            status = max(status, TIMEOUT)
     return status
 
 

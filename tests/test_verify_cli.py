@@ -4,6 +4,8 @@ JSON, ``--keep-going``, the loop bound, and bad input as one line with exit stat
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from herdsman.herd_compat.cli import main
@@ -113,3 +115,31 @@ def test_bad_input_is_one_line(capsys, tmp_path) -> None:
     assert rc == 2 and "'herdsman run' runs it" in err
     assert main(["run", "--model", "sc", str(PROGRAMS / "counter.c")]) == 2
     assert "'herdsman verify' checks it" in capsys.readouterr().err
+
+
+# two threads filling 300 cells each: the reference engine's enumeration needs memory
+HUNGRY = """#include <pthread.h>
+int a[400];
+void *w(void *arg) { for (int i = 0; i < 300; i++) a[i] = i; return 0; }
+int main() { pthread_t t; pthread_create(&t, 0, w, 0); pthread_create(&t, 0, w, 0); return 0; }
+"""
+
+
+def test_limits_give_up_cleanly(tmp_path) -> None:
+    """``--memory`` and ``--timeout``: one warning line, exit status 3 (run in a child
+    process: an address-space limit stays with the process that set it)."""
+    prog = tmp_path / "hungry.c"
+    prog.write_text(HUNGRY)
+    for limit in (["--memory", "200"], ["--timeout", "0.5"]):
+        r = subprocess.run(
+            [sys.executable, "-m", "herdsman.herd_compat.cli", "verify", "--engine", "reference"]
+            + limit
+            + [str(prog)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert r.returncode == 3, (limit, r.stderr)
+        assert r.stderr.count("\n") == 1 and ": warning: " in r.stderr and "exceeded" in r.stderr
+        assert "Traceback" not in r.stderr

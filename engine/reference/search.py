@@ -167,7 +167,10 @@ class _Combo(Tables):
         self.partial = self.session.partial_violation
         self.check = self.session.check
         self.show = goal.show is not None and goal.show != "none"
-        self._budget = 256
+        # checks between two looks at the clock: fewer on big skeletons, whose checks
+        # are slow (a time limit must hold whatever the program)
+        self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
+        self._budget = self._every
         step_fn = self._leaf
         for i in reversed(range(len(steps))):
             kind, arg = steps[i]
@@ -206,7 +209,7 @@ class _Combo(Tables):
         )
 
     def _deadline(self) -> None:
-        self._budget = 256
+        self._budget = self._every
         check_deadline(self.goal.deadline)
 
     def _violates(self, rf: int, co: int) -> bool:
