@@ -17,7 +17,13 @@ from typing import NamedTuple
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
-from herdsman.engine.semantics.step import DEFAULT_UNROLL, LOOP_BOUND, Semantics, ThreadCode
+from herdsman.engine.semantics.step import (
+    DEFAULT_UNROLL,
+    LOOP_BOUND,
+    Semantics,
+    StepError,
+    ThreadCode,
+)
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
 
@@ -101,6 +107,9 @@ class ThreadsResult:
 
 _new = tuple.__new__
 
+#: The most events one thread execution may have (relations are bit matrices).
+MAX_THREAD_EVENTS = 4096
+
 
 def run_thread(
     code: ThreadCode,
@@ -130,6 +139,8 @@ def run_thread(
             s = step(st)
             cls = type(s)
             if cls is Emit:
+                if len(events) >= MAX_THREAD_EVENTS:
+                    raise StepError(f"P{tid}: more than {MAX_THREAD_EVENTS} events in one run")
                 if stops and s[0][0] == "J":  # type: ignore[index]
                     waits = s[0][5]  # type: ignore[index]
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))

@@ -39,6 +39,9 @@ from herdsman.litmus.ir import CAS, RMW, Assert, Lock, Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
+#: The most events an execution of a program may have (relations are bit matrices).
+MAX_EVENTS = 4096
+
 __all__ = [
     "TrustRun",
     "explore_program",
@@ -84,6 +87,14 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     sem = Semantics(program, opts.unroll)
     room = [sem.max_events(t) for t in range(len(program.threads))]
+    if sum(room) > MAX_EVENTS:
+        raise InputError(
+            where,
+            0,
+            0,
+            f"unsupported: executions of up to {sum(room)} events (at most {MAX_EVENTS}: "
+            "relations over them would not fit in memory)",
+        )
     memory = dict(program.memory)
     bound = None
     if opts.preemption_bound is not None:

@@ -75,6 +75,11 @@ def fold(fn: str, a: int, b: int) -> int:
 # ----------------------------------------------------------------------------- bindings
 
 
+#: The most operations one thread may have after unrolling and inlining (a program
+#: beyond it is no program an exhaustive explorer can finish).
+MAX_OPS = 20_000
+
+
 @dataclass
 class Local:
     """A local variable: register ``reg``."""
@@ -158,6 +163,7 @@ class ExprLowerer:
         self.path = ctx.path
         self.map = Mapping(ctx.target, self.new_label)
         self.code: list[Instr] = []
+        self.targets: set[str] = set()  # labels some branch of ``code`` jumps to
         self.origins: list[str] = []
         self.origin = ""
         self.used: set[str] = {"cr0"}
@@ -170,6 +176,16 @@ class ExprLowerer:
         for op in ops:
             self.code.append(op)
             self.origins.append(self.origin)
+            if type(op) is Branch:
+                self.targets.add(op.target)
+        if len(self.code) > MAX_OPS:
+            raise InputError(
+                self.path,
+                0,
+                0,
+                f"unsupported: a thread of more than {MAX_OPS} operations once its loops "
+                "are unrolled and its functions inlined",
+            )
 
     def error(self, node: c_ast.Node | None, message: str) -> InputError:
         return node_error(node, self.path, message)

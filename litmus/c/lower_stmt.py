@@ -83,7 +83,7 @@ class CodeLowerer(CallLowerer):
         self.label_if_used(self.thread_end)
 
     def label_if_used(self, name: str) -> None:
-        if any(isinstance(op, Branch) and op.target == name for op in self.code):
+        if name in self.targets:
             self.emit(Label(name))
 
     def params_of(self, func: c_ast.FuncDef) -> list[c_ast.Decl]:
