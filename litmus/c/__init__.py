@@ -8,7 +8,7 @@ Pipeline: :mod:`.preprocess` (pcpp with herdsman's own headers in ``headers/``),
 :mod:`.target` (the per-target mapping table) and :mod:`.ctype` (C types).  C litmus
 tests: :mod:`.litmus_c`.
 
-Conventions (``/work/spec/c-frontend.md``): thread 0 is ``main``; each
+Conventions (ARCHITECTURE.md and DEVELOPERS.md): thread 0 is ``main``; each
 ``pthread_create`` is a static :class:`~herdsman.litmus.ir.Spawn` of a new thread id
 (loops around it must unroll at compile time); every global cell is a memory location
 (``a``, ``a+1``... for arrays and structs); locals are registers; functions are inlined;
