@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
-ENGINES = ("auto", "reference", "trust")
+ENGINES = ("auto", "reference", "trust", "operational")
 
 
 @dataclass
@@ -34,3 +34,7 @@ class RunOptions:
     preemption_slack: str = "spawner"  # TruSt: the slack rule (engine/trust/preemption.py)
     track_duplicates: bool = False  # TruSt: count graphs explored twice (tests)
     stop_on_error: bool = False  # stop at the first execution failing an assertion (GenMC)
+    buffer_bound: int | None = None  # operational: store buffers of at most k writes
+    stateful: bool = False  # operational: stateful DPOR (no unrolling bound)
+    reduction: str = "dpor"  # operational: dpor, or none (every run)
+    naive_budget: int = 20_000  # operational: most states to count the naive runs over

@@ -1,8 +1,8 @@
 """Running one program under one model: the engine's entry point.
 
 ``run_program(program, model, opts)`` runs the explorer ``opts.engine`` names
-(``reference``, ``trust``; ``auto``: TruSt where the model allows it, see
-:mod:`engine.trust.support`) and returns its :class:`engine.outcome.Outcome`.
+(``reference``, ``trust``, ``operational``; ``auto``: TruSt where the model allows it,
+see :mod:`engine.trust.support`) and returns its :class:`engine.outcome.Outcome`.
 ``run_test(test, model, opts)`` does the same for a litmus test (lowered to its program).
 ``herd_compat`` calls them once per test with a model loaded once per run.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.operational.run import run_operational
 from herdsman.engine.options import ENGINES, RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.reference.run import run_reference
@@ -32,6 +33,10 @@ def run_program(program: Program, model: PreparedModel, opts: RunOptions | None 
             where, 0, 0, f"unknown engine '{opts.engine}' (known: {', '.join(ENGINES)})"
         )
     check_show_mode(where, opts.show)
+    if opts.engine == "operational":
+        return run_operational(program, model, opts)
+    if opts.buffer_bound is not None or opts.stateful:
+        raise InputError(where, 0, 0, "a buffer bound and --stateful need --engine operational")
     if opts.engine != "reference":
         # TruSt's own options (a preemption bound, the listing of executions): auto then
         # means TruSt, which may refuse

@@ -1,0 +1,444 @@
+"""Exploring the operational machine: DPOR with sleep sets, stateful DPOR, or every run.
+
+**DPOR** is Flanagan and Godefroid's (POPL 2005) over the machine's processes (program
+threads and the shadow threads of their buffers), with sleep sets (Godefroid).  With the
+shadows as processes, the paper's *extended enabled sets* (Zhang, Kusano and Wang, PLDI
+2015, §4: per thread, its next operation and the pending writes of its buffer) are the
+enabled transitions of a thread and its shadows, and its relations D_SC, D_TSO and D_PSO
+become :func:`dependent`: two transitions of one process, or of different threads on one
+location with a write among them (memory-writes are the shadows' flushes, locked
+read-modify-writes and the stores of SC); a thread's transition that needs empty buffers
+(MFENCE, a locked instruction) and its own flushes; a spawn or join and the other
+thread.  A buffer-write and the read of another location that follows it are independent
+(they are a thread's and its shadow's), and so is a read and its own thread's flush.
+Happens-before is kept with vector clocks, including the *causal edges* of the shadows:
+a flush comes after the transition that buffered its write, and after the flush that
+lifted the barrier (PSO's SFENCE) before it.
+
+**Stateful DPOR** (``stateful=True``; Yang, Chen, Gopalakrishnan and Kirby, SPIN 2008)
+stores abstract states — memory, buffers, and per thread its place and a local state
+*id* linked to the previous one by the change between them (§3, :class:`LocalIds`) — in
+a hash table.  On a visited state, the visible operations reachable in the *visible
+operation dependency graph* from the state's enabled ones update the backtrack sets of
+the stack (Fig. 5, 6), and the search backtracks.  Sleep sets are not used then.
+
+**Every run** (``reduction="none"``): each enabled transition of every state, the runs a
+naive exploration takes; :func:`count_runs` counts them without running them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from herdsman.engine.errors import check_deadline
+from herdsman.engine.operational.machine import (
+    BLOCKED,
+    RUNNING,
+    Effects,
+    Machine,
+    MState,
+    Slot,
+    Tr,
+    local_state,
+    pc_of,
+)
+
+Clock = dict[int, int]
+
+
+def dependent(m: Machine, a: Tr, b: Tr) -> bool:
+    """Whether transitions ``a`` and ``b`` are dependent (see the module docstring)."""
+    if a.proc == b.proc:
+        return True
+    if (a.other >= 0 and b.thread == a.other) or (b.other >= 0 and a.thread == b.other):
+        return True
+    if a.thread == b.thread:
+        T = m.T
+        if a.proc < T:
+            th = a
+        elif b.proc < T:
+            th = b
+        else:  # two shadows of one thread (PSO): ordered by causal edges only
+            return False
+        if th.fenced or (th.kind == "B" and th.loc >= 0):
+            return True
+        # a read and its own thread's flush of the location: the read then goes to memory
+        return th.kind == "R" and a.loc == b.loc
+    if a.loc < 0 or a.loc != b.loc:
+        return False
+    return a.writes or b.writes
+
+
+def coenabled(m: Machine, a: Tr, b: Tr) -> bool:
+    """Whether ``a`` and ``b`` may be enabled in one state: not a fenced transition and
+    its own thread's flushes, nor a spawn or join and the other thread's transitions."""
+    if (a.other >= 0 and b.thread == a.other) or (b.other >= 0 and a.thread == b.other):
+        return False
+    if a.thread == b.thread:
+        T = m.T
+        if (a.fenced and b.proc >= T) or (b.fenced and a.proc >= T):
+            return False
+    return True
+
+
+@dataclass(slots=True)
+class Frame:
+    """A state on the search stack, with its DPOR sets, and the transition taken from it
+    (with its effects and vector clock) while a child is on the stack."""
+
+    state: MState
+    enabled: dict[int, Tr]
+    pclocks: dict[int, Clock]
+    sleep: dict[int, Tr] = field(default_factory=dict)
+    backtrack: set[int] = field(default_factory=set)
+    done: set[int] = field(default_factory=set)
+    taken: Tr | None = None
+    fx: Effects | None = None
+    clock: Clock | None = None
+    lids: tuple[int, ...] = ()
+
+
+@dataclass
+class DporStats:
+    """What an exploration did: complete runs, blocked runs (an assumption failed, the
+    loop bound, a deadlock), runs cut by the sleep set, runs cut at a visited state
+    (stateful), transitions executed, abstract states stored, the deepest stack."""
+
+    complete: int = 0
+    blocked: int = 0
+    sleep_blocked: int = 0
+    visited_cut: int = 0
+    transitions: int = 0
+    states: int = 0
+    depth: int = 0
+    time: float = 0.0
+
+
+#: What a leaf reports: ``complete``, ``blocked`` or ``deadlock``, and the stack
+Leaf = Callable[[str, list[Frame], Effects], None]
+
+
+class LocalIds:
+    """Yang et al.'s local state ids (§3): per thread, (id, change) -> id."""
+
+    def __init__(self, T: int) -> None:
+        self.tables: list[dict[tuple[int, object], int]] = [{} for _ in range(T)]
+        self.fresh = 1
+
+    def next(self, t: int, i: int, delta: object) -> int:
+        table = self.tables[t]
+        key = (i, delta)
+        got = table.get(key)
+        if got is None:
+            got = table[key] = self.fresh
+            self.fresh += 1
+        return got
+
+
+def _delta(before: Slot, after: Slot) -> object:
+    """The change of a thread's local state (None: none)."""
+    a, b = local_state(before), local_state(after)
+    if a == b:
+        return None
+    if len(a) == 1 and len(b) == 1:
+        ra, rb = a[0], b[0]
+        if len(ra) == len(rb):
+            return tuple((i, v) for i, (u, v) in enumerate(zip(ra, rb, strict=True)) if u != v)
+    return b
+
+
+class Explorer:
+    """One exploration of ``machine`` from ``s0`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        machine: Machine,
+        s0: MState,
+        fx0: Effects,
+        on_leaf: Leaf,
+        reduction: str = "dpor",
+        stateful: bool = False,
+        deadline: float | None = None,
+    ) -> None:
+        self.m = machine
+        self.s0 = s0
+        self.fx0 = fx0
+        self.on_leaf = on_leaf
+        self.por = reduction == "dpor"
+        self.stateful = stateful
+        self.deadline = deadline
+        self.stats = DporStats()
+        self.visited: set[tuple] = set()
+        self.graph: dict[Tr, set[Tr]] = {}  # the visible operation dependency graph
+        self.lids = LocalIds(machine.T)
+        self.stack: list[Frame] = []
+
+    # ------------------------------------------------------------------ search
+    def run(self) -> DporStats:
+        t0 = time.process_time()
+        m = self.m
+        root = self._frame(self.s0, {}, {})
+        if self.stateful:
+            root.lids = tuple(0 for _ in range(m.T))
+        stack = self.stack
+        stack.append(root)
+        self._arrive(root)
+        tick = 0
+        while stack:
+            f = stack[-1]
+            p = self._pick(f)
+            if p is None:
+                stack.pop()
+                if stack:
+                    stack[-1].taken = None
+                continue
+            tick += 1
+            if not tick & 255:
+                check_deadline(self.deadline)
+            tr = f.enabled[p]
+            pos = len(stack) - 1
+            fx = Effects([], [], [])
+            s = m.execute(f.state, tr, pos, fx)
+            self.stats.transitions += 1
+            clock = self._clock(f, tr, pos) if self.por else {}
+            f.taken, f.fx, f.clock = tr, fx, clock
+            sleep: dict[int, Tr] = {}
+            if self.por and not self.stateful:
+                for q, tq in f.sleep.items():
+                    if not dependent(m, tq, tr):
+                        sleep[q] = tq
+                for q in f.done:
+                    if q != p:
+                        tq = f.enabled[q]
+                        if not dependent(m, tq, tr):
+                            sleep[q] = tq
+            f.done.add(p)
+            pcl = f.pclocks
+            if self.por:
+                pcl = dict(pcl)
+                pcl[p] = clock
+                if tr.kind == "S":
+                    pcl[tr.other] = clock
+            child = self._frame(s, pcl, sleep)
+            if self.stateful:
+                child.lids = self._lids(f, child)
+                if pos > 0:
+                    prev = stack[pos - 1].taken
+                    if prev is not None:
+                        self.graph.setdefault(prev, set()).add(tr)
+            stack.append(child)
+            if len(stack) > self.stats.depth:
+                self.stats.depth = len(stack)
+            self._arrive(child)
+        self.stats.time = time.process_time() - t0
+        return self.stats
+
+    def _frame(self, s: MState, pclocks: dict[int, Clock], sleep: dict[int, Tr]) -> Frame:
+        enabled = dict(self.m.enabled(s))
+        return Frame(s, enabled, pclocks, sleep)
+
+    def _arrive(self, f: Frame) -> None:
+        """A new state on the stack: a leaf, a visited state, or one to explore."""
+        if self.stateful:
+            key = self._abstract(f)
+            if key in self.visited:
+                self.stats.visited_cut += 1
+                self._summary_backtrack(f)
+                f.backtrack.clear()
+                f.done.update(f.enabled)
+                return
+            self.visited.add(key)
+            self.stats.states += 1
+        if self.por:
+            self._update_backtrack(f)
+        if not f.enabled:
+            self._leaf(f)
+            return
+        if not self.por:
+            f.backtrack = set(f.enabled)
+            return
+        free = [p for p in f.enabled if p not in f.sleep]
+        if not free:
+            self.stats.sleep_blocked += 1
+            return
+        f.backtrack.add(self._first(free))
+
+    def _first(self, procs: list[int]) -> int:
+        """The process to explore first: program threads before shadows (buffers are
+        emptied as late as possible), lowest first."""
+        return min(procs)
+
+    def _pick(self, f: Frame) -> int | None:
+        todo = [p for p in f.backtrack if p not in f.done and p not in f.sleep and p in f.enabled]
+        return min(todo) if todo else None
+
+    def _leaf(self, f: Frame) -> None:
+        if any(x.status == RUNNING or x.status == BLOCKED for x in f.state.slots):
+            kind = "blocked"
+            self.stats.blocked += 1
+        else:
+            kind = "complete"
+            self.stats.complete += 1
+        self.on_leaf(kind, self.stack, self.fx0)
+
+    # ------------------------------------------------------------------ happens-before
+    def _clock(self, f: Frame, tr: Tr, pos: int) -> Clock:
+        """The vector clock of ``tr``, the ``pos``-th transition, taken from ``f``."""
+        m = self.m
+        c: Clock = dict(f.pclocks.get(tr.proc, ()))
+        stack = self.stack
+        for i in range(pos):
+            g = stack[i]
+            t = g.taken
+            assert t is not None and g.clock is not None
+            if dependent(m, t, tr):
+                _join(c, g.clock)
+        for i in m.causes(f.state, tr):
+            if i >= 0:
+                ci = stack[i].clock
+                assert ci is not None
+                _join(c, ci)
+        c[tr.proc] = pos
+        return c
+
+    def _knows(self, f: Frame, tr: Tr) -> Clock:
+        """What process ``tr.proc`` knows before ``tr``: its clock and ``tr``'s causes."""
+        c = f.pclocks.get(tr.proc)
+        causes = [i for i in self.m.causes(f.state, tr) if i >= 0]
+        if not causes:
+            return c or {}
+        c = dict(c or ())
+        for i in causes:
+            ci = self.stack[i].clock
+            assert ci is not None
+            _join(c, ci)
+        return c
+
+    def _update_backtrack(self, f: Frame) -> None:
+        """Flanagan–Godefroid: for every process's next transition, the last dependent
+        co-enabled transition not happening before it gets a backtrack point."""
+        m = self.m
+        stack = self.stack
+        n = len(stack) - 1  # f is stack[n]
+        if n == 0:
+            return
+        for p in m.live(f.state):
+            tr, _ = m.next_tr(f.state, p)
+            if tr is None:
+                continue
+            knows = self._knows(f, tr)
+            for i in range(n - 1, -1, -1):
+                g = stack[i]
+                t = g.taken
+                assert t is not None
+                if t.proc == p or knows.get(t.proc, -1) >= i:
+                    continue
+                if dependent(m, t, tr) and coenabled(m, t, tr):
+                    self._add_backtrack(i, p, knows)
+                    break
+
+    def _add_backtrack(self, i: int, p: int, knows: Clock | None) -> None:
+        """Add a backtrack point at ``stack[i]`` for process ``p``'s next transition:
+        ``p`` itself, or a process whose later transition happens before it (the set E
+        of Flanagan and Godefroid), preferring one not in the sleep set; all enabled
+        processes when there is none."""
+        g = self.stack[i]
+        cands = [p] if p in g.enabled else []
+        if knows is not None:
+            for j in range(i + 1, len(self.stack) - 1):
+                t = self.stack[j].taken
+                assert t is not None
+                q = t.proc
+                if q in g.enabled and knows.get(q, -1) >= j and q not in cands:
+                    cands.append(q)
+        if not cands:
+            g.backtrack.update(g.enabled)
+            return
+        if any(q in g.backtrack for q in cands):
+            return
+        awake = [q for q in cands if q not in g.sleep]
+        if awake:
+            g.backtrack.add(awake[0])
+
+    # ------------------------------------------------------------------ stateful
+    def _lids(self, parent: Frame, child: Frame) -> tuple[int, ...]:
+        out = list(parent.lids)
+        for t, (a, b) in enumerate(zip(parent.state.slots, child.state.slots, strict=True)):
+            if a is b:
+                continue
+            d = _delta(a, b)
+            if d is not None:
+                out[t] = self.lids.next(t, out[t], d)
+        return tuple(out)
+
+    def _abstract(self, f: Frame) -> tuple:
+        s = f.state
+        mem = tuple(v for v, _ in s.mem)
+        bufs = tuple(tuple((e.loc, e.value) for e in b) for b in s.bufs)
+        return (mem, bufs, f.lids, tuple(pc_of(x) for x in s.slots))
+
+    def _summary_backtrack(self, f: Frame) -> None:
+        """A visited state: the operations reachable from its enabled ones in the visible
+        operation dependency graph update the stack's backtrack sets (Yang et al., Fig. 5)."""
+        m = self.m
+        seen: set[Tr] = set()
+        todo = list(f.enabled.values())
+        for p in m.live(f.state):
+            tr, ok = m.next_tr(f.state, p)
+            if tr is not None and not ok:
+                todo.append(tr)
+        while todo:
+            t = todo.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            todo.extend(self.graph.get(t, ()))
+        n = len(self.stack) - 1
+        for t in seen:
+            for i in range(n - 1, -1, -1):
+                g = self.stack[i].taken
+                assert g is not None
+                if g.proc != t.proc and dependent(m, g, t) and coenabled(m, g, t):
+                    self._add_backtrack(i, t.proc, None)
+                    break
+
+
+def _join(c: Clock, d: Clock) -> None:
+    for k, v in d.items():
+        if c.get(k, -1) < v:
+            c[k] = v
+
+
+def count_runs(m: Machine, s0: MState, budget: int, deadline: float | None = None) -> int | None:
+    """The runs a naive exploration takes from ``s0`` (each enabled transition of every
+    state), counted over the states without running every run; None when more than
+    ``budget`` states would be needed."""
+    memo: dict[tuple, int] = {}
+    fx = Effects([], [], [])
+    stack: list[tuple[MState, tuple, list[MState] | None]] = [(s0, m.key(s0), None)]
+    while stack:
+        s, k, succ = stack[-1]
+        if k in memo:
+            stack.pop()
+            continue
+        if succ is None:
+            succ = []
+            for _, tr in m.enabled(s):
+                fx.events.clear()
+                fx.rf.clear()
+                fx.writes.clear()
+                succ.append(m.execute(s, tr, 0, fx))
+            stack[-1] = (s, k, succ)
+            keys = [m.key(x) for x in succ]
+            pending = [(x, kx) for x, kx in zip(succ, keys, strict=True) if kx not in memo]
+            if pending:
+                if len(memo) + len(stack) > budget:
+                    return None
+                check_deadline(deadline)
+                stack.extend((x, kx, None) for x, kx in pending)
+                continue
+        memo[k] = sum(memo[m.key(x)] for x in succ) if succ else 1
+        stack.pop()
+    return memo[m.key(s0)]

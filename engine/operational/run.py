@@ -1,0 +1,137 @@
+"""Running a program on the operational machine: ``run_operational(program, model, opts)``.
+
+The model names the machine: ``sc``, ``tso`` (also herd's ``x86tso.cat`` and
+``tso.cat``) or ``pso``; any other model is refused with the reason.  Programs are X86
+litmus tests and C programs (lowered with the x86 mapping).  ``opts.buffer_bound`` bounds
+every store buffer (§5 of Zhang, Kusano and Wang), ``opts.stateful`` runs stateful DPOR
+(loops then run without an unrolling bound), ``opts.reduction`` is ``dpor`` or ``none``
+(every run).  Statistics: runs explored (complete and blocked), runs cut by sleep sets or
+at visited states, distinct executions, the runs a naive exploration takes (counted over
+the states when there are at most ``opts.naive_budget``), abstract states stored, peak
+memory, time.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+
+from herdsman.cat.api import Model
+from herdsman.engine.errors import ErrorFound
+from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
+from herdsman.engine.operational.machine import Effects, Machine, NewLocation
+from herdsman.engine.operational.tally import OperationalTally
+from herdsman.engine.options import RunOptions
+from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.semantics.step import Semantics
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import Program
+
+#: The machine each model names (by its file's base name).
+MACHINES = {"sc": "sc", "tso": "tso", "x86tso": "tso", "pso": "pso"}
+#: The unrolling bound of stateful runs: loops end by themselves or revisit a state.
+UNBOUNDED = 1 << 40
+#: The most states counted for the naive number of runs.
+NAIVE_BUDGET = 20_000
+
+__all__ = ["machine_mode", "run_operational", "MACHINES"]
+
+
+def machine_mode(model: object) -> str | None:
+    """The machine a model names (``sc``, ``tso``, ``pso``), or None."""
+    if not isinstance(model, Model):
+        return None
+    base = model.spec.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".cat")
+    return MACHINES.get(base)
+
+
+def refusal(model: object, program: Program) -> str | None:
+    """Why the operational engine cannot run ``program`` under ``model`` (None: it can)."""
+    if machine_mode(model) is None:
+        name = model.spec if isinstance(model, Model) else str(model)
+        return (
+            f"the operational engine runs the machines of sc, tso (x86tso.cat) and pso; "
+            f"model {name} is none of them"
+        )
+    if program.arch != "X86":
+        return (
+            f"the operational engine runs X86 tests and C programs; this is a "
+            f"{program.arch} program"
+        )
+    return None
+
+
+def run_operational(program: Program, model: object, opts: RunOptions) -> Outcome:
+    """The outcome of ``program`` on the machine ``model`` names (see the module
+    docstring)."""
+    where = program.where
+    check_show_mode(where, opts.show)
+    why = refusal(model, program)
+    if why is not None:
+        raise InputError(where, 0, 0, why)
+    if opts.buffer_bound is not None and opts.buffer_bound < 0:
+        raise InputError(where, 0, 0, "the buffer bound must be >= 0")
+    if opts.reduction not in ("dpor", "none"):
+        raise InputError(where, 0, 0, f"unknown reduction '{opts.reduction}' (dpor, none)")
+    mode = machine_mode(model)
+    assert mode is not None
+    t0 = time.process_time()
+    deadline = None if opts.time_limit is None else t0 + opts.time_limit
+    sem = Semantics(program, UNBOUNDED if opts.stateful else opts.unroll)
+    locations = [x for x, _ in program.memory]
+    init = dict(program.memory)
+    while True:
+        m = Machine(sem, locations, mode, opts.buffer_bound)
+        tally = OperationalTally(program, m, opts)
+        fx0 = Effects([], [], [])
+        try:
+            s0 = m.initial(init, fx0)
+            ex = Explorer(
+                m,
+                s0,
+                fx0,
+                tally.leaf,
+                opts.reduction,
+                opts.stateful,
+                deadline,
+            )
+            try:
+                stats = ex.run()
+            except ErrorFound:
+                stats = ex.stats
+            break
+        except NewLocation as e:  # an address computed at run time: initially 0
+            locations.append(e.loc)
+    naive = None
+    if not opts.stateful and opts.naive_budget > 0:
+        naive = count_runs(m, s0, opts.naive_budget, deadline)
+    _fill(tally, stats, m, naive, opts)
+    tally.stats.time = time.process_time() - t0
+    return tally.finish(program.name, "operational")
+
+
+def _fill(
+    tally: OperationalTally, st: DporStats, m: Machine, naive: int | None, opts: RunOptions
+) -> None:
+    out = tally.stats
+    out.complete = st.complete
+    out.blocked = st.blocked
+    out.candidates = st.complete + st.blocked
+    x = out.extra
+    x["runs"] = st.complete + st.blocked
+    x["executions"] = len(tally.seen)
+    x["duplicates"] = tally.duplicates
+    x["sleep_blocked"] = st.sleep_blocked
+    x["transitions"] = st.transitions
+    x["filtered"] = tally.filtered
+    if tally.loop_bound:
+        x["blocked_loop_bound"] = tally.loop_bound
+    if naive is not None:
+        x["naive_runs"] = naive
+    if opts.buffer_bound is not None:
+        x["buffer_bound"] = opts.buffer_bound
+    if opts.stateful:
+        x["states"] = st.states
+        x["visited_cut"] = st.visited_cut
+    x["processes"] = m.P
+    x["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
