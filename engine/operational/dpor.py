@@ -39,9 +39,7 @@ from herdsman.engine.operational.machine import (
     Effects,
     Machine,
     MState,
-    Slot,
     Tr,
-    local_state,
     pc_of,
 )
 
@@ -137,15 +135,13 @@ class LocalIds:
         return got
 
 
-def _delta(before: Slot, after: Slot) -> object:
-    """The change of a thread's local state (None: none)."""
-    a, b = local_state(before), local_state(after)
+def _delta(a: tuple, b: tuple) -> object:
+    """The change from local state ``a`` to ``b`` (None: none): the registers that
+    changed, with their new values (the whole state when its shape changed)."""
     if a == b:
         return None
-    if len(a) == 1 and len(b) == 1:
-        ra, rb = a[0], b[0]
-        if len(ra) == len(rb):
-            return tuple((i, v) for i, (u, v) in enumerate(zip(ra, rb, strict=True)) if u != v)
+    if len(a) == len(b):
+        return tuple([(i, v) for i, (u, v) in enumerate(zip(a, b, strict=True)) if u != v])
     return b
 
 
@@ -368,7 +364,7 @@ class Explorer:
         for t, (a, b) in enumerate(zip(parent.state.slots, child.state.slots, strict=True)):
             if a is b:
                 continue
-            d = _delta(a, b)
+            d = _delta(self.m.local(t, a), self.m.local(t, b))
             if d is not None:
                 out[t] = self.lids.next(t, out[t], d)
         return tuple(out)

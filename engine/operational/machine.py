@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from herdsman.engine.conditions import needed_locations
+from herdsman.engine.operational.liveness import live_slots
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
 from herdsman.engine.semantics.step import LOOP_BOUND, Semantics, StepError
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.ir import CAS, RMW, Load, Lock, Value
+from herdsman.litmus.ir import CAS, RMW, Load, Lock, RegLoc, Value
 
 MODES = ("sc", "tso", "pso")
 
@@ -135,6 +137,13 @@ class Machine:
         self.locations = list(locations)
         self.loc_index = {x: i for i, x in enumerate(self.locations)}
         self.L = len(self.locations)
+        needed = needed_locations(list(sem.program.observed), sem.program.filter)
+        observed: list[list[str]] = [[] for _ in range(self.T)]
+        for loc in needed:
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < self.T:
+                observed[loc.tid].append(loc.reg)
+        #: per thread and operation, the live register slots (stateful comparisons)
+        self.live_regs = [live_slots(code, observed[t]) for t, code in enumerate(self.codes)]
         nshadow = 0 if mode == "sc" else self.T if mode == "tso" else self.T * self.L
         self.P = self.T + nshadow
 
@@ -449,19 +458,21 @@ class Machine:
         return e.creator, e.release
 
     def key(self, s: MState) -> tuple:
-        """``s`` without the identities of writes and the positions of causes: what
-        decides the runs from it."""
+        """``s`` without the identities of writes, the positions of causes and dead
+        registers: what decides the runs from it."""
         mem = tuple(v for v, _ in s.mem)
         bufs = tuple(tuple((e.loc, e.value) for e in b) for b in s.bufs)
-        slots = tuple(_slot_key(x) for x in s.slots)
+        slots = tuple((pc_of(x), self.local(t, x)) for t, x in enumerate(s.slots))
         return (slots, mem, bufs)
 
-
-def _slot_key(x: Slot) -> tuple:
-    if x.status != RUNNING:
-        return (x.status, _end_key(x.end))
-    st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
-    return (x.kind, st.pc, st.regs, st.pending is not None)
+    def local(self, t: int, x: Slot) -> tuple:
+        """Thread ``t``'s local state in slot ``x``: its live registers (or how it
+        ended), without its place."""
+        if x.status != RUNNING:
+            return (x.status, _end_key(x.end))
+        st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
+        live = self.live_regs[t][st.pc]
+        return tuple([v if ok else None for v, ok in zip(st.regs, live, strict=True)])
 
 
 def _end_key(end: object) -> tuple:
@@ -472,14 +483,6 @@ def _end_key(end: object) -> tuple:
     if isinstance(end, Blocked):
         return (end.why,)
     return ()
-
-
-def local_state(x: Slot) -> tuple:
-    """A thread's local state in a slot (registers and pending write), without its place."""
-    if x.status != RUNNING:
-        return (x.status, _end_key(x.end))
-    st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
-    return (st.regs,)
 
 
 def pc_of(x: Slot) -> tuple:

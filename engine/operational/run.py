@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import resource
 import time
+from dataclasses import dataclass
 
 from herdsman.cat.api import Model
-from herdsman.engine.errors import ErrorFound
+from herdsman.engine.errors import ErrorFound, TimeLimitExceeded
 from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
 from herdsman.engine.operational.machine import Effects, Machine, NewLocation
 from herdsman.engine.operational.tally import OperationalTally
@@ -34,7 +35,7 @@ UNBOUNDED = 1 << 40
 #: The most states counted for the naive number of runs.
 NAIVE_BUDGET = 20_000
 
-__all__ = ["machine_mode", "run_operational", "MACHINES"]
+__all__ = ["MACHINES", "OperationalRun", "explore_operational", "machine_mode", "run_operational"]
 
 
 def machine_mode(model: object) -> str | None:
@@ -61,9 +62,31 @@ def refusal(model: object, program: Program) -> str | None:
     return None
 
 
+@dataclass
+class OperationalRun:
+    """An operational exploration: its outcome (so far, when it ran out of time), the
+    search's statistics, and whether it ran out of time (``partial`` explorations)."""
+
+    result: Outcome
+    stats: DporStats
+    timed_out: bool = False
+
+
 def run_operational(program: Program, model: object, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` on the machine ``model`` names (see the module
-    docstring)."""
+    docstring); :class:`TimeLimitExceeded` past ``opts.time_limit``."""
+    run = explore_operational(program, model, opts)
+    if run.timed_out:
+        raise TimeLimitExceeded()
+    return run.result
+
+
+def explore_operational(
+    program: Program, model: object, opts: RunOptions, partial: bool = False
+) -> OperationalRun:
+    """Explore ``program`` on the machine ``model`` names.  Past ``opts.time_limit`` the
+    run stops: with ``partial`` its outcome and statistics so far are returned (marked
+    ``timed_out``), else :class:`TimeLimitExceeded` is raised."""
     where = program.where
     check_show_mode(where, opts.show)
     why = refusal(model, program)
@@ -95,19 +118,31 @@ def run_operational(program: Program, model: object, opts: RunOptions) -> Outcom
                 opts.stateful,
                 deadline,
             )
+            timed_out = False
             try:
                 stats = ex.run()
             except ErrorFound:
                 stats = ex.stats
+            except TimeLimitExceeded:
+                if not partial:
+                    raise
+                stats, timed_out = ex.stats, True
             break
         except NewLocation as e:  # an address computed at run time: initially 0
             locations.append(e.loc)
     naive = None
-    if not opts.stateful and opts.naive_budget > 0:
-        naive = count_runs(m, s0, opts.naive_budget, deadline)
+    if not opts.stateful and opts.naive_budget > 0 and not timed_out:
+        try:
+            naive = count_runs(m, s0, opts.naive_budget, deadline)
+        except TimeLimitExceeded:
+            if not partial:
+                raise
+    stats.time = time.process_time() - t0
     _fill(tally, stats, m, naive, opts)
-    tally.stats.time = time.process_time() - t0
-    return tally.finish(program.name, "operational")
+    tally.stats.time = stats.time
+    if timed_out:
+        tally.stats.extra["timed_out"] = 1
+    return OperationalRun(tally.finish(program.name, "operational"), stats, timed_out)
 
 
 def _fill(

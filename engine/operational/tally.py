@@ -73,7 +73,7 @@ class OperationalTally(OutcomeBuilder):
         if self.filter is not None and not eval_prop(self.filter, state):
             self.filtered += 1
             return
-        digest = self._digest(final, effects)
+        digest = self._digest(final, effects, state)
         if digest in self.seen:
             self.duplicates += 1
             return
@@ -120,11 +120,12 @@ class OperationalTally(OutcomeBuilder):
             return self.m.codes[t].initial()
         return self.m.codes[t].initial()
 
-    def _digest(self, final: MState, effects: list[Effects]) -> bytes:
+    def _digest(self, final: MState, effects: list[Effects], state: dict[Loc, Value]) -> bytes:
         """The execution of a run: rf and co, as a digest (or, stateful, the final
-        state's values)."""
+        state: its observed values and memory)."""
         if self.stateful:
-            return hashlib.blake2b(repr(self.m.key(final)).encode(), digest_size=16).digest()
+            seen = (tuple(state.values()), tuple(v for v, _ in final.mem))
+            return hashlib.blake2b(repr(seen).encode(), digest_size=16).digest()
         rf: list[tuple] = []
         co: list[tuple] = []
         for fx in effects:
