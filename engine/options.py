@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
 ENGINES = ("auto", "reference", "trust", "operational")
+#: How the operational engine explores: DPOR with sleep sets, or every run.
+REDUCTIONS = ("dpor", "none")
 
 
 @dataclass

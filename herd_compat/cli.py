@@ -89,6 +89,7 @@ def _cmd_cat(argv: list[str]) -> int:
 
 
 def _run_parser() -> _Parser:
+    from herdsman.engine.options import ENGINES
     from herdsman.engine.outcome import SHOW_MODES
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
@@ -109,7 +110,7 @@ def _run_parser() -> _Parser:
         metavar="V",
         help="variant tags, comma separated (repeatable)",
     )
-    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
     p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<test>.dot ('-': stdout)")
@@ -128,6 +129,7 @@ def _run_parser() -> _Parser:
         action="store_true",
         help="TruSt: list every execution (with -o: one DOT file each)",
     )
+    _operational_options(p)
     p.add_argument(
         "--json",
         action="store_true",
@@ -161,7 +163,11 @@ def _cmd_run(argv: list[str]) -> int:
         preemption_bound=a.preemption_bound,
         print_executions=a.print_executions,
         json=a.json,
+        buffer_bound=a.buffer_bound,
+        stateful=a.stateful,
+        reduction=a.reduction,
     )
+    _check_operational(a)
     if cfg.json and cfg.outdir == "-":
         raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")
     if cfg.nshow is not None and cfg.nshow < 0:
@@ -199,6 +205,8 @@ def _cmd_herd7(argv: list[str]) -> int:
 
 
 def _verify_parser() -> _Parser:
+    from herdsman.engine.options import ENGINES
+
     p = _Parser(prog="herdsman verify", description=COMMANDS["verify"])
     p.add_argument("programs", nargs="+", metavar="FILE.c", help="C programs")
     p.add_argument("--model", "-m", default="sc", help="sc, tso, pso, power or a .cat file")
@@ -207,7 +215,7 @@ def _verify_parser() -> _Parser:
         choices=("tso", "pso", "power", "c"),
         help="how C maps to the model's events (default: by model; c for a .cat file)",
     )
-    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument(
         "--unroll",
         type=int,
@@ -225,7 +233,39 @@ def _verify_parser() -> _Parser:
     )
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
     p.add_argument("--memory", type=int, metavar="MB", help="give up beyond MB of memory")
+    _operational_options(p)
     return p
+
+
+def _operational_options(p: _Parser) -> None:
+    from herdsman.engine.options import REDUCTIONS
+
+    p.add_argument(
+        "--buffer-bound",
+        type=int,
+        metavar="K",
+        help="operational engine: store buffers of at most K writes (a full one flushes)",
+    )
+    p.add_argument(
+        "--stateful",
+        action="store_true",
+        help="operational engine: stateful DPOR (loops need no bound when states repeat)",
+    )
+    p.add_argument(
+        "--reduction",
+        choices=REDUCTIONS,
+        default="dpor",
+        help="operational engine: DPOR with sleep sets (default) or every run (none)",
+    )
+
+
+def _check_operational(a: argparse.Namespace) -> None:
+    """The operational engine's options need it."""
+    own = a.buffer_bound is not None or a.stateful or a.reduction != "dpor"
+    if own and a.engine != "operational":
+        raise UsageError("--buffer-bound, --stateful and --reduction need --engine operational")
+    if a.buffer_bound is not None and a.buffer_bound < 0:
+        raise UsageError("--buffer-bound must be >= 0")
 
 
 def _cmd_verify(argv: list[str]) -> int:
@@ -252,7 +292,11 @@ def _cmd_verify(argv: list[str]) -> int:
         keep_going=a.keep_going,
         time_limit=a.timeout,
         memory_limit=a.memory,
+        buffer_bound=a.buffer_bound,
+        stateful=a.stateful,
+        reduction=a.reduction,
     )
+    _check_operational(a)
     if a.memory is not None and a.memory < 64:
         raise UsageError("--memory must be at least 64 (MB)")
     if a.unroll < 0:
@@ -264,6 +308,8 @@ def _cmd_verify(argv: list[str]) -> int:
 
 
 def _validate_parser() -> _Parser:
+    from herdsman.engine.options import ENGINES
+
     p = _Parser(
         prog="herdsman validate",
         description=COMMANDS["validate"] + ". Results go to an SQLite database as they "
@@ -291,7 +337,7 @@ def _validate_parser() -> _Parser:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-test time limit")
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write a JSON report")
     p.add_argument("--junit", dest="junit_out", metavar="OUT", help="write a JUnit XML report")
-    p.add_argument("--engine", choices=("reference", "trust", "auto"), default="auto")
+    p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--variant", action="append", default=[], metavar="V")
     p.add_argument(

@@ -37,6 +37,11 @@ class RunConfig:
     preemption_bound: int | None = None  # only executions with at most K preemptions
     print_executions: bool = False  # list every execution (with -o DIR: a DOT file each)
     json: bool = False  # ``herdsman run --json``: one JSON object per test
+    # the operational engine's own options: its statistics are printed after each block
+    buffer_bound: int | None = None  # store buffers of at most K writes
+    stateful: bool = False  # stateful DPOR
+    reduction: str = "dpor"  # dpor, or none (every run)
+    herd_only: bool = False  # ``herdsman herd7``: herd's blocks and nothing else
 
     @property
     def trust_summary(self) -> bool:
@@ -66,6 +71,9 @@ class RunConfig:
             preemption_bound=self.preemption_bound,
             print_executions=self.print_executions,
             executions_dot=self.execution_dots,
+            buffer_bound=self.buffer_bound,
+            stateful=self.stateful,
+            reduction=self.reduction,
         )
         if self.unroll is not None:
             opts.unroll = self.unroll

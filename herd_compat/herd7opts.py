@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from herdsman.engine.options import ENGINES
 from herdsman.engine.outcome import SHOW_MODES
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_names
@@ -143,9 +144,7 @@ OPTIONS: dict[str, Opt] = {
     "-checkfilter": Opt("bool", _set("checkfilter"), "<bool> apply the test's filter"),
     "-archcheck": Opt("bool", _set("archcheck"), "<bool> check model/test architectures"),
     "-timeout": Opt("float", _set("time_limit"), "<s> give up a test after s CPU seconds"),
-    "-engine": Opt(
-        "tag", _set("engine"), "herdsman's engine choice", ("auto", "reference", "trust")
-    ),
+    "-engine": Opt("tag", _set("engine"), "herdsman's engine choice", ENGINES),
     "-version": Opt("", _version, "print the version and exit"),
     "-q": Opt("", lambda c, v, s: None, "quiet (herd's default here)"),
     "-help": Opt("", _help, "this help"),
@@ -209,7 +208,7 @@ def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
 
 def parse_herd7_args(argv: list[str]) -> tuple[RunConfig, State]:
     """RunConfig from herd7-style arguments (tests expanded, ``@index`` read)."""
-    cfg = RunConfig()
+    cfg = RunConfig(herd_only=True)
     st = State()
     i = 0
     while i < len(argv):

@@ -17,6 +17,7 @@ from herdsman.herd_compat.dots import check_outdir, write_execution_pictures, wr
 from herdsman.herd_compat.genmc import summary
 from herdsman.herd_compat.jsonl import json_line
 from herdsman.herd_compat.models import ModelCache
+from herdsman.herd_compat.opsummary import operational_summary
 from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.pipeline import Done, Failed, Skipped, run_file
 from herdsman.herd_compat.selection import Selection
@@ -72,6 +73,8 @@ def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> None:
         out.write(format_result(rec.herd_block(candidates=cfg.candidates)))
         if cfg.trust_summary and rec.outcome.engine == "trust":
             out.write(summary(rec.outcome, executions=cfg.print_executions))
+        elif rec.outcome.engine == "operational" and not cfg.herd_only:
+            out.write(operational_summary(rec.outcome))
     if rec.outcome.unroll_cut:  # herd warns too
         err.write(
             f"{rec.path}:0:0: warning: unrolling limit exceeded, legal outcomes may be missing\n"

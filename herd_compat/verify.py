@@ -29,6 +29,7 @@ from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.dots import check_outdir, write_file
+from herdsman.herd_compat.opsummary import operational_lines
 from herdsman.herd_compat.trace import trace
 from herdsman.litmus.c import load_c_program, target_for_model
 from herdsman.litmus.errors import InputError
@@ -58,6 +59,9 @@ class VerifyConfig:
     keep_going: bool = False
     time_limit: float | None = None
     memory_limit: int | None = None  # MB of address space for the whole process
+    buffer_bound: int | None = None  # the operational engine's options
+    stateful: bool = False
+    reduction: str = "dpor"
 
 
 def verify(cfg: VerifyConfig) -> int:
@@ -95,6 +99,9 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         unroll=cfg.unroll,
         stop_on_error=not cfg.keep_going,
         time_limit=cfg.time_limit,
+        buffer_bound=cfg.buffer_bound,
+        stateful=cfg.stateful,
+        reduction=cfg.reduction,
     )
     wall = time.perf_counter()
     try:
@@ -146,5 +153,7 @@ def report(out: Outcome, unroll: int, wall: float) -> str:
     cut = int(x.get("blocked_loop_bound", 0))
     if cut:
         lines.append(f"Executions cut by the loop bound (--unroll {unroll}): {cut}")
+    if out.engine == "operational":
+        lines.extend(operational_lines(out))
     lines.append(f"Total wall-clock time: {wall:.2f}s")
     return "\n".join(lines) + "\n"

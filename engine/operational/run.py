@@ -123,6 +123,7 @@ def explore_operational(
                 stats = ex.run()
             except ErrorFound:
                 stats = ex.stats
+                tally.stats.extra["stopped_at_error"] = 1
             except TimeLimitExceeded:
                 if not partial:
                     raise
