@@ -249,7 +249,8 @@ def _operational_options(p: _Parser) -> None:
     p.add_argument(
         "--stateful",
         action="store_true",
-        help="operational engine: stateful DPOR (loops need no bound when states repeat)",
+        help="operational engine: stateful DPOR (loops need no bound when states repeat; "
+        "give --timeout when they may not)",
     )
     p.add_argument(
         "--reduction",
