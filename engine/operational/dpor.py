@@ -170,6 +170,9 @@ class Explorer:
         self.graph: dict[Tr, set[Tr]] = {}  # the visible operation dependency graph
         self.lids = LocalIds(machine.T)
         self.stack: list[Frame] = []
+        # stack positions of the transitions taken, by what they touch: their thread
+        # ("t"), location ("l") and the thread they spawn or join ("o")
+        self.index: dict[tuple[str, int], list[int]] = {}
 
     # ------------------------------------------------------------------ search
     def run(self) -> DporStats:
@@ -188,7 +191,7 @@ class Explorer:
             if p is None:
                 stack.pop()
                 if stack:
-                    stack[-1].taken = None
+                    self._untake(stack[-1])
                 continue
             tick += 1
             if not tick & 255:
@@ -200,6 +203,8 @@ class Explorer:
             self.stats.transitions += 1
             clock = self._clock(f, tr, pos) if self.por else {}
             f.taken, f.fx, f.clock = tr, fx, clock
+            for key in _keys(tr):
+                self.index.setdefault(key, []).append(pos)
             sleep: dict[int, Tr] = {}
             if self.por and not self.stateful:
                 for q, tq in f.sleep.items():
@@ -230,6 +235,25 @@ class Explorer:
             self._arrive(child)
         self.stats.time = time.process_time() - t0
         return self.stats
+
+    def _untake(self, f: Frame) -> None:
+        """``f``'s transition is off the current run."""
+        tr = f.taken
+        if tr is not None:
+            for key in _keys(tr):
+                self.index[key].pop()
+        f.taken = None
+
+    def _candidates(self, tr: Tr) -> list[list[int]]:
+        """The positions of the taken transitions that may be dependent with ``tr``, as
+        lists in increasing order."""
+        idx = self.index
+        keys = [("t", tr.thread), ("o", tr.thread)]
+        if tr.loc >= 0:
+            keys.append(("l", tr.loc))
+        if tr.other >= 0:
+            keys.append(("t", tr.other))
+        return [got for k in keys if (got := idx.get(k))]
 
     def _frame(self, s: MState, pclocks: dict[int, Clock], sleep: dict[int, Tr]) -> Frame:
         enabled = dict(self.m.enabled(s))
@@ -281,16 +305,24 @@ class Explorer:
 
     # ------------------------------------------------------------------ happens-before
     def _clock(self, f: Frame, tr: Tr, pos: int) -> Clock:
-        """The vector clock of ``tr``, the ``pos``-th transition, taken from ``f``."""
+        """The vector clock of ``tr``, the ``pos``-th transition, taken from ``f``: its
+        process's, joined with those of the earlier dependent transitions (one already
+        known through another adds nothing) and of its causes."""
         m = self.m
         c: Clock = dict(f.pclocks.get(tr.proc, ()))
         stack = self.stack
-        for i in range(pos):
-            g = stack[i]
-            t = g.taken
-            assert t is not None and g.clock is not None
-            if dependent(m, t, tr):
-                _join(c, g.clock)
+        for positions in self._candidates(tr):
+            for k in range(len(positions) - 1, -1, -1):
+                i = positions[k]
+                if i >= pos:
+                    continue
+                g = stack[i]
+                t = g.taken
+                assert t is not None and g.clock is not None
+                if c.get(t.proc, -1) >= i:
+                    continue
+                if dependent(m, t, tr):
+                    _join(c, g.clock)
         for i in m.causes(f.state, tr):
             if i >= 0:
                 ci = stack[i].clock
@@ -325,15 +357,21 @@ class Explorer:
             if tr is None:
                 continue
             knows = self._knows(f, tr)
-            for i in range(n - 1, -1, -1):
-                g = stack[i]
-                t = g.taken
-                assert t is not None
-                if t.proc == p or knows.get(t.proc, -1) >= i:
-                    continue
-                if dependent(m, t, tr) and coenabled(m, t, tr):
-                    self._add_backtrack(i, p, knows)
-                    break
+            best = -1
+            for positions in self._candidates(tr):
+                for k in range(len(positions) - 1, -1, -1):
+                    i = positions[k]
+                    if i <= best:
+                        break
+                    t = stack[i].taken
+                    assert t is not None
+                    if t.proc == p or knows.get(t.proc, -1) >= i:
+                        continue
+                    if dependent(m, t, tr) and coenabled(m, t, tr):
+                        best = i
+                        break
+            if best >= 0:
+                self._add_backtrack(best, p, knows)
 
     def _add_backtrack(self, i: int, p: int, knows: Clock | None) -> None:
         """Add a backtrack point at ``stack[i]`` for process ``p``'s next transition:
@@ -391,14 +429,31 @@ class Explorer:
                 continue
             seen.add(t)
             todo.extend(self.graph.get(t, ()))
-        n = len(self.stack) - 1
+        stack = self.stack
         for t in seen:
-            for i in range(n - 1, -1, -1):
-                g = self.stack[i].taken
-                assert g is not None
-                if g.proc != t.proc and dependent(m, g, t) and coenabled(m, g, t):
-                    self._add_backtrack(i, t.proc, None)
-                    break
+            best = -1
+            for positions in self._candidates(t):
+                for k in range(len(positions) - 1, -1, -1):
+                    i = positions[k]
+                    if i <= best:
+                        break
+                    g = stack[i].taken
+                    assert g is not None
+                    if g.proc != t.proc and dependent(m, g, t) and coenabled(m, g, t):
+                        best = i
+                        break
+            if best >= 0:
+                self._add_backtrack(best, t.proc, None)
+
+
+def _keys(tr: Tr) -> list[tuple[str, int]]:
+    """Where a taken transition is indexed (see ``Explorer.index``)."""
+    keys = [("t", tr.thread)]
+    if tr.loc >= 0:
+        keys.append(("l", tr.loc))
+    if tr.other >= 0:
+        keys.append(("o", tr.other))
+    return keys
 
 
 def _join(c: Clock, d: Clock) -> None:
