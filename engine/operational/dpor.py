@@ -92,6 +92,7 @@ class Frame:
     sleep: dict[int, Tr] = field(default_factory=dict)
     backtrack: set[int] = field(default_factory=set)
     done: set[int] = field(default_factory=set)
+    nexts: dict[int, Tr] = field(default_factory=dict)
     taken: Tr | None = None
     fx: Effects | None = None
     clock: Clock | None = None
@@ -256,8 +257,8 @@ class Explorer:
         return [got for k in keys if (got := idx.get(k))]
 
     def _frame(self, s: MState, pclocks: dict[int, Clock], sleep: dict[int, Tr]) -> Frame:
-        enabled = dict(self.m.enabled(s))
-        return Frame(s, enabled, pclocks, sleep)
+        nexts, on = self.m.transitions(s)
+        return Frame(s, {p: nexts[p] for p in on}, pclocks, sleep, nexts=nexts)
 
     def _arrive(self, f: Frame) -> None:
         """A new state on the stack: a leaf, a visited state, or one to explore."""
@@ -346,15 +347,25 @@ class Explorer:
 
     def _update_backtrack(self, f: Frame) -> None:
         """Flanagan–Godefroid: for every process's next transition, the last dependent
-        co-enabled transition not happening before it gets a backtrack point."""
+        co-enabled transition not happening before it gets a backtrack point.  A process
+        whose next transition is the one it had before the last transition, which is
+        independent of it, would get the backtrack point it got then: it is skipped."""
         m = self.m
         stack = self.stack
         n = len(stack) - 1  # f is stack[n]
         if n == 0:
             return
-        for p in m.live(f.state):
-            tr, _ = m.next_tr(f.state, p)
-            if tr is None:
+        parent = stack[n - 1]
+        last = parent.taken
+        assert last is not None
+        before = parent.nexts
+        for p, tr in f.nexts.items():
+            if (
+                before.get(p) == tr
+                and p != last.proc
+                and last.other != p
+                and not dependent(m, last, tr)
+            ):
                 continue
             knows = self._knows(f, tr)
             best = -1
@@ -418,11 +429,7 @@ class Explorer:
         operation dependency graph update the stack's backtrack sets (Yang et al., Fig. 5)."""
         m = self.m
         seen: set[Tr] = set()
-        todo = list(f.enabled.values())
-        for p in m.live(f.state):
-            tr, ok = m.next_tr(f.state, p)
-            if tr is not None and not ok:
-                todo.append(tr)
+        todo = list(f.nexts.values())
         while todo:
             t = todo.pop()
             if t in seen:

@@ -426,12 +426,21 @@ class Machine:
     # ------------------------------------------------------------------ runs
     def enabled(self, s: MState) -> list[tuple[int, Tr]]:
         """The enabled transitions of ``s``, by process."""
-        out = []
+        nexts, enabled = self.transitions(s)
+        return [(p, nexts[p]) for p in enabled]
+
+    def transitions(self, s: MState) -> tuple[dict[int, Tr], list[int]]:
+        """Every process's next transition in ``s`` (enabled or not), and the processes
+        whose transition is enabled."""
+        nexts: dict[int, Tr] = {}
+        enabled: list[int] = []
         for p in self.live(s):
             tr, ok = self.next_tr(s, p)
-            if ok and tr is not None:
-                out.append((p, tr))
-        return out
+            if tr is not None:
+                nexts[p] = tr
+                if ok:
+                    enabled.append(p)
+        return nexts, enabled
 
     def live(self, s: MState) -> list[int]:
         """The processes that may have a next transition in ``s``."""
