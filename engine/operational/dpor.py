@@ -120,19 +120,31 @@ Leaf = Callable[[str, list[Frame], Effects], None]
 
 
 class LocalIds:
-    """Yang et al.'s local state ids (§3): per thread, (id, change) -> id."""
+    """Yang et al.'s local state ids (§3): per thread, (id, change) -> id.  A thread's
+    local state is known here exactly (its live registers), so a change not in the table
+    yet gets the id of the state it leads to, interned: equal local states get equal ids
+    whatever the changes that led to them (a loop whose registers cycle repeats its ids)."""
 
     def __init__(self, T: int) -> None:
         self.tables: list[dict[tuple[int, object], int]] = [{} for _ in range(T)]
+        self.interned: list[dict[tuple, int]] = [{} for _ in range(T)]
         self.fresh = 1
 
-    def next(self, t: int, i: int, delta: object) -> int:
+    def intern(self, t: int, state: tuple) -> int:
+        """The id of thread ``t``'s local state ``state``."""
+        known = self.interned[t]
+        got = known.get(state)
+        if got is None:
+            got = known[state] = self.fresh
+            self.fresh += 1
+        return got
+
+    def next(self, t: int, i: int, delta: object, state: tuple) -> int:
         table = self.tables[t]
         key = (i, delta)
         got = table.get(key)
         if got is None:
-            got = table[key] = self.fresh
-            self.fresh += 1
+            got = table[key] = self.intern(t, state)
         return got
 
 
@@ -169,6 +181,7 @@ class Explorer:
         self.stats = DporStats()
         self.visited: set[tuple] = set()
         self.graph: dict[Tr, set[Tr]] = {}  # the visible operation dependency graph
+        self.reach: dict[Tr, frozenset[Tr]] = {}  # its reachability, until it grows
         self.lids = LocalIds(machine.T)
         self.stack: list[Frame] = []
         # stack positions of the transitions taken, by what they touch: their thread
@@ -181,7 +194,9 @@ class Explorer:
         m = self.m
         root = self._frame(self.s0, {}, {})
         if self.stateful:
-            root.lids = tuple(0 for _ in range(m.T))
+            root.lids = tuple(
+                self.lids.intern(t, m.local(t, x)) for t, x in enumerate(root.state.slots)
+            )
         stack = self.stack
         stack.append(root)
         self._arrive(root)
@@ -229,7 +244,10 @@ class Explorer:
                 if pos > 0:
                     prev = stack[pos - 1].taken
                     if prev is not None:
-                        self.graph.setdefault(prev, set()).add(tr)
+                        succ = self.graph.setdefault(prev, set())
+                        if tr not in succ:
+                            succ.add(tr)
+                            self.reach.clear()
             stack.append(child)
             if len(stack) > self.stats.depth:
                 self.stats.depth = len(stack)
@@ -410,12 +428,14 @@ class Explorer:
     # ------------------------------------------------------------------ stateful
     def _lids(self, parent: Frame, child: Frame) -> tuple[int, ...]:
         out = list(parent.lids)
+        m = self.m
         for t, (a, b) in enumerate(zip(parent.state.slots, child.state.slots, strict=True)):
             if a is b:
                 continue
-            d = _delta(self.m.local(t, a), self.m.local(t, b))
+            la, lb = m.local(t, a), m.local(t, b)
+            d = _delta(la, lb)
             if d is not None:
-                out[t] = self.lids.next(t, out[t], d)
+                out[t] = self.lids.next(t, out[t], d, lb)
         return tuple(out)
 
     def _abstract(self, f: Frame) -> tuple:
@@ -424,20 +444,31 @@ class Explorer:
         bufs = tuple(tuple((e.loc, e.value) for e in b) for b in s.bufs)
         return (mem, bufs, f.lids, tuple(pc_of(x) for x in s.slots))
 
+    def _reachable(self, t: Tr) -> frozenset[Tr]:
+        """The operations reachable from ``t`` in the visible operation dependency graph."""
+        got = self.reach.get(t)
+        if got is None:
+            seen: set[Tr] = set()
+            todo = [t]
+            while todo:
+                u = todo.pop()
+                if u not in seen:
+                    seen.add(u)
+                    todo.extend(self.graph.get(u, ()))
+            got = self.reach[t] = frozenset(seen)
+        return got
+
     def _summary_backtrack(self, f: Frame) -> None:
         """A visited state: the operations reachable from its enabled ones in the visible
         operation dependency graph update the stack's backtrack sets (Yang et al., Fig. 5)."""
         m = self.m
         seen: set[Tr] = set()
-        todo = list(f.nexts.values())
-        while todo:
-            t = todo.pop()
-            if t in seen:
-                continue
-            seen.add(t)
-            todo.extend(self.graph.get(t, ()))
+        for t in f.nexts.values():
+            seen |= self._reachable(t)
         stack = self.stack
         for t in seen:
+            # what t's process knows now, it knows when it runs t: those are no races
+            knows = f.pclocks.get(t.proc, {})
             best = -1
             for positions in self._candidates(t):
                 for k in range(len(positions) - 1, -1, -1):
@@ -446,11 +477,13 @@ class Explorer:
                         break
                     g = stack[i].taken
                     assert g is not None
-                    if g.proc != t.proc and dependent(m, g, t) and coenabled(m, g, t):
+                    if g.proc == t.proc or knows.get(g.proc, -1) >= i:
+                        continue
+                    if dependent(m, g, t) and coenabled(m, g, t):
                         best = i
                         break
             if best >= 0:
-                self._add_backtrack(best, t.proc, None)
+                self._add_backtrack(best, t.proc, knows)
 
 
 def _keys(tr: Tr) -> list[tuple[str, int]]:

@@ -73,7 +73,7 @@ class OperationalTally(OutcomeBuilder):
         if self.filter is not None and not eval_prop(self.filter, state):
             self.filtered += 1
             return
-        digest = self._digest(final, effects, state)
+        digest = self._digest(final, effects, state, fails)
         if digest in self.seen:
             self.duplicates += 1
             return
@@ -120,11 +120,18 @@ class OperationalTally(OutcomeBuilder):
             return self.m.codes[t].initial()
         return self.m.codes[t].initial()
 
-    def _digest(self, final: MState, effects: list[Effects], state: dict[Loc, Value]) -> bytes:
+    def _digest(
+        self,
+        final: MState,
+        effects: list[Effects],
+        state: dict[Loc, Value],
+        fails: list[tuple[int, Failed]],
+    ) -> bytes:
         """The execution of a run: rf and co, as a digest (or, stateful, the final
-        state: its observed values and memory)."""
+        state: its observed values, memory and the assertions that failed)."""
         if self.stateful:
-            seen = (tuple(state.values()), tuple(v for v, _ in final.mem))
+            failed = tuple((t, f.site) for t, f in fails)
+            seen = (tuple(state.values()), tuple(v for v, _ in final.mem), failed)
             return hashlib.blake2b(repr(seen).encode(), digest_size=16).digest()
         rf: list[tuple] = []
         co: list[tuple] = []
