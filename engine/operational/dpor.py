@@ -386,21 +386,30 @@ class Explorer:
             ):
                 continue
             knows = self._knows(f, tr)
-            best = -1
-            for positions in self._candidates(tr):
-                for k in range(len(positions) - 1, -1, -1):
-                    i = positions[k]
-                    if i <= best:
-                        break
-                    t = stack[i].taken
-                    assert t is not None
-                    if t.proc == p or knows.get(t.proc, -1) >= i:
-                        continue
-                    if dependent(m, t, tr) and coenabled(m, t, tr):
-                        best = i
-                        break
+            best = self._last_race(tr, knows)
             if best >= 0:
                 self._add_backtrack(best, p, knows)
+
+    def _last_race(self, tr: Tr, knows: Clock) -> int:
+        """The last position on the stack whose transition is dependent with ``tr``, may
+        be co-enabled with it and does not happen before it (``knows``: what ``tr``'s
+        process knows); -1 when there is none."""
+        m = self.m
+        stack = self.stack
+        best = -1
+        for positions in self._candidates(tr):
+            for k in range(len(positions) - 1, -1, -1):
+                i = positions[k]
+                if i <= best:
+                    break
+                t = stack[i].taken
+                assert t is not None
+                if t.proc == tr.proc or knows.get(t.proc, -1) >= i:
+                    continue
+                if dependent(m, t, tr) and coenabled(m, t, tr):
+                    best = i
+                    break
+        return best
 
     def _add_backtrack(self, i: int, p: int, knows: Clock | None) -> None:
         """Add a backtrack point at ``stack[i]`` for process ``p``'s next transition:
@@ -461,27 +470,13 @@ class Explorer:
     def _summary_backtrack(self, f: Frame) -> None:
         """A visited state: the operations reachable from its enabled ones in the visible
         operation dependency graph update the stack's backtrack sets (Yang et al., Fig. 5)."""
-        m = self.m
         seen: set[Tr] = set()
         for t in f.nexts.values():
             seen |= self._reachable(t)
-        stack = self.stack
         for t in seen:
             # what t's process knows now, it knows when it runs t: those are no races
             knows = f.pclocks.get(t.proc, {})
-            best = -1
-            for positions in self._candidates(t):
-                for k in range(len(positions) - 1, -1, -1):
-                    i = positions[k]
-                    if i <= best:
-                        break
-                    g = stack[i].taken
-                    assert g is not None
-                    if g.proc == t.proc or knows.get(g.proc, -1) >= i:
-                        continue
-                    if dependent(m, g, t) and coenabled(m, g, t):
-                        best = i
-                        break
+            best = self._last_race(t, knows)
             if best >= 0:
                 self._add_backtrack(best, t.proc, knows)
 
