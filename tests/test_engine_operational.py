@@ -597,3 +597,26 @@ def test_error_trace_has_the_failing_reads():
     assert sorted((ev.loc, ev.value) for ev in relaxed) == [("x", 0), ("y", 0)]
     # SC reaches no error
     assert not op(prog, "sc").errors
+
+
+PENDING_STORE = """X86 pending-store
+{ }
+ P0          | P1          | P2          ;
+ MOV EAX,[x] | MOV [x],$1  | MOV ECX,[y] ;
+ MOV [y],EAX | MOV EBX,[y] |             ;
+exists (y=0)
+"""
+
+
+def test_a_pending_store_value_is_part_of_the_state(tmp_path):
+    """Two states that differ only in the value a thread is about to store (from a
+    register dead after the store) are different: stateful DPOR must not merge them, and
+    the naive count must count the runs there are."""
+    path = tmp_path / "pending.litmus"
+    path.write_text(PENDING_STORE)
+    prog = lower(parse_file(str(path)))
+    stateless = op(prog, "sc", naive_budget=20_000)
+    stateful = op(prog, "sc", stateful=True)
+    assert set(stateful.states) == set(stateless.states)
+    every = op(prog, "sc", reduction="none")
+    assert every.stats.extra["runs"] == stateless.stats.extra["naive_runs"]

@@ -479,9 +479,16 @@ class Machine:
         ended), without its place."""
         if x.status != RUNNING:
             return (x.status, _end_key(x.end))
-        st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
+        step = x.step
+        if isinstance(step, Read):
+            st = step.at
+            pending: tuple = ()
+        else:  # the event about to be made carries values of registers dead after it
+            assert isinstance(step, Emit)
+            st = step.after
+            pending = (step.event.loc, step.event.value)
         live = self.live_regs[t][st.pc]
-        return tuple([v if ok else None for v, ok in zip(st.regs, live, strict=True)])
+        return (*[v if ok else None for v, ok in zip(st.regs, live, strict=True)], *pending)
 
 
 def _end_key(end: object) -> tuple:
