@@ -244,7 +244,7 @@ def _operational_options(p: _Parser) -> None:
         "--buffer-bound",
         type=int,
         metavar="K",
-        help="operational engine: store buffers of at most K writes (a full one flushes)",
+        help="operational engine: store buffers of at most K writes (a full one waits)",
     )
     p.add_argument(
         "--stateful",

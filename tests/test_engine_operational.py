@@ -612,3 +612,33 @@ def test_a_pending_store_value_is_part_of_the_state(tmp_path):
     assert set(stateful.states) == set(stateless.states)
     every = op(prog, "sc", reduction="none")
     assert every.stats.extra["runs"] == stateless.stats.extra["naive_runs"]
+
+
+def _sb_stores(n: int) -> str:
+    """Store buffering with ``n`` stores before each thread's read."""
+    rows = [f" MOV [x],${i + 1} | MOV [y],${i + 1} ;" for i in range(n)]
+    body = "\n".join(rows)
+    return f"""X86 SB{n}
+{{ }}
+ P0 | P1 ;
+{body}
+ MOV EAX,[y] | MOV EAX,[x] ;
+exists (0:EAX=0 /\\ 1:EAX=0)
+"""
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_buffer_bounds_explore_fewer_runs(tmp_path, n):
+    """A bounded buffer waits for its shadow when full, so the runs explored under a
+    bound are runs of the unbounded machine: no more of them than unbounded, one per
+    execution on store buffering, growing with the bound."""
+    path = tmp_path / f"sb{n}.litmus"
+    path.write_text(_sb_stores(n))
+    prog = lower(parse_file(str(path)))
+    runs = []
+    for k in (0, 1, 2, 3, None):
+        out = op(prog, "tso", buffer_bound=k)
+        x = out.stats.extra
+        assert x["runs"] == x["executions"]
+        runs.append(x["runs"])
+    assert runs == sorted(runs) and runs[0] == 2 * n + 1

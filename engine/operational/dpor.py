@@ -10,7 +10,12 @@ location with a write among them (memory-writes are the shadows' flushes, locked
 read-modify-writes and the stores of SC); a thread's transition that needs empty buffers
 (MFENCE, a locked instruction) and its own flushes; a spawn or join and the other
 thread.  A buffer-write and the read of another location that follows it are independent
-(they are a thread's and its shadow's), and so is a read and its own thread's flush.
+(they are a thread's and its shadow's), but a read and its own thread's flush of the same
+location are dependent: the flush sends the read to memory, where other threads' writes
+race with it.  Under a buffer bound a buffer-write and its
+shadow's flushes are independent too: they commute, and a flush of a full buffer only
+lets the write go on (that DPOR then finds every run's execution is checked against
+exploring every run, on the X86 tests with bounds 0, 1 and 2).
 Happens-before is kept with vector clocks, including the *causal edges* of the shadows:
 a flush comes after the transition that buffered its write, and after the flush that
 lifted the barrier (PSO's SFENCE) before it.
@@ -60,7 +65,7 @@ def dependent(m: Machine, a: Tr, b: Tr) -> bool:
             th = b
         else:  # two shadows of one thread (PSO): ordered by causal edges only
             return False
-        if th.fenced or (th.kind == "B" and th.loc >= 0):
+        if th.fenced:
             return True
         # a read and its own thread's flush of the location: the read then goes to memory
         return th.kind == "R" and a.loc == b.loc

@@ -19,9 +19,10 @@ SFENCE and LFENCE.  Its visible transitions are: ``R`` a read (the newest value 
 location in its own buffer, else memory), ``U`` a read-modify-write or lock (atomic, on
 memory, with empty buffers: locked instructions are fences), ``W`` a store written to
 memory at once (SC, or a buffer bound of 0), ``B`` a buffer-write under a buffer bound
-(a full buffer first flushes its oldest entry, §5), ``F`` passing an MFENCE (enabled when
-the buffers are empty), ``S``/``J`` spawn and join (a join waits for the thread's end
-and its empty buffer).  A shadow's transition is ``W``, a memory-write.
+(§5: enabled while the buffer has room; a full one waits for its shadow thread to write
+the oldest entry, so bounded runs are runs of the unbounded machine), ``F`` passing an
+MFENCE (enabled when the buffers are empty), ``S``/``J`` spawn and join (a join waits
+for the thread's end and its empty buffer).  A shadow's transition is ``W``, a memory-write.
 
 SC is the same machine with no buffers.
 """
@@ -208,8 +209,8 @@ class Machine:
                         li = self._loc(ev.loc)
                         if not buffered:
                             return Slot(RUNNING, "W", li, s), buf
-                        if bounded:
-                            return Slot(RUNNING, "B", li, s), buf
+                        if bounded:  # a bound of 0: no buffer
+                            return Slot(RUNNING, "B" if self.bound else "W", li, s), buf
                         fx.events.append((t, ev))
                         buf = (*buf, Entry(li, ev.value, (t, ev.index), creator))
                         st = s.after  # type: ignore[union-attr]
@@ -296,33 +297,16 @@ class Machine:
                 return i
         return -1
 
-    def _oldest(self, buf: tuple[Entry, ...], li: int) -> int:
-        """The index of the entry a full buffer flushes first (for location ``li``)."""
-        if self.mode == "tso":
-            return 0
-        return next(j for j, e in enumerate(buf) if e.loc == li)
-
     def _bounded_store(self, s: MState, p: int, slot: Slot) -> tuple[Tr, bool]:
-        """A buffer-write under a bound: it first flushes the oldest entry of the buffer
-        (for the location, under PSO) when full."""
+        """A buffer-write under a bound: enabled while the buffer (for the location,
+        under PSO) has room; a full one waits for its shadow thread."""
         buf = s.bufs[p]
         k = self.bound
         assert k is not None
         if self.mode == "tso":
-            if len(buf) < k:
-                return Tr(p, "B", -1, p), True
-            if not buf:
-                return Tr(p, "B", slot.loc, p), True
-            return Tr(p, "B", buf[0].loc, p), True
+            return Tr(p, "B", -1, p), len(buf) < k
         li = slot.loc
-        mine = [i for i, e in enumerate(buf) if e.loc == li]
-        if len(mine) < k:
-            return Tr(p, "B", -1, p), True
-        if not mine:
-            return Tr(p, "B", li, p), True
-        first = mine[0]
-        blocked = any(e.loc < 0 for e in buf[:first])
-        return Tr(p, "B", li, p), not blocked
+        return Tr(p, "B", -1, p), sum(1 for e in buf if e.loc == li) < k
 
     def execute(self, s: MState, tr: Tr, pos: int, fx: Effects) -> MState:
         """The state after ``tr`` (enabled in ``s``), the ``pos``-th transition of the
@@ -373,15 +357,7 @@ class Machine:
             mem = _put(mem, slot.loc, (ev.value, (p, ev.index)))
         elif k == "B":
             fx.events.append((p, ev))
-            wid = (p, ev.index)
-            if tr.loc >= 0 and buf and self.bound:  # full: flush the oldest first
-                i = self._oldest(buf, slot.loc)
-                mem, buf = self._flush(mem, buf, i, pos, fx)
-            if self.bound:
-                buf = (*buf, Entry(slot.loc, ev.value, wid, pos))
-            else:  # a bound of 0: no buffer
-                fx.writes.append((slot.loc, wid))
-                mem = _put(mem, slot.loc, (ev.value, wid))
+            buf = (*buf, Entry(slot.loc, ev.value, (p, ev.index), pos))
         elif k == "S":
             fx.events.append((p, ev))
             child = ev.value
