@@ -55,7 +55,7 @@ def dependent(m: Machine, a: Tr, b: Tr) -> bool:
     """Whether transitions ``a`` and ``b`` are dependent (see the module docstring)."""
     if a.proc == b.proc:
         return True
-    if (a.other >= 0 and b.thread == a.other) or (b.other >= 0 and a.thread == b.other):
+    if _spawn_or_join(a, b):
         return True
     if a.thread == b.thread:
         T = m.T
@@ -74,10 +74,15 @@ def dependent(m: Machine, a: Tr, b: Tr) -> bool:
     return a.writes or b.writes
 
 
+def _spawn_or_join(a: Tr, b: Tr) -> bool:
+    """Whether one transition spawns or joins the other's thread."""
+    return (a.other >= 0 and b.thread == a.other) or (b.other >= 0 and a.thread == b.other)
+
+
 def coenabled(m: Machine, a: Tr, b: Tr) -> bool:
     """Whether ``a`` and ``b`` may be enabled in one state: not a fenced transition and
     its own thread's flushes, nor a spawn or join and the other thread's transitions."""
-    if (a.other >= 0 and b.thread == a.other) or (b.other >= 0 and a.thread == b.other):
+    if _spawn_or_join(a, b):
         return False
     if a.thread == b.thread:
         T = m.T

@@ -154,17 +154,6 @@ class Machine:
         q = p - self.T
         return q if self.mode == "tso" else q // self.L
 
-    def is_shadow(self, p: int) -> bool:
-        return p >= self.T
-
-    def procs_of(self, t: int) -> range | list[int]:
-        """Thread ``t``'s shadow processes."""
-        if self.mode == "sc":
-            return []
-        if self.mode == "tso":
-            return [self.T + t]
-        return range(self.T + t * self.L, self.T + (t + 1) * self.L)
-
     # ------------------------------------------------------------------ states
     def initial(self, init: dict[str, Value], fx: Effects) -> MState:
         mem = tuple((init.get(x, 0), (-1, i)) for i, x in enumerate(self.locations))
@@ -482,11 +471,6 @@ def pc_of(x: Slot) -> tuple:
         return (x.status,)
     st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
     return (x.kind, st.pc)
-
-
-def ended_why(x: Slot) -> str:
-    """Why a blocked thread stopped."""
-    return x.end.why if isinstance(x.end, Blocked) else ""
 
 
 def is_loop_bound(x: Slot) -> bool:

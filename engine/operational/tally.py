@@ -24,7 +24,6 @@ from herdsman.engine.operational.dpor import Frame
 from herdsman.engine.operational.machine import (
     DONE,
     FAILED,
-    WAITING,
     Effects,
     Machine,
     MState,
@@ -60,7 +59,9 @@ class OperationalTally(OutcomeBuilder):
         """A run ended (``complete`` or ``blocked``) with ``stack`` its states."""
         final = stack[-1].state
         effects = [fx0, *(f.fx for f in stack[:-1] if f.fx is not None)]
-        fails = [(t, x.end) for t, x in enumerate(final.slots) if x.status == FAILED]  # type: list[tuple[int, Failed]]
+        fails: list[tuple[int, Failed]] = [
+            (t, x.end) for t, x in enumerate(final.slots) if x.status == FAILED
+        ]
         if kind != "complete":
             if any(is_loop_bound(x) for x in final.slots):
                 self.loop_bound += 1
@@ -116,9 +117,7 @@ class OperationalTally(OutcomeBuilder):
             return x.end  # type: ignore[return-value]
         if x.status == FAILED:
             return x.end.done  # type: ignore[union-attr]
-        if x.status == WAITING:
-            return self.m.codes[t].initial()
-        return self.m.codes[t].initial()
+        return self.m.codes[t].initial()  # never started
 
     def _digest(
         self,
