@@ -30,6 +30,7 @@ COMMANDS = {
     "herd7": "run tests with herd7's own command-line options",
     "validate": "run a campaign and compare with herd's log or verdict table",
     "verify": "check C programs' assertions under a model, as GenMC does (exit 42: unsafe)",
+    "fences": "insert the fewest fences that make a C program or litmus test safe (z3)",
 }
 
 
@@ -233,6 +234,19 @@ def _verify_parser() -> _Parser:
     )
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
     p.add_argument("--memory", type=int, metavar="MB", help="give up beyond MB of memory")
+    p.add_argument(
+        "--max-bound",
+        type=int,
+        metavar="K",
+        help="prove safety for every store-buffer size: search TSO_k (PSO_k) for k = 0..K "
+        "exhaustively and stop at the fixpoint of the reachable states (models sc, tso, pso)",
+    )
+    p.add_argument(
+        "--max-states",
+        type=int,
+        metavar="N",
+        help="with --max-bound: give up when a bound's search stores more than N states",
+    )
     _operational_options(p)
     return p
 
@@ -269,16 +283,22 @@ def _check_operational(a: argparse.Namespace) -> None:
         raise UsageError("--buffer-bound must be >= 0")
 
 
-def _cmd_verify(argv: list[str]) -> int:
-    from herdsman.herd_compat.verify import VerifyConfig, verify
-
-    a = _verify_parser().parse_args(argv)
+def _defines(args: list[str]) -> dict[str, str]:
+    """``-D NAME[=VALUE]`` options as macros (a bare name is defined as 1)."""
     defines = {}
-    for d in a.defines:
+    for d in args:
         name, _, value = d.partition("=")
         if not name.isidentifier():
             raise UsageError(f"-D {d}: not a macro name")
         defines[name] = value if "=" in d else "1"
+    return defines
+
+
+def _cmd_verify(argv: list[str]) -> int:
+    from herdsman.herd_compat.verify import VerifyConfig, verify
+
+    a = _verify_parser().parse_args(argv)
+    defines = _defines(a.defines)
     cfg = VerifyConfig(
         programs=a.programs,
         model=a.model,
@@ -296,13 +316,80 @@ def _cmd_verify(argv: list[str]) -> int:
         buffer_bound=a.buffer_bound,
         stateful=a.stateful,
         reduction=a.reduction,
+        max_bound=a.max_bound,
+        max_states=a.max_states,
     )
     _check_operational(a)
+    if a.max_bound is not None:
+        if a.max_bound < 0:
+            raise UsageError("--max-bound must be >= 0")
+        if a.engine not in ("auto", "operational") or a.buffer_bound is not None:
+            raise UsageError("--max-bound runs its own search: no --engine or --buffer-bound")
+        if a.stateful or a.reduction != "dpor" or a.keep_going:
+            raise UsageError(
+                "--max-bound explores every state: no --stateful, --reduction or --keep-going"
+            )
+    if a.max_states is not None and (a.max_bound is None or a.max_states < 1):
+        raise UsageError("--max-states needs --max-bound and must be >= 1")
     if a.memory is not None and a.memory < 64:
         raise UsageError("--memory must be at least 64 (MB)")
     if a.unroll < 0:
         raise UsageError("--unroll must be >= 0")
     return verify(cfg)
+
+
+# ----------------------------------------------------------------------------- fences
+
+
+def _fences_parser() -> _Parser:
+    from herdsman.engine.options import ENGINES
+
+    p = _Parser(
+        prog="herdsman fences",
+        description=COMMANDS["fences"] + ". Exit 0: safe (with the placements printed), "
+        "1: no placement helps, 2: bad input, 3: time or state limit.",
+    )
+    p.add_argument("program", metavar="FILE.c|TEST.litmus")
+    p.add_argument("--model", "-m", required=True, help="tso, pso (C, X86) or power (PPC)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the fenced program to FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument(
+        "--max-bound",
+        type=int,
+        default=12,
+        metavar="K",
+        help="C programs: search store buffers up to K (to the fixpoint; default 12)",
+    )
+    p.add_argument("--max-states", type=int, metavar="N", help="C programs: states per bound")
+    p.add_argument("--engine", choices=ENGINES, default="auto", help="litmus tests' engine")
+    p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    return p
+
+
+def _cmd_fences(argv: list[str]) -> int:
+    from herdsman.herd_compat.fences import FencesConfig, fences
+
+    a = _fences_parser().parse_args(argv)
+    if a.max_bound < 0:
+        raise UsageError("--max-bound must be >= 0")
+    if a.max_states is not None and a.max_states < 1:
+        raise UsageError("--max-states must be >= 1")
+    defines = _defines(a.defines)
+    cfg = FencesConfig(
+        program=a.program,
+        model=a.model,
+        output=a.output,
+        json=a.json,
+        max_bound=a.max_bound,
+        max_states=a.max_states,
+        time_limit=a.timeout,
+        engine=a.engine,
+        defines=defines,
+        include_dirs=a.include,
+    )
+    return fences(cfg)
 
 
 # ----------------------------------------------------------------------------- validate
@@ -409,6 +496,7 @@ HANDLERS: dict[str, Callable[[list[str]], int]] = {
     "herd7": _cmd_herd7,
     "validate": _cmd_validate,
     "verify": _cmd_verify,
+    "fences": _cmd_fences,
 }
 
 

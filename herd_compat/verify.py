@@ -28,6 +28,7 @@ from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import to_dot
+from herdsman.herd_compat.bounds import BoundsConfig, verify_bounds
 from herdsman.herd_compat.dots import check_outdir, write_file
 from herdsman.herd_compat.opsummary import operational_lines
 from herdsman.herd_compat.trace import trace
@@ -62,6 +63,8 @@ class VerifyConfig:
     buffer_bound: int | None = None  # the operational engine's options
     stateful: bool = False
     reduction: str = "dpor"
+    max_bound: int | None = None  # TSO_k to a fixpoint (herd_compat/bounds.py)
+    max_states: int | None = None
 
 
 def verify(cfg: VerifyConfig) -> int:
@@ -93,6 +96,14 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
     if path.endswith(".litmus"):
         raise InputError(path, 1, 1, "a litmus test, not a C program: 'herdsman run' runs it")
     program = load_c_program(path, target, cfg.defines, cfg.include_dirs)
+    if cfg.max_bound is not None:
+        return verify_bounds(
+            path,
+            program,
+            BoundsConfig(cfg.model, cfg.max_bound, cfg.max_states, cfg.time_limit, cfg.json),
+            model,
+            cfg.outdir,
+        )
     program = replace(program, loop_bound="block")
     opts = RunOptions(
         engine=cfg.engine,

@@ -642,3 +642,47 @@ def test_buffer_bounds_explore_fewer_runs(tmp_path, n):
         assert x["runs"] == x["executions"]
         runs.append(x["runs"])
     assert runs == sorted(runs) and runs[0] == 2 * n + 1
+
+
+# --------------------------------------------------- stateful DPOR on cyclic state spaces
+
+_CYCLIC = {
+    # a thread independent of another's endless loop must still run (the ignoring problem)
+    "ignored": """
+#include <assert.h>
+#include <pthread.h>
+int x, y;
+void *p0(void *a) { while (1) { x = 1; x = 0; } return 0; }
+void *p1(void *a) { y = 1; while (x == 1) ; assert(0); return 0; }
+int main(void) { pthread_t a, b; pthread_create(&a, 0, p0, 0);
+  pthread_create(&b, 0, p1, 0); pthread_join(a, 0); pthread_join(b, 0); return 0; }
+""",
+    # a failure while another thread loops for ever: no run ends, it must be reported
+    "never_ends": """
+#include <assert.h>
+#include <pthread.h>
+int x;
+void *p0(void *a) { assert(0); return 0; }
+void *p1(void *a) { while (1) { x = 1; x = 0; } return 0; }
+int main(void) { pthread_t a, b; pthread_create(&a, 0, p0, 0);
+  pthread_create(&b, 0, p1, 0); pthread_join(a, 0); pthread_join(b, 0); return 0; }
+""",
+}
+
+
+@pytest.mark.parametrize("reduction", ["dpor", "none"])
+@pytest.mark.parametrize("model", ["sc", "tso", "pso"])
+@pytest.mark.parametrize("name", sorted(_CYCLIC))
+def test_stateful_search_reports_failures_on_cyclic_state_spaces(
+    name: str, model: str, reduction: str
+) -> None:
+    program = c_program_from_text(_CYCLIC[name], f"{name}.c", "pso" if model == "pso" else "tso")
+    opts = RunOptions(
+        engine="operational",
+        stateful=True,
+        reduction=reduction,
+        buffer_bound=1,
+        stop_on_error=True,
+    )
+    out = run_program(program, load_model(model), opts)
+    assert out.errors and out.errors[0].message == "0"

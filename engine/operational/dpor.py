@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.operational.machine import (
     BLOCKED,
+    FAILED,
     RUNNING,
     Effects,
     Machine,
@@ -107,6 +108,7 @@ class Frame:
     fx: Effects | None = None
     clock: Clock | None = None
     lids: tuple[int, ...] = ()
+    akey: tuple | None = None  # stateful: its abstract state, while on the stack
 
 
 @dataclass
@@ -125,7 +127,8 @@ class DporStats:
     time: float = 0.0
 
 
-#: What a leaf reports: ``complete``, ``blocked`` or ``deadlock``, and the stack
+#: What a leaf reports: ``complete``, ``blocked`` or ``deadlock``, and the stack (and,
+#: stateful, ``failed``: a thread has just failed an assertion, the run goes on)
 Leaf = Callable[[str, list[Frame], Effects], None]
 
 
@@ -194,6 +197,7 @@ class Explorer:
         self.reach: dict[Tr, frozenset[Tr]] = {}  # its reachability, until it grows
         self.lids = LocalIds(machine.T)
         self.stack: list[Frame] = []
+        self.on_stack: dict[tuple, int] = {}  # stateful: abstract states on the stack
         # stack positions of the transitions taken, by what they touch: their thread
         # ("t"), location ("l") and the thread they spawn or join ("o")
         self.index: dict[tuple[str, int], list[int]] = {}
@@ -215,7 +219,9 @@ class Explorer:
             f = stack[-1]
             p = self._pick(f)
             if p is None:
-                stack.pop()
+                done = stack.pop()
+                if done.akey is not None:
+                    self._leave(done.akey)
                 if stack:
                     self._untake(stack[-1])
                 continue
@@ -295,11 +301,23 @@ class Explorer:
             if key in self.visited:
                 self.stats.visited_cut += 1
                 self._summary_backtrack(f)
+                if key in self.on_stack and len(self.stack) > 1:
+                    # a cycle: explore every transition of the state that closes it, or
+                    # a thread independent of the cycle would never run (the ignoring
+                    # problem; the cycle proviso of partial-order reduction)
+                    parent = self.stack[-2]
+                    parent.backtrack.update(parent.enabled)
                 f.backtrack.clear()
                 f.done.update(f.enabled)
                 return
             self.visited.add(key)
             self.stats.states += 1
+            f.akey = key
+            self.on_stack[key] = self.on_stack.get(key, 0) + 1
+            if len(self.stack) > 1 and _fails(f.state) and not _fails(self.stack[-2].state):
+                # an assertion failed on this transition: say so now, for the run may be
+                # cut at a visited state before it ends
+                self.on_leaf("failed", self.stack, self.fx0)
         if self.por:
             self._update_backtrack(f)
         if not f.enabled:
@@ -313,6 +331,13 @@ class Explorer:
             self.stats.sleep_blocked += 1
             return
         f.backtrack.add(self._first(free))
+
+    def _leave(self, key: tuple) -> None:
+        n = self.on_stack[key] - 1
+        if n:
+            self.on_stack[key] = n
+        else:
+            del self.on_stack[key]
 
     def _first(self, procs: list[int]) -> int:
         """The process to explore first: program threads before shadows (buffers are
@@ -499,6 +524,10 @@ def _keys(tr: Tr) -> list[tuple[str, int]]:
     if tr.other >= 0:
         keys.append(("o", tr.other))
     return keys
+
+
+def _fails(s: MState) -> bool:
+    return any(x.status == FAILED for x in s.slots)
 
 
 def _join(c: Clock, d: Clock) -> None:

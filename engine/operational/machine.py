@@ -118,6 +118,8 @@ class Effects(NamedTuple):
 
 
 _WAITING = Slot(WAITING)
+#: The most slots whose keys a machine remembers (states share unchanged slots).
+_SLOT_CACHE = 1 << 17
 
 
 class Machine:
@@ -147,6 +149,8 @@ class Machine:
         self.live_regs = [live_slots(code, observed[t]) for t, code in enumerate(self.codes)]
         nshadow = 0 if mode == "sc" else self.T if mode == "tso" else self.T * self.L
         self.P = self.T + nshadow
+        #: per slot object (by identity, kept alive here): its part of :meth:`key`
+        self._slot_keys: dict[int, tuple[Slot, tuple]] = {}
 
     # ------------------------------------------------------------------ processes
     def shadow_thread(self, p: int) -> int:
@@ -434,10 +438,18 @@ class Machine:
     def key(self, s: MState) -> tuple:
         """``s`` without the identities of writes, the positions of causes and dead
         registers: what decides the runs from it."""
-        mem = tuple(v for v, _ in s.mem)
-        bufs = tuple(tuple((e.loc, e.value) for e in b) for b in s.bufs)
-        slots = tuple((pc_of(x), self.local(t, x)) for t, x in enumerate(s.slots))
-        return (slots, mem, bufs)
+        mem = tuple([v for v, _ in s.mem])
+        bufs = tuple([tuple([(e.loc, e.value) for e in b]) for b in s.bufs])
+        cache = self._slot_keys
+        slots = []
+        for t, x in enumerate(s.slots):
+            hit = cache.get(id(x))
+            if hit is None or hit[0] is not x:
+                if len(cache) >= _SLOT_CACHE:
+                    cache.clear()
+                hit = cache[id(x)] = (x, (pc_of(x), self.local(t, x)))
+            slots.append(hit[1])
+        return (tuple(slots), mem, bufs)
 
     def local(self, t: int, x: Slot) -> tuple:
         """Thread ``t``'s local state in slot ``x``: its live registers (or how it

@@ -62,6 +62,12 @@ class OperationalTally(OutcomeBuilder):
         fails: list[tuple[int, Failed]] = [
             (t, x.end) for t, x in enumerate(final.slots) if x.status == FAILED
         ]
+        if kind == "failed":  # stateful: reported when it happens (runs may be cut)
+            state = self.final_state(final)
+            self._error(fails, tuple(state[loc] for loc in self.observed), False, effects)
+            return
+        if self.stateful:
+            fails = []  # reported when they happened
         if kind != "complete":
             if any(is_loop_bound(x) for x in final.slots):
                 self.loop_bound += 1

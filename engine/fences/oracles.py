@@ -1,0 +1,423 @@
+"""The programs fences are synthesised for, as :class:`synth.Oracle`\\ s.
+
+* :class:`LitmusOracle`: a litmus test under a cat model.  Its property is its condition:
+  an execution the model allows that witnesses it (satisfies an ``exists`` or ``~exists``
+  proposition, falsifies a ``forall`` one) violates it.  Sites are positions in a
+  thread's code (before item ``i``); X86 gets MFENCE, PPC sync, lwsync and, after a load,
+  a control dependency (``ctrl``: orders later writes) or one with isync (``ctrlisync``:
+  orders later reads too).  The fenced test is written in herd's format
+  (:mod:`litmus.fencing`), read back and run, so every answer is checked on the text a
+  user gets.
+* :class:`ProgramOracle`: a C program under TSO or PSO, judged by TSO_k (PSO_k) to the
+  fixpoint (:mod:`engine.operational.bounded`); its property is its assertions.  Sites are
+  the source lines of statements that access shared memory (a fence goes before the
+  statement, so a function run by several threads is fenced for all of them); the kind is
+  ``atomic_thread_fence(memory_order_seq_cst)`` (MFENCE).  The fenced source
+  (:mod:`litmus.c.fencing`) is read back and verified each round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from herdsman.engine.fences.cycles import Cycle, Delay, po_edges
+from herdsman.engine.fences.solve import Candidate
+from herdsman.engine.operational.bounded import BOUNDED, SAFE, UNSAFE, verify_bounded
+from herdsman.engine.options import RunOptions
+from herdsman.engine.run import run_program
+from herdsman.graphs.events import Event
+from herdsman.graphs.execution import ExecutionGraph
+from herdsman.litmus.c import c_program_from_text
+from herdsman.litmus.c.fencing import fenced_c_text
+from herdsman.litmus.errors import InputError
+from herdsman.litmus.fencing import FencePlacement, fenced_test
+from herdsman.litmus.ir import CAS, RMW, Branch, Label, Load, Lock, Program, Store, Unlock
+from herdsman.litmus.lower import lower
+from herdsman.litmus.parser import parse_text
+from herdsman.litmus.test import Instruction, LitmusTest
+
+__all__ = ["LitmusOracle", "ProgramOracle", "relaxed_by"]
+
+_MEM = (Load, Store, RMW, CAS, Lock, Unlock)
+
+
+class OracleGaveUp(Exception):
+    """The oracle could not judge a fenced program (time or state limit)."""
+
+
+# ----------------------------------------------------------------------------- models
+
+
+def _orders_all(e: Event) -> bool:
+    """A full fence: MFENCE, sync, a locked (atomic) x86 access."""
+    return (e.kind == "F" and (e.fence in ("MFENCE", "SYNC"))) or "X" in e.annots
+
+
+def _tso(a: Event, b: Event, between: list[Event]) -> bool:
+    if a.kind != "W" or b.kind != "R" or _orders_all(a) or _orders_all(b):
+        return False
+    return not any(_orders_all(e) for e in between)
+
+
+def _pso(a: Event, b: Event, between: list[Event]) -> bool:
+    if a.kind != "W" or _orders_all(a) or _orders_all(b):
+        return False
+    if any(_orders_all(e) for e in between):
+        return False
+    if b.kind == "W":
+        return not any(e.kind == "F" and e.fence == "SFENCE" for e in between)
+    return True
+
+
+def _power(a: Event, b: Event, between: list[Event]) -> bool:
+    """Relaxed unless a sync or a dependency may already order it (over-approximated
+    for dependencies from a read: a weaker need stays a necessary one; the model settles
+    the rest)."""
+    for e in between:  # (an lwsync orders only on some cycles: LitmusOracle.cover)
+        if e.kind == "F" and e.fence == "SYNC":
+            return False
+        if e.kind == "F" and e.fence == "EIEIO" and a.kind == "W" and b.kind == "W":
+            return False
+    if a.kind == "R":
+        bit = 1 << a.index
+        if any((e.addr | e.data | e.ctrl | e.valdep) & bit for e in [*between, b]):
+            return False
+    return True  # from a write only fences order (herd's ppo starts at reads)
+
+
+#: The relaxed po edges of each machine, by model name.
+RELAXED: dict[str, Callable[[Event, Event, list[Event]], bool]] = {
+    "tso": _tso,
+    "pso": _pso,
+    "power": _power,
+}
+
+
+def relaxed_by(mode: str) -> Callable[[Event, Event, list[Event]], bool]:
+    return RELAXED[mode]
+
+
+# ----------------------------------------------------------------------------- litmus
+
+
+class LitmusOracle:
+    """A litmus test under a model (see the module docstring)."""
+
+    def __init__(self, test: LitmusTest, model: object, mode: str, opts: RunOptions) -> None:
+        if test.arch not in ("X86", "PPC"):
+            raise InputError(
+                test.path or test.name,
+                0,
+                0,
+                f"fences: {test.arch} litmus tests are not supported (X86 and PPC tests, "
+                f"and C programs, are)",
+            )
+        self.test = test
+        self.model = model
+        self.mode = mode
+        self.opts = RunOptions(
+            engine=opts.engine, time_limit=opts.time_limit, unroll=opts.unroll, show="wit"
+        )
+        self._relaxed = RELAXED[mode]
+        self.origin: list[list[int | None]] = []
+        self.fenced: LitmusTest = test
+        self.text = ""
+        self._cands = self._candidates()
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self._cands
+
+    def _candidates(self) -> tuple[Candidate, ...]:
+        out = []
+        for t, code in enumerate(self.test.threads):
+            mem = [
+                i
+                for i, it in enumerate(code)
+                if isinstance(it, Instruction) and isinstance(it.op, _MEM)
+            ]
+            if len(mem) < 2:
+                continue
+            skipped = _jumped_over(code)
+            for p in range(mem[0] + 1, mem[-1] + 1):
+                if p in skipped:
+                    continue
+                if self.test.arch == "X86":
+                    out.append(Candidate((t, p), "MFENCE"))
+                    continue
+                out += [Candidate((t, p), "sync"), Candidate((t, p), "lwsync")]
+                prev = code[p - 1]
+                if isinstance(prev, Instruction) and isinstance(prev.op, Load):
+                    out += [Candidate((t, p), "ctrlisync"), Candidate((t, p), "ctrl")]
+        return tuple(out)
+
+    def placements(self, chosen: frozenset[Candidate]) -> list[FencePlacement]:
+        return sorted(FencePlacement(c.site[0], c.site[1], c.kind) for c in chosen)  # type: ignore[index]
+
+    def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
+        text, origin = fenced_test(self.test, self.placements(chosen))
+        self.text, self.origin = text, origin
+        self.fenced = parse_text(text, self.test.path or "<fenced>")
+        out = run_program(lower(self.fenced), self.model, self.opts)  # type: ignore[arg-type]
+        return [w.graph for w in out.witnesses if w.graph is not None]
+
+    def item(self, e: Event) -> int | None:
+        """The original code item of an event of the fenced test (None: inserted)."""
+        code = self.fenced.threads[e.tid]
+        instrs = [i for i, it in enumerate(code) if isinstance(it, Instruction)]
+        k = instrs[e.poi] if e.poi < len(instrs) else None
+        if k is None or code[k].text != e.instr:  # type: ignore[union-attr]
+            start = k if k is not None else 0
+            k = next(
+                (i for i in instrs if i >= start and code[i].text == e.instr),  # type: ignore[union-attr]
+                None,
+            )
+        return None if k is None else self.origin[e.tid][k]
+
+    def _has_sync(self, g: ExecutionGraph, c: Cycle) -> bool:
+        """Whether the test has a sync on one of the cycle's po edges."""
+        for i, a in enumerate(c.events):
+            b = c.events[(i + 1) % len(c.events)]
+            if g.tid[a] != g.tid[b]:
+                continue
+            base = g.base[g.tid[a]]
+            for j in range(g.idx[a] + 1, g.idx[b]):
+                e = g.event(base + j)
+                if e.kind == "F" and e.fence == "SYNC" and self.item(e) is not None:
+                    return True
+        return False
+
+    def strengthen(
+        self, g: ExecutionGraph, cycles: list[Cycle], chosen: frozenset[Candidate]
+    ) -> tuple[Candidate, ...]:
+        """Per po edge of the cycles, the candidates stronger than its ordering now (the
+        test's fences and dependencies and ``chosen``)."""
+        known = set(self._cands)
+        out: set[Candidate] = set()
+        for a, b in po_edges(g, cycles):
+            out |= self._stronger(g, a, b, chosen) & known
+        return tuple(sorted(out, key=repr))
+
+    def _stronger(
+        self, g: ExecutionGraph, a: int, b: int, chosen: frozenset[Candidate]
+    ) -> set[Candidate]:
+        ea, eb = g.event(a), g.event(b)
+        ia, ib = self.item(ea), self.item(eb)
+        if ia is None or ib is None:
+            return set()
+        t = g.tid[a]
+        wr = ea.kind == "W" and eb.kind == "R"
+        base = g.base[t]
+        between = [g.event(base + j) for j in range(g.idx[a] + 1, g.idx[b])]
+        kept = [e for e in between if self.item(e) is not None]
+        have = 0  # the edge's ordering: 4 sync, 3 lwsync, 2 a dependency, 0 none
+        for e in kept:
+            if e.kind == "F" and e.fence == "SYNC":
+                have = 4
+            elif e.kind == "F" and e.fence in ("LWSYNC", "MFENCE") and not wr:
+                have = max(have, 3)
+        if ea.kind == "R" and _depends(ea, eb):
+            have = max(have, 2)
+        sites = [(t, p) for p in range(ia + 1, ib + 1)]
+        for x in chosen:
+            if x.site in sites and x.kind in ("sync", "MFENCE"):
+                have = 4
+            elif x.site in sites and x.kind == "lwsync" and not wr:
+                have = max(have, 3)
+            if x.site == (t, ia + 1) and x.kind in ("ctrl", "ctrlisync") and ea.kind == "R":
+                have = max(have, 2)
+        kinds = ["MFENCE"] if self.test.arch == "X86" else ["sync", "lwsync"]
+        out = set()
+        for site in sites:
+            for k in kinds:
+                level = 4 if k in ("sync", "MFENCE") else 3
+                if level > have and not (k == "lwsync" and wr):
+                    out.add(Candidate(site, k))
+        if self.test.arch == "PPC" and ea.kind == "R" and have < 2:
+            out.add(Candidate((t, ia + 1), "ctrlisync"))
+            if eb.kind == "W" or _isync(kept):
+                out.add(Candidate((t, ia + 1), "ctrl"))
+        return out
+
+    def relaxed(self, a: Event, b: Event, between: list[Event]) -> bool:
+        if a.loc == b.loc:
+            return False
+        kept = [e for e in between if self.item(e) is not None]
+        return self._relaxed(a, b, kept)
+
+    def cover(self, g: ExecutionGraph, c: Cycle, d: Delay) -> tuple[Candidate, ...] | None:
+        """MFENCE between the delay's ends (X86); on POWER sync, lwsync (not for a
+        write-read delay), a dependency from a read — but only sync on a cycle with two
+        from-reads or more and no sync to come (no write-read delay, none in the test):
+        lwsync propagates writes to writes only (herd's ``prop``), so without a sync,
+        observation needs one fre and propagation none (IRIW needs syncs)."""
+        ia, ib = self.item(d.a), self.item(d.b)
+        if ia is None or ib is None:
+            return ()
+        wr = d.a.kind == "W" and d.b.kind == "R"
+        weak = c.fr_edges < 2 or c.write_read or self._has_sync(g, c)
+        if not wr and weak:
+            kept = [e for e in d.between if self.item(e) is not None]
+            if any(e.kind == "F" and e.fence == "LWSYNC" for e in kept):
+                return None
+        t = d.thread
+        out = []
+        for p in range(ia + 1, ib + 1):
+            if self.test.arch == "X86":
+                out.append(Candidate((t, p), "MFENCE"))
+                continue
+            out.append(Candidate((t, p), "sync"))
+            if not wr and weak:
+                out.append(Candidate((t, p), "lwsync"))
+        if self.test.arch == "PPC" and d.a.kind == "R" and weak:
+            out.append(Candidate((t, ia + 1), "ctrlisync"))
+            kept = [e for e in d.between if self.item(e) is not None]
+            if d.b.kind == "W" or _isync(kept):  # a ctrl before the test's isync
+                out.append(Candidate((t, ia + 1), "ctrl"))
+        known = set(self._cands)
+        return tuple(c for c in out if c in known)
+
+
+# ----------------------------------------------------------------------------- C
+
+
+class ProgramOracle:
+    """A C program under TSO or PSO, judged by TSO_k to the fixpoint (see the module
+    docstring)."""
+
+    def __init__(
+        self,
+        text: str,
+        path: str,
+        load: Callable[[str], Program],
+        mode: str,
+        max_bound: int,
+        time_limit: float | None = None,
+        max_states: int | None = None,
+    ) -> None:
+        self.source = text
+        self.path = path
+        self.load = load
+        self.mode = mode
+        self.max_bound = max_bound
+        self.time_limit = time_limit
+        self.max_states = max_states
+        self._relaxed = RELAXED[mode]
+        self.program = load(text)
+        self.text = text
+        self.lines: frozenset[int] = frozenset()
+        self.verdict = ""
+        self.reason = ""
+        self.bound = 0
+        lines = set()
+        for th in self.program.threads:
+            for op, origin in zip(th.code, th.origins, strict=True):
+                if isinstance(op, _MEM) and _line(origin) > 0:
+                    lines.add(_line(origin))
+        self._cands = tuple(Candidate(x, "MFENCE") for x in sorted(lines) if self._fits(x))
+        self.added = 0  # the line of the fenced text an added #include is on (0: none)
+
+    def _fits(self, line: int) -> bool:
+        """Whether a statement starts on ``line`` (a fence can go before it)."""
+        try:
+            fenced_c_text(self.source, [line], path=self.path)
+        except ValueError:
+            return False
+        return True
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self._cands
+
+    def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
+        self.lines = frozenset(c.site for c in chosen)  # type: ignore[misc]
+        self.text = self.source
+        self.added = 0
+        if chosen:
+            self.text = fenced_c_text(self.source, sorted(self.lines), path=self.path)
+            old, new = self.source.splitlines(), self.text.splitlines()
+            if len(new) > len(old):  # the #include <stdatomic.h> it added
+                self.added = next(
+                    (i + 1 for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+                    len(old) + 1,
+                )
+        program = self.load(self.text)
+        res = verify_bounded(program, self.mode, self.max_bound, self.time_limit, self.max_states)
+        self.verdict, self.reason, self.bound = res.verdict, res.reason, res.bound
+        if res.verdict == UNSAFE:
+            assert res.error is not None and res.error.graph is not None
+            return [res.error.graph]
+        if res.verdict in (SAFE, BOUNDED):
+            return []
+        raise OracleGaveUp(res.reason)
+
+    def strengthen(
+        self, g: ExecutionGraph, cycles: list[Cycle], chosen: frozenset[Candidate]
+    ) -> tuple[Candidate, ...]:
+        """A fence not chosen yet on a po edge of the cycles."""
+        lines: set[int] = set()
+        for a, b in po_edges(g, cycles):
+            base = g.base[g.tid[a]]
+            for j in range(g.idx[a] + 1, g.idx[b] + 1):
+                e = g.event(base + j)
+                if e.kind in ("R", "W"):
+                    lines.add(self.line(e))
+        known = set(self._cands)
+        out = {Candidate(x, "MFENCE") for x in lines} & known
+        return tuple(sorted(out - chosen, key=repr))
+
+    def line(self, e: Event) -> int:
+        """The line of the original program an event of the fenced one comes from."""
+        n = _line(e.instr)
+        return n - 1 if self.added and n > self.added else n
+
+    def _inserted(self, e: Event) -> bool:
+        return e.kind == "F" and self.line(e) in self.lines and "fence" in e.instr
+
+    def relaxed(self, a: Event, b: Event, between: list[Event]) -> bool:
+        if a.loc == b.loc:
+            return False
+        return self._relaxed(a, b, [e for e in between if not self._inserted(e)])
+
+    def cover(self, g: ExecutionGraph, c: Cycle, d: Delay) -> tuple[Candidate, ...]:
+        """A fence before any statement from the delay's write (excluded) to its read."""
+        lines = {self.line(e) for e in (*d.between, d.b) if e.kind in ("R", "W")}
+        known = set(self._cands)
+        return tuple(c for c in (Candidate(x, "MFENCE") for x in sorted(lines)) if c in known)
+
+
+def _jumped_over(code: tuple) -> set[int]:
+    """The positions of a thread's code a forward branch may jump over (a fence there
+    might not run): after the branch, up to and including its target label."""
+    labels = {it.name: i for i, it in enumerate(code) if isinstance(it, Label)}
+    out: set[int] = set()
+    for i, it in enumerate(code):
+        if isinstance(it, Instruction) and isinstance(it.op, Branch):
+            j = labels.get(it.op.target, -1)
+            out.update(range(i + 1, j + 1))
+    return out
+
+
+def _depends(a: Event, b: Event) -> bool:
+    """Whether read ``a`` orders ``b`` by a dependency of ``b`` itself (address, data, or
+    control to a write)."""
+    bit = 1 << a.index
+    return bool((b.addr | b.data) & bit) or (b.kind == "W" and bool(b.ctrl & bit))
+
+
+def _isync(events: list[Event]) -> bool:
+    return any(e.kind == "F" and e.fence == "ISYNC" for e in events)
+
+
+def _line(origin: str) -> int:
+    head = origin.split(":", 1)[0]
+    return int(head) if head.isdigit() else 0
+
+
+def c_loader(
+    path: str, target: str, defines: dict[str, str], include_dirs: list[str]
+) -> Callable[[str], Program]:
+    """Read a C program's text as ``path`` would be read."""
+
+    def load(text: str) -> Program:
+        return c_program_from_text(text, path, target, defines, include_dirs)
+
+    return load
