@@ -369,9 +369,14 @@ def _fences_parser() -> _Parser:
 
 
 def _cmd_fences(argv: list[str]) -> int:
-    from herdsman.herd_compat.fences import FencesConfig, fences
+    from herdsman.herd_compat.fences import MODELS, FencesConfig, fences, model_name
 
     a = _fences_parser().parse_args(argv)
+    if model_name(a.model) is None:
+        raise UsageError(
+            f"--model {a.model}: fences are placed for {', '.join(MODELS)} "
+            "(or herd's x86tso.cat, pso.cat, ppc.cat)"
+        )
     if a.max_bound < 0:
         raise UsageError("--max-bound must be >= 0")
     if a.max_states is not None and a.max_states < 1:

@@ -57,13 +57,23 @@ class FencesConfig:
     include_dirs: list[str] = field(default_factory=list)
 
 
+#: herd's names of the models, as ``--model`` may give them.
+ALIASES = {"x86tso": "tso", "x86tso.cat": "tso", "tso.cat": "tso", "pso.cat": "pso"}
+ALIASES |= {"ppc": "power", "ppc.cat": "power", "power.cat": "power"}
+
+
+def model_name(name: str) -> str | None:
+    """The model ``--model NAME`` names (tso, pso, power), or None."""
+    return name if name in MODELS else ALIASES.get(name)
+
+
 def fences(cfg: FencesConfig) -> int:
     """Run ``herdsman fences``; the exit status."""
     path = cfg.program
-    if cfg.model not in MODELS:
-        raise InputError(
-            path, 0, 0, f"fences: unknown model '{cfg.model}' (known: {', '.join(MODELS)})"
-        )
+    model = model_name(cfg.model)
+    if model is None:
+        raise ValueError(f"unknown model {cfg.model!r}")
+    cfg.model = model
     if not os.path.isfile(path):
         raise InputError(path, 0, 0, "no such file" if not os.path.exists(path) else "not a file")
     deadline = None if cfg.time_limit is None else time.process_time() + cfg.time_limit
