@@ -361,6 +361,13 @@ def _fences_parser() -> _Parser:
         help="C programs: search store buffers up to K (to the fixpoint; default 12)",
     )
     p.add_argument("--max-states", type=int, metavar="N", help="C programs: states per bound")
+    p.add_argument(
+        "--unroll",
+        type=int,
+        default=2,
+        metavar="N",
+        help="C programs under power: loops run at most N times (default 2)",
+    )
     p.add_argument("--engine", choices=ENGINES, default="auto", help="litmus tests' engine")
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
@@ -381,6 +388,8 @@ def _cmd_fences(argv: list[str]) -> int:
         raise UsageError("--max-bound must be >= 0")
     if a.max_states is not None and a.max_states < 1:
         raise UsageError("--max-states must be >= 1")
+    if a.unroll < 0:
+        raise UsageError("--unroll must be >= 0")
     defines = _defines(a.defines)
     cfg = FencesConfig(
         program=a.program,
@@ -391,6 +400,7 @@ def _cmd_fences(argv: list[str]) -> int:
         max_states=a.max_states,
         time_limit=a.timeout,
         engine=a.engine,
+        unroll=a.unroll,
         defines=defines,
         include_dirs=a.include,
     )

@@ -2,8 +2,9 @@
 that make a program safe, found by :mod:`engine.fences` and checked on the fenced text.
 
 A C program (``.c``) is judged by TSO_k (PSO_k) to the fixpoint, so "safe" is safe for
-every buffer size (or up to ``--max-bound`` when no fixpoint is reached, said so); a
-litmus test is run under the model and is safe when no allowed execution witnesses its
+every buffer size (or up to ``--max-bound`` when no fixpoint is reached, said so), or
+under POWER by the reference engine with loops run at most ``--unroll`` times; a litmus
+test is run under the model and is safe when no allowed execution witnesses its
 condition.  The report: one line per round (placements tried, what the oracle found, the
 first violating execution's critical cycles), then the placements with their source
 lines and the final verdict.  ``-o FILE`` writes the fenced program in the input's own
@@ -21,7 +22,8 @@ import time
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import load_model
-from herdsman.engine.fences.oracles import LitmusOracle, OracleGaveUp, ProgramOracle, c_loader
+from herdsman.engine.fences.oracles import LitmusOracle, OracleGaveUp
+from herdsman.engine.fences.programs import C_FENCES, ProgramOracle, c_loader
 from herdsman.engine.fences.solve import COSTS, Candidate
 from herdsman.engine.fences.synth import Round, Synthesis, synthesise
 from herdsman.engine.options import RunOptions
@@ -35,8 +37,6 @@ from herdsman.litmus.test import Instruction
 __all__ = ["FencesConfig", "fences"]
 
 MODELS = ("tso", "pso", "power")
-#: C fences as written into the program.
-C_FENCE = "atomic_thread_fence(memory_order_seq_cst)"
 #: Exit statuses.
 SAFE, NO_FIX, BAD, NO_VERDICT = 0, 1, 2, 3
 
@@ -53,6 +53,7 @@ class FencesConfig:
     max_states: int | None = None
     time_limit: float | None = None
     engine: str = "auto"
+    unroll: int = 2
     defines: dict[str, str] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
 
@@ -113,15 +114,18 @@ def fences(cfg: FencesConfig) -> int:
 
 
 def _c_oracle(cfg: FencesConfig) -> ProgramOracle:
-    if cfg.model == "power":
-        raise InputError(
-            cfg.program, 0, 0, "fences for C programs: --model tso or pso (TSO_k, PSO_k)"
-        )
     target = target_for_model(cfg.model)
     load = c_loader(cfg.program, target, cfg.defines, cfg.include_dirs)
     text = read_source(cfg.program).text
     return ProgramOracle(
-        text, cfg.program, load, cfg.model, cfg.max_bound, cfg.time_limit, cfg.max_states
+        text,
+        cfg.program,
+        load,
+        cfg.model,
+        cfg.max_bound,
+        cfg.time_limit,
+        cfg.max_states,
+        cfg.unroll,
     )
 
 
@@ -160,7 +164,7 @@ def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) 
         line = int(c.site)  # type: ignore[call-overload]
         src = oc.source.splitlines()
         stmt = src[line - 1].strip() if 0 < line <= len(src) else ""
-        return Placement(f"line {line}", stmt, C_FENCE, COSTS[c.kind])
+        return Placement(f"line {line}", stmt, C_FENCES[c.kind].rstrip(";"), COSTS[c.kind])
     assert ol is not None
     t, p = c.site  # type: ignore[misc]
     code = ol.test.threads[t]

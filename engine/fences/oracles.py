@@ -1,100 +1,39 @@
-"""The programs fences are synthesised for, as :class:`synth.Oracle`\\ s.
+"""Litmus tests as the programs fences are synthesised for (:class:`synth.Oracle`).
 
-* :class:`LitmusOracle`: a litmus test under a cat model.  Its property is its condition:
-  an execution the model allows that witnesses it (satisfies an ``exists`` or ``~exists``
-  proposition, falsifies a ``forall`` one) violates it.  Sites are positions in a
-  thread's code (before item ``i``); X86 gets MFENCE, PPC sync, lwsync and, after a load,
-  a control dependency (``ctrl``: orders later writes) or one with isync (``ctrlisync``:
-  orders later reads too).  The fenced test is written in herd's format
-  (:mod:`litmus.fencing`), read back and run, so every answer is checked on the text a
-  user gets.
-* :class:`ProgramOracle`: a C program under TSO or PSO, judged by TSO_k (PSO_k) to the
-  fixpoint (:mod:`engine.operational.bounded`); its property is its assertions.  Sites are
-  the source lines of statements that access shared memory (a fence goes before the
-  statement, so a function run by several threads is fenced for all of them); the kind is
-  ``atomic_thread_fence(memory_order_seq_cst)`` (MFENCE).  The fenced source
-  (:mod:`litmus.c.fencing`) is read back and verified each round.
+:class:`LitmusOracle`: a litmus test under a cat model.  Its property is its condition:
+an execution the model allows that witnesses it (satisfies an ``exists`` or ``~exists``
+proposition, falsifies a ``forall`` one) violates it.  Sites are positions in a thread's
+code (before item ``i``; not where a branch may jump over it); X86 gets MFENCE, PPC sync,
+lwsync and, after a load, a control dependency (``ctrl``: orders later writes) or one with
+isync (``ctrlisync``: orders later reads too).  The fenced test is written in herd's
+format (:mod:`litmus.fencing`), read back and run, so every answer is checked on the text
+a user gets.  (C programs: :mod:`programs`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from herdsman.engine.fences.cycles import Cycle, Delay, po_edges
+from herdsman.engine.fences.models import depends, has_isync, lwsync_orders, relaxed_by
 from herdsman.engine.fences.solve import Candidate
-from herdsman.engine.operational.bounded import BOUNDED, SAFE, UNSAFE, verify_bounded
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_program
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph
-from herdsman.litmus.c import c_program_from_text
-from herdsman.litmus.c.fencing import fenced_c_text
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.fencing import FencePlacement, fenced_test
-from herdsman.litmus.ir import CAS, RMW, Branch, Label, Load, Lock, Program, Store, Unlock
+from herdsman.litmus.ir import CAS, RMW, Branch, Label, Load, Lock, Store, Unlock
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_text
 from herdsman.litmus.test import Instruction, LitmusTest
 
-__all__ = ["LitmusOracle", "ProgramOracle", "relaxed_by"]
+__all__ = ["MEMORY_OPS", "LitmusOracle", "OracleGaveUp"]
 
-_MEM = (Load, Store, RMW, CAS, Lock, Unlock)
+#: The IR operations that access memory (a fence between them may order them).
+MEMORY_OPS = (Load, Store, RMW, CAS, Lock, Unlock)
 
 
 class OracleGaveUp(Exception):
     """The oracle could not judge a fenced program (time or state limit)."""
-
-
-# ----------------------------------------------------------------------------- models
-
-
-def _orders_all(e: Event) -> bool:
-    """A full fence: MFENCE, sync, a locked (atomic) x86 access."""
-    return (e.kind == "F" and (e.fence in ("MFENCE", "SYNC"))) or "X" in e.annots
-
-
-def _tso(a: Event, b: Event, between: list[Event]) -> bool:
-    if a.kind != "W" or b.kind != "R" or _orders_all(a) or _orders_all(b):
-        return False
-    return not any(_orders_all(e) for e in between)
-
-
-def _pso(a: Event, b: Event, between: list[Event]) -> bool:
-    if a.kind != "W" or _orders_all(a) or _orders_all(b):
-        return False
-    if any(_orders_all(e) for e in between):
-        return False
-    if b.kind == "W":
-        return not any(e.kind == "F" and e.fence == "SFENCE" for e in between)
-    return True
-
-
-def _power(a: Event, b: Event, between: list[Event]) -> bool:
-    """Relaxed unless a sync or a dependency may already order it (over-approximated
-    for dependencies from a read: a weaker need stays a necessary one; the model settles
-    the rest)."""
-    for e in between:  # (an lwsync orders only on some cycles: LitmusOracle.cover)
-        if e.kind == "F" and e.fence == "SYNC":
-            return False
-        if e.kind == "F" and e.fence == "EIEIO" and a.kind == "W" and b.kind == "W":
-            return False
-    if a.kind == "R":
-        bit = 1 << a.index
-        if any((e.addr | e.data | e.ctrl | e.valdep) & bit for e in [*between, b]):
-            return False
-    return True  # from a write only fences order (herd's ppo starts at reads)
-
-
-#: The relaxed po edges of each machine, by model name.
-RELAXED: dict[str, Callable[[Event, Event, list[Event]], bool]] = {
-    "tso": _tso,
-    "pso": _pso,
-    "power": _power,
-}
-
-
-def relaxed_by(mode: str) -> Callable[[Event, Event, list[Event]], bool]:
-    return RELAXED[mode]
 
 
 # ----------------------------------------------------------------------------- litmus
@@ -118,7 +57,7 @@ class LitmusOracle:
         self.opts = RunOptions(
             engine=opts.engine, time_limit=opts.time_limit, unroll=opts.unroll, show="wit"
         )
-        self._relaxed = RELAXED[mode]
+        self._relaxed = relaxed_by(mode)
         self.origin: list[list[int | None]] = []
         self.fenced: LitmusTest = test
         self.text = ""
@@ -133,7 +72,7 @@ class LitmusOracle:
             mem = [
                 i
                 for i, it in enumerate(code)
-                if isinstance(it, Instruction) and isinstance(it.op, _MEM)
+                if isinstance(it, Instruction) and isinstance(it.op, MEMORY_OPS)
             ]
             if len(mem) < 2:
                 continue
@@ -215,7 +154,7 @@ class LitmusOracle:
                 have = 4
             elif e.kind == "F" and e.fence in ("LWSYNC", "MFENCE") and not wr:
                 have = max(have, 3)
-        if ea.kind == "R" and _depends(ea, eb):
+        if ea.kind == "R" and depends(ea, eb):
             have = max(have, 2)
         sites = [(t, p) for p in range(ia + 1, ib + 1)]
         for x in chosen:
@@ -234,7 +173,7 @@ class LitmusOracle:
                     out.add(Candidate(site, k))
         if self.test.arch == "PPC" and ea.kind == "R" and have < 2:
             out.add(Candidate((t, ia + 1), "ctrlisync"))
-            if eb.kind == "W" or _isync(kept):
+            if eb.kind == "W" or has_isync(kept):
                 out.add(Candidate((t, ia + 1), "ctrl"))
         return out
 
@@ -254,7 +193,7 @@ class LitmusOracle:
         if ia is None or ib is None:
             return ()
         wr = d.a.kind == "W" and d.b.kind == "R"
-        weak = c.fr_edges < 2 or c.write_read or self._has_sync(g, c)
+        weak = lwsync_orders(c, self._has_sync(g, c))
         if not wr and weak:
             kept = [e for e in d.between if self.item(e) is not None]
             if any(e.kind == "F" and e.fence == "LWSYNC" for e in kept):
@@ -271,117 +210,10 @@ class LitmusOracle:
         if self.test.arch == "PPC" and d.a.kind == "R" and weak:
             out.append(Candidate((t, ia + 1), "ctrlisync"))
             kept = [e for e in d.between if self.item(e) is not None]
-            if d.b.kind == "W" or _isync(kept):  # a ctrl before the test's isync
+            if d.b.kind == "W" or has_isync(kept):  # a ctrl before the test's isync
                 out.append(Candidate((t, ia + 1), "ctrl"))
         known = set(self._cands)
         return tuple(c for c in out if c in known)
-
-
-# ----------------------------------------------------------------------------- C
-
-
-class ProgramOracle:
-    """A C program under TSO or PSO, judged by TSO_k to the fixpoint (see the module
-    docstring)."""
-
-    def __init__(
-        self,
-        text: str,
-        path: str,
-        load: Callable[[str], Program],
-        mode: str,
-        max_bound: int,
-        time_limit: float | None = None,
-        max_states: int | None = None,
-    ) -> None:
-        self.source = text
-        self.path = path
-        self.load = load
-        self.mode = mode
-        self.max_bound = max_bound
-        self.time_limit = time_limit
-        self.max_states = max_states
-        self._relaxed = RELAXED[mode]
-        self.program = load(text)
-        self.text = text
-        self.lines: frozenset[int] = frozenset()
-        self.verdict = ""
-        self.reason = ""
-        self.bound = 0
-        lines = set()
-        for th in self.program.threads:
-            for op, origin in zip(th.code, th.origins, strict=True):
-                if isinstance(op, _MEM) and _line(origin) > 0:
-                    lines.add(_line(origin))
-        self._cands = tuple(Candidate(x, "MFENCE") for x in sorted(lines) if self._fits(x))
-        self.added = 0  # the line of the fenced text an added #include is on (0: none)
-
-    def _fits(self, line: int) -> bool:
-        """Whether a statement starts on ``line`` (a fence can go before it)."""
-        try:
-            fenced_c_text(self.source, [line], path=self.path)
-        except ValueError:
-            return False
-        return True
-
-    def candidates(self) -> tuple[Candidate, ...]:
-        return self._cands
-
-    def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
-        self.lines = frozenset(c.site for c in chosen)  # type: ignore[misc]
-        self.text = self.source
-        self.added = 0
-        if chosen:
-            self.text = fenced_c_text(self.source, sorted(self.lines), path=self.path)
-            old, new = self.source.splitlines(), self.text.splitlines()
-            if len(new) > len(old):  # the #include <stdatomic.h> it added
-                self.added = next(
-                    (i + 1 for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
-                    len(old) + 1,
-                )
-        program = self.load(self.text)
-        res = verify_bounded(program, self.mode, self.max_bound, self.time_limit, self.max_states)
-        self.verdict, self.reason, self.bound = res.verdict, res.reason, res.bound
-        if res.verdict == UNSAFE:
-            assert res.error is not None and res.error.graph is not None
-            return [res.error.graph]
-        if res.verdict in (SAFE, BOUNDED):
-            return []
-        raise OracleGaveUp(res.reason)
-
-    def strengthen(
-        self, g: ExecutionGraph, cycles: list[Cycle], chosen: frozenset[Candidate]
-    ) -> tuple[Candidate, ...]:
-        """A fence not chosen yet on a po edge of the cycles."""
-        lines: set[int] = set()
-        for a, b in po_edges(g, cycles):
-            base = g.base[g.tid[a]]
-            for j in range(g.idx[a] + 1, g.idx[b] + 1):
-                e = g.event(base + j)
-                if e.kind in ("R", "W"):
-                    lines.add(self.line(e))
-        known = set(self._cands)
-        out = {Candidate(x, "MFENCE") for x in lines} & known
-        return tuple(sorted(out - chosen, key=repr))
-
-    def line(self, e: Event) -> int:
-        """The line of the original program an event of the fenced one comes from."""
-        n = _line(e.instr)
-        return n - 1 if self.added and n > self.added else n
-
-    def _inserted(self, e: Event) -> bool:
-        return e.kind == "F" and self.line(e) in self.lines and "fence" in e.instr
-
-    def relaxed(self, a: Event, b: Event, between: list[Event]) -> bool:
-        if a.loc == b.loc:
-            return False
-        return self._relaxed(a, b, [e for e in between if not self._inserted(e)])
-
-    def cover(self, g: ExecutionGraph, c: Cycle, d: Delay) -> tuple[Candidate, ...]:
-        """A fence before any statement from the delay's write (excluded) to its read."""
-        lines = {self.line(e) for e in (*d.between, d.b) if e.kind in ("R", "W")}
-        known = set(self._cands)
-        return tuple(c for c in (Candidate(x, "MFENCE") for x in sorted(lines)) if c in known)
 
 
 def _jumped_over(code: tuple) -> set[int]:
@@ -394,30 +226,3 @@ def _jumped_over(code: tuple) -> set[int]:
             j = labels.get(it.op.target, -1)
             out.update(range(i + 1, j + 1))
     return out
-
-
-def _depends(a: Event, b: Event) -> bool:
-    """Whether read ``a`` orders ``b`` by a dependency of ``b`` itself (address, data, or
-    control to a write)."""
-    bit = 1 << a.index
-    return bool((b.addr | b.data) & bit) or (b.kind == "W" and bool(b.ctrl & bit))
-
-
-def _isync(events: list[Event]) -> bool:
-    return any(e.kind == "F" and e.fence == "ISYNC" for e in events)
-
-
-def _line(origin: str) -> int:
-    head = origin.split(":", 1)[0]
-    return int(head) if head.isdigit() else 0
-
-
-def c_loader(
-    path: str, target: str, defines: dict[str, str], include_dirs: list[str]
-) -> Callable[[str], Program]:
-    """Read a C program's text as ``path`` would be read."""
-
-    def load(text: str) -> Program:
-        return c_program_from_text(text, path, target, defines, include_dirs)
-
-    return load
