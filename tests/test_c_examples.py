@@ -169,8 +169,9 @@ def test_readme_lists_every_program_with_its_verdicts():
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_programs_are_c11():
-    """The programs are valid C for a real compiler with the system's headers."""
-    for p in program_files():
+    """The programs (and the TSO benchmarks of litmus/examples/tso) are valid C for a real
+    compiler with the system's headers."""
+    for p in [*program_files(), *sorted((PROGRAMS.parent / "tso").glob("*.c"))]:
         r = subprocess.run(
             ["gcc", "-fsyntax-only", "-std=c11", "-pthread", str(p)],
             capture_output=True,
