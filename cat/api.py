@@ -34,7 +34,7 @@ from herdsman.cat.contract import (
     Verdict,
 )
 from herdsman.cat.env import force
-from herdsman.cat.errors import CatError
+from herdsman.cat.errors import TOO_DEEP, CatError, ModelInputError
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.form import Form, incremental_form
 from herdsman.cat.incremental import IncrementalChecker
@@ -243,10 +243,13 @@ class Model:
             mono = analysis.monotone_steps()
             gen, ids = generate_statics(compiled)
             front = [n.id for n in frontier(program_values(compiled))]
+            code = compile(gen.source, f"<cat {self.name} statics for {key}>", "exec")
         except CatError as e:
             raise e.to_input_error() from None
+        except RecursionError:
+            raise ModelInputError(self.path, 0, 0, TOO_DEEP) from None
         ns: dict[str, Any] = {}
-        exec(compile(gen.source, f"<cat {self.name} statics for {key}>", "exec"), ns)  # noqa: S102
+        exec(code, ns)  # noqa: S102 - our own generated code
         u = _Unit(
             compiled, analysis, mono, gen.source, gen.consts, ns["statics"], frozenset(ids), front
         )
@@ -272,10 +275,12 @@ class Model:
                     unit.static_ids,
                     unit.compiled.co_mode == "native",
                 )
+                code = compile(gen.source, f"<cat {self.name} ({len(unit.makes)})>", "exec")
             except CatError as e:
                 raise e.to_input_error() from None
+            except RecursionError:
+                raise ModelInputError(self.path, 0, 0, TOO_DEEP) from None
             ns: dict[str, Any] = {}
-            code = compile(gen.source, f"<cat {self.name} ({len(unit.makes)})>", "exec")
             exec(code, ns)  # noqa: S102 - our own generated code
             got = (ns["make"], gen.consts, gen.source)
             unit.makes[sig] = got
@@ -397,8 +402,8 @@ def resolve_spec(spec: str | os.PathLike[str]) -> Path:
     if builtin is not None:
         return builtin
     p = Path(s)
-    if p.is_file():
-        return p
+    if p.is_file() or (p.exists() and (p.suffix == ".cat" or os.sep in s)):
+        return p  # (a directory, FIFO or device: reading it says what it is)
     if p.suffix == ".cat" and os.sep not in s:  # as herd, a bare file name: the library
         builtin = _builtin(p.stem)  # herd's ppc.cat, x86tso.cat, sc.cat...
         if builtin is not None:

@@ -205,9 +205,9 @@ class Backend:
         """A node evaluating expression e at run time in (the free variables of) env."""
         sub = {}
         for name in A.free_vars(e):
-            if name in env.vals:
+            if name in env:
                 try:
-                    sub[name] = force(env.vals[name])
+                    sub[name] = force(env.get(name))
                 except CatError as err:
                     sub[name] = ErrorValue(err)
         senv = Env(sub, env.tags, env.enums)

@@ -12,12 +12,15 @@ from typing import Any
 
 from herdsman.cat import ast as A
 from herdsman.cat.env import Env, Lazy, force
-from herdsman.cat.errors import CatError, suggest
+from herdsman.cat.errors import CatError, quote, suggest
 from herdsman.cat.ir import Node
 from herdsman.cat.operators import Operators
 from herdsman.cat.symbolic import vtype
 from herdsman.cat.types import ANY, REL, SET
 from herdsman.cat.values import Closure, VEvent, VPair, VTuple
+
+#: What a missing name looks up to (a binding may be any value).
+_MISSING: Any = object()
 
 
 class Binder(Operators):
@@ -28,10 +31,9 @@ class Binder(Operators):
         raise NotImplementedError
 
     def lookup(self, env: Env, name: str, pos):
-        try:
-            v = env.vals[name]
-        except KeyError:
-            raise CatError(pos, self._unbound_message(env, name)) from None
+        v = env.get(name, _MISSING)
+        if v is _MISSING:
+            raise CatError(pos, self._unbound_message(env, name))
         try:
             return force(v)
         except CatError as e:
@@ -40,24 +42,25 @@ class Binder(Operators):
             raise
 
     def _unbound_message(self, env: Env, name: str) -> str:
-        cands = [k for k in env.vals if not k.startswith("*")]
+        cands = [k for k in env.names() if not k.startswith("*")]
         best = suggest(name, cands)
+        shown = quote(name, "'")
         if best is None:
-            return f"unknown name '{name}'"
+            return f"unknown name {shown}"
         try:
-            t = vtype(force(env.vals[best]))
+            t = vtype(force(env.get(best)))
         except CatError:
             t = ANY
         what = {REL: "relation", SET: "set"}.get(t, "name")
-        return f"unknown {what} '{name}'; did you mean '{best}'?"
+        return f"unknown {what} {shown}; did you mean '{best}'?"
 
     def make_closure(self, e: A.Fun, env: Env, rec: bool) -> Closure:
         fvs = A.free_vars(e)
-        vals = env.vals
         captured = {}
         for x in fvs:
-            if x in vals:
-                captured[x] = vals[x]
+            v = env.get(x, _MISSING)
+            if v is not _MISSING:
+                captured[x] = v
             elif not rec:
                 raise CatError(A.first_use(e.body, x) or e.pos, self._unbound_message(env, x))
         return Closure(e.pat, e.body, Env(captured, env.tags, env.enums), e.name, e.pos)
@@ -128,5 +131,5 @@ class Binder(Operators):
         for c in clos.values():
             for name, other in clos.items():
                 if name in A.free_vars(c.body) and name not in A.pat_names(c.pat):
-                    c.env.vals[name] = other
+                    c.env.set_local(name, other)
         return env.bind(clos)

@@ -47,6 +47,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: The subcommands of ``herdsman cat`` and what they do.
+COMMANDS = {
+    "check": "parse and type-check models, describing their co and checks",
+}
+
+
+def check_parser(prog: str = "herdsman cat check") -> argparse.ArgumentParser:
+    """The command line of ``cat check`` (an argparse parser that exits on errors)."""
+    p = argparse.ArgumentParser(prog=prog, description="parse and type-check cat models")
+    add_arguments(p)
+    return p
+
+
+def help_text(prog: str = "herdsman cat") -> str:
+    """The help of ``herdsman cat``: its subcommands, then each one's options."""
+    lines = [
+        f"usage: {prog} COMMAND [ARGS...]   ({prog} COMMAND --help for one command)",
+        "",
+        "cat models: parse, type-check and describe them",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<8}{text}" for name, text in COMMANDS.items()]
+    for name in COMMANDS:
+        lines += ["", f"{prog} {name}:", check_parser(f"{prog} {name}").format_help().rstrip()]
+    return "\n".join(lines) + "\n"
+
+
 def _variants(values: list[str]) -> frozenset[str]:
     out: set[str] = set()
     for v in values:
@@ -105,14 +133,16 @@ def main(args: argparse.Namespace) -> int:
 
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "check":
-        print("usage: python -m cat.cli check MODEL... [-I DIR] [--variant V]", file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help"):
+        (sys.stdout if argv else sys.stderr).write(help_text())
+        return 0 if argv else 2
+    if argv[0] != "check":
+        print(
+            f"herdsman cat: error: unknown cat command '{argv[0]}' (expected: check)",
+            file=sys.stderr,
+        )
         return 2
-    p = argparse.ArgumentParser(
-        prog="herdsman cat check", description="parse and type-check cat models"
-    )
-    add_arguments(p)
-    return main(p.parse_args(argv[1:]))
+    return main(check_parser().parse_args(argv[1:]))
 
 
 if __name__ == "__main__":

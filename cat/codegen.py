@@ -36,6 +36,10 @@ from herdsman.cat.ir import Node, is_static, walk
 from herdsman.cat.values import EMPTY, REL, SET, VRel, VSet
 
 MEMO_LIMIT = 50_000
+#: Operands of an n-ary node written as one nested expression at most: Python's parser
+#: refuses an expression nested 200 deep, so a longer sequence is composed by a call
+#: over a flat tuple (``RT.seqs``) and a longer union or intersection in groups.
+NEST_MAX = 32
 #: Dynamic ops worth a memo table (a dict lookup costs far less than the op).
 MEMO_OPS = frozenset({"seq", "plus", "inv"})
 
@@ -238,12 +242,14 @@ class CodeGen:
         if op in _CALLS:
             return f"{_CALLS[op]}({', '.join(a)})"
         if op == "union":
-            return " | ".join(a)
+            return _grouped(" | ", a)
         if op == "inter":
-            return " & ".join(a)
+            return _grouped(" & ", a)
         if op == "diff":
             return f"{a[0]} & ~{a[1]}"
         if op == "seq":
+            if len(a) > NEST_MAX:
+                return f"RT.seqs(({', '.join(a)}))"
             out = a[0]
             for x in a[1:]:
                 out = f"seq({out}, {x})"
@@ -630,6 +636,15 @@ class CodeGen:
         out = "    return {" + ", ".join(f"{i}: {self.static.avail[i]}" for i in ids) + "}"
         src = "\n".join(head + self.static.lines + [out]) + "\n"
         return Generated(src, self.consts), ids
+
+
+def _grouped(op: str, a: list[str]) -> str:
+    """``a[0] op a[1] op ...``, in parenthesised groups of at most :data:`NEST_MAX`
+    operands (so that no expression nests deeper than that many operators per level)."""
+    if len(a) <= NEST_MAX:
+        return op.join(a)
+    groups = [f"({op.join(a[i : i + NEST_MAX])})" for i in range(0, len(a), NEST_MAX)]
+    return _grouped(op, groups)
 
 
 def generate(

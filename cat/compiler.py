@@ -1,9 +1,11 @@
 """Run a model's instructions at compile time into a :class:`Program` of checks.
 
 The instructions (our ``stdlib.cat`` first, then the model, ``include`` s inlined) are
-executed once, symbolically: ``let`` binds lazily, ``let rec`` compiles fixpoints,
+executed once, symbolically: ``let`` binds lazily (and evaluates at once, keeping an
+error for the binding's uses: :func:`_settle`), ``let rec`` compiles fixpoints,
 procedures are inlined at their ``call`` s, ``if "variant"`` and matches on known tags are
-decided, ``forall`` over known sets is unrolled.  What remains for each candidate execution
+decided, ``forall`` over known sets is unrolled, an ``include`` inside itself is an include
+cycle.  What remains for each candidate execution
 is a :class:`Program`: checks in model order, and at a ``with`` the rest of the model as a
 continuation run once per choice.  The standard coherence-order generation
 (``with co from generate_cos(...)``) is recognised (``cat.costandard``) and replaced by the
@@ -23,8 +25,8 @@ from herdsman.cat import ast as A
 from herdsman.cat.checks import operand
 from herdsman.cat.conditions import variant
 from herdsman.cat.costandard import Digests, known_digests, recognise
-from herdsman.cat.env import Env, force
-from herdsman.cat.errors import CatError
+from herdsman.cat.env import Env, Lazy, force
+from herdsman.cat.errors import CatError, excerpt, quote
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Graph, Node
 from herdsman.cat.parser import parse_file, parse_text
@@ -136,6 +138,9 @@ class _St:
     env: Env
     prog: Program
     shows: dict
+    #: the files being run, the model's own first, then each ``include`` d one in turn
+    #: (real paths): one included again inside itself is a cycle
+    includes: tuple[str, ...] = ()
 
 
 class _Stop(Exception):
@@ -153,6 +158,27 @@ def load_file(path: str) -> A.Model:
     except OSError:
         mtime = 0.0
     return _parse_cached(path, mtime)
+
+
+def _file_keys(path: str) -> tuple[str, ...]:
+    """The real path of a model's file, for include cycles (none for a model from text)."""
+    if not path or path.startswith("<"):
+        return ()
+    return (os.path.realpath(path),)
+
+
+def _settle(v: Any) -> None:
+    """Evaluate a top-level ``let`` binding now, in model order, keeping its value or its
+    error for its uses (herd's bindings are lazy, and so is an error: an unused ill-typed
+    binding is no error).  Forcing each one as it comes bounds the depth of evaluation:
+    a binding then finds the ones it uses already evaluated, where a chain of 20,000
+    ``let`` s each using the previous one would otherwise be evaluated 20,000 calls deep
+    at its first use."""
+    if type(v) is Lazy:
+        try:
+            v.force()
+        except CatError:
+            pass  # remembered by the binding: raised where it is used
 
 
 # ----------------------------------------------------------------------------- predefined
@@ -208,7 +234,7 @@ class ModelCompiler:
         env = self.initial_env()
         self.initial = env
         root = Program()
-        st = _St(env, root, {})
+        st = _St(env, root, {}, _file_keys(model.path))
         stdlib = load_file(self.stdlib)
         self.final_env: Env | None = None
 
@@ -234,7 +260,7 @@ class ModelCompiler:
         )
 
     def finish(self, st: _St) -> None:
-        co = st.env.vals.get("co")
+        co = st.env.get("co")
         try:
             co = force(co) if co is not None else None
         except CatError:
@@ -281,11 +307,14 @@ class ModelCompiler:
             cls = type(ins)
             try:
                 if cls is A.Let:
-                    st.env = ev.let_bindings(ins.bindings, st.env)
-                    if ins.pos.file == self.main_path:
-                        for b in ins.bindings:
-                            for name in A.pat_names(b.pat):
-                                self.bindings.append((name, st.env.vals[name], b.pos))
+                    st.env = env = ev.let_bindings(ins.bindings, st.env)
+                    main = ins.pos.file == self.main_path
+                    for b in ins.bindings:
+                        for name in A.pat_names(b.pat):
+                            v = env.get(name)
+                            if main:
+                                self.bindings.append((name, v, b.pos))
+                            _settle(v)
                 elif cls is A.Rec:
                     self.ins_rec(ins, st)
                 elif cls is A.Test:
@@ -298,9 +327,9 @@ class ModelCompiler:
                 elif cls is A.Show:
                     shows = dict(st.shows)
                     for n in ins.names:
-                        if n in st.env.vals:
+                        if n in st.env:
                             try:
-                                shows[n] = force(st.env.vals[n])
+                                shows[n] = force(st.env.get(n))
                             except CatError:
                                 pass
                     st.shows = shows
@@ -316,8 +345,19 @@ class ModelCompiler:
                 elif cls in (A.Debug, A.Events):
                     pass
                 elif cls is A.Include:
-                    model = self.resolve_include(ins)
-                    self.run(list(model.instrs), 0, st, self._resume(instrs, i, k))
+                    path = self.resolve_include(ins)
+                    outer = st.includes
+                    key = os.path.realpath(path)
+                    if key in outer:
+                        cycle = [*outer[outer.index(key) :], key]
+                        raise CatError(
+                            ins.pos,
+                            "include cycle: "
+                            + " → ".join(excerpt(os.path.basename(f)) for f in cycle),
+                        )
+                    model = load_file(path)
+                    st.includes = (*outer, key)
+                    self.run(list(model.instrs), 0, st, self._resume_include(instrs, i, k, outer))
                     return
                 elif cls is A.IfVariant:
                     body = ins.then if variant(ev.variants, ins.cond) else ins.else_
@@ -349,7 +389,18 @@ class ModelCompiler:
         """The continuation running ``instrs[i:]`` then k."""
         return lambda st2: self.run(instrs, i, st2, k)
 
-    def resolve_include(self, ins: A.Include) -> A.Model:
+    def _resume_include(self, instrs: list, i: int, k, outer: tuple[str, ...]):
+        """The continuation after an included file: back in the including one, running
+        ``instrs[i:]`` then k."""
+
+        def resume(st2: _St) -> None:
+            st2.includes = outer
+            self.run(instrs, i, st2, k)
+
+        return resume
+
+    def resolve_include(self, ins: A.Include) -> str:
+        """The path of the file ``include`` d by ``ins``."""
         here = (
             os.path.dirname(ins.pos.file)
             if ins.pos.file and not ins.pos.file.startswith("<")
@@ -359,9 +410,10 @@ class ModelCompiler:
             p = os.path.join(d, ins.fname)
             if os.path.isfile(p):
                 self.included.add(os.path.abspath(p))
-                return load_file(p)
+                return p
         dirs = ", ".join([here, *self.include_dirs, "the built-in library"])
-        raise CatError(ins.pos, f'cannot find included file "{ins.fname}" (searched {dirs})')
+        name = quote(ins.fname, '"')
+        raise CatError(ins.pos, f"cannot find included file {name} (searched {dirs})")
 
     def match_clause(self, ins: A.InsMatch, v):
         if type(v) is Node:
@@ -385,9 +437,8 @@ class ModelCompiler:
         enums = dict(env.enums)
         enums[ins.name] = ins.tags
         self.ev.enums[ins.name] = ins.tags
-        vals = dict(env.vals)
-        vals[ins.name] = VValSet(tag_t(ins.name), frozenset(VTag(ins.name, t) for t in ins.tags))
-        st.env = Env(vals, tags, enums)
+        tagset = VValSet(tag_t(ins.name), frozenset(VTag(ins.name, t) for t in ins.tags))
+        st.env = env.bind({ins.name: tagset}).retag(tags, enums)
 
     def new_axiom(self, test: A.AppTest, mode: str, name: str | None, skipped: bool) -> int:
         self.axioms.append(Axiom(name, test.kind, test.negated, mode, test.pos, skipped))
@@ -473,7 +524,7 @@ class ModelCompiler:
                 self.run(
                     list(ins.body),
                     0,
-                    _St(st.env.bind({ins.var: var}), body, st.shows),
+                    _St(st.env.bind({ins.var: var}), body, st.shows, st.includes),
                     lambda st3: None,
                 )
             finally:
@@ -506,7 +557,8 @@ class ModelCompiler:
             for x in sorted_items(v):
                 prog = Program()
                 branches.append((x, prog))
-                self.run(instrs, i, _St(st.env.bind({ins.var: x}), prog, st.shows), k)
+                st2 = _St(st.env.bind({ins.var: x}), prog, st.shows, st.includes)
+                self.run(instrs, i, st2, k)
             return
         if type(v) is Node and (v.type == ANY or is_valset_t(v.type)):
             elem_t = v.type[1] if is_valset_t(v.type) else ANY
@@ -514,7 +566,8 @@ class ModelCompiler:
             var = self.g.node("withvar", (), elem_t, info=key, deps=frozenset({key}))
             cont = Program()
             st.prog.tail = WithStep(var, v, cont, ins.pos)
-            self.run(instrs, i, _St(st.env.bind({ins.var: var}), cont, st.shows), k)
+            st2 = _St(st.env.bind({ins.var: var}), cont, st.shows, st.includes)
+            self.run(instrs, i, st2, k)
             return
         raise CatError(ins.exp.pos, "set expected")
 
@@ -525,7 +578,7 @@ def standard_generations() -> Digests:
     own ``cross.cat`` (compiled once, without recognising anything)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
     env = ModelCompiler("PPC", native=False).compile(model).env
-    return known_digests(force(env.vals["generate_cos"]), force(env.vals["generate_orders"]))
+    return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))
 
 
 def compile_model(model: A.Model, arch, **kw) -> Compiled:

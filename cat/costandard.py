@@ -43,7 +43,7 @@ def fingerprint(v, seen: dict | None = None) -> str:
         parts = [sexp(fun, rename=True)]
         for x in sorted(A.free_vars(fun)):
             try:
-                val = force(v.env.vals[x]) if x in v.env.vals else None
+                val = force(v.env.get(x)) if x in v.env else None
             except CatError:
                 val = None
             parts.append(f"{x}={fingerprint(val, seen)}")

@@ -1,5 +1,11 @@
 """Errors of cat models: :class:`CatError` carries an AST position and becomes an
-:class:`litmus.errors.InputError` (``FILE:LINE:COL: error: ...`` plus a caret line)."""
+:class:`litmus.errors.InputError` (``FILE:LINE:COL: error: ...`` plus a caret line).
+
+An error never echoes much of its input: a model may ``include`` any file
+(``/proc/self/environ``...), so what a message quotes (:func:`quote`, :func:`excerpt`)
+and the source line shown under it (:class:`ModelInputError`) are at most
+:data:`QUOTE_MAX` characters of it, with non-printable characters escaped.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,74 @@ import difflib
 
 from herdsman.cat.ast import Pos
 from herdsman.litmus.errors import InputError
+
+#: At most this many characters of a model's text are quoted in an error.
+QUOTE_MAX = 60
+#: At most this many characters of a message (the longest quote a few times over).
+MESSAGE_MAX = 400
+#: The error for a model nested deeper than Python's recursion allows (expressions
+#: inside expressions, ``let ... in`` inside ``let ... in``...).
+TOO_DEEP = "model too deeply nested (expressions inside expressions, lets inside lets)"
+
+
+def escape(text: str) -> str:
+    """``text`` with each non-printable character as its Python escape (``\\x00``,
+    ``\\n``, ``\\u200b``...)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def excerpt(text: str, limit: int = QUOTE_MAX) -> str:
+    """At most ``limit`` characters of ``text``, escaped, ``...`` marking a cut."""
+    if len(text) <= limit:
+        return escape(text)
+    return escape(text[:limit]) + "..."
+
+
+def quote(text: str, mark: str | None = None) -> str:
+    """``text`` quoted for a message: a short excerpt (:func:`excerpt`) between ``mark``
+    s, or, by default, as Python's ``repr`` would quote it."""
+    if mark is not None:
+        return mark + excerpt(text) + mark
+    if len(text) <= QUOTE_MAX:
+        return repr(text)
+    r = repr(text[:QUOTE_MAX])
+    return r[:-1] + "..." + r[-1]
+
+
+def source_excerpt(line: str, col: int, limit: int = QUOTE_MAX) -> tuple[str, int]:
+    """The part of source ``line`` to show under an error at column ``col`` (1-based), and
+    the column of the caret in it: the line itself when short and printable, else at most
+    ``limit`` characters around the column, escaped, ``...`` marking the cuts."""
+    line = line.rstrip("\r\n").expandtabs(1)
+    if len(line) <= limit and line.isprintable():
+        return line, col
+    i = max(col - 1, 0)
+    start = max(0, min(i - limit // 2, len(line) - limit))
+    end = min(len(line), start + limit)
+    before = ("..." if start > 0 else "") + escape(line[start:i])
+    after = escape(line[i:end]) + ("..." if end < len(line) else "")
+    return before + after, len(before) + 1
+
+
+class ModelInputError(InputError):
+    """An :class:`InputError` in a model's text: the source line under the message is
+    shown as :func:`source_excerpt` (a short line whole, a long one or one with control
+    characters as a short escaped excerpt around the caret); the path and the message
+    are escaped, and the message cut at :data:`MESSAGE_MAX` characters."""
+
+    def __init__(
+        self, path: str, line: int, col: int, message: str, source_line: str | None = None
+    ) -> None:
+        super().__init__(escape(path), line, col, excerpt(message, MESSAGE_MAX), source_line)
+
+    def render(self) -> str:
+        out = self.header()
+        if self.source_line is not None and self.col > 0:
+            text, caret = source_excerpt(self.source_line, self.col)
+            out += "\n" + text + "\n" + " " * (caret - 1) + "^"
+        return out
 
 
 class CatError(Exception):
@@ -22,8 +96,8 @@ class CatError(Exception):
     def to_input_error(self) -> InputError:
         p = self.pos
         if p is None:
-            return InputError("<model>", 0, 0, self.message)
-        return InputError(p.file, p.line, p.col, self.message, p.text or None)
+            return ModelInputError("<model>", 0, 0, self.message)
+        return ModelInputError(p.file, p.line, p.col, self.message, p.text or None)
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.message}" if self.pos else self.message

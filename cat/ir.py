@@ -17,6 +17,10 @@ from typing import Any
 
 from herdsman.cat.types import REL, SET, Type
 
+#: Sequences of at most this many operands split a first operand containing the identity
+#: (:meth:`Graph.seq`).
+SPLIT_MAX = 8
+
 
 class Node:
     """One symbolic value (see the module docstring)."""
@@ -191,7 +195,9 @@ class Graph:
         """``a1 ; a2 ; ...``.  Sub-sequences stay nodes of their own (a static one is
         computed once per skeleton).  A first operand containing the identity is split:
         ``(id | b) ; c = c | (b ; c)``, since the cost of a sequence grows with the range
-        of its left operand."""
+        of its left operand; in a short sequence only (:data:`SPLIT_MAX` operands), since
+        splitting each operand of ``r? ; r? ; ...`` makes a node per suffix, each with
+        the operands of its suffix: quadratic in the length of the sequence."""
         if any(self.is_zero(a) for a in args):
             return self.zero(REL)
         args = [a for a in args if a.op != "id"]
@@ -200,7 +206,7 @@ class Graph:
         if len(args) == 1:
             return args[0]
         first = args[0]
-        if first.op == "union" and any(a.op == "id" for a in first.args):
+        if len(args) <= SPLIT_MAX and first.op == "union" and any(a.op == "id" for a in first.args):
             rest = [a for a in first.args if a.op != "id"]
             tail = self.seq(args[1:])
             return self.union([tail, self.seq([self.union(rest, REL), *args[1:]])], REL)

@@ -14,11 +14,19 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.tree import Meta
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+from lark.tree import Meta, Tree
 
 from herdsman.cat import ast as A
+from herdsman.cat.errors import TOO_DEEP, ModelInputError, quote
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.source import MAX_MODEL_BYTES, read_bytes
 
 GRAMMAR = Path(__file__).with_name("cat.lark")
 
@@ -56,7 +64,9 @@ def strip_comments(text: str, path: str) -> str:
                     i += 1
             if depth:
                 line, col = _line_col(text, start)
-                raise InputError(path, line, col, "unterminated comment", _line_text(text, line))
+                raise ModelInputError(
+                    path, line, col, "unterminated comment", _line_text(text, line)
+                )
             continue
         if c == "#" or (c == "/" and text.startswith("//", i)):
             while i < n and text[i] != "\n":
@@ -550,7 +560,7 @@ class _ToAst(Transformer):
 def _describe(tok: Token) -> str:
     if tok.type == "$END":
         return "end of file"
-    return repr(str(tok))
+    return quote(str(tok))
 
 
 def parse_text(text: str, path: str = "<string>") -> A.Model:
@@ -562,13 +572,13 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
     except UnexpectedCharacters as e:
         line, col = e.line, e.column
         ch = clean[e.pos_in_stream] if e.pos_in_stream < len(clean) else "?"
-        msg = f"lexical error: unexpected character {ch!r}"
+        msg = f"lexical error: unexpected character {quote(ch)}"
         if ch.isdigit():
-            msg = f"lexical error: {ch!r}: the only number in cat is 0"
-        raise InputError(path, line, col, msg, _line_text(text, line)) from None
+            msg = f"lexical error: {quote(ch)}: the only number in cat is 0"
+        raise ModelInputError(path, line, col, msg, _line_text(text, line)) from None
     except UnexpectedEOF:
         line, col = _end_position(clean)
-        raise InputError(
+        raise ModelInputError(
             path, line, col, "syntax error: unexpected end of file", _line_text(text, line)
         ) from None
     except UnexpectedToken as e:
@@ -579,7 +589,7 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
             line, col = tok.line, tok.column
         expected = sorted({_pretty_expected(x) for x in e.expected if not x.startswith("__")})
         hint = f" (expected {', '.join(expected[:8])}{', ...' if len(expected) > 8 else ''})"
-        raise InputError(
+        raise ModelInputError(
             path,
             line,
             col,
@@ -587,8 +597,21 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
             _line_text(text, line),
         ) from None
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
-        raise InputError(path, e.line, e.column, "syntax error", _line_text(text, e.line)) from None
-    _, arch, name, catdep, instrs = _ToAst(path, lines).transform(tree)
+        raise ModelInputError(
+            path, e.line, e.column, "syntax error", _line_text(text, e.line)
+        ) from None
+    try:
+        _, arch, name, catdep, instrs = _ToAst(path, lines).transform(tree)
+    except RecursionError:
+        raise ModelInputError(path, 0, 0, TOO_DEEP) from None
+    except VisitError as e:  # lark wraps what a rule's method raises
+        if not isinstance(e.orig_exc, RecursionError):
+            raise
+        meta = e.obj.meta if isinstance(e.obj, Tree) else None
+        if meta is None or meta.empty:
+            raise ModelInputError(path, 0, 0, TOO_DEEP) from None
+        line = meta.line
+        raise ModelInputError(path, line, meta.column, TOO_DEEP, _line_text(text, line)) from None
     return A.Model(path, arch, name, catdep, instrs, text)
 
 
@@ -632,9 +655,25 @@ def _pretty_expected(name: str) -> str:
 
 
 def parse_file(path: str | Path) -> A.Model:
-    p = Path(path)
+    """Parse a cat file (UTF-8 text, any newlines)."""
+    try:  # a regular file of at most MAX_MODEL_BYTES (never a FIFO or a device)
+        data = read_bytes(path, MAX_MODEL_BYTES, "cat files")
+    except InputError as e:
+        raise ModelInputError(str(path), 0, 0, f"cannot read model: {e.message}") from None
     try:
-        text = p.read_text()
-    except OSError as e:
-        raise InputError(str(path), 0, 0, f"cannot read model: {e.strerror}") from None
-    return parse_text(text, str(path))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _not_utf8(str(path), data, e.start) from None
+    return parse_text(text.replace("\r\n", "\n").replace("\r", "\n"), str(path))
+
+
+def _not_utf8(path: str, data: bytes, bad: int) -> ModelInputError:
+    """The error for a file that is not UTF-8 text, at its first bad byte (``data[bad]``)."""
+    start = max(data.rfind(b"\n", 0, bad), data.rfind(b"\r", 0, bad)) + 1
+    # line breaks as parse_file counts them: \n, \r\n and a lone \r
+    breaks = data.count(b"\n", 0, bad) + data.count(b"\r", 0, bad) - data.count(b"\r\n", 0, bad)
+    line = breaks + 1
+    col = len(data[start:bad].decode("utf-8")) + 1
+    return ModelInputError(
+        path, line, col, f"cannot read model: not UTF-8 text (byte 0x{data[bad]:02x})"
+    )

@@ -39,6 +39,14 @@ class Runtime:
     def acyclic(self, r: int) -> bool:
         return not (self._plus(r) & self._ID)
 
+    def seqs(self, rels: tuple[int, ...]) -> int:
+        """``r1 ; r2 ; ...`` composed left to right (long sequences: see cat.codegen)."""
+        seq = self.U.seq
+        out = rels[0]
+        for r in rels[1:]:
+            out = seq(out, r)
+        return out
+
     def pco(self, rf: int, fw: int) -> int:
         """herd's ``pco`` (graphs.herdnames), with ``obsco`` under the cos-opt variant."""
         return herdnames.pco(Relations(self.sk, rf, 0), fw, optace="cos-opt" in self.EV.variants)
@@ -56,7 +64,7 @@ class Runtime:
                 concrete = concretize(argvals, nodevals, memo)
                 return DEFERRED[method](ev, *concrete, pos)
             expr, senv = node.info
-            vals = {k: concretize(v, nodevals, memo) for k, v in senv.vals.items()}
+            vals = {k: concretize(v, nodevals, memo) for k, v in senv.items()}
             return ev.eval(expr, Env(vals, senv.tags, senv.enums))
 
     def items(self, s, pos) -> list:

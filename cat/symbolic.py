@@ -39,13 +39,13 @@ def collect_nodes(v: Any, acc: dict[int, Node], seen: set[int] | None = None) ->
         if id(v) in seen:
             return
         seen.add(id(v))
-        for name, x in list(v.env.vals.items()):
+        for name, x in v.env.items():
             if type(x) is Lazy:
                 try:
                     x = x.force()
                 except CatError as err:
                     x = ErrorValue(err)
-                v.env.vals[name] = x
+                v.env.settle(name, x)
             collect_nodes(x, acc, seen)
     elif t is Lazy:
         try:
@@ -96,7 +96,7 @@ def concretize(v: Any, nodevals: dict[int, Any], memo: dict[int, Any]) -> Any:
             else Proc(v.pat, v.body, env, v.name, v.pos)
         )
         memo[key] = c
-        for name, x in v.env.vals.items():
-            env.vals[name] = concretize(x, nodevals, memo)
+        for name, x in v.env.items():
+            env.set_local(name, concretize(x, nodevals, memo))
         return c
     return v

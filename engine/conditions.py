@@ -3,7 +3,9 @@
 ``compile_prop(prop, index)`` turns a proposition of ``litmus.ir`` into a function of a
 tuple of values, ``index`` giving the position of each location in the tuple; it means
 what :func:`litmus.ir.eval_prop` means on the corresponding state (a location absent from
-``index`` holds 0).  ``needed_locations(observed, filter)`` is what such a state holds.
+``index`` holds 0).  ``needed_locations(observed, filter)`` is what such a state holds;
+``wanted_values(prop)`` the values a conjunction of atoms pins (herd's
+``wanted_final_value``, which ``-speedcheck`` prunes with).
 """
 
 from __future__ import annotations
@@ -39,6 +41,29 @@ def needed_locations(observed: list[Loc], filter: Prop | None) -> list[Loc]:
             if loc not in needed:
                 needed.append(loc)
     return needed
+
+
+def wanted_values(p: Prop) -> dict[Loc, Value]:
+    """The value each location must hold for ``p`` to hold, when ``p`` is a conjunction
+    of atoms ``loc = constant`` (herd's ``wanted_final_value``: ``And``, a one-element
+    ``Or``, atoms); any other part pins nothing.  Two different values for one location
+    (``p`` never holds) pin nothing either: the caller's full check decides then."""
+    out: dict[Loc, Value] = {}
+    clash = False
+
+    def walk(q: Prop) -> None:
+        nonlocal clash
+        if isinstance(q, Atom) and not isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
+            old = out.setdefault(q.loc, q.value)
+            clash = clash or old != q.value
+        elif isinstance(q, And):
+            for part in q.props:
+                walk(part)
+        elif isinstance(q, Or) and len(q.props) == 1:
+            walk(q.props[0])
+
+    walk(p)
+    return {} if clash else out
 
 
 def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:

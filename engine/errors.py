@@ -1,5 +1,6 @@
 """The engine's own exceptions: giving up cleanly when a run exceeds its CPU time limit,
-and stopping at the first assertion that fails (GenMC's default)."""
+stopping at the first assertion that fails (GenMC's default) and at the first execution
+that settles the condition (herd's ``-speedcheck fast``)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,8 @@ def check_deadline(deadline: float | None) -> None:
 class ErrorFound(Exception):
     """An assertion failed and the run stops at the first error
     (``RunOptions.stop_on_error``); the outcome so far has it."""
+
+
+class ConditionSettled(Exception):
+    """An execution settled the final condition and the run stops there (herd's
+    ``-speedcheck fast``); the outcome so far has it."""

@@ -4,21 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
 ENGINES = ("auto", "reference", "trust", "operational")
 #: How the operational engine explores: DPOR with sleep sets, or every run.
 REDUCTIONS = ("dpor", "none")
+#: herd's ``-speedcheck`` modes: every execution (``false``), only the executions that
+#: settle the condition (``true``), and stop at the first of them (``fast``).
+SPEEDCHECKS = ("false", "true", "fast")
 
 
 @dataclass
 class RunOptions:
-    """Options of one run (herd's ``-show``, ``-nshow``, ``-checkfilter``, ``-unroll``).
+    """Options of one run (herd's ``-show``, ``-nshow``, ``-checkfilter``, ``-unroll``,
+    ``-speedcheck``).
 
     ``time_limit`` is in CPU seconds per test; exceeding it raises
     :class:`TimeLimitExceeded`.  ``prune`` says when the explorer asks the model about
     partial candidates: after every choice (``step``), after each location
-    (``location``) or never (``never``, herd's behaviour)."""
+    (``location``) or never (``never``, herd's behaviour).
+
+    ``speedcheck`` (herd's ``-speedcheck``): with ``true`` the explorers count only the
+    executions that settle the condition (whose final state satisfies the proposition for
+    ``exists`` and ``~exists``, contradicts it for ``forall``: herd's ``worth_going``),
+    with ``fast`` they stop at the first one.  ``progress`` (None: none) hears, every few
+    hundred steps, how far the exploration is (see :mod:`engine.progress`)."""
 
     engine: str = "auto"
     show: str | None = None
@@ -40,3 +51,5 @@ class RunOptions:
     stateful: bool = False  # operational: stateful DPOR (no unrolling bound)
     reduction: str = "dpor"  # operational: dpor, or none (every run)
     naive_budget: int = 20_000  # operational: most states to count the naive runs over
+    speedcheck: str = "false"  # herd's -speedcheck: false | true | fast
+    progress: ProgressReporter | None = None  # told how far the exploration is

@@ -9,7 +9,9 @@ execution when asked, and the engine's statistics.  herd's words (``Allowed``, `
 
 Explorers count with an :class:`OutcomeBuilder` (one per run), so that every engine counts
 executions the same way (one per allowed verdict of the model, as herd) and keeps the same
-executions for ``-show``.
+executions for ``-show``.  Under herd's ``-speedcheck`` an outcome counts only the
+executions that settle the condition (:attr:`OutcomeBuilder.irrelevant` says which final
+states the explorers skip) and, with ``fast``, only the first of them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from herdsman.cat.api import Verdict
+from herdsman.engine.errors import ConditionSettled
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Loc, Sym, Value
@@ -155,7 +158,9 @@ class Outcome:
     each final state (values in that order) reached by an allowed execution to its count;
     ``quantifier`` is the final condition's (``exists``, ``~exists``, ``forall``);
     ``unroll_cut``: an allowed execution hit the unrolling bound (herd's ``Loop``);
-    ``undefined``: one failed an ``undefined_unless`` check."""
+    ``undefined``: one failed an ``undefined_unless`` check; ``speedcheck``: herd's
+    ``-speedcheck`` mode of the run (``true``, ``fast``: only the executions settling the
+    condition were counted, see :class:`OutcomeBuilder`)."""
 
     program: str
     engine: str
@@ -169,6 +174,7 @@ class Outcome:
     executions: list[ExecutionRecord] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     errors: list[ErrorRecord] = field(default_factory=list)
+    speedcheck: str = "false"
 
     def __reduce__(self) -> tuple[type[Outcome], tuple]:
         # positional: campaigns send outcomes between processes by the thousand
@@ -187,6 +193,7 @@ class Outcome:
                 self.executions,
                 self.stats,
                 self.errors,
+                self.speedcheck,
             ),
         )
 
@@ -233,6 +240,7 @@ class Outcome:
             "flags": sorted(self.flags),
             "undefined": self.undefined,
             "unroll_cut": self.unroll_cut,
+            "speedcheck": self.speedcheck,
             "executions": [
                 {
                     "values": dict(zip(names, map(_json_value, ex.state), strict=True)),
@@ -254,15 +262,30 @@ def _json_value(v: Value) -> int | str:
 class OutcomeBuilder:
     """Counts allowed executions into an :class:`Outcome` (shared by every explorer).
 
-    ``show``/``nshow``: herd's ``-show`` mode and its cap on kept executions."""
+    ``show``/``nshow``: herd's ``-show`` mode and its cap on kept executions;
+    ``speedcheck``: herd's ``-speedcheck`` mode.  With speedcheck, explorers skip the
+    executions whose proposition has the value :attr:`irrelevant` (they do not settle the
+    condition: herd's ``worth_going``) before asking the model about them, and with
+    ``fast`` they call :meth:`settle` after counting one, which ends the run."""
 
     def __init__(
-        self, observed: Iterable[Loc], quant: str, show: str | None = None, nshow: int | None = None
+        self,
+        observed: Iterable[Loc],
+        quant: str,
+        show: str | None = None,
+        nshow: int | None = None,
+        speedcheck: str = "false",
     ) -> None:
         self.observed = tuple(observed)
         self.quant = quant
         self.show = show
         self.nshow = nshow
+        self.speedcheck = speedcheck
+        #: speedcheck: the value of the proposition on the final states of no interest
+        #: (False for ``exists`` and ``~exists``, True for ``forall``); None: count all
+        self.irrelevant: bool | None = None if speedcheck == "false" else quant == "forall"
+        #: speedcheck fast: only the first execution settling the condition is counted
+        self.fast = speedcheck == "fast"
         self.states: dict[State, list[int | bool]] = {}
         self.flags: set[str] = set()
         self.undefined = False
@@ -282,7 +305,10 @@ class OutcomeBuilder:
     def count(self, obs: State, sat: bool, loop: bool, verdicts: Iterable[Verdict]) -> int:
         """Count the allowed ones of ``verdicts`` (one candidate's) as executions with
         observed final state ``obs``, satisfying the proposition or not (``sat``), from
-        threads that hit the unrolling bound or not (``loop``); how many."""
+        threads that hit the unrolling bound or not (``loop``); how many (with
+        speedcheck ``fast``, the first allowed one only: herd stops there)."""
+        if self.fast:
+            verdicts = [v for v in verdicts if v.allowed][:1]
         n = 0
         for v in verdicts:
             if v.allowed:
@@ -300,6 +326,16 @@ class OutcomeBuilder:
             if loop:
                 self.unroll_cut = True
         return n
+
+    def executions_so_far(self) -> int:
+        """The executions counted so far (for a progress report)."""
+        return sum([int(n) for n, _ in self.states.values()])
+
+    def settle(self) -> None:
+        """An execution settling the condition was counted: with speedcheck ``fast`` the
+        run stops (:class:`ConditionSettled`)."""
+        if self.fast:
+            raise ConditionSettled()
 
     def wants_witness(self, sat: bool) -> bool:
         """Whether an allowed execution satisfying the proposition or not (``sat``) is to
@@ -328,6 +364,7 @@ class OutcomeBuilder:
             executions=self.executions,
             stats=self.stats,
             errors=self.errors,
+            speedcheck=self.speedcheck,
         )
 
 

@@ -4,7 +4,9 @@
 (``reference``, ``trust``, ``operational``; ``auto``: TruSt where the model allows it,
 see :mod:`engine.trust.support`) and returns its :class:`engine.outcome.Outcome`.
 ``run_test(test, model, opts)`` does the same for a litmus test (lowered to its program).
-``herd_compat`` calls them once per test with a model loaded once per run.
+``herd_compat`` calls them once per test with a model loaded once per run.  Every
+explorer honours herd's ``-speedcheck`` (``opts.speedcheck``) and tells ``opts.progress``
+how far it is.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.operational.run import run_operational
-from herdsman.engine.options import ENGINES, RunOptions
+from herdsman.engine.options import ENGINES, SPEEDCHECKS, RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.reference.run import run_reference
+from herdsman.engine.size import check_threads
 from herdsman.engine.trust.run import run_trust, trust_applies
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Program
@@ -33,6 +36,27 @@ def run_program(program: Program, model: PreparedModel, opts: RunOptions | None 
             where, 0, 0, f"unknown engine '{opts.engine}' (known: {', '.join(ENGINES)})"
         )
     check_show_mode(where, opts.show)
+    check_threads(program)
+    if opts.speedcheck not in SPEEDCHECKS:
+        raise InputError(
+            where,
+            0,
+            0,
+            f"unknown speedcheck mode '{opts.speedcheck}' (known: {', '.join(SPEEDCHECKS)})",
+        )
+    reporter = opts.progress
+    if reporter is None:
+        return _explore(program, model, opts)
+    reporter.start(program.name)
+    try:
+        return _explore(program, model, opts)
+    finally:
+        reporter.finish()
+
+
+def _explore(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
+    """:func:`run_program` once its options are checked: the explorer's outcome."""
+    where = program.where
     if opts.engine == "operational":
         return run_operational(program, model, opts)
     if opts.buffer_bound is not None or opts.stateful:

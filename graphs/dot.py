@@ -28,6 +28,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pydot
@@ -36,7 +37,18 @@ from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.litmus.arch import fence_picture
 
-__all__ = ["to_dot", "render", "RenderError", "edge_color", "event_letter", "event_action"]
+__all__ = [
+    "DRAWABLE",
+    "GRAPH_MODES",
+    "SHOW_EVENTS",
+    "PictureOptions",
+    "RenderError",
+    "edge_color",
+    "event_action",
+    "event_letter",
+    "render",
+    "to_dot",
+]
 
 #: Edge colours of ``Pretty.ml`` (looked up by the label, or its prefix up to ``:``).
 _COLORS: dict[str, str] = {"rf": "red", "po": "black", "po:": "black", "fr": "#ffa040"}
@@ -154,6 +166,34 @@ def display_numbers(g: Relations) -> dict[int, int]:
     return {eid: k for k, eid in enumerate(order)}
 
 
+@dataclass(frozen=True)
+class PictureOptions:
+    """herd's picture options: ``-graph`` (``cluster``: a box per thread; ``columns``:
+    threads side by side at fixed positions, for ``neato``; ``free``: dot places the
+    events), ``-showevents`` (``all``/``noregs``: every event we have, ``mem``: memory
+    accesses, ``memfence``: accesses and fences), ``-squished`` (short labels),
+    ``-showinitwrites``, ``-showthread`` (thread labels; ``po:t`` labels in ``free``),
+    ``-doshow``/``-unshow`` (relations added, by the names :data:`DRAWABLE` lists, or
+    taken away), and a line under the legend saying which execution this is."""
+
+    graph: str = "cluster"
+    show_events: str = "noregs"
+    squished: bool = False
+    show_init_writes: bool = True
+    show_thread: bool = True
+    doshow: frozenset[str] = frozenset()
+    unshow: frozenset[str] = frozenset()
+    caption: str = ""
+
+
+#: The ``-graph`` modes and the ``-showevents`` values herd knows.
+GRAPH_MODES = ("cluster", "columns", "free")
+SHOW_EVENTS = ("all", "noregs", "mem", "memfence")
+#: The relations ``-doshow`` can add to any picture (a model's own are drawn when it
+#: shows them).
+DRAWABLE = ("po", "rf", "co", "fr", "addr", "data", "ctrl", "iico", "loc")
+
+
 def to_dot(
     graph: ExecutionGraph | Relations,
     *,
@@ -165,6 +205,7 @@ def to_dot(
     show_po: bool = True,
     legend: bool = True,
     model_opts: str = "",
+    options: PictureOptions | None = None,
 ) -> str:
     """DOT text of one execution in herd's style (see the module docstring).
 
@@ -174,6 +215,7 @@ def to_dot(
     herd's ``-showinitrf``).  ``model_opts`` goes between ``Generic`` and the model name
     in the legend (e.g. ``[withcatdep]``); with no ``model_name`` the legend is the test
     name alone."""
+    opts = options or PictureOptions(show_init_writes=show_init_writes)
     g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
     evs = g.events
@@ -182,8 +224,16 @@ def to_dot(
     rels = dict(shows)
     if "co" not in rels:
         rels = {"co": g.co, **rels}
-    shown = U.ALL if show_init_writes else U.ALL & ~sk.IW
+    basic = _drawable(g)
+    for name in sorted(opts.doshow):
+        if name in basic and name not in rels:
+            rels[name] = basic[name]
+    for name in opts.unshow:
+        rels.pop(name, None)
+    show_po = show_po and "po" not in opts.unshow and "po" not in rels
+    shown = _shown_events(g, opts)
     num = display_numbers(g)
+    mode = opts.graph
 
     def node(eid: int) -> str:
         return f"eiid{num[eid]}"
@@ -193,26 +243,47 @@ def to_dot(
         text = f"Test {test_name}"
         if model_name:
             text += f", Generic{model_opts}({model_name})"
-        dot.set("label", f'"{_escape(text)}"')
+        text = _escape(text)
+        if opts.caption:
+            text += f"\\n{_escape(opts.caption)}"
+        dot.set("label", f'"{text}"')
 
     def label(i: int, e: Event) -> str:
         head = f"{event_letter(num[i])}: {event_action(e)}"
+        if opts.squished:
+            return f'"{_escape(head)}"'
         if e.is_init:
             return f'"{_escape(head)}\\lInit"'
         return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
-    if show_init_writes:
-        for i, e in enumerate(evs):
-            if e.is_init:
-                dot.add_node(pydot.Node(node(i), label=label(i, e), shape="box", color="blue"))
+    pos = _columns(g, shown, opts.squished) if mode == "columns" else {}
+    shape = "none" if opts.squished else "box"
+
+    def add(where: pydot.Dot | pydot.Subgraph, i: int, e: Event) -> None:
+        extra = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
+        where.add_node(pydot.Node(node(i), label=label(i, e), shape=shape, color="blue", **extra))
+
+    for i, e in enumerate(evs):
+        if e.is_init and (shown >> i) & 1:
+            add(dot, i, e)
     for t in range(sk.nthreads):
-        sub = pydot.Subgraph(
-            f"cluster_proc{t}", rank="sink", label=f'"Thread {t}"', color="magenta", shape="box"
-        )
+        thread = f"Thread {t}" if opts.show_thread else ""
+        if mode == "cluster":
+            sub = pydot.Subgraph(
+                f"cluster_proc{t}", rank="sink", label=f'"{thread}"', color="magenta", shape="box"
+            )
+        if mode == "columns" and opts.show_thread:
+            x, y = pos[("proc", t)]
+            dot.add_node(
+                pydot.Node(
+                    f"proc{t}_label_node", shape="none", label=f'"{thread}"', pos=f'"{x:f},{y:f}!"'
+                )
+            )
         for i, e in enumerate(evs):
-            if e.tid == t:
-                sub.add_node(pydot.Node(node(i), label=label(i, e), shape="box", color="blue"))
-        dot.add_subgraph(sub)
+            if e.tid == t and (shown >> i) & 1:
+                add(sub if mode == "cluster" else dot, i, e)
+        if mode == "cluster":
+            dot.add_subgraph(sub)
 
     def edge(a: str, b: str, lbl: str, color: str) -> None:
         q = f'"{color}"' if color.startswith("#") else color
@@ -231,14 +302,15 @@ def to_dot(
         joined = rf
         for r in drawn.values():
             joined |= r
-        joined |= U.inverse(joined)
-        for a, b in _visible_po(g):
+        joined = 0 if mode == "free" else joined | U.inverse(joined)
+        for a, b in _visible_po(g, shown):
             if not U.has(joined, a, b):
-                edge(node(a), node(b), "po", "black")
-    if "rf" not in drawn:
+                lbl = f"po:{evs[a].tid}" if mode == "free" and opts.show_thread else "po"
+                edge(node(a), node(b), lbl, "black")
+    if "rf" not in drawn and "rf" not in opts.unshow:
         for a, b in U.pairs(rf):
             edge(node(a), node(b), "rf", "red")
-        if not show_init_writes and show_init_rf:
+        if not opts.show_init_writes and show_init_rf:
             for _w, b in U.pairs(g.rf & U.product(sk.IW, shown)):
                 point = f"init{node(b)}"
                 dot.add_node(
@@ -252,13 +324,67 @@ def to_dot(
     return dot.to_string()
 
 
-def _visible_po(g: Relations) -> list[tuple[int, int]]:
+def _drawable(g: Relations) -> dict[str, int]:
+    """The relations :data:`DRAWABLE` names, on ``g``."""
+    sk = g.sk
+    out = {"po": sk.po, "rf": g.rf, "co": g.co, "fr": g.fr, "iico": sk.iico, "loc": sk.loc}
+    out.update(sk.declared_deps())
+    return out
+
+
+def _shown_events(g: Relations, opts: PictureOptions) -> int:
+    """The events ``opts`` draws (``-showevents``, ``-showinitwrites``)."""
+    sk, U = g.sk, g.U
+    keep = U.ALL
+    if opts.show_events == "mem":
+        keep = sk.M
+    elif opts.show_events == "memfence":
+        keep = sk.M | sk.F
+    if not opts.show_init_writes:
+        keep &= ~sk.IW
+    return keep
+
+
+def _columns(g: Relations, shown: int, squished: bool = False) -> dict[object, tuple[float, float]]:
+    """herd's ``-graph columns`` positions (inches, for ``neato``): threads side by side,
+    each thread's events downwards in po order, the initial writes in a row above, and
+    each thread's label above its column (key ``("proc", t)``).  herd steps 1 inch across
+    and 0.75 down; squished labels get 1.6 across, full labels (three lines: action, proc
+    and poi, instruction) 2.6 across and 1.1 down, so that boxes do not overlap."""
+    xstep, ystep = (1.6, 0.75) if squished else (2.6, 1.1)
+    per: dict[int, list[int]] = {}
+    inits = []
+    for i, e in enumerate(g.events):
+        if not (shown >> i) & 1:
+            continue
+        if e.is_init:
+            inits.append(i)
+        else:
+            per.setdefault(e.tid, []).append(i)
+    nthreads = g.sk.nthreads
+    top = max((len(es) for es in per.values()), default=1) - 1
+    pos: dict[object, tuple[float, float]] = {}
+    for t, es in per.items():
+        for k, i in enumerate(es):
+            pos[i] = ((t + 1.0) * xstep, (top - k) * ystep)
+    y_init = (top + 0.66667) * ystep
+    delta = 1.0 if nthreads >= len(inits) else 0.75
+    shift = (nthreads - len(inits) * delta) / 2.0
+    for k, i in enumerate(inits):
+        pos[i] = ((shift + k * delta + 1.0) * xstep, y_init)
+    y_label = y_init + (ystep if inits else ystep / 2)
+    for t in range(nthreads):
+        pos[("proc", t)] = ((t + 1.0) * xstep, y_label)
+    return pos
+
+
+def _visible_po(g: Relations, shown: int) -> list[tuple[int, int]]:
     """po between consecutive instruction instances of each thread (last event of one to
-    first event of the next), as herd's ``make_visible_po``."""
+    first event of the next) among the events drawn, as herd's ``make_visible_po``."""
     out = []
     groups: dict[int, list[list[int]]] = {}
     for i, e in enumerate(g.events):
-        if e.is_init:
+        if e.is_init or not (shown >> i) & 1:
             continue
         gs = groups.setdefault(e.tid, [])
         prev = g.events[gs[-1][-1]] if gs else None
@@ -272,9 +398,10 @@ def _visible_po(g: Relations) -> list[tuple[int, int]]:
     return out
 
 
-def render(dot_text: str, path: str | Path, fmt: str | None = None) -> Path:
-    """Run Graphviz ``dot`` on ``dot_text``, writing ``path`` (format from ``fmt`` or the
-    file suffix: svg, png, pdf...).  Raises :class:`RenderError` if ``dot`` is missing or
+def render(dot_text: str, path: str | Path, fmt: str | None = None, engine: str = "dot") -> Path:
+    """Run Graphviz on ``dot_text``, writing ``path`` (format from ``fmt`` or the file
+    suffix: svg, png, pdf...) with layout ``engine`` (``neato`` for ``-graph columns``,
+    whose positions are fixed).  Raises :class:`RenderError` if ``dot`` is missing or
     fails."""
     path = Path(path)
     fmt = fmt or path.suffix.lstrip(".") or "svg"
@@ -285,7 +412,7 @@ def render(dot_text: str, path: str | Path, fmt: str | None = None) -> Path:
             "(Debian/Ubuntu: apt-get install graphviz), or keep the .dot text"
         )
     proc = subprocess.run(
-        [exe, f"-T{fmt}", "-o", str(path)],
+        [exe, f"-K{engine}", f"-T{fmt}", "-o", str(path)],
         input=dot_text.encode(),
         capture_output=True,
         check=False,

@@ -6,8 +6,19 @@ to an SQLite database as they arrive (one committed row per test), so a campaign
 Ctrl-C or SIGKILL continues with ``--resume`` without redoing or losing a finished test.
 The default database is ``.herdsman/validate-<model>-<fingerprint>.sqlite`` in the current
 directory, where the fingerprint is a hash of the inputs (tests, model, expectations,
-engine, variants).  Exit status: 0 when every test matches herd, 1 when some do not
-(mismatch, missing expectation, timeout), 2 on input errors.
+engine, variants).  One campaign at a time per database: a second one is refused while
+the first runs (see :mod:`campaign_db`, which also checks every row's checksum).
+
+A test whose worker process died (a signal, the OOM killer, a crash of the interpreter) is
+run once more at once on a fresh worker; if that worker dies too, the test is stored as
+*lost* (category ``error``, status ``lost``), and ``--resume`` runs it again (timeouts and
+errors are kept: they would come out the same).
+
+Exit status: 0 when every test matches herd, 1 when some do not (mismatch, missing
+expectation, timeout), 2 on input errors (in a test, the model, the expectations, or the
+database: in use by another campaign, corrupt), 3 when tests were lost to dead workers or
+have no result (the report is incomplete: run again with ``--resume``), whatever the
+other results.
 """
 
 from __future__ import annotations
@@ -21,13 +32,14 @@ import time
 from dataclasses import dataclass, field
 from typing import IO
 
-from herdsman.herd_compat.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.campaign_db import CampaignDB, Row, readable
 from herdsman.herd_compat.campaign_worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.compare import compare
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import dot_base
 from herdsman.herd_compat.herdlog import Expectation, detect_format, read_expectations
 from herdsman.herd_compat.inputs import expand_test_args
+from herdsman.herd_compat.limits import DEFAULT_WORKER_MB
 from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.pipeline import Done, Failed
 from herdsman.herd_compat.reports import (
@@ -58,6 +70,7 @@ class CampaignConfig:
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     progress: bool | None = None  # None: when stderr is a terminal
+    max_memory: int | None = DEFAULT_WORKER_MB  # MB of address space per worker
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
 
 
@@ -157,13 +170,14 @@ def run_campaign(
     db_path = cfg.db or default_db_path(cfg, fp)
     db = CampaignDB(db_path)
     try:
-        kept = db.start(fp, cfg.resume)
+        dropped = 0 if cfg.resume else db.count()  # counted before start() drops them
+        db.start(fp, cfg.resume)
         done = db.done_keys() & set(order) if cfg.resume else set()
         todo = [k for k in order if k not in done]
         if cfg.resume:
-            err.write(f"resuming {db_path}: {len(done)} tests done, {len(todo)} to run\n")
-        elif kept:
-            err.write(f"note: {db_path} had {kept} results; starting afresh\n")
+            err.write(f"resuming {readable(db_path)}: {len(done)} tests done, {len(todo)} to run\n")
+        elif dropped:
+            err.write(f"note: {readable(db_path)} had {dropped} results; starting afresh\n")
         wall0 = time.monotonic()
         _execute(cfg, worker, todo, given, expectations, db, err, len(order), len(done))
         wall = time.monotonic() - wall0
@@ -174,7 +188,7 @@ def run_campaign(
     t = totals(rows, wall, cfg.jobs)
     header = (
         f"herdsman validate: {len(rows)} tests, model {cfg.model or 'default per arch'}, "
-        f"expectations {cfg.expect} ({expect_kind})"
+        f"expectations {readable(cfg.expect)} ({expect_kind})"
     )
     report = summary_lines(t, header)
     bad = [r for r in rows if r.category != "identical"]
@@ -183,7 +197,7 @@ def run_campaign(
         report.append("")
         report += mismatch_lines(bad[:limit])
         if len(bad) > limit:
-            report.append(f"... and {len(bad) - limit} more (see the database {db_path})")
+            report.append(f"... and {len(bad) - limit} more (see the database {readable(db_path)})")
     out.write("\n".join(report) + "\n")
     out.flush()
     meta = {"model": cfg.model, "expect": cfg.expect, "database": db_path}
@@ -191,7 +205,20 @@ def run_campaign(
         write_json(cfg.json_out, rows, t, meta)
     if cfg.junit_out:
         write_junit(cfg.junit_out, rows, t, f"herdsman.validate.{cfg.model or 'default'}")
-    if any(r.category == "error" for r in rows):
+    lost = sum(1 for r in rows if r.status == "lost")
+    if lost:
+        err.write(
+            f"note: {lost} tests were lost to dead worker processes; "
+            "run again with --resume to retry them\n"
+        )
+    if len(rows) < len(order):  # never a clean exit on a partial report
+        err.write(
+            f"note: {len(order) - len(rows)} of {len(order)} tests have no result in "
+            f"{readable(db_path)}; run again with --resume to complete it\n"
+        )
+    if lost or len(rows) < len(order):
+        status = 3
+    elif any(r.category == "error" for r in rows):
         status = 2
     elif bad:
         status = 1
@@ -223,15 +250,18 @@ def _execute(
         variants=set(cfg.variants),
         engine=cfg.engine,
         time_limit=cfg.timeout,  # the engine stops cleanly; the pool kills a bit later
+        memory_limit=cfg.max_memory,  # each worker's address space (campaign_worker.py)
     )
     kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
-    pool: WorkerPool[Done | Failed] = WorkerPool(worker, run_cfg, jobs=cfg.jobs, timeout=kill_after)
+    pool: WorkerPool[Done | Failed] = WorkerPool(
+        worker, run_cfg, jobs=cfg.jobs, timeout=kill_after, retries=1
+    )
     show = cfg.progress if cfg.progress is not None else err.isatty()
     progress = _Progress(show, total, done)
     counts = {"bad": 0}
 
     def on_result(key: str, res: Done | Failed | TaskLost) -> None:
-        row = make_row(key, given[key], res, expectations, cfg.timeout)
+        row = make_row(key, given[key], res, expectations, cfg.timeout, cfg.max_memory)
         db.record(row)
         if row.category != "identical":
             counts["bad"] += 1
@@ -251,6 +281,7 @@ def make_row(
     res: Done | Failed | TaskLost,
     expectations: dict[str, Expectation],
     timeout: float | None,
+    max_memory: int | None = None,
 ) -> Row:
     """The database row of one finished test: our herd block compared with herd's, or the
     line saying why there is none."""
@@ -267,6 +298,13 @@ def make_row(
             cpu = res.cpu if isinstance(res, Failed) else None
             details: dict[str, object] = {"timeout": timeout}
             return Row(key, path, name, "timeout", "timeout", res.message, details, cpu, herd_time)
+        case Failed(kind="memory"):  # like a timeout: a resource limit, no answer
+            details = {"memory_limit": max_memory}
+            msg, cpu = res.message, res.cpu
+            return Row(key, path, name, "timeout", "timeout", msg, details, cpu, herd_time)
+        case TaskLost(cause="died"):  # no answer: --resume runs it again
+            details = {"input_error": False, "worker_died": True}
+            return Row(key, path, name, "lost", "error", res.message, details, None, herd_time)
         case Failed(kind="input") | TaskLost(cause="input"):
             details = {"input_error": True}
         case _:

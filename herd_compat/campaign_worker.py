@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from herdsman.herd_compat.config import RunConfig
+from herdsman.herd_compat.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.pipeline import Done, Failed, Skipped, run_file
 from herdsman.litmus.errors import InputError
@@ -29,11 +30,14 @@ class WorkerFactory(Protocol):
 
 
 def engine_worker(cfg: RunConfig) -> TaskFn:
-    """Load the model (once; a bad model stops the campaign), return the task function."""
+    """Load the model (once; a bad model stops the campaign), bound the worker's memory,
+    return the task function."""
     models = ModelCache(cfg)
-    if cfg.model:
-        models.get(cfg.model)
+    with CpuTimeLimit(cfg.time_limit):
+        if cfg.model:
+            models.get(cfg.model)
     warm_up_parser()
+    limit_memory(cfg.memory_limit)  # a test beyond it fails alone (MemoryError)
 
     def work(path: str) -> Done | Failed:
         rec = run_file(path, cfg, models)

@@ -77,7 +77,7 @@ def _cmd_cat(argv: list[str]) -> int:
     from herdsman.cat import cli as ccli
 
     if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write("usage: herdsman cat check MODEL... [-I DIR] [--variant V]\n")
+        sys.stdout.write(ccli.help_text())
         return 0 if argv else 2
     if argv[0] != "check":
         raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
@@ -90,7 +90,7 @@ def _cmd_cat(argv: list[str]) -> int:
 
 
 def _run_parser() -> _Parser:
-    from herdsman.engine.options import ENGINES
+    from herdsman.engine.options import ENGINES, SPEEDCHECKS
     from herdsman.engine.outcome import SHOW_MODES
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
@@ -120,6 +120,12 @@ def _run_parser() -> _Parser:
     p.add_argument("--candidates", action="store_true", help="print the Candidates line")
     p.add_argument("--timeout", type=float, metavar="S", help="give up a test after S s")
     p.add_argument(
+        "--max-memory",
+        type=int,
+        metavar="MB",
+        help="give up a test that would take the process beyond MB of memory (exit 3)",
+    )
+    p.add_argument(
         "--preemption-bound",
         type=int,
         metavar="K",
@@ -132,12 +138,26 @@ def _run_parser() -> _Parser:
     )
     _operational_options(p)
     p.add_argument(
+        "--speedcheck",
+        choices=SPEEDCHECKS,
+        default="false",
+        help="herd's -speedcheck: only the executions settling the condition (true), and "
+        "stop at the first (fast); herd's verdicts, shorter state lists",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="each test's executions, rate and estimated total on stderr (default: when "
+        "stderr is a terminal)",
+    )
+    p.add_argument(
         "--json",
         action="store_true",
         help="print each test's outcome as one JSON object per line (JSON Lines), as each "
         "test finishes: file, test, arch, model, hash, condition, herd's kind and verdict, "
         "time and the engine's outcome; a test without a result gives "
-        '{"status": "error"|"timeout", "file", "test", "error"}',
+        '{"status": "error"|"timeout"|"memory", "file", "test", "error"}',
     )
     return p
 
@@ -161,12 +181,15 @@ def _cmd_run(argv: list[str]) -> int:
         engine=a.engine,
         candidates=a.candidates,
         time_limit=a.timeout,
+        memory_limit=a.max_memory,
         preemption_bound=a.preemption_bound,
         print_executions=a.print_executions,
         json=a.json,
         buffer_bound=a.buffer_bound,
         stateful=a.stateful,
         reduction=a.reduction,
+        speedcheck=a.speedcheck,
+        progress=a.progress,
     )
     _check_operational(a)
     if cfg.json and cfg.outdir == "-":
@@ -177,7 +200,15 @@ def _cmd_run(argv: list[str]) -> int:
         raise UsageError("--preemption-bound and --print-executions need --engine trust")
     if a.preemption_bound is not None and a.preemption_bound < 0:
         raise UsageError("--preemption-bound must be >= 0")
+    _check_memory(a.max_memory, "--max-memory")
     return run_tests(cfg)
+
+
+def _check_memory(mb: int | None, option: str) -> None:
+    from herdsman.herd_compat.limits import MIN_MEMORY_MB
+
+    if mb is not None and mb < MIN_MEMORY_MB:
+        raise UsageError(f"{option} must be at least {MIN_MEMORY_MB} (MB)")
 
 
 # ----------------------------------------------------------------------------- herd7
@@ -194,6 +225,12 @@ def _cmd_herd7(argv: list[str]) -> int:
     if st.help:
         sys.stdout.write(help_text())
         return 0
+    if st.viewer:
+        sys.stderr.write(
+            "note: herdsman opens no viewer (-gv, -evince): give -show and -o DIR (or -o -) "
+            "and render the .dot files with Graphviz, e.g. 'dot -Tpng -O DIR/TEST.dot' "
+            "('-graph columns': 'dot -Kneato -Tpng -O ...')\n"
+        )
     if st.version:
         sys.stdout.write(f"herdsman {VERSION} (herd7-compatible command line)\n")
         return 0
@@ -233,7 +270,9 @@ def _verify_parser() -> _Parser:
         "--keep-going", action="store_true", help="explore every execution, not to the first error"
     )
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
-    p.add_argument("--memory", type=int, metavar="MB", help="give up beyond MB of memory")
+    p.add_argument(
+        "--memory", "--max-memory", type=int, metavar="MB", help="give up beyond MB of memory"
+    )
     p.add_argument(
         "--max-bound",
         type=int,
@@ -417,7 +456,9 @@ def _validate_parser() -> _Parser:
         prog="herdsman validate",
         description=COMMANDS["validate"] + ". Results go to an SQLite database as they "
         "come (default .herdsman/validate-<model>-<inputs hash>.sqlite); --resume continues "
-        "a stopped campaign. Exit 0: all identical, 1: differences, 2: input errors.",
+        "a stopped campaign (one campaign per database at a time; rows are checksummed). "
+        "Exit 0: all identical, 1: differences, 2: input errors (or a database in use or "
+        "corrupt), 3: tests lost to dead workers (run again with --resume).",
     )
     p.add_argument("inputs", nargs="+", metavar="DIR|@INDEX|FILE")
     p.add_argument("--model", "-m", help="built-in model name or .cat file (default per arch)")
@@ -438,6 +479,14 @@ def _validate_parser() -> _Parser:
     p.add_argument("--resume", action="store_true", help="skip tests already in the database")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-test time limit")
+    p.add_argument(
+        "--max-memory",
+        type=int,
+        default=2048,
+        metavar="MB",
+        help="each worker's memory (address space) in MB; a test beyond it is reported "
+        "like a timeout (default 2048)",
+    )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write a JSON report")
     p.add_argument("--junit", dest="junit_out", metavar="OUT", help="write a JUnit XML report")
     p.add_argument("--engine", choices=ENGINES, default="auto")
@@ -476,6 +525,7 @@ def validate(argv: list[str], worker: WorkerFactory) -> int:
         raise UsageError("--timeout must be positive")
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
+    _check_memory(a.max_memory, "--max-memory")
     cfg = CampaignConfig(
         inputs=a.inputs,
         expect=a.expect,
@@ -492,6 +542,7 @@ def validate(argv: list[str], worker: WorkerFactory) -> int:
         variants={t for v in a.variant for t in v.replace(",", " ").split()},
         progress=a.progress,
         show_mismatches=a.show_mismatches,
+        max_memory=a.max_memory,
     )
     try:
         return run_campaign(cfg, worker=worker).status
@@ -533,8 +584,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def guarded(prog: str, command: Callable[[], int]) -> int:
     """Run a command and return its exit status, turning whatever escapes it into one
-    line on stderr: a bad command line, bad input, an interruption, a closed pipe, and as
-    the last resort a bug ("internal error"; ``HERDSMAN_DEBUG=1`` shows the traceback)."""
+    line on stderr: a bad command line, bad input, an interruption, a closed pipe, running
+    out of memory (exit 3), and as the last resort a bug ("internal error";
+    ``HERDSMAN_DEBUG=1`` shows the traceback)."""
     try:
         return command()
     except UsageError as e:
@@ -553,6 +605,9 @@ def guarded(prog: str, command: Callable[[], int]) -> int:
         except OSError:
             pass
         return 141
+    except MemoryError:  # outside a test (each test reports its own): one line, exit 3
+        _err(prog, "out of memory")
+        return 3
     except Exception as e:  # the last resort: a bug is one line, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise

@@ -3,9 +3,12 @@ parse their options into, with herd's meaning, and the engine's options made fro
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from herdsman.engine.options import RunOptions
+from herdsman.graphs.dot import PictureOptions
+from herdsman.herd_compat.progress import TerminalProgress
 
 
 @dataclass
@@ -23,6 +26,7 @@ class RunConfig:
     nshow: int | None = None
     outdir: str | None = None  # directory for DOT files; "-" for stdout
     suffix: str = ""
+    picture: PictureOptions = field(default_factory=PictureOptions)  # -graph, -squished...
     engine: str = "auto"
     candidates: bool = False
     names: set[str] | None = None  # only these test names
@@ -33,6 +37,10 @@ class RunConfig:
     unroll: int | None = None  # None: the engine's default (herd's 2)
     archcheck: bool = True
     time_limit: float | None = None  # herd's -timeout: no block for a test over it
+    memory_limit: int | None = None  # --max-memory: MB of address space (None: no limit)
+    speedcheck: str = "false"  # herd's -speedcheck: false | true | fast
+    # each test's progress on stderr (``run``/``herd7``); None: when stderr is a terminal
+    progress: bool | None = False
     # TruSt's own options (``herdsman run``): GenMC's summary is printed after each block
     preemption_bound: int | None = None  # only executions with at most K preemptions
     print_executions: bool = False  # list every execution (with -o DIR: a DOT file each)
@@ -60,6 +68,11 @@ class RunConfig:
         """Whether the executions the engine keeps are drawn (``-o DIR`` or ``-o -``)."""
         return self.outdir is not None
 
+    @property
+    def shows_progress(self) -> bool:
+        """Whether each test's progress is drawn on stderr."""
+        return sys.stderr.isatty() if self.progress is None else self.progress
+
     def run_options(self) -> RunOptions:
         """The engine's options for one test."""
         opts = RunOptions(
@@ -74,6 +87,8 @@ class RunConfig:
             buffer_bound=self.buffer_bound,
             stateful=self.stateful,
             reduction=self.reduction,
+            speedcheck=self.speedcheck,
+            progress=TerminalProgress(sys.stderr) if self.shows_progress else None,
         )
         if self.unroll is not None:
             opts.unroll = self.unroll

@@ -1,25 +1,59 @@
 """DOT pictures of a test's executions (``-show``, ``-o DIR``, ``-o -``) as herd draws and
 files them: ``DIR/<test><suffix>.dot`` with every shown execution (written even when none
 is), ``DOTBEGIN``/``DOTEND`` lines on stdout with ``-o -``, and with TruSt's
-``--print-executions`` one file per execution, ``DIR/<test>-<n>.dot``."""
+``--print-executions`` one file per execution, ``DIR/<test>-<n>.dot``.  Each picture says
+under herd's legend which execution it is (its number among those drawn and its final
+state); a file holding several pictures starts with a comment saying to render it with
+``dot -O`` (one image per graph), and the run says so once on stderr."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import IO
 
 from herdsman.engine.outcome import ExecutionRecord
-from herdsman.graphs.dot import to_dot
+from herdsman.graphs.dot import PictureOptions, to_dot
+from herdsman.herd_compat.output import state_lines
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.ir import Loc
 
 
-def execution_dot(ex: ExecutionRecord, test_name: str, model_name: str) -> str:
+def execution_dot(
+    ex: ExecutionRecord,
+    test_name: str,
+    model_name: str,
+    options: PictureOptions | None = None,
+) -> str:
     """The DOT picture of one kept execution (ending with a newline)."""
     if ex.graph is None:
         raise ValueError(f"execution of {test_name} kept without its graph")
-    text = to_dot(ex.graph, test_name=test_name, model_name=model_name, shows=ex.shows)
+    text = to_dot(
+        ex.graph, test_name=test_name, model_name=model_name, shows=ex.shows, options=options
+    )
     return text if text.endswith("\n") else text + "\n"
+
+
+def execution_pictures(
+    drawn: Sequence[ExecutionRecord],
+    test_name: str,
+    model_name: str,
+    observed: Sequence[Loc],
+    arch: str,
+    options: PictureOptions | None = None,
+) -> list[str]:
+    """The pictures of the executions ``drawn``, each captioned ``execution N of M:`` and
+    its final state as herd prints states."""
+    base = options or PictureOptions()
+    out = []
+    for n, ex in enumerate(drawn, 1):
+        state = state_lines(observed, [ex.state], arch)[0] if observed else ""
+        caption = f"execution {n} of {len(drawn)}" + (f": {state}" if state else "")
+        opts = replace(base, caption=caption)
+        out.append(execution_dot(ex, test_name, model_name, opts))
+    return out
 
 
 def dot_base(path: str) -> str:
@@ -44,7 +78,23 @@ def write_pictures(
     if outdir == "-":
         out.write(f"\nDOTBEGIN {base}\nDOTCOM dot\n{text}\nDOTEND {base}\n")
         return
-    write_file(os.path.join(outdir, base + suffix + ".dot"), text)
+    target = os.path.join(outdir, base + suffix + ".dot")
+    if len(pictures) > 1:
+        text = f"/* {len(pictures)} graphs: render each with 'dot -Tpng -O {target}' */\n" + text
+        _note_once(
+            f"note: a .dot file holding several executions (e.g. {target}) gives one image "
+            f"per graph with 'dot -Tpng -O FILE'\n"
+        )
+    write_file(target, text)
+
+
+_NOTED: set[str] = set()
+
+
+def _note_once(text: str) -> None:
+    if text.split("(")[0] not in _NOTED:
+        _NOTED.add(text.split("(")[0])
+        sys.stderr.write(text)
 
 
 def write_execution_pictures(outdir: str, path: str, pictures: Sequence[str]) -> None:

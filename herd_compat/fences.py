@@ -75,8 +75,8 @@ def fences(cfg: FencesConfig) -> int:
     if model is None:
         raise ValueError(f"unknown model {cfg.model!r}")
     cfg.model = model
-    if not os.path.isfile(path):
-        raise InputError(path, 0, 0, "no such file" if not os.path.exists(path) else "not a file")
+    if not os.path.exists(path):  # directories, FIFOs and devices: refused when read
+        raise InputError(path, 0, 0, "no such file")
     deadline = None if cfg.time_limit is None else time.process_time() + cfg.time_limit
     if path.endswith(".c"):
         oracle_c, oracle_l = _c_oracle(cfg), None

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from herdsman.engine.options import ENGINES
+from herdsman.engine.options import ENGINES, SPEEDCHECKS
 from herdsman.engine.outcome import SHOW_MODES
+from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, SHOW_EVENTS
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_names
+from herdsman.herd_compat.limits import MIN_MEMORY_MB
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.source import MAX_LIST_BYTES, read_text
 
 
 class OptionError(Exception):
@@ -30,6 +33,7 @@ class Opt:
     apply: Callable[[RunConfig, object, State], None]
     help: str
     choices: tuple[str, ...] = ()
+    fold: bool = False  # a tag in any case (herd lowercases -speedcheck's)
 
 
 class State:
@@ -40,6 +44,7 @@ class State:
         self.help = False
         self.conf_stack: list[str] = []
         self.test_args: list[str] = []
+        self.viewer = False  # -gv or -evince was given
 
 
 def _bool(text: str) -> bool:
@@ -94,8 +99,7 @@ def _conds(cfg: RunConfig, v: object, st: State) -> None:
 
 
 def _speedcheck(cfg: RunConfig, v: object, st: State) -> None:
-    if v != "false":
-        raise OptionError(f"-speedcheck {v} is not supported (only false, herd's default)")
+    cfg.speedcheck = str(v)
 
 
 def _optace(cfg: RunConfig, v: object, st: State) -> None:
@@ -120,6 +124,45 @@ def _help(cfg: RunConfig, v: object, st: State) -> None:
     st.help = True
 
 
+def _max_memory(cfg: RunConfig, v: object, st: State) -> None:
+    mb = int(v)  # type: ignore[call-overload]
+    if mb < MIN_MEMORY_MB:
+        raise OptionError(f"-max-memory must be at least {MIN_MEMORY_MB} (MB)")
+    cfg.memory_limit = mb
+
+
+def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
+    """An option of herd's pictures (``-graph``, ``-squished``...)."""
+    return lambda cfg, v, st: setattr(cfg, "picture", replace(cfg.picture, **{attr: v}))
+
+
+def _relations(attr: str) -> Callable[[RunConfig, object, State], None]:
+    """``-doshow`` / ``-unshow``: relation names, comma or space separated, cumulative."""
+
+    def apply(cfg: RunConfig, v: object, st: State) -> None:
+        names = frozenset(str(v).replace(",", " ").split())
+        if attr == "doshow":
+            unknown = sorted(names - set(DRAWABLE))
+            if unknown:
+                raise OptionError(
+                    f"-doshow {', '.join(unknown)}: herdsman draws the relations the model "
+                    f"shows and {', '.join(DRAWABLE)}"
+                )
+        pic = cfg.picture
+        if attr == "doshow":
+            cfg.picture = replace(pic, doshow=pic.doshow | names)
+        else:
+            cfg.picture = replace(pic, unshow=pic.unshow | names)
+
+    return apply
+
+
+def _viewer(cfg: RunConfig, v: object, st: State) -> None:
+    """``-gv``/``-evince``: herd opens a viewer; herdsman writes the pictures instead."""
+    if v is True or v is None:
+        st.viewer = True
+
+
 OPTIONS: dict[str, Opt] = {
     "-model": Opt("str", _model, "<file.cat|name> model (default per architecture)"),
     "-cat": Opt("str", _model, "<file.cat|name> alias of -model"),
@@ -137,7 +180,13 @@ OPTIONS: dict[str, Opt] = {
     "-conds": Opt("str", _conds, '<file> replace conditions (lines: NAME "condition")'),
     "-names": Opt("str", _names, "<file> run only the tests named in file"),
     "-excl": Opt("str", _excl, "<file> skip the tests named in file"),
-    "-speedcheck": Opt("tag", _speedcheck, "only false is supported", ("false", "true", "fast")),
+    "-speedcheck": Opt(
+        "tag",
+        _speedcheck,
+        "only executions settling the condition; fast: stop at the first",
+        SPEEDCHECKS,
+        fold=True,
+    ),
     "-candidates": Opt("bool", _set("candidates"), "<bool> print the Candidates line"),
     "-optace": Opt("tag", _optace, "true adds variant cos-opt", ("false", "true", "iico")),
     "-unroll": Opt("int", _set("unroll"), "<n> backward-jump unrolling bound (default 2)"),
@@ -145,6 +194,17 @@ OPTIONS: dict[str, Opt] = {
     "-archcheck": Opt("bool", _set("archcheck"), "<bool> check model/test architectures"),
     "-timeout": Opt("float", _set("time_limit"), "<s> give up a test after s CPU seconds"),
     "-engine": Opt("tag", _set("engine"), "herdsman's engine choice", ENGINES),
+    "-progress": Opt("bool", _set("progress"), "<bool> each test's progress on stderr (herdsman)"),
+    "-max-memory": Opt("int", _max_memory, "<mb> give up a test beyond mb MB (herdsman)"),
+    "-graph": Opt("tag", _picture("graph"), "picture layout", GRAPH_MODES),
+    "-showevents": Opt("tag", _picture("show_events"), "events drawn", SHOW_EVENTS),
+    "-squished": Opt("bool", _picture("squished"), "<bool> short event labels"),
+    "-showinitwrites": Opt("bool", _picture("show_init_writes"), "<bool> draw initial writes"),
+    "-showthread": Opt("bool", _picture("show_thread"), "<bool> label the threads"),
+    "-doshow": Opt("str", _relations("doshow"), "<r1,r2> relations to draw too"),
+    "-unshow": Opt("str", _relations("unshow"), "<r1,r2> relations not to draw"),
+    "-gv": Opt("", _viewer, "herd opens gv; herdsman writes the pictures (-o DIR, -o -)"),
+    "-evince": Opt("", _viewer, "herd opens evince; herdsman writes the pictures"),
     "-version": Opt("", _version, "print the version and exit"),
     "-q": Opt("", lambda c, v, s: None, "quiet (herd's default here)"),
     "-help": Opt("", _help, "this help"),
@@ -165,6 +225,8 @@ def _convert(name: str, opt: Opt, text: str) -> object:
             return _bool(text)
         except OptionError as e:
             raise OptionError(f"option {name}: {e}") from None
+    if opt.fold:
+        text = text.lower()
     if opt.arg == "tag" and text not in opt.choices:
         raise OptionError(f"option {name}: '{text}' is not one of {', '.join(opt.choices)}")
     return text
@@ -183,13 +245,7 @@ def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
     """Apply a herd configuration file: lines ``key value`` mean ``-key value``."""
     if path in st.conf_stack:
         raise InputError(path, 0, 0, "configuration file includes itself")
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        raise InputError(path, 0, 0, "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, 0, 0, f"cannot read configuration file: {e}") from None
+    lines = read_text(path, MAX_LIST_BYTES, "configuration files").split("\n")
     st.conf_stack.append(path)
     try:
         for n, line in enumerate(lines, 1):
@@ -208,7 +264,7 @@ def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
 
 def parse_herd7_args(argv: list[str]) -> tuple[RunConfig, State]:
     """RunConfig from herd7-style arguments (tests expanded, ``@index`` read)."""
-    cfg = RunConfig(herd_only=True)
+    cfg = RunConfig(herd_only=True, progress=None)
     st = State()
     i = 0
     while i < len(argv):

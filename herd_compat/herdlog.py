@@ -16,6 +16,7 @@ from pathlib import Path
 from herdsman.herd_compat.output import HerdBlock
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import MemLoc, RegLoc, Sym, SymRegLoc, Value
+from herdsman.litmus.source import MAX_LOG_BYTES, read_text
 
 _TEST = re.compile(r"Test (\S+) (\S+)$")
 _STATES = re.compile(r"States (\d+)$")
@@ -261,13 +262,4 @@ def read_expectations(path: str | Path, column: int = 0) -> dict[str, Expectatio
 
 
 def _read(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), 0, 0, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(path), 0, 0, "is a directory, expected a file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(str(path), 0, 0, f"not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise InputError(str(path), 0, 0, f"cannot read: {e.strerror}") from None
+    return read_text(path, MAX_LOG_BYTES, "herd logs and verdict tables")

@@ -12,22 +12,11 @@ import os
 from pathlib import Path
 
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.source import MAX_LIST_BYTES, read_text
 
 
 def _read_lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().split("\n")
-    except FileNotFoundError:
-        raise InputError(path, 0, 0, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, 0, 0, "is a directory, expected a file") from None
-    except PermissionError:
-        raise InputError(path, 0, 0, "permission denied") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, 0, 0, f"not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise InputError(path, 0, 0, f"cannot read: {e.strerror}") from None
+    return read_text(path, MAX_LIST_BYTES, "index, name and condition files").split("\n")
 
 
 def index_path(name: str, base: str = "") -> str | None:

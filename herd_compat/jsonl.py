@@ -6,8 +6,8 @@ A test that ran gives ``{"status": "done", "file", "test", "arch", "model", "has
 header facts and verdict words (``kind``: ``Allowed``/``Forbidden``/``Required``;
 ``verdict``: ``Ok``/``No``/``Undef``, prefixed with ``Loop`` as herd), the CPU seconds, and
 the engine's :meth:`~herdsman.engine.outcome.Outcome.to_json`.  A test without a result
-gives ``{"status": "error" | "timeout", "file", "test", "error"}`` with the line that
-would have been reported on stderr.  Skipped tests (herd's rules) give nothing.
+gives ``{"status": "error" | "timeout" | "memory", "file", "test", "error"}`` with the line
+that would have been reported on stderr.  Skipped tests (herd's rules) give nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from herdsman.herd_compat.pipeline import Done, Failed
 def record_json(rec: Done | Failed) -> dict[str, Any]:
     """The JSON object of one test's record."""
     if isinstance(rec, Failed):
-        status = "timeout" if rec.kind == "timeout" else "error"
+        status = rec.kind if rec.kind in ("timeout", "memory") else "error"
         return {"status": status, "file": rec.path, "test": rec.name, "error": rec.message}
     block = rec.herd_block()
     return {

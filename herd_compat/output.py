@@ -9,6 +9,9 @@ One type holds herd's block whether it was made here from an engine's
 the displayed locations (registers by thread then by the architecture's register order,
 then memory by name) and the states (lexicographically on values, integers numerically
 before symbols); :func:`herd_result` applies both orders, whatever order the engine used.
+Under ``-speedcheck true|fast`` herd's block has the same lines, but only the executions
+settling the condition were counted, and the ``Observation`` word says so (herd's
+``top_herd.ml``, :func:`observation_word`).
 """
 
 from __future__ import annotations
@@ -128,7 +131,17 @@ def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tup
 # ----------------------------------------------------------------------------- the block
 
 
-def observation_word(positive: int, negative: int) -> str:
+def observation_word(
+    positive: int, negative: int, quant: str = "exists", speedcheck: bool = False
+) -> str:
+    """herd's ``Observation`` word.  With ``speedcheck`` (herd's ``-speedcheck true`` or
+    ``fast``) the executions that settle nothing were never counted, so herd (HEAD's
+    ``top_herd.ml``) never says ``Always`` for ``exists``/``~exists`` (the negative ones
+    are unknown) nor ``Never`` for ``forall`` (the positive ones are)."""
+    if speedcheck:
+        if quant == "forall":
+            return "Always" if negative == 0 else "Sometimes"
+        return "Never" if positive == 0 else "Sometimes"
     if positive == 0:
         return "Never"
     if negative == 0:
@@ -168,7 +181,7 @@ def herd_result(
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,
         condition=condition_text,
-        observation=observation_word(pos, neg),
+        observation=observation_word(pos, neg, quant, outcome.speedcheck != "false"),
         obs_positive=pos,
         obs_negative=neg,
         loop=outcome.unroll_cut,

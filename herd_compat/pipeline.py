@@ -6,12 +6,15 @@ applies ``-conds`` (keeping the original hash, as herd), picks the model, runs t
 and draws the kept executions when pictures are wanted.  ``herdsman run``, ``herdsman
 herd7`` and ``herdsman validate``'s workers all use it; what they print is made from the
 record.  An error on one test is a :class:`Failed` record (one rendered line), never an
-exception: bad input is reported as such, an exceeded time limit too, and a bug in herdsman
-becomes one "internal error" line (``HERDSMAN_DEBUG=1`` lets the traceback through).
+exception: bad input is reported as such, an exceeded time or memory limit too, and a bug
+in herdsman becomes one "internal error" line (``HERDSMAN_DEBUG=1`` lets the traceback
+through).  The time limit covers the whole pipeline, not only the engine's search (see
+:mod:`herd_compat.limits`).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import time
@@ -24,7 +27,8 @@ from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import run_program, run_test
 from herdsman.herd_compat.conds import replace_condition
 from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.dots import dot_base, execution_dot
+from herdsman.herd_compat.dots import dot_base, execution_pictures
+from herdsman.herd_compat.limits import CpuTimeLimit
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.output import HerdBlock, herd_result
 from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
@@ -81,15 +85,16 @@ class Done:
         )
 
 
-#: Why a test has no result: bad input, an exceeded time limit, or a bug in herdsman.
-FailureKind = Literal["input", "timeout", "internal"]
+#: Why a test has no result: bad input, an exceeded time or memory limit, or a bug in
+#: herdsman.
+FailureKind = Literal["input", "timeout", "memory", "internal"]
 
 
 @dataclass(frozen=True)
 class Failed:
     """A test without a result: ``message`` is the line to report (``FILE:LINE:COL:
-    error: ...``, a warning for an exceeded time limit); ``name`` is the test's name, or
-    its file's base name when the test could not be read."""
+    error: ...``, a warning for an exceeded time or memory limit); ``name`` is the test's
+    name, or its file's base name when the test could not be read."""
 
     path: str
     name: str
@@ -141,8 +146,7 @@ def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
     if entry is None:
         return test
     cond, line = entry
-    with open(test.path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_source(test.path).text
     try:
         return parse_text(replace_condition(text, cond), test.path)
     except InputError as e:
@@ -175,12 +179,28 @@ def _run_c(
     facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))
     model_name = model.name or ""
     drawn = outcome.executions if cfg.execution_dots else outcome.witnesses
-    pictures = [execution_dot(ex, test.name, model_name) for ex in drawn] if cfg.pictures else []
+    pictures = (
+        execution_pictures(drawn, test.name, model_name, outcome.observed, "C", cfg.picture)
+        if cfg.pictures
+        else []
+    )
     return Done(path, facts, model_name, outcome, cpu, tuple(pictures))
 
 
 def run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit = admit_all) -> TestRecord:
-    """Run the test in file ``path`` as ``cfg`` says, with models from ``models``."""
+    """Run the test in file ``path`` as ``cfg`` says, with models from ``models``: the
+    whole of it (reading, the model, the engine, pictures) within ``cfg.time_limit`` CPU
+    seconds."""
+    start = time.process_time()
+    try:
+        with CpuTimeLimit(cfg.time_limit):
+            return _run_file(path, cfg, models, admit)
+    except TimeLimitExceeded:  # when _run_file was already reporting another failure
+        return Failed(path, dot_base(path), "timeout", timeout_line(path, cfg), _since(start))
+
+
+def _run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit) -> TestRecord:
+    """:func:`run_file` inside its time limit's alarm."""
     start = time.process_time()  # herd's Time: from reading the test to its result
     name = dot_base(path)
     try:
@@ -201,19 +221,42 @@ def run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit = admit
         model_name = model.name or ""
         drawn = outcome.executions if cfg.execution_dots else outcome.witnesses
         pictures = (
-            [execution_dot(ex, test.name, model_name) for ex in drawn] if cfg.pictures else []
+            execution_pictures(
+                drawn, test.name, model_name, outcome.observed, test.arch, cfg.picture
+            )
+            if cfg.pictures
+            else []
         )
         return Done(path, facts, model_name, outcome, cpu, tuple(pictures))
     except InputError as e:
         return Failed(path, name, "input", e.render())
     except TimeLimitExceeded:
-        limit = f" of {cfg.time_limit:g} s" if cfg.time_limit is not None else ""
-        message = f"{path}:0:0: warning: time limit{limit} exceeded, no result"
-        return Failed(path, name, "timeout", message, time.process_time() - start)
+        return Failed(path, name, "timeout", timeout_line(path, cfg), _since(start))
+    except MemoryError:
+        pass  # reported below, once this handler has let go of the test's data
     except Exception as e:  # a bug, not bad input: one line for this test, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
         return Failed(path, name, "internal", internal_error_line(path, e))
+    gc.collect()  # what the test built, cycles included, before the next test
+    return Failed(path, name, "memory", memory_line(path, cfg), _since(start))
+
+
+def _since(start: float) -> float:
+    return time.process_time() - start
+
+
+def timeout_line(path: str, cfg: RunConfig) -> str:
+    """The one line reporting a test over its time limit (herd prints no block for it)."""
+    limit = f" of {cfg.time_limit:g} s" if cfg.time_limit is not None else ""
+    return f"{path}:0:0: warning: time limit{limit} exceeded, no result"
+
+
+def memory_line(path: str, cfg: RunConfig) -> str:
+    """The one line reporting a test that ran out of memory (``--max-memory``)."""
+    if cfg.memory_limit is None:
+        return f"{path}:0:0: warning: out of memory, no result"
+    return f"{path}:0:0: warning: memory limit of {cfg.memory_limit} MB exceeded, no result"
 
 
 def internal_error_line(path: str, e: BaseException) -> str:

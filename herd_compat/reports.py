@@ -1,4 +1,8 @@
-"""Campaign reports: the summary table, mismatch listings, JSON and JUnit files."""
+"""Campaign reports: the summary table, mismatch listings, JSON and JUnit files.
+
+Names and paths are shown with :func:`~herd_compat.campaign_db.readable` (a file name that
+is not UTF-8 shows its odd bytes as ``\\xff``), so that every report can be written.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from herdsman.herd_compat.campaign_db import Row
+from herdsman.herd_compat.campaign_db import Row, readable
 from herdsman.herd_compat.compare import CATEGORIES, LABELS, describe
 
 
@@ -24,6 +28,7 @@ class Totals:
     herd_cpu_tests: int
     wall: float
     jobs: int
+    lost: int = 0  # tests without an answer: their worker died (counted among the errors)
 
 
 def totals(rows: Sequence[Row], wall: float, jobs: int) -> Totals:
@@ -31,7 +36,8 @@ def totals(rows: Sequence[Row], wall: float, jobs: int) -> Totals:
     our = sum(r.cpu or 0.0 for r in rows if r.status == "done")
     timed = [r for r in rows if r.status == "done" and r.herd_time is not None]
     herd = sum(r.herd_time or 0.0 for r in timed) if timed else None
-    return Totals(counts, len(rows), our, herd, len(timed), wall, jobs)
+    lost = sum(1 for r in rows if r.status == "lost")
+    return Totals(counts, len(rows), our, herd, len(timed), wall, jobs, lost)
 
 
 def summary_lines(t: Totals, header: str) -> list[str]:
@@ -39,6 +45,8 @@ def summary_lines(t: Totals, header: str) -> list[str]:
     for cat in CATEGORIES:
         lines.append(f"{LABELS[cat]:<22}{t.counts.get(cat, 0):>8}")
     lines.append(f"{'total':<22}{t.tests:>8}")
+    if t.lost:
+        lines.append(f"{'of which lost':<22}{t.lost:>8}  (worker died; --resume runs them again)")
     cpu = f"CPU time: ours {t.our_cpu:.2f} s"
     if t.herd_cpu is not None:
         plural = "s" if t.herd_cpu_tests != 1 else ""
@@ -56,8 +64,8 @@ def mismatch_lines(rows: Sequence[Row]) -> list[str]:
             continue
         details = dict(r.details)
         if r.status != "done":
-            details["error"] = r.result_text
-        out += describe(r.name, r.path, r.category, details)
+            details["error"] = readable(r.result_text)
+        out += describe(readable(r.name), readable(r.path), r.category, details)
     return out
 
 
@@ -66,20 +74,21 @@ def write_json(path: str, rows: Sequence[Row], t: Totals, meta: dict[str, Any]) 
         **meta,
         "summary": {cat: t.counts.get(cat, 0) for cat in CATEGORIES},
         "tests_total": t.tests,
+        "tests_lost": t.lost,
         "our_cpu": round(t.our_cpu, 4),
         "herd_cpu": None if t.herd_cpu is None else round(t.herd_cpu, 4),
         "wall": round(t.wall, 3),
         "jobs": t.jobs,
         "tests": [
             {
-                "name": r.name,
-                "path": r.path,
+                "name": readable(r.name),
+                "path": readable(r.path),
                 "category": r.category,
                 "status": r.status,
                 "cpu": r.cpu,
                 "herd_time": r.herd_time,
                 "details": r.details,
-                **({"error": r.result_text} if r.status != "done" else {}),
+                **({"error": readable(r.result_text)} if r.status != "done" else {}),
             }
             for r in rows
         ],
@@ -105,14 +114,19 @@ def write_junit(path: str, rows: Sequence[Row], t: Totals, suite: str) -> None:
     )
     for r in rows:
         tc = ET.SubElement(
-            ts, "testcase", classname=suite, name=r.name, file=r.path, time=f"{r.cpu or 0.0:.3f}"
+            ts,
+            "testcase",
+            classname=suite,
+            name=readable(r.name),
+            file=readable(r.path),
+            time=f"{r.cpu or 0.0:.3f}",
         )
         if r.category == "identical":
             continue
         details = dict(r.details)
         if r.status != "done":
-            details["error"] = r.result_text
-        text = "\n".join(describe(r.name, r.path, r.category, details))
+            details["error"] = readable(r.result_text)
+        text = "\n".join(describe(readable(r.name), readable(r.path), r.category, details))
         tag = "error" if r.category in ("error", "timeout") else "failure"
         el = ET.SubElement(tc, tag, message=LABELS[r.category], type=r.category)
         el.text = text

@@ -4,7 +4,10 @@
 pipeline (:mod:`herd_compat.pipeline`) under herd's selection rules, then its record is
 printed: herd's block (followed, with TruSt's own options, by GenMC's summary) or with
 ``--json`` one JSON line, and its DOT pictures are filed.  An error on one test is reported
-(one line on stderr) and the others still run; the exit status is then 2.
+(one line on stderr) and the others still run; the exit status is then 2.  With
+``--max-memory`` the whole run is limited to that much memory: a test that needs more
+is reported as such (one line, no block) and the exit status is then 3 (unless an error
+made it 2).
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from __future__ import annotations
 import sys
 from typing import IO
 
+from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import check_outdir, write_execution_pictures, write_pictures
 from herdsman.herd_compat.genmc import summary
 from herdsman.herd_compat.jsonl import json_line
+from herdsman.herd_compat.limits import CpuTimeLimit, MemoryLimit
 from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.opsummary import operational_summary
 from herdsman.herd_compat.output import format_result
@@ -26,16 +31,32 @@ from herdsman.litmus.errors import InputError
 
 def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
     """Run every test of ``cfg`` in order, printing their results; the exit status."""
-    out = out or sys.stdout
-    err = err or sys.stderr
+    with MemoryLimit(cfg.memory_limit):
+        return _run_tests(cfg, out or sys.stdout, err or sys.stderr)
+
+
+def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     models = ModelCache(cfg)
     try:
         check_outdir(cfg.outdir)
         if cfg.model:  # a bad model is reported once, before any test
-            models.get(cfg.model)
+            with CpuTimeLimit(cfg.time_limit):  # no test runs if the model cannot load
+                models.get(cfg.model)
     except InputError as e:
         err.write(e.render() + "\n")
         return 2
+    except TimeLimitExceeded:
+        over = f"took more than the time limit of {cfg.time_limit:g} s"
+    except MemoryError:
+        mb = cfg.memory_limit
+        over = "ran out of memory" if mb is None else f"exceeded the memory limit of {mb} MB"
+    else:
+        return _run_each(cfg, models, out, err)
+    err.write(f"{cfg.model}:0:0: warning: loading the model {over}, no test ran\n")
+    return 3
+
+
+def _run_each(cfg: RunConfig, models: ModelCache, out: IO[str], err: IO[str]) -> int:
     status = 0
     selection = Selection(cfg)
     for path in cfg.tests:
@@ -46,7 +67,9 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
             if cfg.json:
                 out.write(json_line(rec))
             err.write(rec.message + "\n")
-            if rec.kind != "timeout":  # herd gives no block for a test over its time limit
+            if rec.kind == "memory":
+                status = status or 3
+            elif rec.kind != "timeout":  # herd gives no block for a test over its time limit
                 status = 2
         else:
             try:

@@ -30,6 +30,7 @@ from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.bounds import BoundsConfig, verify_bounds
 from herdsman.herd_compat.dots import check_outdir, write_file
+from herdsman.herd_compat.limits import CpuTimeLimit
 from herdsman.herd_compat.opsummary import operational_lines
 from herdsman.herd_compat.trace import trace
 from herdsman.litmus.c import load_c_program, target_for_model
@@ -91,8 +92,8 @@ def verify(cfg: VerifyConfig) -> int:
 
 
 def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int:
-    if not os.path.isfile(path):
-        raise InputError(path, 0, 0, "no such file" if not os.path.exists(path) else "not a file")
+    if not os.path.exists(path):  # directories, FIFOs and devices: refused when read
+        raise InputError(path, 0, 0, "no such file")
     if path.endswith(".litmus"):
         raise InputError(path, 1, 1, "a litmus test, not a C program: 'herdsman run' runs it")
     program = load_c_program(path, target, cfg.defines, cfg.include_dirs)
@@ -116,7 +117,8 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
     )
     wall = time.perf_counter()
     try:
-        out = run_program(program, model, opts)  # type: ignore[arg-type]
+        with CpuTimeLimit(cfg.time_limit):  # building relations and checks too
+            out = run_program(program, model, opts)  # type: ignore[arg-type]
     except TimeLimitExceeded:
         sys.stderr.write(
             f"{path}:0:0: warning: time limit of {cfg.time_limit:g} s exceeded, no verdict\n"

@@ -4,9 +4,11 @@ Each worker builds its task function once (``factory(arg)``: e.g. loads the mode
 then runs tasks sent over its pipe; whatever the task function returns (picklable) goes to
 the parent.  The parent waits on all pipes and process sentinels; a worker that runs past
 a task's deadline is killed and replaced, a worker that dies is replaced, and a task
-function that raises is reported: the task is then a :class:`TaskLost`.  Workers ignore
-SIGINT (the parent decides) and die with the parent (Linux ``PR_SET_PDEATHSIG``), so a
-killed campaign leaves no orphans behind.
+function that raises is reported: the task is then a :class:`TaskLost`.  A task whose
+worker died is run again on a fresh worker up to ``retries`` times (a stray signal or the
+OOM killer may have hit it); a task past its deadline is not (it would run out again).
+Workers ignore SIGINT (the parent decides) and die with the parent (Linux
+``PR_SET_PDEATHSIG``), so a killed campaign leaves no orphans behind.
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ class _Worker:
 
 class WorkerPool(Generic[R]):
     """Run tasks on ``jobs`` worker processes, each task limited to ``timeout`` seconds
-    (wall clock, measured by the parent from the moment the task is sent)."""
+    (wall clock, measured by the parent from the moment the task is sent); a task whose
+    worker died is run again up to ``retries`` times before it is reported lost."""
 
     def __init__(
         self,
@@ -131,6 +134,7 @@ class WorkerPool(Generic[R]):
         timeout: float | None = None,
         start_method: str | None = None,
         start_timeout: float = 300.0,
+        retries: int = 0,
     ) -> None:
         self.factory = factory
         self.arg = arg
@@ -142,6 +146,9 @@ class WorkerPool(Generic[R]):
         self.workers: list[_Worker] = []
         self.restarts = 0
         self.start_failures = 0
+        self.retries = retries
+        self.deaths: collections.Counter[str] = collections.Counter()  # per task
+        self.pending: collections.deque[str] = collections.deque()
 
     def _spawn(self) -> _Worker:
         w = _Worker(self.ctx, self.factory, self.arg)
@@ -157,7 +164,7 @@ class WorkerPool(Generic[R]):
     def run(self, tasks: Iterable[str], on_result: Callable[[str, R | TaskLost], None]) -> None:
         """Run every task; ``on_result(task, result)`` is called in the parent as results
         arrive (what the task function returned, or a :class:`TaskLost`)."""
-        pending = collections.deque(tasks)
+        self.pending = pending = collections.deque(tasks)
         if not pending:
             return
         for _ in range(min(self.jobs, len(pending))):
@@ -219,7 +226,13 @@ class WorkerPool(Generic[R]):
                 raise WorkerStartError(f"worker processes die at start (exit code {code})")
         self._replace(w)
         if task is not None:
-            line = f"{task}:0:0: error: worker process died (exit code {code})"
+            self.deaths[task] += 1
+            deaths = self.deaths[task]
+            if deaths <= self.retries:
+                self.pending.appendleft(task)  # once more, on the fresh worker
+                return
+            times = f", {deaths} times" if deaths > 1 else ""
+            line = f"{task}:0:0: error: worker process died (exit code {code}{times})"
             on_result(task, TaskLost(task, "died", line))
 
     def _enforce_deadlines(self, on_result: Callable[[str, R | TaskLost], None]) -> None:

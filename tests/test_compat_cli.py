@@ -44,7 +44,7 @@ def test_top_level(capsys) -> None:
         (["herd7", "-nshow"], "option -nshow needs an argument"),
         (["herd7", "-nshow", "many", "x.litmus"], "expected a number"),
         (["herd7", "-candidates", "maybe", "x.litmus"], "expected true or false"),
-        (["herd7", "-speedcheck", "fast", "x.litmus"], "not supported"),
+        (["herd7", "-speedcheck", "bogus", "x.litmus"], "'bogus' is not one of false, true"),
         (["herd7"], "no test given"),
         (["run"], "the following arguments are required"),
         (["run", "--bogus", "x.litmus"], "unrecognized arguments: --bogus"),

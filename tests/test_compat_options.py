@@ -96,7 +96,7 @@ def test_herd7_options(tmp_path: Path) -> None:
         ["-show", "some"],
         ["-nshow", "x"],
         ["-candidates", "perhaps"],
-        ["-speedcheck", "true"],
+        ["-speedcheck", "bogus"],
         ["-through", "everything"],
         ["--model", "sc"],
     ],

@@ -622,7 +622,7 @@ def test_enough_variants(shared):
 
 def test_missing_file_and_directory(tmp_path, capsys):
     code, out, errtext = run(tmp_path / "nope.litmus", capsys)
-    assert code == 2 and ERROR_LINE.match(errtext.strip()) and "cannot read" in errtext
+    assert code == 2 and ERROR_LINE.match(errtext.strip()) and "no such file" in errtext
     code, out, errtext = run(tmp_path, capsys)
     assert code == 2 and ERROR_LINE.match(errtext.strip())
 

@@ -29,6 +29,10 @@ the stack (Fig. 5, 6), and the search backtracks.  Sleep sets are not used then.
 
 **Every run** (``reduction="none"``): each enabled transition of every state, the runs a
 naive exploration takes; :func:`count_runs` counts them without running them.
+
+A progress reporter, when given, hears every few hundred transitions the executions so
+far and their estimated total (:class:`engine.progress.TreeEstimate` over the stack: each
+state's children are the transitions its backtrack set holds, as it grows).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from herdsman.engine.operational.machine import (
     Tr,
     pc_of,
 )
+from herdsman.engine.progress import ProgressReporter, TreeEstimate
 
 Clock = dict[int, int]
 
@@ -183,8 +188,14 @@ class Explorer:
         reduction: str = "dpor",
         stateful: bool = False,
         deadline: float | None = None,
+        progress: ProgressReporter | None = None,
+        executions: Callable[[], int] | None = None,
     ) -> None:
         self.m = machine
+        self.progress = progress
+        self.executions = executions
+        # with a reporter: the size of the search tree (in complete runs) as it goes
+        self._tree = TreeEstimate(self._complete) if progress is not None else None
         self.s0 = s0
         self.fx0 = fx0
         self.on_leaf = on_leaf
@@ -214,10 +225,18 @@ class Explorer:
         stack = self.stack
         stack.append(root)
         self._arrive(root)
+        tree = self._tree
+        if tree is not None:
+            tree.enter(1)
         tick = 0
         while stack:
             f = stack[-1]
             p = self._pick(f)
+            if tree is not None:
+                if p is None:
+                    tree.leave()
+                else:
+                    tree.child(len(f.done), len(f.done | f.backtrack))
             if p is None:
                 done = stack.pop()
                 if done.akey is not None:
@@ -228,6 +247,8 @@ class Explorer:
             tick += 1
             if not tick & 255:
                 check_deadline(self.deadline)
+                if self.progress is not None and self.progress.due():
+                    self._report(self.progress)
             tr = f.enabled[p]
             pos = len(stack) - 1
             fx = Effects([], [], [])
@@ -268,8 +289,23 @@ class Explorer:
             if len(stack) > self.stats.depth:
                 self.stats.depth = len(stack)
             self._arrive(child)
+            if tree is not None:
+                tree.enter(1)
         self.stats.time = time.process_time() - t0
         return self.stats
+
+    def _complete(self) -> int:
+        return self.stats.complete
+
+    def _report(self, progress: ProgressReporter) -> None:
+        """Tell ``progress`` the executions so far and their estimated total (the tree's
+        size counts complete runs, of which the outcome counts the distinct executions)."""
+        complete = self.stats.complete
+        done = self.executions() if self.executions is not None else complete
+        total = self._tree.total() if self._tree is not None else None
+        if total is not None and complete:
+            total *= done / complete
+        progress.update(done, total)
 
     def _untake(self, f: Frame) -> None:
         """``f``'s transition is off the current run."""

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 
 from herdsman.cat.api import Model
-from herdsman.engine.errors import ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
 from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
 from herdsman.engine.operational.machine import Effects, Machine, NewLocation
 from herdsman.engine.operational.tally import OperationalTally
@@ -117,6 +117,8 @@ def explore_operational(
                 opts.reduction,
                 opts.stateful,
                 deadline,
+                opts.progress,
+                tally.executions_so_far,
             )
             timed_out = False
             try:
@@ -124,6 +126,9 @@ def explore_operational(
             except ErrorFound:
                 stats = ex.stats
                 tally.stats.extra["stopped_at_error"] = 1
+            except ConditionSettled:
+                stats = ex.stats
+                tally.stats.extra["settled"] = 1
             except TimeLimitExceeded:
                 if not partial:
                     raise
@@ -132,7 +137,7 @@ def explore_operational(
         except NewLocation as e:  # an address computed at run time: initially 0
             locations.append(e.loc)
     naive = None
-    if not opts.stateful and opts.naive_budget > 0 and not timed_out:
+    if not opts.stateful and opts.naive_budget > 0 and not timed_out and opts.speedcheck == "false":
         try:
             naive = count_runs(m, s0, opts.naive_budget, deadline)
         except TimeLimitExceeded:
@@ -160,6 +165,8 @@ def _fill(
     x["sleep_blocked"] = st.sleep_blocked
     x["transitions"] = st.transitions
     x["filtered"] = tally.filtered
+    if opts.speedcheck != "false":
+        x["irrelevant"] = tally.skipped
     if tally.loop_bound:
         x["blocked_loop_bound"] = tally.loop_bound
     if naive is not None:

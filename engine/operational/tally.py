@@ -9,6 +9,10 @@ each, by a digest of their rf and co: the counts are then those of the axiomatic
 converse).  Under ``--stateful`` runs are cut at visited states, so an outcome counts
 the distinct final states reached instead.
 
+Under herd's ``-speedcheck`` a run whose final state does not settle the condition is
+not counted (``irrelevant``), and with ``fast`` the exploration stops at the first
+execution counted.
+
 Final states, the condition, herd's filter, errors (a thread failed an assertion: in a
 complete run, or in a blocked one) and kept executions are recorded as every engine does
 (:class:`engine.outcome.OutcomeBuilder`).
@@ -41,7 +45,9 @@ class OperationalTally(OutcomeBuilder):
     """Accumulates the outcome from the runs an exploration reports."""
 
     def __init__(self, program: Program, machine: Machine, opts: RunOptions) -> None:
-        super().__init__(program.observed, program.condition.quant, opts.show, opts.nshow)
+        super().__init__(
+            program.observed, program.condition.quant, opts.show, opts.nshow, opts.speedcheck
+        )
         self.program = program
         self.m = machine
         self.opts = opts
@@ -51,6 +57,7 @@ class OperationalTally(OutcomeBuilder):
         self.needed = needed_locations(list(self.observed), self.filter)
         self.seen: set[bytes] = set()
         self.filtered = 0
+        self.skipped = 0  # speedcheck: executions settling nothing (not counted)
         self.duplicates = 0
         self.loop_bound = 0
 
@@ -86,6 +93,9 @@ class OperationalTally(OutcomeBuilder):
             return
         self.seen.add(digest)
         sat = eval_prop(self.prop, state)
+        if sat == self.irrelevant:
+            self.skipped += 1
+            return
         obs = tuple(state[loc] for loc in self.observed)
         entry = self.states.get(obs)
         if entry is None:
@@ -103,6 +113,8 @@ class OperationalTally(OutcomeBuilder):
                 self.witnesses.append(ExecutionRecord(obs, sat, g))
             if self.opts.print_executions:
                 self.executions.append(ExecutionRecord(obs, sat, g))
+        if self.fast:
+            self.settle()
 
     def final_state(self, s: MState) -> dict[Loc, Value]:
         """Values of the observed (and filter) locations in the final state ``s``."""

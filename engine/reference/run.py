@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.errors import ErrorFound
+from herdsman.engine.errors import ConditionSettled, ErrorFound
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder
 from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
+from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.size import check_events
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Program
 
@@ -36,15 +38,20 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
         rf_first=opts.rf_first,
         deadline=None if opts.time_limit is None else t0 + opts.time_limit,
         stop_on_error=opts.stop_on_error,
+        progress=opts.progress,
     )
+    sem = Semantics(program, opts.unroll)
+    check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
     threads = thread_executions(program, opts.unroll, goal.deadline)
-    tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow)
+    tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow, opts.speedcheck)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds
     try:
         enumerate_test(threads, model, program.arch, goal, tally)
     except ErrorFound:
         tally.stats.extra["stopped_at_error"] = 1
+    except ConditionSettled:
+        tally.stats.extra["settled"] = 1
     tally.stats.time = time.process_time() - t0
     outcome = tally.finish(program.name, "reference")
     outcome.stats.complete = (

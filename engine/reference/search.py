@@ -13,24 +13,36 @@ thread executions of one shape differ only by values, which the search tracks as
 bitmasks of still-possible thread executions per thread, so choosing an rf is a couple of
 int operations.  Choice order: location by location, its co (one write at a time, each
 placed write co-before all writes still to place) then the rf of its reads.
+
+Under herd's ``-speedcheck`` (see :class:`engine.outcome.OutcomeBuilder`) a candidate
+whose final state does not settle the condition is not shown to the model, and for
+``exists`` and ``~exists`` conditions that pin registers (a conjunction of ``N:r=v``) the
+thread executions ending with other values are dropped before the search, as herd
+prunes with its ``wanted_final_value``; with ``fast`` the search stops at the first
+execution counted.  A progress reporter (``Goal.progress``) is told, in the slow path of
+the time-limit check, the executions so far and their estimated total: the search over
+the combinations and the first choices of each is then built with trackers that keep a
+:class:`engine.progress.TreeEstimate` (a search without a reporter has none).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.conditions import compile_prop
+from herdsman.engine.conditions import compile_prop, wanted_values
 from herdsman.engine.errors import ErrorFound, TimeLimitExceeded, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
+from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import Failed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.ir import Loc, Prop
+from herdsman.litmus.ir import Loc, Prop, RegLoc
 
 __all__ = ["Goal", "enumerate_test", "TimeLimitExceeded"]
 
@@ -50,6 +62,7 @@ class Goal:
     rf_first: bool = False  # per location, choose the rf of its reads before its co
     deadline: float | None = None  # process_time() limit
     stop_on_error: bool = False  # stop at the first execution failing an assertion
+    progress: ProgressReporter | None = None  # told where the search is, now and then
 
 
 def enumerate_test(
@@ -61,7 +74,10 @@ def enumerate_test(
 ) -> OutcomeBuilder:
     """Enumerate every candidate of the test whose thread executions are ``threads``."""
     groups: list[list[list[ThreadExec]]] = []
-    for execs in threads.execs:
+    per_thread = threads.execs
+    if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
+        per_thread = _wanted_execs(per_thread, goal.prop)
+    for execs in per_thread:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
             by_shape.setdefault(te.shape(), []).append(te)
@@ -69,10 +85,16 @@ def enumerate_test(
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
+    tracker = None
+    if goal.progress is not None:
+        tracker = _Tracker(goal.progress, tally)
+        tracker.tree.enter(math.prod(len(g) for g in groups))
     for combo in itertools.product(*groups):
+        if tracker is not None:
+            tracker.tree.child()
         if plain:
             tally.stats.bump("combos")
-            _Combo(threads, list(combo), model, arch, goal, tally).run()
+            _Combo(threads, list(combo), model, arch, goal, tally, tracker=tracker).run()
             continue
         budget += 1
         if not budget & 1023:
@@ -81,8 +103,52 @@ def enumerate_test(
         if status is None:
             continue
         tally.stats.bump("combos")
-        _Combo(threads, list(combo), model, arch, goal, tally, *status).run()
+        _Combo(threads, list(combo), model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
+
+
+def _wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:
+    """The thread executions whose final registers agree with those ``prop`` pins (a
+    final state satisfying it needs them; see :func:`engine.conditions.wanted_values`)."""
+    wanted: dict[int, list[tuple[str, object]]] = {}
+    for loc, v in wanted_values(prop).items():
+        if isinstance(loc, RegLoc):
+            wanted.setdefault(loc.tid, []).append((loc.reg, v))
+    if not wanted:
+        return per_thread
+    out = []
+    for t, execs in enumerate(per_thread):
+        pins = wanted.get(t)
+        if pins:
+            execs = [te for te in execs if all(te.reg(r) == v for r, v in pins)]
+        out.append(execs)
+    return out
+
+
+class _Tracker:
+    """The search's size, estimated as it goes, for a progress reporter: the tree of the
+    combinations of shapes and, in each, of the first :data:`TRACKED` choices (deeper
+    choices are the tracked ones' subtrees).  Its size counts candidates."""
+
+    def __init__(self, reporter: ProgressReporter, tally: OutcomeBuilder) -> None:
+        self.reporter = reporter
+        self.tally = tally
+        self.tree = TreeEstimate(self.candidates)
+
+    def candidates(self) -> int:
+        return self.tally.stats.candidates
+
+    def report(self) -> None:
+        done = self.tally.executions_so_far()
+        total = self.tree.total()
+        judged = self.tally.stats.candidates
+        if total is not None and judged:
+            total *= done / judged
+        self.reporter.update(done, total)
+
+
+#: The choices of a combination whose options a progress tracker follows.
+TRACKED = 8
 
 
 def _status(
@@ -128,9 +194,13 @@ class _Combo(Tables):
         fails: list[tuple[int, Failed]] | None = None,
         blocked: bool = False,
         bound: bool = False,
+        tracker: _Tracker | None = None,
     ) -> None:
         self.goal = goal
         self.tally = tally
+        self.tracker = tracker
+        self.irrelevant = tally.irrelevant
+        self.fast = tally.fast
         self.fails = fails or []
         self.blocked = blocked
         self.bound = bound
@@ -172,9 +242,13 @@ class _Combo(Tables):
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
         step_fn = self._leaf
+        tree = self.tracker.tree if self.tracker is not None else None
         for i in reversed(range(len(steps))):
             kind, arg = steps[i]
             check = goal.prune == "step" and i != last
+            tracked = tree is not None and i < TRACKED and kind != "end"
+            if tracked:
+                step_fn = self._child_tracker(kind, arg, step_fn)
             if kind == "co":
                 step_fn = self._co_step(arg, step_fn, goal.prune == "step", i == last)
             elif kind == "fw":
@@ -183,6 +257,8 @@ class _Combo(Tables):
                 step_fn = self._rf_step(arg, step_fn, check)
             else:
                 step_fn = self._end_step(step_fn)
+            if tracked:
+                step_fn = self._node_tracker(self._options(kind, arg), step_fn)
         masks = tuple((1 << len(vs)) - 1 for vs in self.variants)
         finals = tuple(self.loc_init)
         try:
@@ -209,8 +285,63 @@ class _Combo(Tables):
         )
 
     def _deadline(self) -> None:
+        """The slow path taken every ``_every`` checks: the time limit, and the progress
+        reporter when it wants to hear from the search."""
         self._budget = self._every
         check_deadline(self.goal.deadline)
+        tracker = self.tracker
+        if tracker is not None and tracker.reporter.due():
+            tracker.report()
+
+    # ------------------------------------------------------------------ progress
+    # With a progress reporter, the first steps are wrapped: a node tracker around a step
+    # (its options), a child tracker around what it calls next (which option it took).
+    def _options(self, kind: str, arg: int) -> int:
+        """How many options step ``kind`` of ``arg`` has (some may be cut at once)."""
+        if kind == "rf":
+            return len(self.cands[arg])
+        if kind == "fw":
+            return 1 + len(self.loc_writes[arg])
+        return math.factorial(len(self.loc_writes[arg]))
+
+    def _option(self, kind: str, arg: int, rf: int, co: int, finals: tuple[int, ...]) -> int:
+        """Which option of step ``kind`` of ``arg`` candidate ``rf``, ``co``, ``finals`` took
+        (a co order: its rank among the orders, placing writes lowest first)."""
+        if kind == "rf":
+            return next(i for i, c in enumerate(self.cands[arg]) if rf & c[1])
+        ws = self.loc_writes[arg]
+        if kind == "fw":
+            return [self.loc_init[arg], *ws].index(finals[arg])
+        cap = self.U.cap
+        mask = sum(1 << w for w in ws)
+        # the j-th write placed is co-before the n-1-j writes placed after it
+        order = sorted(ws, key=lambda w: -((co >> (w * cap)) & mask).bit_count())
+        rest = sorted(ws)
+        rank = 0
+        for w in order:
+            rank += rest.index(w) * math.factorial(len(rest) - 1)
+            rest.remove(w)
+        return rank
+
+    def _node_tracker(self, options: int, step):
+        tree = self.tracker.tree  # type: ignore[union-attr]
+
+        def tracked(rf, co, masks, pending, finals):
+            tree.enter(options)
+            step(rf, co, masks, pending, finals)
+            tree.leave()
+
+        return tracked
+
+    def _child_tracker(self, kind: str, arg: int, nxt):
+        tree = self.tracker.tree  # type: ignore[union-attr]
+        option = self._option
+
+        def tracked(rf, co, masks, pending, finals):
+            tree.child(option(kind, arg, rf, co, finals))
+            nxt(rf, co, masks, pending, finals)
+
+        return tracked
 
     def _violates(self, rf: int, co: int) -> bool:
         self.n_partial += 1
@@ -377,8 +508,11 @@ class _Combo(Tables):
         key = tuple(full)
         judged = self._judged.get(key)
         if judged is None:
-            keep = self.keep is None or self.keep(key)
-            judged = self._judged[key] = (key[: self.nobs], self.sat(key), keep)
+            keep: bool | None = self.keep is None or self.keep(key)
+            sat = self.sat(key)
+            if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
+                keep = None
+            judged = self._judged[key] = (key[: self.nobs], sat, keep)
         loop = any(self.loop_variant[t][k] for t, k in enumerate(vi))
         return (*judged, loop)
 
@@ -405,7 +539,7 @@ class _Combo(Tables):
                 info = cache[key] = self._state_info(sol, finals)
             obs, sat, keep, loop = info
             if not keep:
-                tally.stats.bump("filtered")
+                tally.stats.bump("filtered" if keep is False else "irrelevant")
                 continue
             want = self.show and tally.wants_witness(sat)
             if verdicts is None or want:
@@ -413,10 +547,15 @@ class _Combo(Tables):
             if self.blocked or self.fails:
                 if self._failed(rf, co, verdicts, sol, obs):
                     continue
-            if tally.count(obs, sat, loop, verdicts) and want:
-                for v in verdicts:
-                    if v.allowed and tally.wants_witness(sat):
-                        tally.keep_witness(self._graph(rf, co, v, sol), v, obs, sat)
+            if tally.count(obs, sat, loop, verdicts):
+                if want:
+                    for v in verdicts:
+                        if v.allowed and tally.wants_witness(sat):
+                            tally.keep_witness(self._graph(rf, co, v, sol), v, obs, sat)
+                            if self.fast:
+                                break
+                if self.fast:
+                    tally.settle()
 
     def _failed(self, rf, co, verdicts, sol, obs) -> bool:
         """Note an execution where an assertion failed or the loop bound blocked a thread,

@@ -26,17 +26,22 @@ the value it read).  For the models TruSt accepts, adding an event maximally kee
 graph consistent, so blocked explorations are rare.  An RMW's write may have no
 consistent position after another RMW took its read's write: GenMC calls such a graph
 *moot* and so does this explorer (``stats.extra["moot"]``), not blocked.
+
+A progress reporter, when given, hears every few hundred steps the executions so far and
+their estimated total (:class:`engine.progress.TreeEstimate` over the recursion: a read's
+options, a write's coherence positions, each with the backward revisits it makes).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
-from herdsman.engine.errors import ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.semantics.state import Blocked, Done, Failed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
@@ -87,17 +92,21 @@ class Explorer:
     ``failures`` lists the threads that failed an assertion, and ``on_blocked_error(g,
     failures)`` is called on a blocked graph where one did (both only when
     ``on_blocked_error`` is given: for programs that assert); ``bound`` (see
-    :mod:`engine.preemption`) cuts graphs over a preemption bound."""
+    :mod:`engine.preemption`) cuts graphs over a preemption bound; ``progress`` hears
+    ``executions()`` and where the search is, now and then.  ``on_complete`` returns
+    whether the model allows the graph, or None when it was not asked (speedcheck)."""
 
     def __init__(
         self,
         start: TrustGraph,
         checker: ConsistencyChecker,
-        on_complete: Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool],
+        on_complete: Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None],
         on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,
+        progress: ProgressReporter | None = None,
+        executions: Callable[[], int] | None = None,
     ) -> None:
         self.start = start
         self.checker = checker
@@ -108,6 +117,10 @@ class Explorer:
         self.stats = TrustStats()
         self._seen: set | None = set() if track_duplicates else None
         self._budget = 256
+        self.progress = progress
+        self.executions = executions
+        # with a reporter: the size of the search tree, estimated as it goes
+        self._tree = TreeEstimate(self._complete) if progress is not None else None
 
     def run(self) -> TrustStats:
         t0 = time.process_time()
@@ -120,6 +133,8 @@ class Explorer:
                 self._visit(g)
         except ErrorFound:
             self.stats.extra["stopped_at_error"] = 1
+        except ConditionSettled:
+            self.stats.extra["settled"] = 1
         finally:
             sys.setrecursionlimit(limit)
         self.stats.time = time.process_time() - t0
@@ -132,6 +147,21 @@ class Explorer:
             self._budget = 256
             if self.deadline is not None and time.process_time() > self.deadline:
                 raise TimeLimitExceeded()
+            if self.progress is not None and self.progress.due():
+                self._report(self.progress)
+
+    def _complete(self) -> int:
+        return self.stats.complete
+
+    def _report(self, progress: ProgressReporter) -> None:
+        """Tell ``progress`` the executions so far and their estimated total (the tree's
+        size counts complete graphs; the outcome may count fewer: speedcheck, a filter)."""
+        complete = self.stats.complete
+        done = self.executions() if self.executions is not None else complete
+        total = self._tree.total() if self._tree is not None else None
+        if total is not None and complete:
+            total *= done / complete
+        progress.update(done, total)
 
     def _visit(self, g: TrustGraph) -> None:
         self._tick()
@@ -154,7 +184,8 @@ class Explorer:
             floor = checker.rf_floor(g, e, li)  # options before it: certainly inconsistent
             stats.pruned += floor
             alive = False
-            for w in writes[floor:]:
+            options = writes[floor:]
+            for w in options if self._tree is None else self._tracked(options):
                 g.add_read_from(t, node, w, w == last)
                 if self._extend(g, e):
                     alive = True
@@ -165,7 +196,8 @@ class Explorer:
             floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
             readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
             alive = False
-            for pos in range(len(g.co[li]), -1, -1):
+            positions = range(len(g.co[li]), -1, -1)
+            for pos in positions if self._tree is None else self._tracked(positions):
                 doomed = pos < floor
                 if doomed and not readers:
                     stats.pruned += 1
@@ -192,6 +224,16 @@ class Explorer:
             if not self._extend(g, e):
                 self._blocked("dead_end")
             g.pop(t)
+
+    def _tracked(self, options: Sequence[int]) -> Iterator[int]:
+        """``options`` of a node of the search, told to the tree estimate as they go."""
+        tree = self._tree
+        assert tree is not None
+        tree.enter(len(options))
+        for option in options:
+            tree.child()
+            yield option
+        tree.leave()
 
     def _extend(self, g: TrustGraph, e: int) -> bool:
         """Go on from ``g`` if the checker accepts its new event ``e`` (else count it
@@ -288,12 +330,12 @@ class Explorer:
             self._seen.add(sig)
         try:
             ok = self.on_complete(g, finals, fails)
-        except ErrorFound:  # stopping at this error: it was an execution all the same
+        except (ErrorFound, ConditionSettled):  # stopping here: an execution all the same
             self.stats.complete += 1
             raise
         if ok:
             self.stats.complete += 1
-        else:
+        elif ok is not None:
             self.stats.rejected += 1
 
 

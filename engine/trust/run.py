@@ -28,6 +28,7 @@ from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
 from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.size import check_events
 from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
@@ -38,9 +39,6 @@ from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import CAS, RMW, Assert, Lock, Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
-
-#: The most events an execution of a program may have (relations are bit matrices).
-MAX_EVENTS = 4096
 
 __all__ = [
     "TrustRun",
@@ -78,6 +76,8 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None and opts.preemption_bound < 0:
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
+    if opts.preemption_bound is not None and opts.speedcheck != "false":
+        raise InputError(where, 0, 0, "speedcheck and a preemption bound do not go together")
     if not isinstance(model, Model):
         raise InputError(where, 0, 0, "TruSt explores cat models only")
     t0 = time.process_time()
@@ -87,14 +87,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     sem = Semantics(program, opts.unroll)
     room = [sem.max_events(t) for t in range(len(program.threads))]
-    if sum(room) > MAX_EVENTS:
-        raise InputError(
-            where,
-            0,
-            0,
-            f"unsupported: executions of up to {sum(room)} events (at most {MAX_EVENTS}: "
-            "relations over them would not fit in memory)",
-        )
+    check_events(program, room)
     memory = dict(program.memory)
     bound = None
     if opts.preemption_bound is not None:
@@ -117,6 +110,8 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
             bound=bound,
             deadline=deadline,
             track_duplicates=opts.track_duplicates,
+            progress=opts.progress,
+            executions=tally.executions_so_far,
         )
         try:
             with sem.reporting():
@@ -137,6 +132,8 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     extra["checks"] = checker.checks
     extra["checker_incremental"] = int(checker.name == "incremental")
     extra["filtered"] = tally.filtered
+    if opts.speedcheck != "false":
+        extra["irrelevant"] = tally.skipped
     if bound is not None:
         stats.beyond_bound = tally.beyond
         extra["bound"] = bound.k

@@ -5,6 +5,10 @@ states, memory from the co-last writes), whether the condition's proposition hol
 filter, and the model's verdicts (flags, ``undefined_unless``) are counted by the code
 every engine uses (:class:`engine.outcome.OutcomeBuilder`).
 
+Under herd's ``-speedcheck`` a complete graph whose final state does not settle the
+condition is not shown to the model (it is counted apart, ``irrelevant``), and with
+``fast`` the exploration stops at the first execution counted.
+
 Under a preemption bound, complete graphs over the bound (visited thanks to the slack)
 are not part of the outcome; they are counted apart, and so are the *decisive*
 executions (those settling the condition: satisfying the proposition for ``exists`` and
@@ -35,7 +39,9 @@ class TrustTally(OutcomeBuilder):
         opts: RunOptions,
         bound: PreemptionBound | None,
     ) -> None:
-        super().__init__(program.observed, program.condition.quant, opts.show, opts.nshow)
+        super().__init__(
+            program.observed, program.condition.quant, opts.show, opts.nshow, opts.speedcheck
+        )
         self.program = program
         self.checker = checker
         self.opts = opts
@@ -44,6 +50,7 @@ class TrustTally(OutcomeBuilder):
         self.filter = program.filter if opts.checkfilter else None
         self.needed = needed_locations(list(self.observed), self.filter)
         self.filtered = 0
+        self.skipped = 0  # speedcheck: complete graphs settling nothing, not judged
         self._getters: tuple[object, list[tuple[Loc, int, object]]] | None = None
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
@@ -79,12 +86,16 @@ class TrustTally(OutcomeBuilder):
 
     def complete(
         self, g: TrustGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
-    ) -> bool:
+    ) -> bool | None:
         """Record a complete graph (its threads ended as ``finals``, those in ``fails``
-        failing an assertion); whether the model allows it."""
+        failing an assertion); whether the model allows it (None: not asked, under
+        speedcheck a graph that settles nothing)."""
         state = self.final_state(g, finals)
         sat = eval_prop(self.prop, state)
         keep = self.filter is None or eval_prop(self.filter, state)
+        if keep and sat == self.irrelevant:
+            self.skipped += 1
+            return None
         want = keep and self.wants_witness(sat)
         verdicts, _ = self.checker.verdicts(g, want_shows=want)
         allowed = [v for v in verdicts if v.allowed]
@@ -113,7 +124,11 @@ class TrustTally(OutcomeBuilder):
             for v in allowed:
                 if self.wants_witness(sat):
                     self.keep_witness(picture(g), v, obs, sat)
+                    if self.fast:
+                        break
         self._record(g, obs, sat, pre)
+        if self.fast:
+            self.settle()
         return True
 
     def blocked_error(self, g: TrustGraph, fails: list[tuple[int, Failed]]) -> None:

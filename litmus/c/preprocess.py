@@ -18,6 +18,7 @@ from pathlib import Path
 from pcpp import Preprocessor
 
 from herdsman.litmus.errors import InputError
+from herdsman.litmus.source import MAX_SOURCE_BYTES, read_text
 
 #: herdsman's system headers.
 HEADERS = Path(__file__).with_name("headers")
@@ -64,6 +65,15 @@ class _Pcpp(Preprocessor):
 
     def on_comment(self, tok):  # noqa: ANN001, ANN201
         return False  # comments are removed
+
+    def on_file_open(self, is_system_include, includepath):  # noqa: ANN001, ANN201
+        """A header read as every input is (:func:`litmus.source.read_text`: no FIFO or
+        device, at most 1 MB); pcpp probes each include folder, so a path that is no file
+        there is an OSError (try the next folder)."""
+        if not os.path.exists(includepath) or os.path.isdir(includepath):
+            raise FileNotFoundError(includepath)
+        text = read_text(includepath, MAX_SOURCE_BYTES, "litmus tests and C programs")
+        return io.StringIO(text.removeprefix("\ufeff"))
 
 
 def preprocess(

@@ -1,0 +1,130 @@
+"""Resource limits of a run: a CPU-time alarm over one test's whole pipeline, and a bound
+on the process's memory.
+
+The engines check their own deadline (:func:`engine.errors.check_deadline`) in their
+search loops, but a test spends time elsewhere too: parsing, loading a model (a ``let
+rec`` over values is computed then), building the skeleton and its relations, preparing
+the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of it: an
+``ITIMER_PROF`` timer (CPU time of the process, as ``time.process_time()``) raises
+:class:`~engine.errors.TimeLimitExceeded` wherever the test is when its time is up.  The
+timer fires once, is cancelled and its handler restored when the block ends, so nothing
+leaks into the next test; without a main thread to take the signal (a test run from
+another thread) the engines' own checks remain.
+
+:class:`MemoryLimit` lowers the soft limit of the process's address space
+(``RLIMIT_AS``) for a block: an allocation beyond it raises :class:`MemoryError`, which
+the pipeline turns into the test's result.  The soft limit is restored afterwards (the
+hard one is never touched).
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType, TracebackType
+
+from herdsman.engine.errors import TimeLimitExceeded
+
+#: The smallest memory limit accepted, in MB (the interpreter and herdsman need ~40 MB).
+MIN_MEMORY_MB = 64
+
+#: A signal's disposition, as ``signal.signal`` takes and returns it.
+Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
+
+#: The process time at which the armed alarm raises, None when no alarm is armed: a late
+#: signal (one already on its way when the alarm was cancelled) is then ignored.
+_due: float | None = None
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    global _due
+    if _due is None:
+        return
+    _due = None  # the timer fires once: whatever happens next, never raise twice
+    raise TimeLimitExceeded()
+
+
+class CpuTimeLimit:
+    """``with CpuTimeLimit(seconds):`` raises :class:`TimeLimitExceeded` inside the block
+    once it has used ``seconds`` of CPU time (no limit: None).  One at a time: the
+    process has one ``ITIMER_PROF`` timer."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self._previous: Handler = None
+        self._armed = False
+
+    def __enter__(self) -> CpuTimeLimit:
+        global _due
+        if self.seconds is None or threading.current_thread() is not threading.main_thread():
+            return self
+        self._previous = signal.signal(signal.SIGPROF, _on_alarm)
+        self._armed = True
+        _due = time.process_time() + self.seconds
+        # setitimer(0) would disarm it: a limit of 0 s fires at once
+        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 1e-6))
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        global _due
+        if not self._armed:
+            return
+        _due = None
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        if self._previous is not None:  # None: not set from Python; ours ignores signals
+            signal.signal(signal.SIGPROF, self._previous)
+        self._armed = False
+
+
+#: A campaign worker's default limit (``validate --max-memory``), in MB of address space.
+DEFAULT_WORKER_MB = 2048
+
+
+def limit_memory(mb: int | None) -> None:
+    """Bound this process's address space to ``mb`` MB from now on (a campaign worker's,
+    for its whole life; None: no limit)."""
+    if mb is None:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+class MemoryLimit:
+    """``with MemoryLimit(mb):`` allocations that would take the process's address space
+    beyond ``mb`` MB raise :class:`MemoryError` inside the block (no limit: None)."""
+
+    def __init__(self, mb: int | None) -> None:
+        self.mb = mb
+        self._previous: tuple[int, int] | None = None
+
+    def __enter__(self) -> MemoryLimit:
+        if self.mb is None:
+            return self
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = self.mb * 1024 * 1024
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        self._previous = (soft, hard)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._previous is not None:
+            resource.setrlimit(resource.RLIMIT_AS, self._previous)
+            self._previous = None
