@@ -111,12 +111,8 @@ class MemoryLimit:
     def __enter__(self) -> MemoryLimit:
         if self.mb is None:
             return self
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = self.mb * 1024 * 1024
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        self._previous = (soft, hard)
+        self._previous = resource.getrlimit(resource.RLIMIT_AS)
+        limit_memory(self.mb)
         return self
 
     def __exit__(
