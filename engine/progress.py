@@ -113,3 +113,19 @@ class TreeEstimate:
                 size += entry[0] / entry[1] if entry is not None else mean
             inner = entered
         return levels[0][4] + size
+
+
+def report(
+    progress: ProgressReporter,
+    complete: int,
+    executions: Callable[[], int] | None,
+    tree: TreeEstimate | None,
+) -> None:
+    """Tell ``progress`` the executions so far and their estimated total: the tree's size
+    counts complete runs (or graphs), of which the outcome may count fewer (distinct
+    executions, speedcheck, a filter), so the estimate is scaled by that share."""
+    done = executions() if executions is not None else complete
+    total = tree.total() if tree is not None else None
+    if total is not None and complete:
+        total *= done / complete
+    progress.update(done, total)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from herdsman.engine.fences.cycles import Cycle
 from herdsman.graphs.events import Event
 
-__all__ = ["RELAXED", "depends", "has_isync", "lwsync_orders", "relaxed_by"]
+__all__ = ["RELAXED", "depends", "fence_level", "has_isync", "lwsync_orders", "relaxed_by"]
 
 
 def orders_all(e: Event) -> bool:
@@ -77,6 +77,18 @@ def depends(a: Event, b: Event) -> bool:
 
 def has_isync(events: list[Event]) -> bool:
     return any(e.kind == "F" and e.fence == "ISYNC" for e in events)
+
+
+def fence_level(events: list[Event], write_read: bool) -> int:
+    """How strongly the fences among ``events`` order a po edge (``write_read``: from a
+    write to a read): 4 a full fence (sync, MFENCE), 3 lwsync (not write→read), else 0."""
+    level = 0
+    for e in events:
+        if e.kind == "F" and e.fence in ("SYNC", "MFENCE"):
+            return 4
+        if e.kind == "F" and e.fence == "LWSYNC" and not write_read:
+            level = 3
+    return level
 
 
 def lwsync_orders(c: Cycle, sync_on_cycle: bool) -> bool:

@@ -13,7 +13,13 @@ a user gets.  (C programs: :mod:`programs`.)
 from __future__ import annotations
 
 from herdsman.engine.fences.cycles import Cycle, Delay, po_edges
-from herdsman.engine.fences.models import depends, has_isync, lwsync_orders, relaxed_by
+from herdsman.engine.fences.models import (
+    depends,
+    fence_level,
+    has_isync,
+    lwsync_orders,
+    relaxed_by,
+)
 from herdsman.engine.fences.solve import Candidate
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_program
@@ -148,12 +154,7 @@ class LitmusOracle:
         base = g.base[t]
         between = [g.event(base + j) for j in range(g.idx[a] + 1, g.idx[b])]
         kept = [e for e in between if self.item(e) is not None]
-        have = 0  # the edge's ordering: 4 sync, 3 lwsync, 2 a dependency, 0 none
-        for e in kept:
-            if e.kind == "F" and e.fence == "SYNC":
-                have = 4
-            elif e.kind == "F" and e.fence in ("LWSYNC", "MFENCE") and not wr:
-                have = max(have, 3)
+        have = fence_level(kept, wr)  # 4 sync, 3 lwsync, 2 a dependency, 0 none
         if ea.kind == "R" and depends(ea, eb):
             have = max(have, 2)
         sites = [(t, p) for p in range(ia + 1, ib + 1)]

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.fences.cycles import Cycle, Delay, po_edges
-from herdsman.engine.fences.models import lwsync_orders, relaxed_by
+from herdsman.engine.fences.models import fence_level, lwsync_orders, relaxed_by
 from herdsman.engine.fences.oracles import MEMORY_OPS, OracleGaveUp
 from herdsman.engine.fences.solve import Candidate
 from herdsman.engine.operational.bounded import BOUNDED, SAFE, UNSAFE, verify_bounded
@@ -213,12 +213,7 @@ class ProgramOracle:
             base = g.base[g.tid[a]]
             between = [g.event(base + j) for j in range(g.idx[a] + 1, g.idx[b] + 1)]
             lines = {self.line(e) for e in between if e.kind in ("R", "W")}
-            have = 0
-            for e in self._kept(between[:-1]):
-                if e.kind == "F" and e.fence in ("SYNC", "MFENCE"):
-                    have = 4
-                elif e.kind == "F" and e.fence == "LWSYNC" and not wr:
-                    have = max(have, 3)
+            have = fence_level(self._kept(between[:-1]), wr)
             for x in chosen:
                 if x.site in lines and (x.kind != "lwsync" or not wr):
                     have = max(have, _LEVEL[x.kind])

@@ -52,7 +52,7 @@ from herdsman.engine.operational.machine import (
     Tr,
     pc_of,
 )
-from herdsman.engine.progress import ProgressReporter, TreeEstimate
+from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
 
 Clock = dict[int, int]
 
@@ -298,14 +298,7 @@ class Explorer:
         return self.stats.complete
 
     def _report(self, progress: ProgressReporter) -> None:
-        """Tell ``progress`` the executions so far and their estimated total (the tree's
-        size counts complete runs, of which the outcome counts the distinct executions)."""
-        complete = self.stats.complete
-        done = self.executions() if self.executions is not None else complete
-        total = self._tree.total() if self._tree is not None else None
-        if total is not None and complete:
-            total *= done / complete
-        progress.update(done, total)
+        report(progress, self.stats.complete, self.executions, self._tree)
 
     def _untake(self, f: Frame) -> None:
         """``f``'s transition is off the current run."""

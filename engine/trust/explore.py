@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
 from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
-from herdsman.engine.progress import ProgressReporter, TreeEstimate
+from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
 from herdsman.engine.semantics.state import Blocked, Done, Failed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
@@ -154,14 +154,7 @@ class Explorer:
         return self.stats.complete
 
     def _report(self, progress: ProgressReporter) -> None:
-        """Tell ``progress`` the executions so far and their estimated total (the tree's
-        size counts complete graphs; the outcome may count fewer: speedcheck, a filter)."""
-        complete = self.stats.complete
-        done = self.executions() if self.executions is not None else complete
-        total = self._tree.total() if self._tree is not None else None
-        if total is not None and complete:
-            total *= done / complete
-        progress.update(done, total)
+        report(progress, self.stats.complete, self.executions, self._tree)
 
     def _visit(self, g: TrustGraph) -> None:
         self._tick()
