@@ -33,9 +33,20 @@ from herdsman.cat.contract import (
     Session,
     Verdict,
 )
+from herdsman.cat.deadline import DeadlinePassed, cpu_deadline
 from herdsman.cat.env import force
 from herdsman.cat.errors import TOO_DEEP, CatError, ModelInputError
 from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.explainable import (
+    CheckSite,
+    Definition,
+    Probe,
+    cat_text,
+    operands,
+    parse_expression,
+    with_shows,
+)
+from herdsman.cat.explainable import check_site as _check_site
 from herdsman.cat.form import Form, incremental_form
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.cat.monotone import Analysis
@@ -57,19 +68,41 @@ __all__ = [
     "CHECK_ARCHS",
     "MODELS_DIR",
     "AxiomInfo",
+    "CatExpr",
     "CatSession",
+    "CheckSite",
     "ConsistencyChecker",
+    "DeadlinePassed",
+    "Definition",
     "Failure",
+    "Konst",
     "Model",
+    "Op1",
+    "OpN",
     "PreparedModel",
+    "Probe",
     "Session",
+    "Var",
     "Verdict",
     "builtin_names",
+    "cat_text",
+    "check_site",
     "consistency_checker",
+    "cpu_deadline",
     "load_model",
     "load_model_text",
+    "operands",
+    "parse_expression",
+    "probe",
     "resolve_spec",
 ]
+
+#: cat's expressions (``cat.ast``), for reading a check's operand (:func:`check_site`).
+CatExpr = A.Expr
+Var = A.Var
+Konst = A.Konst
+Op1 = A.Op1
+OpN = A.OpN
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -94,6 +127,11 @@ class AxiomInfo:
     monotone: bool
     pos: A.Pos
     skipped: bool = False
+
+    @property
+    def test(self) -> str:
+        """The test as the model writes it: ``acyclic``, ``~empty``..."""
+        return ("~" if self.negated else "") + self.kind
 
 
 #: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
@@ -451,3 +489,27 @@ def load_model_text(
     """A model from source text (includes resolve from ``path``'s directory first)."""
     with DeepRecursion():
         return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)
+
+
+def check_site(model: Model, info: AxiomInfo) -> CheckSite | None:
+    """Check ``info`` of ``model`` read from the model's AST: its operand and the
+    definitions in force there (``cat.explainable``); None when it cannot be read."""
+    try:
+        return _check_site(model.ast, info.pos, model.include_dirs, model.variants)
+    except InputError:
+        return None
+
+
+def probe(model: Model, site: CheckSite, exprs: Sequence[CatExpr]) -> Probe | None:
+    """``exprs`` evaluated by ``model`` right after the check of ``site``, on candidate
+    executions (``Probe.values``); None when the model showing them does not compile."""
+    names = [f"herdsman-x{k}" for k in range(len(exprs))]
+    ast = with_shows(model.ast, site, list(zip(names, exprs, strict=True)))
+    try:
+        with DeepRecursion():
+            copy = Model(
+                ast, model.spec, model.include_dirs, model.variants, model.skipchecks, model.through
+            )
+    except InputError:
+        return None
+    return Probe(copy, names)

@@ -14,6 +14,7 @@ from herdsman.cat import ast as A
 from herdsman.cat.env import Env, Lazy, force
 from herdsman.cat.errors import CatError, quote, suggest
 from herdsman.cat.ir import Node
+from herdsman.cat.library import defining_files
 from herdsman.cat.operators import Operators
 from herdsman.cat.symbolic import vtype
 from herdsman.cat.types import ANY, REL, SET
@@ -42,9 +43,13 @@ class Binder(Operators):
             raise
 
     def _unbound_message(self, env: Env, name: str) -> str:
+        shown = quote(name, "'")
+        files = defining_files(name)
+        if files:  # a library name the model did not include: say where it comes from
+            where = " or ".join(f'include "{f}"' for f in files)
+            return f"unknown name {shown}: it is defined in the built-in library; add {where}"
         cands = [k for k in env.names() if not k.startswith("*")]
         best = suggest(name, cands)
-        shown = quote(name, "'")
         if best is None:
             return f"unknown name {shown}"
         try:

@@ -53,9 +53,36 @@ COMMANDS = {
 }
 
 
+#: What ``cat check`` prints, word by word (its ``--help`` ends with it).
+LEGEND = """\
+what it prints: a line per model, FILE: ARCH 'NAME', co MODE, where MODE is
+  native     the model builds co the standard way (include "cos.cat"): the engines
+             enumerate coherence orders themselves
+  generic    the model chooses co itself (its own 'with co from ...')
+  none       the model never binds co
+then a line per check: MODE TEST NAME CLASS FILE:LINE:COL, where MODE is check, flag,
+undefined_unless or assert, TEST is acyclic, irreflexive, empty or ~empty (negated), NAME
+is the name after 'as' (- if none), and CLASS says how the checked relation depends on the
+execution's rf and co:
+  decided    computed once, when the model is compiled (no dependency on the test)
+  stable     on the program only (po, dependencies, fences...): the same for every rf, co
+  monotone   only grows as rf and co edges are added
+  unknown    may shrink as edges are added (a difference or complement by rf/co, FW...)
+  (prunes)   a rejecting check on a stable or monotone relation: once a partial
+             execution fails it, every completion does, so engines cut it early
+             (TruSt needs every check of the model to prune)
+  skipped    named by -skipchecks: not applied
+"""
+
+
 def check_parser(prog: str = "herdsman cat check") -> argparse.ArgumentParser:
     """The command line of ``cat check`` (an argparse parser that exits on errors)."""
-    p = argparse.ArgumentParser(prog=prog, description="parse and type-check cat models")
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="parse and type-check cat models",
+        epilog=LEGEND,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(p)
     return p
 
@@ -89,7 +116,7 @@ def describe(model: Model, arch: str | None = None) -> list[str]:
     analysis = unit.analysis
     width = max((len(a.name or "-") for a in model.axioms), default=1)
     for ax, info in zip(unit.compiled.axioms, model.axioms, strict=True):
-        kind = ("~" if ax.negated else "") + ax.kind
+        kind = info.test
         if ax.skipped:
             mono = "skipped"
         elif not ax.steps:
@@ -110,9 +137,14 @@ def describe(model: Model, arch: str | None = None) -> list[str]:
     return lines
 
 
+#: The last line of a ``cat check`` report.
+FOOTER = "(herdsman cat check --help explains the columns)"
+
+
 def main(args: argparse.Namespace) -> int:
     variants = _variants(args.variant)
     status = 0
+    described = False
     for spec in args.models:
         try:
             model = load_model(spec, include_dirs=args.include, variants=variants)
@@ -121,6 +153,7 @@ def main(args: argparse.Namespace) -> int:
                 model._unit(arch)
             for line in describe(model, arch):
                 print(line)
+            described = True
             errors = model.lint()
             if errors:  # the first one, as for every input error
                 print(errors[0].render(), file=sys.stderr)
@@ -128,6 +161,8 @@ def main(args: argparse.Namespace) -> int:
         except InputError as e:
             print(e.render(), file=sys.stderr)
             status = 2
+    if described:
+        print(FOOTER)
     return status
 
 

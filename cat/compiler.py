@@ -18,7 +18,6 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
@@ -29,6 +28,7 @@ from herdsman.cat.env import Env, Lazy, force
 from herdsman.cat.errors import CatError, excerpt, quote
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Graph, Node
+from herdsman.cat.library import LIB_DIR
 from herdsman.cat.parser import parse_file, parse_text
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.symbolic import vtype
@@ -36,8 +36,6 @@ from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t
 from herdsman.cat.values import EMPTY, Proc, VTag, VValSet, sorted_items
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
-
-LIB_DIR = Path(__file__).with_name("lib")
 
 # ----------------------------------------------------------------------------- programs
 
@@ -402,7 +400,7 @@ class ModelCompiler:
     def resolve_include(self, ins: A.Include) -> str:
         """The path of the file ``include`` d by ``ins``."""
         here = (
-            os.path.dirname(ins.pos.file)
+            os.path.dirname(ins.pos.file) or "."
             if ins.pos.file and not ins.pos.file.startswith("<")
             else "."
         )
@@ -411,7 +409,8 @@ class ModelCompiler:
             if os.path.isfile(p):
                 self.included.add(os.path.abspath(p))
                 return p
-        dirs = ", ".join([here, *self.include_dirs, "the built-in library"])
+        shown = [repr(d) for d in dict.fromkeys([here, *self.include_dirs])]
+        dirs = ", ".join([*shown, "the built-in library"])
         name = quote(ins.fname, '"')
         raise CatError(ins.pos, f"cannot find included file {name} (searched {dirs})")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from herdsman.cat import ast as A
+from herdsman.cat import deadline
 from herdsman.cat.backend import Backend
 from herdsman.cat.binding import Binder
 from herdsman.cat.checks import test_node_or_bool, test_value
@@ -64,6 +65,7 @@ def _concrete(ev: Binder, funs, vals, env: Env, pos, test, detect_nodes: bool):
     cur = ev.rec_funs(funs, env.bind(init))
     old = [_pat_empty(b.pat) for b in vals]
     for _ in range(CONCRETE_BOUND):
+        deadline.check()  # a growing fixpoint may run long: honour the caller's CPU time
         e = cur
         new = []
         for b in vals:

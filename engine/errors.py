@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import time
 
+from herdsman.cat.api import Model
+from herdsman.litmus.errors import InputError
+
 
 class TimeLimitExceeded(Exception):
     """The run took more CPU time than ``RunOptions.time_limit``."""
@@ -25,3 +28,10 @@ class ErrorFound(Exception):
 class ConditionSettled(Exception):
     """An execution settled the final condition and the run stops there (herd's
     ``-speedcheck fast``); the outcome so far has it."""
+
+
+def model_refusal(model: object, program_where: str, message: str) -> InputError:
+    """The error for a model that cannot run this program (an engine's refusal): it points
+    at the model (a cat model's spec as the user gave it), naming the program too."""
+    where = model.spec if isinstance(model, Model) else program_where
+    return InputError(where, 0, 0, f"{message} (for {program_where})")

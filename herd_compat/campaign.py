@@ -1,9 +1,13 @@
 """``herdsman validate``: run many tests and compare them with herd's answers.
 
 Tests run on ``--jobs`` worker processes (the model is loaded once per worker), each limited
-to ``--timeout`` seconds (the parent kills and replaces a worker that overruns).  Results go
+to ``--timeout`` seconds (the parent kills and replaces a worker that overruns), or on a dask
+cluster: an existing one (``--scheduler ADDRESS``) or ``--dask-local N`` worker processes
+(:mod:`dask_pool`, which explains what changes there: batches of tests, timeouts reported
+but not stopped, dask's memory limit; any :class:`~workers.TaskPool` will do).  Results go
 to an SQLite database as they arrive (one committed row per test), so a campaign stopped by
-Ctrl-C or SIGKILL continues with ``--resume`` without redoing or losing a finished test.
+Ctrl-C or SIGKILL continues with ``--resume`` without redoing or losing a finished test,
+whichever pool ran it.
 The default database is ``.herdsman/validate-<model>-<fingerprint>.sqlite`` in the current
 directory, where the fingerprint is a hash of the inputs (tests, model, expectations,
 engine, variants).  One campaign at a time per database: a second one is refused while
@@ -18,7 +22,8 @@ Exit status: 0 when every test matches herd, 1 when some do not (mismatch, missi
 expectation, timeout), 2 on input errors (in a test, the model, the expectations, or the
 database: in use by another campaign, corrupt), 3 when tests were lost to dead workers or
 have no result (the report is incomplete: run again with ``--resume``), whatever the
-other results.
+other results.  A dask cluster that cannot be reached or started, or that is lost, raises
+:class:`~workers.ClusterError` (one line and exit status 2 on the command line).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import IO
 
 from herdsman.herd_compat.campaign_db import CampaignDB, Row, readable
@@ -38,10 +44,12 @@ from herdsman.herd_compat.compare import compare
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.dots import dot_base
 from herdsman.herd_compat.herdlog import Expectation, detect_format, read_expectations
-from herdsman.herd_compat.inputs import expand_test_args
+from herdsman.herd_compat.journal_run import begin, incomplete_notes, tests_by_key
 from herdsman.herd_compat.limits import DEFAULT_WORKER_MB
 from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.pipeline import Done, Failed
+from herdsman.herd_compat.pools import DEFAULT_CONNECT_TIMEOUT, Workers, open_pool
+from herdsman.herd_compat.progress import ProgressBar
 from herdsman.herd_compat.reports import (
     Totals,
     mismatch_lines,
@@ -50,7 +58,7 @@ from herdsman.herd_compat.reports import (
     write_json,
     write_junit,
 )
-from herdsman.herd_compat.workers import TaskLost, WorkerPool, WorkerStartError
+from herdsman.herd_compat.workers import TaskLost, TaskPool, WorkerStartError
 from herdsman.litmus.errors import InputError
 
 
@@ -72,6 +80,11 @@ class CampaignConfig:
     progress: bool | None = None  # None: when stderr is a terminal
     max_memory: int | None = DEFAULT_WORKER_MB  # MB of address space per worker
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
+    # On dask instead of --jobs local processes: an existing scheduler's address, or a
+    # local cluster of N worker processes (--max-memory is then dask's memory limit)
+    scheduler: str | None = None
+    dask_local: int | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT  # to reach the scheduler, or start one
 
 
 @dataclass
@@ -105,43 +118,8 @@ def _grace(timeout: float) -> float:
     return min(5.0, max(0.5, 0.2 * timeout))
 
 
-class _Progress:
-    """A rich progress bar with ETA on stderr (no-op when disabled)."""
-
-    def __init__(self, enabled: bool, total: int, done: int) -> None:
-        self.p = None
-        if not enabled:
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.p = Progress(
-            TextColumn("[bold]validate[/bold] {task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=False,
-        )
-        self.task = self.p.add_task("", total=total, completed=done)
-        self.p.start()
-
-    def advance(self, description: str) -> None:
-        if self.p is not None:
-            self.p.update(self.task, advance=1, description=description)
-
-    def stop(self) -> None:
-        if self.p is not None:
-            self.p.stop()
+#: validate's progress bar: ``_Progress(enabled, total, done)``.
+_Progress = partial(ProgressBar, "validate")
 
 
 def run_campaign(
@@ -154,38 +132,27 @@ def run_campaign(
     reports; its status, rows and totals."""
     out = out or sys.stdout
     err = err or sys.stderr
-    tests = expand_test_args(cfg.inputs, allow_dirs=True)
-    if not tests:
-        raise InputError(" ".join(cfg.inputs) or "<inputs>", 0, 0, "no test files given")
-    order: list[str] = []
-    given: dict[str, str] = {}
-    for p in tests:
-        k = os.path.realpath(p)
-        if k not in given:
-            given[k] = p
-            order.append(k)
+    given = tests_by_key(cfg.inputs)
+    order = list(given)
     expectations = read_expectations(cfg.expect, cfg.expect_column)
     expect_kind = "herd7 log" if detect_format(_head(cfg.expect)) == "log" else "verdict table"
     fp = fingerprint(cfg, order)
     db_path = cfg.db or default_db_path(cfg, fp)
     db = CampaignDB(db_path)
     try:
-        dropped = 0 if cfg.resume else db.count()  # counted before start() drops them
-        db.start(fp, cfg.resume)
-        done = db.done_keys() & set(order) if cfg.resume else set()
-        todo = [k for k in order if k not in done]
-        if cfg.resume:
-            err.write(f"resuming {readable(db_path)}: {len(done)} tests done, {len(todo)} to run\n")
-        elif dropped:
-            err.write(f"note: {readable(db_path)} had {dropped} results; starting afresh\n")
-        wall0 = time.monotonic()
-        _execute(cfg, worker, todo, given, expectations, db, err, len(order), len(done))
-        wall = time.monotonic() - wall0
-        rows_by_key = db.rows()
-        rows = [rows_by_key[k] for k in order if k in rows_by_key]
+        pool = _open_pool(cfg, worker)  # before start(): a cluster out of reach drops nothing
+        try:
+            todo = begin(db, fp, cfg.resume, order, err)
+            wall0 = time.monotonic()
+            done = len(order) - len(todo)
+            _execute(cfg, pool, todo, given, expectations, db, err, len(order), done)
+            wall = time.monotonic() - wall0
+        finally:
+            pool.close(kill_busy=True)  # after a normal run, nothing is busy
+        rows = db.rows_of(order)
     finally:
         db.close()
-    t = totals(rows, wall, cfg.jobs)
+    t = totals(rows, wall, pool.jobs)
     header = (
         f"herdsman validate: {len(rows)} tests, model {cfg.model or 'default per arch'}, "
         f"expectations {readable(cfg.expect)} ({expect_kind})"
@@ -205,18 +172,10 @@ def run_campaign(
         write_json(cfg.json_out, rows, t, meta)
     if cfg.junit_out:
         write_junit(cfg.junit_out, rows, t, f"herdsman.validate.{cfg.model or 'default'}")
-    lost = sum(1 for r in rows if r.status == "lost")
-    if lost:
-        err.write(
-            f"note: {lost} tests were lost to dead worker processes; "
-            "run again with --resume to retry them\n"
-        )
-    if len(rows) < len(order):  # never a clean exit on a partial report
-        err.write(
-            f"note: {len(order) - len(rows)} of {len(order)} tests have no result in "
-            f"{readable(db_path)}; run again with --resume to complete it\n"
-        )
-    if lost or len(rows) < len(order):
+    notes = incomplete_notes(rows, len(order), db_path)
+    for note in notes:
+        err.write(note + "\n")
+    if notes:  # never a clean exit on a partial report
         status = 3
     elif any(r.category == "error" for r in rows):
         status = 2
@@ -232,9 +191,24 @@ def _head(path: str) -> str:
         return f.read(4096)
 
 
+def _open_pool(cfg: CampaignConfig, worker: WorkerFactory) -> TaskPool[Done | Failed]:
+    """The workers of the campaign (:func:`pools.open_pool`)."""
+    workers = Workers(cfg.jobs, cfg.max_memory, cfg.scheduler, cfg.dask_local, cfg.connect_timeout)
+    run_cfg = RunConfig(
+        model=cfg.model,
+        include_dirs=list(cfg.include_dirs),
+        variants=set(cfg.variants),
+        engine=cfg.engine,
+        time_limit=cfg.timeout,  # the engine stops cleanly; the pool kills a bit later
+        memory_limit=workers.process_memory,  # each local worker's (campaign_worker.py)
+    )
+    kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
+    return open_pool(workers, worker, run_cfg, kill_after)
+
+
 def _execute(
     cfg: CampaignConfig,
-    worker: WorkerFactory,
+    pool: TaskPool[Done | Failed],
     todo: list[str],
     given: dict[str, str],
     expectations: dict[str, Expectation],
@@ -243,19 +217,7 @@ def _execute(
     total: int,
     done: int,
 ) -> None:
-    """Run the tests still to do, recording each result as it arrives."""
-    run_cfg = RunConfig(
-        model=cfg.model,
-        include_dirs=list(cfg.include_dirs),
-        variants=set(cfg.variants),
-        engine=cfg.engine,
-        time_limit=cfg.timeout,  # the engine stops cleanly; the pool kills a bit later
-        memory_limit=cfg.max_memory,  # each worker's address space (campaign_worker.py)
-    )
-    kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
-    pool: WorkerPool[Done | Failed] = WorkerPool(
-        worker, run_cfg, jobs=cfg.jobs, timeout=kill_after, retries=1
-    )
+    """Run the tests still to do on ``pool``, recording each result as it arrives."""
     show = cfg.progress if cfg.progress is not None else err.isatty()
     progress = _Progress(show, total, done)
     counts = {"bad": 0}

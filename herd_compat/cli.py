@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from herdsman.herd_compat.args import Parser, UsageError
 from herdsman.litmus.errors import InputError
 
 if TYPE_CHECKING:
@@ -31,18 +32,12 @@ COMMANDS = {
     "validate": "run a campaign and compare with herd's log or verdict table",
     "verify": "check C programs' assertions under a model, as GenMC does (exit 42: unsafe)",
     "fences": "insert the fewest fences that make a C program or litmus test safe (z3)",
+    "explain": "why a model forbids (or allows) a final state: candidates, failing check, cycle",
+    "diff": "run two models on many tests and explain where their answers differ",
 }
 
 
-class UsageError(Exception):
-    """A bad command line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+_Parser = Parser
 
 
 def _top_help() -> str:
@@ -55,6 +50,13 @@ def _top_help() -> str:
     ]
     lines += [f"  {name:<10}{text}" for name, text in COMMANDS.items()]
     return "\n".join(lines) + "\n"
+
+
+def _variant_tags(values: list[str]) -> set[str]:
+    """The tags of ``--variant`` options, each one herd7 knows."""
+    from herdsman.herd_compat.herd7opts import variant_options
+
+    return variant_options(values)
 
 
 def _err(prog: str, message: str) -> int:
@@ -81,7 +83,12 @@ def _cmd_cat(argv: list[str]) -> int:
         return 0 if argv else 2
     if argv[0] != "check":
         raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
-    p = _Parser(prog="herdsman cat check", description="parse and type-check cat models")
+    p = _Parser(
+        prog="herdsman cat check",
+        description="parse and type-check cat models",
+        epilog=ccli.LEGEND,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ccli.add_arguments(p)
     return int(ccli.main(p.parse_args(argv[1:])) or 0)
 
@@ -172,7 +179,7 @@ def _cmd_run(argv: list[str]) -> int:
         tests=expand_test_args(a.tests),
         model=a.model,
         include_dirs=a.include,
-        variants={t for v in a.variant for t in v.replace(",", " ").split()},
+        variants=_variant_tags(a.variant),
         skipchecks=[t for s in a.skipchecks for t in s.split(",") if t],
         through=a.through,
         show=a.show,
@@ -215,13 +222,10 @@ def _check_memory(mb: int | None, option: str) -> None:
 
 
 def _cmd_herd7(argv: list[str]) -> int:
-    from herdsman.herd_compat.herd7opts import OptionError, help_text, parse_herd7_args
+    from herdsman.herd_compat.herd7opts import help_text, parse_herd7_args
     from herdsman.herd_compat.runner import run_tests
 
-    try:
-        cfg, st = parse_herd7_args(argv)
-    except OptionError as e:
-        raise UsageError(str(e)) from None
+    cfg, st = parse_herd7_args(argv)  # a bad option: OptionError, a UsageError
     if st.help:
         sys.stdout.write(help_text())
         return 0
@@ -272,6 +276,13 @@ def _verify_parser() -> _Parser:
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
     p.add_argument(
         "--memory", "--max-memory", type=int, metavar="MB", help="give up beyond MB of memory"
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="executions so far, rate and estimated total on stderr (default: when stderr "
+        "is a terminal)",
     )
     p.add_argument(
         "--max-bound",
@@ -352,6 +363,7 @@ def _cmd_verify(argv: list[str]) -> int:
         keep_going=a.keep_going,
         time_limit=a.timeout,
         memory_limit=a.memory,
+        progress=a.progress,
         buffer_bound=a.buffer_bound,
         stateful=a.stateful,
         reduction=a.reduction,
@@ -451,6 +463,7 @@ def _cmd_fences(argv: list[str]) -> int:
 
 def _validate_parser() -> _Parser:
     from herdsman.engine.options import ENGINES
+    from herdsman.herd_compat.pools import add_worker_options
 
     p = _Parser(
         prog="herdsman validate",
@@ -477,16 +490,7 @@ def _validate_parser() -> _Parser:
     )
     p.add_argument("--db", metavar="PATH", help="campaign database")
     p.add_argument("--resume", action="store_true", help="skip tests already in the database")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-test time limit")
-    p.add_argument(
-        "--max-memory",
-        type=int,
-        default=2048,
-        metavar="MB",
-        help="each worker's memory (address space) in MB; a test beyond it is reported "
-        "like a timeout (default 2048)",
-    )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write a JSON report")
     p.add_argument("--junit", dest="junit_out", metavar="OUT", help="write a JUnit XML report")
     p.add_argument("--engine", choices=ENGINES, default="auto")
@@ -505,27 +509,25 @@ def _validate_parser() -> _Parser:
         metavar="N",
         help="describe at most N differing tests (-1: all)",
     )
+    add_worker_options(p)
     return p
 
 
-def _cmd_validate(argv: list[str]) -> int:
-    from herdsman.herd_compat.campaign_worker import engine_worker
-
-    return validate(argv, engine_worker)
-
-
-def validate(argv: list[str], worker: WorkerFactory) -> int:
-    """``herdsman validate`` with workers made by ``worker`` (tests give other ones)."""
+def _cmd_validate(argv: list[str], worker: WorkerFactory | None = None) -> int:
+    """``herdsman validate`` on local worker processes (``--jobs``) or, with ``--scheduler
+    ADDRESS`` or ``--dask-local N``, on a dask cluster (workers made by ``worker``, the
+    engine's by default; tests give other ones)."""
     from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
+    from herdsman.herd_compat.campaign_worker import engine_worker
+    from herdsman.herd_compat.pools import workers_of
+    from herdsman.herd_compat.workers import ClusterError
 
     a = _validate_parser().parse_args(argv)
-    if a.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    workers = workers_of(a)
     if a.timeout is not None and a.timeout <= 0:
         raise UsageError("--timeout must be positive")
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
-    _check_memory(a.max_memory, "--max-memory")
     cfg = CampaignConfig(
         inputs=a.inputs,
         expect=a.expect,
@@ -533,24 +535,46 @@ def validate(argv: list[str], worker: WorkerFactory) -> int:
         expect_column=a.expect_column - 1,
         db=a.db,
         resume=a.resume,
-        jobs=a.jobs,
+        jobs=workers.jobs,
         timeout=a.timeout,
         json_out=a.json_out,
         junit_out=a.junit_out,
         engine=a.engine,
         include_dirs=a.include,
-        variants={t for v in a.variant for t in v.replace(",", " ").split()},
+        variants=_variant_tags(a.variant),
         progress=a.progress,
         show_mismatches=a.show_mismatches,
-        max_memory=a.max_memory,
+        max_memory=workers.max_memory,
+        scheduler=workers.scheduler,
+        dask_local=workers.dask_local,
+        connect_timeout=workers.connect_timeout,
     )
     try:
-        return run_campaign(cfg, worker=worker).status
+        return run_campaign(cfg, worker=worker or engine_worker).status
+    except ClusterError as e:  # not reached, not started, or lost: one line, exit 2
+        raise UsageError(str(e)) from None
     except KeyboardInterrupt:
         sys.stderr.write(
             "interrupted: finished tests are in the database; continue with --resume\n"
         )
         return 130
+
+
+def validate(argv: list[str], worker: WorkerFactory) -> int:
+    """``herdsman validate`` with workers made by ``worker`` (tests give other ones)."""
+    return _cmd_validate(argv, worker)
+
+
+def _cmd_explain(argv: list[str]) -> int:
+    from herdsman.herd_compat.explain import main as explain_main
+
+    return explain_main(argv)
+
+
+def _cmd_diff(argv: list[str]) -> int:
+    from herdsman.herd_compat.diff import main as diff_main
+
+    return diff_main(argv)
 
 
 # ----------------------------------------------------------------------------- main
@@ -563,6 +587,8 @@ HANDLERS: dict[str, Callable[[list[str]], int]] = {
     "validate": _cmd_validate,
     "verify": _cmd_verify,
     "fences": _cmd_fences,
+    "explain": _cmd_explain,
+    "diff": _cmd_diff,
 }
 
 

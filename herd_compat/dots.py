@@ -4,12 +4,11 @@ is), ``DOTBEGIN``/``DOTEND`` lines on stdout with ``-o -``, and with TruSt's
 ``--print-executions`` one file per execution, ``DIR/<test>-<n>.dot``.  Each picture says
 under herd's legend which execution it is (its number among those drawn and its final
 state); a file holding several pictures starts with a comment saying to render it with
-``dot -O`` (one image per graph), and the run says so once on stderr."""
+``dot -O`` (one image per graph), and the run says so once on stderr (the runner)."""
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import IO
@@ -63,38 +62,40 @@ def dot_base(path: str) -> str:
 
 
 def check_outdir(outdir: str | None) -> None:
-    """Refuse an output directory that does not exist (``-`` is stdout)."""
+    """Refuse an output directory that does not exist (``-`` is stdout), before any test
+    runs: herd7 does not create it either, and fails only when it first writes there."""
     if outdir and outdir != "-" and not os.path.isdir(outdir):
-        raise InputError(outdir, 0, 0, "output directory does not exist")
+        what = "is not a directory" if os.path.exists(outdir) else "does not exist"
+        raise InputError(
+            outdir, 0, 0, f"output directory {what} (-o never creates one: mkdir it first)"
+        )
 
 
 def write_pictures(
     outdir: str, suffix: str, path: str, pictures: Sequence[str], out: IO[str]
-) -> None:
+) -> str | None:
     """The shown executions of the test in file ``path``, herd's way: one file for all of
-    them, or with ``-o -`` printed between ``DOTBEGIN``/``DOTEND`` lines."""
+    them, or with ``-o -`` printed between ``DOTBEGIN``/``DOTEND`` lines.  The file written
+    when it holds several graphs (the caller says once per run how to render them)."""
     base = dot_base(path)
     text = "".join(pictures)
     if outdir == "-":
         out.write(f"\nDOTBEGIN {base}\nDOTCOM dot\n{text}\nDOTEND {base}\n")
-        return
+        return None
     target = os.path.join(outdir, base + suffix + ".dot")
-    if len(pictures) > 1:
+    several = len(pictures) > 1
+    if several:
         text = f"/* {len(pictures)} graphs: render each with 'dot -Tpng -O {target}' */\n" + text
-        _note_once(
-            f"note: a .dot file holding several executions (e.g. {target}) gives one image "
-            f"per graph with 'dot -Tpng -O FILE'\n"
-        )
     write_file(target, text)
+    return target if several else None
 
 
-_NOTED: set[str] = set()
-
-
-def _note_once(text: str) -> None:
-    if text.split("(")[0] not in _NOTED:
-        _NOTED.add(text.split("(")[0])
-        sys.stderr.write(text)
+def several_graphs_note(target: str) -> str:
+    """What a run says once when a file holds several graphs."""
+    return (
+        f"note: a .dot file holding several executions (e.g. {target}) gives one image "
+        "per graph with 'dot -Tpng -O FILE'\n"
+    )
 
 
 def write_execution_pictures(outdir: str, path: str, pictures: Sequence[str]) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from herdsman.engine.options import ENGINES, SPEEDCHECKS
 from herdsman.engine.outcome import SHOW_MODES
 from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, SHOW_EVENTS
+from herdsman.herd_compat.args import UsageError
 from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_names
 from herdsman.herd_compat.limits import MIN_MEMORY_MB
@@ -23,8 +24,8 @@ from herdsman.litmus.errors import InputError
 from herdsman.litmus.source import MAX_LIST_BYTES, read_text
 
 
-class OptionError(Exception):
-    """A bad command line (unknown option, missing or bad argument)."""
+class OptionError(UsageError):
+    """A bad herd7 command line (unknown option, missing or bad argument)."""
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,40 @@ def _model(cfg: RunConfig, v: object, st: State) -> None:
     cfg.model = spec
 
 
+#: The tags herd7's ``-variant`` accepts (herd's ``Variant.parse``, with its spellings;
+#: also ``tNN``).  Any other tag is refused, as herd7 refuses it.
+VARIANT_TAGS = frozenset(
+    """success instr specialx0 amox0 x0 normw acqrelasfence backcompat back fullscdepend
+    scdepend splittedrmw switchdepscwrite switchdepscresult lrscdiffok mixed unaligned
+    dontcheckmixed notweakpredicated notweakpred tagmem memtag mte toofar morello neon deps
+    instances instance kvm vmsa ets ets2 exs eis eos noptebranch nobranch pte2 pte-squared
+    phantomonload optrfrmw constrainedunpredictable cu exp ifetch self dic idc cos-opt test
+    asl asl_aarch64 aslaarch64 asl+aarch64 aslv0 asl0 asl_0 aslv1 asl1 asl_1 asltype+warn
+    asltype+silence asltype+check asl+experimental asl+exp s128 strict warn telechat nv2
+    fatal skip handled synchronous sync asynchronous async asymmetric asym""".split()
+)
+
+
+def variant_tags(text: str, option: str = "-variant") -> set[str]:
+    """The tags of one ``-variant`` argument (comma or space separated), each one herd7
+    knows (else :class:`OptionError`, as herd7 says it)."""
+    tags = {t for t in text.replace(",", " ").split() if t}
+    for t in sorted(tags):
+        low = t.lower()
+        if low not in VARIANT_TAGS and not (len(low) == 3 and low[0] == "t" and low[1:].isdigit()):
+            raise OptionError(
+                f"{t} is a bad tag for {option} (herd7's tags: {', '.join(sorted(VARIANT_TAGS))})"
+            )
+    return tags
+
+
+def variant_options(values: list[str], option: str = "--variant") -> set[str]:
+    """The tags of repeated ``--variant`` options of herdsman's commands."""
+    return {t for v in values for t in variant_tags(v, option)}
+
+
 def _variants(cfg: RunConfig, v: object, st: State) -> None:
-    cfg.variants |= {t for t in str(v).replace(",", " ").split() if t}
+    cfg.variants |= variant_tags(str(v))
 
 
 def _skipchecks(cfg: RunConfig, v: object, st: State) -> None:

@@ -70,8 +70,8 @@ def read_index(path: str, _seen: frozenset[str] = frozenset()) -> list[str]:
 
 def expand_test_args(args: list[str], allow_dirs: bool = True) -> list[str]:
     """Test files from command-line arguments: ``@index`` files are expanded, directories
-    give their ``*.litmus`` files (recursively, sorted), other arguments are kept as is
-    (a missing file is reported when the test is read)."""
+    give their ``*.litmus`` files (recursively, sorted; none is an error), other arguments
+    are kept as is (a missing file is reported when the test is read)."""
     out: list[str] = []
     for a in args:
         index = index_path(a)
@@ -84,6 +84,8 @@ def expand_test_args(args: list[str], allow_dirs: bool = True) -> list[str]:
                 raise InputError(a, 0, 0, f"cannot list directory: {e.strerror}") from None
             if not found and not os.access(a, os.R_OK | os.X_OK):
                 raise InputError(a, 0, 0, "cannot read directory: permission denied")
+            if not found:  # named on purpose, holding nothing: a mistake, not a success
+                raise InputError(a, 0, 0, "no litmus tests (*.litmus) in this directory")
             out += found
         else:
             out.append(a)

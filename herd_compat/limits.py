@@ -9,7 +9,8 @@ the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of i
 :class:`~engine.errors.TimeLimitExceeded` wherever the test is when its time is up.  The
 timer fires once, is cancelled and its handler restored when the block ends, so nothing
 leaks into the next test; without a main thread to take the signal (a test run from
-another thread) the engines' own checks remain.
+another thread, as on a cluster's workers) the engines' own checks remain, and the cat
+evaluator's (``cat.api.cpu_deadline``: a ``let rec`` iterated at load time).
 
 :class:`MemoryLimit` lowers the soft limit of the process's address space
 (``RLIMIT_AS``) for a block: an allocation beyond it raises :class:`MemoryError`, which
@@ -24,8 +25,10 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from types import FrameType, TracebackType
 
+from herdsman.cat.api import DeadlinePassed, cpu_deadline
 from herdsman.engine.errors import TimeLimitExceeded
 
 #: The smallest memory limit accepted, in MB (the interpreter and herdsman need ~40 MB).
@@ -56,10 +59,15 @@ class CpuTimeLimit:
         self.seconds = seconds
         self._previous: Handler = None
         self._armed = False
+        self._cooperative = ExitStack()
 
     def __enter__(self) -> CpuTimeLimit:
         global _due
-        if self.seconds is None or threading.current_thread() is not threading.main_thread():
+        if self.seconds is None:
+            return self
+        # the cat evaluator's own check, which works in any thread (the alarm does not)
+        self._cooperative.enter_context(cpu_deadline(time.process_time() + self.seconds))
+        if threading.current_thread() is not threading.main_thread():
             return self
         self._previous = signal.signal(signal.SIGPROF, _on_alarm)
         self._armed = True
@@ -74,6 +82,12 @@ class CpuTimeLimit:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._cooperative.close()
+        self._disarm()
+        if isinstance(exc, DeadlinePassed):  # the cooperative check's way of saying it
+            raise TimeLimitExceeded() from None
+
+    def _disarm(self) -> None:
         global _due
         if not self._armed:
             return

@@ -74,10 +74,11 @@ class ModelCache:
         model = self.get(spec, test_variants(test))
         arch = model.arch
         if self.cfg.archcheck and arch is not None and is_arch(arch) and arch != test.arch:
-            raise InputError(
-                test.path,
-                1,
-                1,
-                f"architecture mismatch between test ({test.arch}) and model {spec} ({arch})",
+            raise InputError(  # the model chosen is the one at fault, not the test
+                spec,
+                0,
+                0,
+                f"model {spec} is for {arch}, test {test.path} is {test.arch} "
+                "(architecture mismatch)",
             )
         return model

@@ -6,15 +6,23 @@ test ends), from half a second into a test and at most four times a second; else
 (``--progress`` on a pipe or a file) it writes a line a second and one at the end of each
 test.  The estimated total comes from the explorer (:class:`engine.progress.TreeEstimate`:
 it firms up as the search goes); the time left assumes the rate so far.
+
+:class:`ProgressBar` is the progress of a run over many tests (``herdsman validate``,
+``herdsman diff``): a rich progress bar on stderr with the tests done, the time so far and
+the time left, its description updated as each test ends.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-__all__ = ["TerminalProgress"]
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+__all__ = ["ProgressBar", "TerminalProgress"]
 
 #: On a terminal: first drawn this long into a test, then redrawn at most this often (s).
 TTY_DELAY = 0.5
@@ -80,6 +88,47 @@ class TerminalProgress:
             self.out.write(text + "\n")
         self.out.flush()
         self.drawn = True
+
+
+class ProgressBar:
+    """A rich progress bar with ETA on stderr, titled ``title`` (nothing when disabled)."""
+
+    def __init__(self, title: str, enabled: bool, total: int, done: int) -> None:
+        self.p: Progress | None = None
+        if not enabled:
+            return
+        # rich only when a bar is drawn (this module is imported by every command)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.p = Progress(
+            TextColumn(f"[bold]{title}[/bold] {{task.description}}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            transient=False,
+        )
+        self.task = self.p.add_task("", total=total, completed=done)
+        self.p.start()
+
+    def advance(self, description: str) -> None:
+        """One more test done; ``description`` follows the title."""
+        if self.p is not None:
+            self.p.update(self.task, advance=1, description=description)
+
+    def stop(self) -> None:
+        if self.p is not None:
+            self.p.stop()
 
 
 def _count(n: int) -> str:

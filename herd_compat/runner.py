@@ -17,7 +17,12 @@ from typing import IO
 
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.dots import check_outdir, write_execution_pictures, write_pictures
+from herdsman.herd_compat.dots import (
+    check_outdir,
+    several_graphs_note,
+    write_execution_pictures,
+    write_pictures,
+)
 from herdsman.herd_compat.genmc import summary
 from herdsman.herd_compat.jsonl import json_line
 from herdsman.herd_compat.limits import CpuTimeLimit, MemoryLimit
@@ -59,6 +64,7 @@ def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
 def _run_each(cfg: RunConfig, models: ModelCache, out: IO[str], err: IO[str]) -> int:
     status = 0
     selection = Selection(cfg)
+    noted = False  # said how to render a file of several graphs
     for path in cfg.tests:
         rec = run_file(path, cfg, models, selection)
         if isinstance(rec, Skipped):
@@ -73,7 +79,10 @@ def _run_each(cfg: RunConfig, models: ModelCache, out: IO[str], err: IO[str]) ->
                 status = 2
         else:
             try:
-                print_done(cfg, rec, out, err)
+                several = print_done(cfg, rec, out, err)
+                if several is not None and not noted:
+                    err.write(several_graphs_note(several))
+                    noted = True
             except InputError as e:  # a DOT file that cannot be written
                 err.write(e.render() + "\n")
                 status = 2
@@ -82,14 +91,16 @@ def _run_each(cfg: RunConfig, models: ModelCache, out: IO[str], err: IO[str]) ->
     return status
 
 
-def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> None:
+def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> str | None:
     """File the pictures of a test that ran, print its block (or its JSON line) and
-    herd's warning when an execution hit the unrolling bound."""
+    herd's warning when an execution hit the unrolling bound; the picture file holding
+    several graphs, if one was written."""
+    several = None
     if cfg.execution_dots:
         assert cfg.outdir is not None
         write_execution_pictures(cfg.outdir, rec.path, rec.pictures)
     elif cfg.outdir is not None:
-        write_pictures(cfg.outdir, cfg.suffix, rec.path, rec.pictures, out)
+        several = write_pictures(cfg.outdir, cfg.suffix, rec.path, rec.pictures, out)
     if cfg.json:
         out.write(json_line(rec))
     else:
@@ -102,3 +113,4 @@ def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> None:
         err.write(
             f"{rec.path}:0:0: warning: unrolling limit exceeded, legal outcomes may be missing\n"
         )
+    return several

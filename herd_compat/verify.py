@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -30,8 +29,9 @@ from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.bounds import BoundsConfig, verify_bounds
 from herdsman.herd_compat.dots import check_outdir, write_file
-from herdsman.herd_compat.limits import CpuTimeLimit
+from herdsman.herd_compat.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.opsummary import operational_lines
+from herdsman.herd_compat.progress import TerminalProgress
 from herdsman.herd_compat.trace import trace
 from herdsman.litmus.c import load_c_program, target_for_model
 from herdsman.litmus.errors import InputError
@@ -61,6 +61,7 @@ class VerifyConfig:
     keep_going: bool = False
     time_limit: float | None = None
     memory_limit: int | None = None  # MB of address space for the whole process
+    progress: bool | None = None  # None: when stderr is a terminal
     buffer_bound: int | None = None  # the operational engine's options
     stateful: bool = False
     reduction: str = "dpor"
@@ -73,9 +74,7 @@ def verify(cfg: VerifyConfig) -> int:
     if cfg.unroll < 0:
         raise InputError("--unroll", 0, 0, "the loop bound must be >= 0")
     check_outdir(cfg.outdir)
-    if cfg.memory_limit is not None:
-        limit = cfg.memory_limit * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    limit_memory(cfg.memory_limit)
     model = load_model(cfg.model, cfg.cat_include_dirs)
     target = cfg.target or target_for_model(cfg.model)
     status = SAFE
@@ -114,6 +113,7 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         buffer_bound=cfg.buffer_bound,
         stateful=cfg.stateful,
         reduction=cfg.reduction,
+        progress=TerminalProgress(sys.stderr) if _shows_progress(cfg) else None,
     )
     wall = time.perf_counter()
     try:
@@ -139,6 +139,10 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
             dot = to_dot(graph, test_name=program.name, model_name=cfg.model)
             write_file(os.path.join(cfg.outdir, f"{name}.dot"), dot)
     return UNSAFE if out.errors else SAFE
+
+
+def _shows_progress(cfg: VerifyConfig) -> bool:
+    return sys.stderr.isatty() if cfg.progress is None else cfg.progress
 
 
 def report(out: Outcome, unroll: int, wall: float) -> str:

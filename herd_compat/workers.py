@@ -9,6 +9,9 @@ worker died is run again on a fresh worker up to ``retries`` times (a stray sign
 OOM killer may have hit it); a task past its deadline is not (it would run out again).
 Workers ignore SIGINT (the parent decides) and die with the parent (Linux
 ``PR_SET_PDEATHSIG``), so a killed campaign leaves no orphans behind.
+
+:class:`TaskPool` is what a campaign needs of a pool: :class:`WorkerPool` is the local one,
+``dask_pool.DaskPool`` runs the tasks on a dask cluster.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from herdsman.litmus.errors import InputError
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 Factory = Callable[[Any], Callable[[str], R]]
 
 
@@ -41,15 +45,48 @@ class TaskLost:
     elapsed: float | None = None
 
 
-def _failure_line(e: BaseException) -> str:
+def failure_line(e: BaseException) -> str:
     """How a worker reports an exception: bad input as such, anything else by its type."""
     if isinstance(e, InputError):
         return e.render()
     return f"{type(e).__name__}: {' '.join(str(e).split())}"
 
 
+def run_task(fn: Callable[[str], R], task: str) -> R | TaskLost:
+    """Run one task in a worker: what the task function returns, or the exception it
+    raised as a :class:`TaskLost` (bad input as such, anything else as a bug)."""
+    try:
+        return fn(task)
+    except BaseException as e:  # reported to the parent as this task's failure
+        if isinstance(e, InputError):
+            return TaskLost(task, "input", e.render())
+        line = f"{task}:0:0: error: internal error ({failure_line(e)})"
+        return TaskLost(task, "raised", line)
+
+
 class WorkerStartError(Exception):
     """A worker could not build its task function (e.g. the model does not load)."""
+
+
+class ClusterError(Exception):
+    """The workers' cluster cannot be reached or started, or was lost (a bad address, no
+    scheduler answering, the connection dropped): one line saying so."""
+
+
+class TaskPool(Protocol[R_co]):
+    """Where a campaign's tasks run: ``run`` calls ``on_result(task, result)`` once per
+    task, in the caller's thread, as results arrive (what the task function returned, or a
+    :class:`TaskLost`); a task whose worker died is retried before it is reported lost.
+    ``jobs`` is how many tasks run at once (for the report); ``close`` stops the workers
+    (busy ones too with ``kill_busy``, after an interruption) and may be called again."""
+
+    jobs: int
+
+    def run(
+        self, tasks: Iterable[str], on_result: Callable[[str, R_co | TaskLost], None]
+    ) -> None: ...
+
+    def close(self, kill_busy: bool = False) -> None: ...
 
 
 def _die_with_parent() -> None:
@@ -70,7 +107,7 @@ def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int)
     try:
         fn = factory(arg)
     except BaseException as e:  # reported to the parent, which stops the campaign
-        conn.send(("fatal", _failure_line(e)))
+        conn.send(("fatal", failure_line(e)))
         return
     conn.send(("ready", None))
     while True:
@@ -80,15 +117,7 @@ def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int)
             return
         if task is None:
             return
-        res: Any
-        try:
-            res = fn(task)
-        except BaseException as e:  # reported to the parent as this task's failure
-            if isinstance(e, InputError):
-                res = TaskLost(task, "input", e.render())
-            else:
-                line = f"{task}:0:0: error: internal error ({_failure_line(e)})"
-                res = TaskLost(task, "raised", line)
+        res = run_task(fn, task)
         try:
             conn.send(("result", task, res))
         except (BrokenPipeError, OSError):

@@ -8,6 +8,26 @@ cat file, unknown model or unsupported instruction; the command line prints
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` with every unprintable character (control characters, NUL, bytes that were
+    not UTF-8) escaped as Python would (``\\x00``), so that an error never writes them to
+    the user's terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+#: The longest file name an error shows whole (longer: its two ends around "...").
+PATH_SHOWN = 512
+
+
+def _shortened(path: str) -> str:
+    if len(path) <= PATH_SHOWN:
+        return path
+    half = PATH_SHOWN // 2
+    return path[:half] + "..." + path[-half:]
+
+
 class InputError(Exception):
     """Bad input at ``path:line:col`` (1-based; 0 when unknown).
 
@@ -24,10 +44,10 @@ class InputError(Exception):
         source_line: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.path = path
+        self.path = _shortened(printable(path))
         self.line = line
         self.col = col
-        self.message = " ".join(message.split())  # always one line
+        self.message = printable(" ".join(message.split()))  # always one line
         self.source_line = source_line
 
     def header(self) -> str:

@@ -76,9 +76,17 @@ def split(src: Source) -> Split:
     arch = m.group("arch")
     if arch not in ARCHS or not ARCHS[arch].parsed:
         at = m.start("arch")
+        if arch == "C":  # litmus/c reads them, for the commands that run tests
+            raise src.error(
+                at,
+                "C litmus tests are read by 'herdsman run', 'herd7', 'validate' and 'verify'; "
+                "this command reads PPC and X86 tests",
+            )
         if arch in ARCHS:
             only = " and ".join(parsed_archs())
-            raise src.error(at, f"architecture '{arch}' is not supported (only {only})")
+            raise src.error(
+                at, f"architecture '{arch}' is not supported (herdsman reads {only} and C tests)"
+            )
         raise src.error(at, f"'{arch}' is not an implemented architecture")
     name = m.group("name")
     if name == "--":

@@ -82,7 +82,11 @@ def test_file_errors(capsys, tmp_path: Path) -> None:
     )
     assert (
         _one_error(capsys, ["validate", str(tmp_path), "--expect", str(tmp_path / "herd.log")])
-        == f"{tmp_path}:0:0: error: no test files given"
+        == f"{tmp_path}:0:0: error: no litmus tests (*.litmus) in this directory"
+    )
+    assert (
+        _one_error(capsys, ["run", str(tmp_path)])
+        == f"{tmp_path}:0:0: error: no litmus tests (*.litmus) in this directory"
     )
     (tmp_path / "a.litmus").write_text("PPC A\n")
     assert (
@@ -90,7 +94,8 @@ def test_file_errors(capsys, tmp_path: Path) -> None:
         == f"{tmp_path / 'herd.log'}:0:0: error: no such file"
     )
     assert _one_error(capsys, ["herd7", "-o", str(missing), "t.litmus"]) == (
-        f"{missing}:0:0: error: output directory does not exist"
+        f"{missing}:0:0: error: output directory does not exist (-o never creates one: "
+        "mkdir it first)"
     )
 
 

@@ -128,7 +128,8 @@ def test_bad_uses_are_one_line_with_status_2(capsys, tmp_path) -> None:
     assert err.count("\n") == 1 and "operational engine runs the machines of sc, tso" in err
     prog = str(PROGRAMS / "peterson.c")
     rc, _, err = _run(capsys, "verify", "--engine", "operational", "--model", "power", prog)
-    assert rc == 2 and err.startswith(f"{prog}:0:0: error: ")
+    assert rc == 2 and err.startswith("power:0:0: error: ")  # the model is the culprit
+    assert err.rstrip().endswith(f"(for {prog})")
 
 
 def test_validate_against_herds_log(capsys, tmp_path) -> None:

@@ -18,7 +18,12 @@ import time
 from dataclasses import dataclass
 
 from herdsman.cat.api import Model
-from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import (
+    ConditionSettled,
+    ErrorFound,
+    TimeLimitExceeded,
+    model_refusal,
+)
 from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
 from herdsman.engine.operational.machine import Effects, Machine, NewLocation
 from herdsman.engine.operational.tally import OperationalTally
@@ -91,7 +96,7 @@ def explore_operational(
     check_show_mode(where, opts.show)
     why = refusal(model, program)
     if why is not None:
-        raise InputError(where, 0, 0, why)
+        raise model_refusal(model, where, why)
     if opts.buffer_bound is not None and opts.buffer_bound < 0:
         raise InputError(where, 0, 0, "the buffer bound must be >= 0")
     if opts.reduction not in ("dpor", "none"):

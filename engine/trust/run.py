@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 
 from herdsman.cat.api import Model, consistency_checker
-from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.errors import TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
@@ -83,7 +83,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     t0 = time.process_time()
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
-        raise InputError(where, 0, 0, msg)
+        raise model_refusal(model, where, msg)
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     sem = Semantics(program, opts.unroll)
     room = [sem.max_events(t) for t in range(len(program.threads))]

@@ -78,7 +78,7 @@ def _refusal(model: Model, arch: str, rmw: bool) -> str | None:
             name = f"'{ax.name}'" if ax.name else "(unnamed)"
             where = f" at {ax.pos.file}:{ax.pos.line}"
             return (
-                f"its axiom {name} ({ax.kind}){where} is not monotone, so partial graphs "
+                f"its axiom {name} ({ax.test}){where} is not monotone, so partial graphs "
                 "cannot be checked"
             )
     for what, make in _PROBES + (_RMW_PROBES if rmw else ()):
