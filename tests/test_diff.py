@@ -56,11 +56,10 @@ def diff(tmp_path: Path, a: str, b: str, inputs: list[str], **kw) -> tuple[int, 
         a=a,
         b=b,
         inputs=inputs,
-        workers=Workers(jobs=2),
         db=str(tmp_path / f"{js.stem}.sqlite"),
         json_out=str(js),
         progress=False,
-        **kw,
+        **({"workers": Workers(jobs=2)} | kw),
     )
     res = run_diff(cfg, out=out, err=io.StringIO())
     return res.status, json.loads(js.read_text()), out.getvalue()
@@ -129,6 +128,21 @@ def test_tso_against_sc_as_herds_logs_say(tmp_path) -> None:
         assert t["group"] in ("a-allows", "both-forbid")  # tso allows more, never less
         w = t["witness"]
         assert w["allowing"] == "tso" and w["rejecting"] == "sc" and w["axiom"] == "sc", t
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_as_on_local_workers(tmp_path) -> None:
+    """``diff`` runs on dask (``--dask-local``) too: the same groups and witnesses as on
+    local worker processes."""
+    _, local, _ = diff(tmp_path, "pso", "tso", [str(X86)])
+    on_dask = Workers(dask_local=2, max_memory=512)
+    _, dask, out = diff(tmp_path, "pso", "tso", [str(X86)], workers=on_dask)
+    assert "a dask cluster of 2 workers" in out
+
+    def answers(doc: dict) -> dict[str, tuple]:
+        return {t["name"]: (t["group"], json.dumps(t.get("witness"))) for t in doc["tests"]}
+
+    assert answers(dask) == answers(local)
 
 
 def test_pso_against_tso(tmp_path) -> None:

