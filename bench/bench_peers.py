@@ -1,0 +1,221 @@
+"""herdsman's TruSt beside GenMC and Nidhugg on the peers' benchmark families (issue 15).
+
+Rows: SB+NW with fences under sc and tso (N = 0..10), the RSMC paper's Fig. 11 family
+without fences under tso (N = 0..10), and the counter family (N threads ``r = c;
+c = r + 1``, N = 2..6) under sc.  The programs are the peers' own, written in GenMC's C
+dialect by ``../shared/anchors/gen_families.py``; herdsman reads them as they are.
+
+For each row: herdsman's complete executions, CPU time of the exploration (the program
+is read first, outside the timing, as the peers' checkers are timed on compiled IR) and
+peak memory (each row runs in a fresh subprocess: its own peak RSS); then each peer's
+count, time and the ratio herdsman / peer.  A peer runs when its binary is found
+(``GENMC`` / ``NIDHUGG`` environment variables or PATH: ``genmc``, ``nidhuggc``);
+otherwise its figure recorded on this machine kind in ``../shared/anchors/README.md`` is
+printed, marked ``(recorded)``, where the README has one.
+
+    python bench/bench_peers.py [--max-n 10] [--families sbnw,fig11,counter] [--timeout S]
+
+Exit status 1 when a count differs from a peer's (run or recorded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ANCHORS = HERE.parent.parent / "shared" / "anchors"
+
+
+@dataclass(frozen=True)
+class Row:
+    family: str  # sbnw | fig11 | counter
+    model: str  # sc | tso
+    n: int
+
+    @property
+    def program(self) -> str:
+        """The generator's file name for this row (GenMC's dialect)."""
+        stem = {"sbnw": "sbnw_f_genmc", "fig11": "fig11_nf_genmc", "counter": "inc_genmc"}
+        return f"{stem[self.family]}_N{self.n:02d}.c"
+
+    @property
+    def title(self) -> str:
+        name = {"sbnw": "SB+NW+fences", "fig11": "Fig. 11 (no fences)", "counter": "counter"}
+        return f"{name[self.family]} {self.model} N={self.n}"
+
+
+def rows(families: list[str], max_n: int) -> list[Row]:
+    out: list[Row] = []
+    if "sbnw" in families:
+        out += [Row("sbnw", m, n) for m in ("sc", "tso") for n in range(max_n + 1)]
+    if "fig11" in families:
+        out += [Row("fig11", "tso", n) for n in range(max_n + 1)]
+    if "counter" in families:
+        out += [Row("counter", "sc", n) for n in range(2, min(max_n, 6) + 1)]
+    return out
+
+
+# ----------------------------------------------------------------------------- herdsman
+
+
+def one(path: str, model: str) -> dict[str, float]:
+    """Explore one program with TruSt in this process: executions, CPU s, peak RSS MB."""
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.litmus.c import load_c_program, target_for_model
+
+    program = load_c_program(path, target_for_model(model), {}, [])
+    m = load_model(model)
+    assert m.axioms is not None  # compiled before the timing
+    t0 = time.process_time()
+    out = run_program(program, m, RunOptions(engine="trust"))
+    cpu = time.process_time() - t0
+    count = sum(c.executions for c in out.states.values())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"count": count, "cpu": cpu, "peak_mb": peak}
+
+
+def herdsman_row(path: Path, model: str, timeout: float) -> dict[str, float] | None:
+    cmd = [sys.executable, __file__, "--one", str(path), model]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------------------- peers
+
+
+def peer_binary(env: str, name: str) -> str | None:
+    return os.environ.get(env) or shutil.which(name)
+
+
+def run_genmc(binary: str, path: Path, model: str, timeout: float) -> tuple[int, float] | None:
+    cmd = [binary, f"-{model}", "-disable-estimation", str(path)]
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    wall = time.perf_counter() - t0
+    m = re.search(r"Number of complete executions explored: (\d+)", done.stdout)
+    return (int(m.group(1)), wall) if m else None
+
+
+def run_nidhugg(binary: str, path: Path, model: str, timeout: float) -> tuple[int, float] | None:
+    cmd = [binary, "--", f"--{model}", str(path)]
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    wall = time.perf_counter() - t0
+    m = re.search(r"Trace count: (\d+)", done.stdout + done.stderr)
+    return (int(m.group(1)), wall) if m else None
+
+
+#: The README's table for each family, by the bold title that opens it.
+TABLES = {"fig11": "RSMC paper Fig. 11", "sbnw": "SB+NW with fences", "counter": "Counter"}
+
+
+def recorded() -> dict[tuple[str, str, int], tuple[int, float]]:
+    """The anchors README's figures: (family, column, N) -> (count, seconds)."""
+    readme = ANCHORS / "README.md"
+    if not readme.is_file():
+        return {}
+    figures: dict[tuple[str, str, int], tuple[int, float]] = {}
+    family: str | None = None
+    header: list[str] = []
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        for fam, title in TABLES.items():
+            if line.startswith(f"**{title}"):
+                family, header = fam, []
+        if family is None or not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if not header:
+            header = cells
+            continue
+        if not cells[0].isdigit():
+            continue
+        n = int(cells[0])
+        for col, cell in zip(header[1:], cells[1:], strict=False):
+            m = re.match(r"(\d+) / ([\d.]+)", cell)
+            if m:
+                figures[(family, col, n)] = (int(m.group(1)), float(m.group(2)))
+    return figures
+
+
+def peer_columns(row: Row) -> list[tuple[str, str]]:
+    """(peer, README column) compared on this row."""
+    return [("GenMC", f"GenMC {row.model}"), ("Nidhugg", f"Nidhugg {row.model}")]
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--max-n", type=int, default=10)
+    ap.add_argument("--families", default="sbnw,fig11,counter")
+    ap.add_argument("--timeout", type=float, default=600.0, help="per row and tool (s)")
+    ap.add_argument("--one", nargs=2, metavar=("PROGRAM", "MODEL"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(one(a.one[0], a.one[1])))
+        return 0
+    generator = ANCHORS / "gen_families.py"
+    if not generator.is_file():
+        print(f"skipped: {generator} is absent (../shared/anchors is needed)")
+        return 0
+    figures = recorded()
+    genmc = peer_binary("GENMC", "genmc")
+    nidhugg = peer_binary("NIDHUGG", "nidhuggc")
+    print(f"peers: GenMC {genmc or '(recorded)'}, Nidhugg {nidhugg or '(recorded)'}")
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, str(generator), tmp], check=True, capture_output=True)
+        print(f"{'row':32} {'herdsman':>24} | peers (count / s, ratio)")
+        for row in rows(a.families.split(","), a.max_n):
+            path = Path(tmp) / row.program
+            got = herdsman_row(path, row.model, a.timeout)
+            if got is None:
+                print(f"{row.title:32} {'timeout or error':>24}")
+                continue
+            mine = f"{int(got['count'])} / {got['cpu']:.2f} s {got['peak_mb']:.0f} MB"
+            cells = []
+            for peer, col in peer_columns(row):
+                binary = genmc if peer == "GenMC" else nidhugg
+                theirs: tuple[int, float] | None
+                if binary:
+                    run = run_genmc if peer == "GenMC" else run_nidhugg
+                    theirs, mark = run(binary, path, row.model, a.timeout), ""
+                else:
+                    theirs, mark = figures.get((row.family, col, row.n)), " (recorded)"
+                if theirs is None:
+                    continue
+                count, secs = theirs
+                if count != int(got["count"]):
+                    bad += 1
+                    mark += " COUNT DIFFERS"
+                ratio = got["cpu"] / secs if secs > 0 else float("inf")
+                cells.append(f"{peer} {count} / {secs:.2f} s, {ratio:.1f}x{mark}")
+            print(f"{row.title:32} {mine:>24} | " + "; ".join(cells))
+    print(f"counts differing from a peer: {bad}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
