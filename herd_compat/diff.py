@@ -36,290 +36,29 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
-from herdsman.cat.api import Model, resolve_spec
-from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.outcome import Outcome
-from herdsman.engine.reference.explain import Contrast, contrast, full_state
-from herdsman.engine.reference.witness import RelationLens
+from herdsman.cat.api import resolve_spec
 from herdsman.herd_compat.args import Parser, UsageError
-from herdsman.herd_compat.campaign_worker import warm_up_parser
-from herdsman.herd_compat.config import RunConfig
 from herdsman.herd_compat.diff_db import DiffDB, DiffRow
-from herdsman.herd_compat.dots import check_outdir, dot_base, write_file
-from herdsman.herd_compat.explain import (
-    execution_json,
-    execution_lines,
-    witness_dot,
-    witness_json,
-    witness_lines,
+from herdsman.herd_compat.diff_report import report_lines, write_json, write_pictures
+from herdsman.herd_compat.diff_worker import (
+    DIFFERENT,
+    DiffWorkerConfig,
+    TestDiff,
+    diff_worker,
 )
+from herdsman.herd_compat.dots import check_outdir, dot_base
 from herdsman.herd_compat.herd7opts import variant_options
-from herdsman.herd_compat.journal_rows import readable
 from herdsman.herd_compat.journal_run import begin, incomplete_notes, tests_by_key
-from herdsman.herd_compat.limits import (
-    DEFAULT_WORKER_MB,
-    CpuTimeLimit,
-    limit_memory,
-)
-from herdsman.herd_compat.models import ModelCache, resolve_model_spec
-from herdsman.herd_compat.output import state_lines
-from herdsman.herd_compat.pipeline import Done, Failed, Skipped, read_test, run_file
+from herdsman.herd_compat.models import resolve_model_spec
 from herdsman.herd_compat.pools import Workers, add_worker_options, open_pool, workers_of
 from herdsman.herd_compat.progress import ProgressBar
 from herdsman.herd_compat.workers import ClusterError, TaskLost, TaskPool, WorkerStartError
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
 from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
-from herdsman.litmus.lower import lower
 from herdsman.litmus.source import MAX_MODEL_BYTES, read_bytes
 
-__all__ = [
-    "GROUPS",
-    "DiffConfig",
-    "DiffOutcome",
-    "DiffWorkerConfig",
-    "TestDiff",
-    "classify",
-    "diff_worker",
-    "main",
-    "run_diff",
-]
-
-#: The groups of tests, in report order, with their headings ({A} and {B}: the models).
-GROUPS: dict[str, str] = {
-    "identical": "same answers",
-    "a-allows": "{A} allows, {B} forbids",
-    "b-allows": "{B} allows, {A} forbids",
-    "both-allow": "both allow, states differ",
-    "both-forbid": "both forbid, states differ",
-    "counts": "same states, counts differ",
-    "other": "other differences (verdict, flags)",
-    "error": "errors (bad input)",
-    "noresult": "no result (timeout, memory, lost)",
-}
-#: The groups of tests whose answers differ.
-DIFFERENT = ("a-allows", "b-allows", "both-allow", "both-forbid", "counts", "other")
-#: How many of a difference's states are tried for a witness.
-WITNESS_TRIES = 3
-
-
 # ----------------------------------------------------------------------------- workers
-
-
-@dataclass(frozen=True)
-class DiffWorkerConfig:
-    """What each worker needs (picklable): the two models and the run's options."""
-
-    a: str
-    b: str
-    include_dirs: tuple[str, ...] = ()
-    variants: frozenset[str] = frozenset()
-    engine: str = "auto"
-    time_limit: float | None = None
-    memory_limit: int | None = DEFAULT_WORKER_MB
-
-    def run_config(self, model: str) -> RunConfig:
-        return RunConfig(
-            model=model,
-            include_dirs=list(self.include_dirs),
-            variants=set(self.variants),
-            engine=self.engine,
-            time_limit=self.time_limit,
-            memory_limit=self.memory_limit,
-        )
-
-
-@dataclass(frozen=True)
-class TestDiff:
-    """A test's two results compared: its status (``done``, ``error``, ``timeout``), its
-    group, and the details (both results, the witness, the error line) as JSON data."""
-
-    path: str
-    name: str
-    status: str
-    group: str
-    details: dict[str, Any]
-    cpu: float | None = None
-
-
-def _summary(rec: Done) -> dict[str, Any]:
-    """One model's result on a test, as JSON data."""
-    out = rec.outcome
-    block = rec.herd_block()
-    arch = rec.test.arch
-    states = {}
-    satisfying = []
-    for st, c in out.states.items():
-        line = state_lines(out.observed, [st], arch)[0]
-        states[line] = c.executions
-        if c.satisfies:
-            satisfying.append(line)
-    return {
-        "verdict": block.verdict_line,
-        "kind": block.kind,
-        "condition": block.condition,
-        "states": dict(sorted(states.items())),
-        "satisfying": sorted(satisfying),
-        "positive": out.positive,
-        "negative": out.negative,
-        "flags": sorted(out.flags),
-        "cpu": rec.cpu,
-    }
-
-
-def classify(a: Outcome, b: Outcome, verdict_a: str, verdict_b: str) -> str:
-    """The group of a test whose two outcomes are ``a`` and ``b`` (see the module
-    docstring)."""
-    sa = {st: c.executions for st, c in a.states.items()}
-    sb = {st: c.executions for st, c in b.states.items()}
-    if sa == sb and verdict_a == verdict_b and a.flags == b.flags:
-        return "identical"
-    pa, pb = a.positive > 0, b.positive > 0
-    if pa != pb:
-        return "a-allows" if pa else "b-allows"
-    if set(sa) != set(sb):
-        return "both-allow" if pa else "both-forbid"
-    if sa != sb:
-        return "counts"
-    return "other"
-
-
-def _disputed(group: str, a: Outcome, b: Outcome) -> list[tuple[tuple, str]]:
-    """States on which the models disagree, most telling first, each with the model
-    (``a`` or ``b``) that allows more executions giving it."""
-    sa = {st: c for st, c in a.states.items()}
-    sb = {st: c for st, c in b.states.items()}
-    only_a = [st for st in sa if st not in sb]
-    only_b = [st for st in sb if st not in sa]
-    if group == "a-allows":
-        return [(st, "a") for st in sorted(only_a, key=lambda s: not sa[s].satisfies)]
-    if group == "b-allows":
-        return [(st, "b") for st in sorted(only_b, key=lambda s: not sb[s].satisfies)]
-    if group in ("both-allow", "both-forbid"):
-        return [(st, "a") for st in only_a] + [(st, "b") for st in only_b]
-    if group == "counts":
-        return [
-            (st, "a" if sa[st].executions > sb[st].executions else "b")
-            for st in sa
-            if st in sb and sa[st].executions != sb[st].executions
-        ]
-    return []
-
-
-class _Worker:
-    """One worker's state: both models (loaded once), their lenses."""
-
-    def __init__(self, cfg: DiffWorkerConfig) -> None:
-        self.cfg = cfg
-        self.run_a = cfg.run_config(cfg.a)
-        self.run_b = cfg.run_config(cfg.b)
-        self.models_a = ModelCache(self.run_a)
-        self.models_b = ModelCache(self.run_b)
-        self.lenses: dict[Model, RelationLens] = {}
-        # loaded once, outside any test's time limit (the pool bounds a worker's start)
-        self.models_a.get(cfg.a)
-        self.models_b.get(cfg.b)
-
-    def lens(self, model: Model) -> RelationLens:
-        got = self.lenses.get(model)
-        if got is None:
-            got = self.lenses[model] = RelationLens(model)
-        return got
-
-    def __call__(self, path: str) -> TestDiff:
-        start = time.process_time()
-        ra = run_file(path, self.run_a, self.models_a)
-        rb = run_file(path, self.run_b, self.models_b)
-        assert not isinstance(ra, Skipped) and not isinstance(rb, Skipped)
-        name = ra.name if isinstance(ra, Done) else rb.name
-        details: dict[str, Any] = {}
-        if isinstance(ra, Failed) or isinstance(rb, Failed):
-            failed = [r for r in (ra, rb) if isinstance(r, Failed)]
-            no_result = any(r.kind in ("timeout", "memory") for r in failed)
-            details["errors"] = {
-                k: r.message for k, r in (("a", ra), ("b", rb)) if isinstance(r, Failed)
-            }
-            for k, r in (("a", ra), ("b", rb)):
-                if isinstance(r, Done):
-                    details[k] = _summary(r)
-            status = "timeout" if no_result else "error"
-            group = "noresult" if no_result else "error"
-            return TestDiff(path, name, status, group, details, time.process_time() - start)
-        details["a"] = _summary(ra)
-        details["b"] = _summary(rb)
-        group = classify(ra.outcome, rb.outcome, details["a"]["verdict"], details["b"]["verdict"])
-        if group in DIFFERENT:
-            details["witness"] = self.witness(path, ra, rb, group)
-        return TestDiff(path, name, "done", group, details, time.process_time() - start)
-
-    def witness(self, path: str, ra: Done, rb: Done, group: str) -> dict[str, Any]:
-        """An execution on which the two models disagree (see :func:`contrast`), as JSON
-        data with its text and picture; or why there is none."""
-        cfg = self.cfg
-        try:
-            with CpuTimeLimit(cfg.time_limit):
-                test = read_test(path)
-                if isinstance(test, CLitmus):
-                    ta, tb = target_for_model(cfg.a), target_for_model(cfg.b)
-                    if ta != tb:
-                        return {"none": f"the models lower C differently ({ta}, {tb})"}
-                    program_a: Program = lower_c_litmus(test, ta)
-                    model_a, model_b = self.models_a.get(cfg.a), self.models_b.get(cfg.b)
-                else:
-                    program_a = lower(test)
-                    model_a, model_b = self.models_a.for_test(test), self.models_b.for_test(test)
-                out = ra.outcome
-                for st, who in _disputed(group, ra.outcome, rb.outcome)[:WITNESS_TRIES]:
-                    allow, forbid = (model_a, model_b) if who == "a" else (model_b, model_a)
-                    state = full_state(out.observed, st)
-                    found = contrast(program_a, allow, forbid, state, self.lens(forbid))
-                    if found is not None:
-                        return _witness_doc(found, st, who, ra, cfg)
-        except TimeLimitExceeded:
-            return {"none": "the witness search ran out of time (--timeout)"}
-        except InputError as e:
-            return {"none": f"no witness: {e.render()}"}
-        return {"none": "no single execution is allowed by one model and rejected by the other"}
-
-
-def _witness_doc(
-    found: Contrast, st: tuple, who: str, rec: Done, cfg: DiffWorkerConfig
-) -> dict[str, Any]:
-    rels, j = found.rels, found.judgement
-    arch = rec.test.arch
-    state = state_lines(rec.outcome.observed, [st], arch)[0]
-    allowing, rejecting = (cfg.a, cfg.b) if who == "a" else (cfg.b, cfg.a)
-    w = j.witness
-    text = execution_lines(rels, "      ")
-    if w is not None:
-        text += witness_lines(w, rels, "      ")
-    axiom = j.axiom or "a co or with choice of the model"
-    caption = f"{state} allowed by {allowing}, rejected by {rejecting} (check {axiom})"
-    return {
-        "state": state,
-        "allowed_by": who,
-        "allowing": allowing,
-        "rejecting": rejecting,
-        "axiom": axiom,
-        "text": text,
-        "execution": execution_json(rels),
-        **({} if w is None else {"witness": witness_json(w, rels)}),
-        "dot": witness_dot(rels, rec.test.name, os.path.basename(rejecting), caption, w),
-    }
-
-
-def diff_worker(cfg: DiffWorkerConfig) -> Callable[[str], TestDiff]:
-    """A worker's task function (built once per worker process): both models loaded,
-    memory bounded (a test beyond it fails alone)."""
-    work = _Worker(cfg)
-    warm_up_parser()
-    limit_memory(cfg.memory_limit)
-    return work
-
-
-# ----------------------------------------------------------------------------- the run
 
 
 @dataclass
@@ -376,14 +115,6 @@ def _slug(spec: str) -> str:
 
 def default_db_path(cfg: DiffConfig, fp: str) -> str:
     return os.path.join(".herdsman", f"diff-{_slug(cfg.a)}-{_slug(cfg.b)}-{fp[:12]}.sqlite")
-
-
-def labels(a: str, b: str) -> tuple[str, str]:
-    """How the report names the models: as given, or A and B when that is ambiguous."""
-    la, lb = os.path.basename(a), os.path.basename(b)
-    if la == lb:
-        return f"A ({a})", f"B ({b})"
-    return la, lb
 
 
 def make_row(key: str, path: str, res: TestDiff | TaskLost) -> DiffRow:
@@ -470,7 +201,7 @@ def run_diff(
         rows = db.rows_of(order)
     finally:
         db.close()
-    files = _write_pictures(cfg.outdir, rows) if cfg.outdir else {}
+    files = write_pictures(cfg.outdir, rows) if cfg.outdir else {}
     out.write("\n".join(report_lines(cfg, rows, wall, db_path, files)) + "\n")
     out.flush()
     if cfg.json_out:
@@ -486,126 +217,6 @@ def run_diff(
     else:
         status = 0
     return DiffOutcome(status, rows, db_path)
-
-
-def _write_pictures(outdir: str, rows: Sequence[DiffRow]) -> dict[str, str]:
-    """``DIR/<test>-diff.dot`` for each difference with a witness: test key -> file."""
-    files = {}
-    for r in rows:
-        w = r.details.get("witness") or {}
-        if "dot" in w:
-            target = os.path.join(outdir, f"{dot_base(r.path)}-diff.dot")
-            write_file(target, w["dot"])
-            files[r.key] = target
-    return files
-
-
-# ----------------------------------------------------------------------------- reports
-
-
-def _heading(group: str, la: str, lb: str) -> str:
-    return GROUPS[group].format(A=la, B=lb)
-
-
-def report_lines(
-    cfg: DiffConfig, rows: Sequence[DiffRow], wall: float, db_path: str, files: dict[str, str]
-) -> list[str]:
-    """The summary table, then the differing tests by group with their witnesses."""
-    la, lb = labels(cfg.a, cfg.b)
-    counts = {g: 0 for g in GROUPS}
-    for r in rows:
-        counts[r.group] = counts.get(r.group, 0) + 1
-    lines = [f"herdsman diff: A = {cfg.a}, B = {cfg.b}; {len(rows)} tests"]
-    width = max(len(_heading(g, la, lb)) for g in GROUPS) + 2
-    lines.append(f"{'group':<{width}}{'tests':>7}")
-    for g in GROUPS:
-        lines.append(f"{_heading(g, la, lb):<{width}}{counts.get(g, 0):>7}")
-    lines.append(f"{'total':<{width}}{len(rows):>7}")
-    cpu = sum(r.cpu or 0.0 for r in rows)
-    on = cfg.workers.describe()
-    lines.append(f"CPU time {cpu:.2f} s; wall {wall:.1f} s with {on}; journal {db_path}")
-    limit = cfg.show
-    for g in (*DIFFERENT, "error", "noresult"):
-        members = [r for r in rows if r.group == g]
-        if not members:
-            continue
-        lines.append("")
-        lines.append(f"{_heading(g, la, lb)} ({len(members)}):")
-        for r in members if limit < 0 else members[:limit]:
-            lines += _test_lines(r, la, lb, files)
-        if 0 <= limit < len(members):
-            lines.append(f"  ... and {len(members) - limit} more (--show {limit}; --json has all)")
-    return lines
-
-
-def _test_lines(r: DiffRow, la: str, lb: str, files: dict[str, str]) -> list[str]:
-    d = r.details
-    out = [f"  {readable(r.name)} ({readable(r.path)})"]
-    if "errors" in d:
-        for who, msg in d["errors"].items():
-            label = {"a": la, "b": lb}.get(who, "")
-            out.append(f"    {label + ': ' if label else ''}{readable(msg)}")
-        return out
-    a, b = d["a"], d["b"]
-    out[0] += f": {la} {a['verdict']} ({a['positive']}+{a['negative']}), "
-    out[0] += f"{lb} {b['verdict']} ({b['positive']}+{b['negative']})"
-    for who, mine, other in (("a", a, b), ("b", b, a)):
-        extra = [s for s in mine["states"] if s not in other["states"]]
-        if extra:
-            label = la if who == "a" else lb
-            out.append(f"    only {label}: " + "  ".join(extra))
-    w = d.get("witness")
-    if w is None:
-        return out
-    if "none" in w:
-        out.append(f"    ({w['none']})")
-        return out
-    out.append(
-        f"    witness: {w['state']} allowed by {w['allowing']}, rejected by "
-        f"{w['rejecting']} (check {w['axiom']}):"
-    )
-    out += w["text"]
-    if r.key in files:
-        out.append(f"    picture: {files[r.key]}")
-    return out
-
-
-def write_json(
-    cfg: DiffConfig, rows: Sequence[DiffRow], wall: float, db_path: str, files: dict[str, str]
-) -> None:
-    counts = {g: sum(1 for r in rows if r.group == g) for g in GROUPS}
-    doc = {
-        "a": cfg.a,
-        "b": cfg.b,
-        "journal": db_path,
-        "summary": counts,
-        "tests_total": len(rows),
-        "cpu": round(sum(r.cpu or 0.0 for r in rows), 4),
-        "wall": round(wall, 3),
-        "jobs": cfg.workers.jobs,
-        "workers": cfg.workers.describe(),
-        "tests": [
-            {
-                "name": readable(r.name),
-                "path": readable(r.path),
-                "status": r.status,
-                "group": r.group,
-                "cpu": r.cpu,
-                **r.details,
-                **({"picture": files[r.key]} if r.key in files else {}),
-            }
-            for r in rows
-        ],
-    }
-    try:
-        with open(cfg.json_out or "", "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-    except OSError as e:
-        raise InputError(cfg.json_out or "", 0, 0, f"cannot write: {e.strerror}") from None
-
-
-# ----------------------------------------------------------------------------- command line
 
 
 def parser() -> Parser:
