@@ -291,18 +291,25 @@ class Universe:
             start = (on_cycle & -on_cycle).bit_length() // (self.cap + 1)
         else:
             start = through
-        # BFS from start back to start along r
+        path = self.route(r, start, start)
+        return None if path is None else path[:-1]
+
+    def route(self, r: int, a: int, b: int) -> list[int] | None:
+        """A shortest non-empty path of r from a to b as [a, ..., b] (a cycle when a == b:
+        [a, ..., a]), or None (breadth-first)."""
         prev: dict[int, int] = {}
-        frontier = [start]
-        seen = 1 << start
+        frontier = [a]
+        seen = 1 << a
         while frontier:
             nxt = []
             for u in frontier:
                 succ = self.row(r, u)
-                if (succ >> start) & 1:
-                    path = [u]
-                    while path[-1] != start:
-                        path.append(prev[path[-1]])
+                if (succ >> b) & 1:
+                    path = [b]
+                    while u != a:
+                        path.append(u)
+                        u = prev[u]
+                    path.append(a)
                     path.reverse()
                     return path
                 for v in bits(succ & ~seen):

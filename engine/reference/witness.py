@@ -36,7 +36,7 @@ from herdsman.cat.api import (
 )
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.herdnames import static_names
-from herdsman.graphs.relalg import Universe, bits
+from herdsman.graphs.relalg import Universe
 
 __all__ = ["RelationLens", "Step", "Witness", "base_relation", "step_label"]
 
@@ -230,7 +230,7 @@ class _Walk:
             if a == b and e.op != "plus":
                 return []
             r = self.vals.get(cat_text(e.arg))
-            route = None if r is None else _route(U, r, a, b)
+            route = None if r is None else U.route(r, a, b)
             if route is None:
                 return self.leaf(a, b, label)
             steps = []
@@ -297,31 +297,6 @@ def _chain(U: Universe, a: int, b: int, rels: Sequence[int]) -> list[int] | None
         x = x if (succ >> x) & 1 else (succ & -succ).bit_length() - 1
         xs.append(x)
     return xs
-
-
-def _route(U: Universe, r: int, a: int, b: int) -> list[int] | None:
-    """A shortest non-empty path of ``r`` from ``a`` to ``b`` (a cycle when a == b)."""
-    prev: dict[int, int] = {}
-    frontier = [a]
-    seen = 1 << a
-    while frontier:
-        nxt = []
-        for u in frontier:
-            succ = U.row(r, u)
-            if (succ >> b) & 1:
-                path = [b]
-                while u != a:
-                    path.append(u)
-                    u = prev[u]
-                path.append(a)
-                path.reverse()
-                return path
-            for w in bits(succ & ~seen):
-                seen |= 1 << w
-                prev[w] = u
-                nxt.append(w)
-        frontier = nxt
-    return None
 
 
 def _explain(
