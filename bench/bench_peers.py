@@ -102,28 +102,24 @@ def peer_binary(env: str, name: str) -> str | None:
     return os.environ.get(env) or shutil.which(name)
 
 
-def run_genmc(binary: str, path: Path, model: str, timeout: float) -> tuple[int, float] | None:
-    cmd = [binary, f"-{model}", "-disable-estimation", str(path)]
+def run_peer(cmd: list[str], count: str, timeout: float) -> tuple[int, float] | None:
+    """Run a peer's checker: the count its output gives (regex ``count``) and wall time."""
     t0 = time.perf_counter()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
     wall = time.perf_counter() - t0
-    m = re.search(r"Number of complete executions explored: (\d+)", done.stdout)
+    m = re.search(count, done.stdout + done.stderr)
     return (int(m.group(1)), wall) if m else None
 
 
-def run_nidhugg(binary: str, path: Path, model: str, timeout: float) -> tuple[int, float] | None:
-    cmd = [binary, "--", f"--{model}", str(path)]
-    t0 = time.perf_counter()
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    wall = time.perf_counter() - t0
-    m = re.search(r"Trace count: (\d+)", done.stdout + done.stderr)
-    return (int(m.group(1)), wall) if m else None
+def peer_command(peer: str, binary: str, path: Path, model: str) -> tuple[list[str], str]:
+    """How the peers' drivers run a program (anchors README), and where the count is."""
+    if peer == "GenMC":
+        cmd = [binary, f"-{model}", "-disable-estimation", str(path)]
+        return cmd, r"Number of complete executions explored: (\d+)"
+    return [binary, "--", f"--{model}", str(path)], r"Trace count: (\d+)"
 
 
 #: The README's table for each family, by the bold title that opens it.
@@ -200,8 +196,8 @@ def main() -> int:
                 binary = genmc if peer == "GenMC" else nidhugg
                 theirs: tuple[int, float] | None
                 if binary:
-                    run = run_genmc if peer == "GenMC" else run_nidhugg
-                    theirs, mark = run(binary, path, row.model, a.timeout), ""
+                    cmd, count = peer_command(peer, binary, path, row.model)
+                    theirs, mark = run_peer(cmd, count, a.timeout), ""
                 else:
                     theirs, mark = figures.get((row.family, col, row.n)), " (recorded)"
                 if theirs is None:

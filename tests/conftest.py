@@ -23,3 +23,17 @@ def shared_path(*parts: str) -> Path:
 def shared() -> Path:
     """The ../shared folder (herd's tests, logs and cat files); skips when absent."""
     return shared_path()
+
+
+def header_lines(path: Path) -> list[tuple[str, list[str]]]:
+    """The ``herdsman: KEY WORDS...`` lines of the comment that opens an example program,
+    as (KEY, WORDS)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("/*"), f"{path.name}: no header comment"
+    out = []
+    for line in text[2 : text.index("*/")].splitlines():
+        line = line.strip()
+        if line.startswith("herdsman:"):
+            key, *words = line.removeprefix("herdsman:").split()
+            out.append((key, words))
+    return out

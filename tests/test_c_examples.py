@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, header_lines
 
 from herdsman.cat.api import load_model
 from herdsman.engine.outcome import Outcome
@@ -50,16 +50,10 @@ class Header:
 
 def parse_header(path: Path) -> Header:
     """The ``herdsman:`` lines of the comment that opens ``path``."""
-    text = path.read_text(encoding="utf-8")
-    assert text.startswith("/*"), f"{path.name}: no header comment"
     unsafe: dict[str, bool] = {}
     unroll = None
     slow = False
-    for line in text[2 : text.index("*/")].splitlines():
-        line = line.strip()
-        if not line.startswith("herdsman:"):
-            continue
-        key, *words = line.removeprefix("herdsman:").split()
+    for key, words in header_lines(path):
         if key == "expect":
             for word in words:
                 model, _, verdict = word.partition("=")
@@ -71,7 +65,7 @@ def parse_header(path: Path) -> Header:
         elif key == "reference-slow":
             slow = True
         else:
-            raise AssertionError(f"{path.name}: unknown header line {line!r}")
+            raise AssertionError(f"{path.name}: unknown header line {key!r}")
     return Header(unsafe, unroll, slow)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import header_lines
 
 from herdsman.herd_compat.cli import main
 
@@ -55,22 +56,16 @@ class Header:
 
 def header(path: Path) -> Header:
     """The ``herdsman:`` lines of the comment that opens ``path``."""
-    text = path.read_text(encoding="utf-8")
-    assert text.startswith("/*"), f"{path.name}: no header comment"
     claims: dict[str, str] = {}
     fences = None
-    for line in text[2 : text.index("*/")].splitlines():
-        line = line.strip()
-        if not line.startswith("herdsman:"):
-            continue
-        key, *words = line.removeprefix("herdsman:").split()
+    for key, words in header_lines(path):
         if key == "expect":
             claims.update(w.split("=", 1) for w in words)
         elif key == "paper-fences":
             (n,) = words
             fences = int(n)
         else:
-            raise AssertionError(f"{path.name}: unknown header line {line!r}")
+            raise AssertionError(f"{path.name}: unknown header line {key!r}")
     assert set(claims) == {"sc", "tso"}, f"{path.name}: {claims}"
     assert set(claims.values()) <= {"safe", "unsafe"}, f"{path.name}: {claims}"
     assert fences is not None, f"{path.name}: no paper-fences line"
