@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
-ENGINES = ("auto", "reference", "trust", "operational")
+ENGINES = ("auto", "reference", "trust", "rsmc", "operational")
 #: How the operational engine explores: DPOR with sleep sets, or every run.
 REDUCTIONS = ("dpor", "none")
 #: herd's ``-speedcheck`` modes: every execution (``false``), only the executions that

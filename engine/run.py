@@ -1,8 +1,9 @@
 """Running one program under one model: the engine's entry point.
 
 ``run_program(program, model, opts)`` runs the explorer ``opts.engine`` names
-(``reference``, ``trust``, ``operational``; ``auto``: TruSt where the model allows it,
-see :mod:`engine.trust.support`) and returns its :class:`engine.outcome.Outcome`.
+(``reference``, ``trust``, ``rsmc``, ``operational``; ``auto``: TruSt where the model
+allows it, else RSMC or the reference engine by the size of the candidate space, see
+:mod:`engine.choice`) and returns its :class:`engine.outcome.Outcome`.
 ``run_test(test, model, opts)`` does the same for a litmus test (lowered to its program).
 ``herd_compat`` calls them once per test with a model loaded once per run.  Every
 explorer honours herd's ``-speedcheck`` (``opts.speedcheck``) and tells ``opts.progress``
@@ -11,14 +12,19 @@ how far it is.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 from herdsman.cat.api import PreparedModel
+from herdsman.engine.choice import RSMC_BUDGET, auto_engine
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.operational.run import run_operational
 from herdsman.engine.options import ENGINES, SPEEDCHECKS, RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.reference.run import run_reference
+from herdsman.engine.rsmc.run import run_rsmc
 from herdsman.engine.size import check_threads
-from herdsman.engine.trust.run import run_trust, trust_applies
+from herdsman.engine.trust.run import run_trust
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Program
 from herdsman.litmus.lower import lower
@@ -61,17 +67,41 @@ def _explore(program: Program, model: PreparedModel, opts: RunOptions) -> Outcom
         return run_operational(program, model, opts)
     if opts.buffer_bound is not None or opts.stateful:
         raise InputError(where, 0, 0, "a buffer bound and --stateful need --engine operational")
+    if opts.engine == "rsmc":
+        return run_rsmc(program, model, opts)
     if opts.engine != "reference":
         # TruSt's own options (a preemption bound, the listing of executions): auto then
         # means TruSt, which may refuse
         forced = (
             opts.engine == "trust" or opts.preemption_bound is not None or opts.print_executions
         )
-        if forced or trust_applies(model, program):
+        if forced:
             return run_trust(program, model, opts)
+        chosen = auto_engine(model, program)
+        if chosen == "trust":
+            return run_trust(program, model, opts)
+        if chosen == "rsmc":
+            return _rsmc_first(program, model, opts)
     elif opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
     return run_reference(program, model, opts)
+
+
+def _rsmc_first(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
+    """``auto`` on a large candidate space: RSMC within :data:`engine.choice.RSMC_BUDGET`
+    CPU seconds, else the reference engine (the statistics say RSMC gave up)."""
+    t0 = time.process_time()
+    budget = RSMC_BUDGET if opts.time_limit is None else min(RSMC_BUDGET, opts.time_limit)
+    try:
+        return run_rsmc(program, model, replace(opts, time_limit=budget))
+    except TimeLimitExceeded:
+        if opts.time_limit is not None and budget >= opts.time_limit:
+            raise
+    spent = time.process_time() - t0
+    left = None if opts.time_limit is None else opts.time_limit - spent
+    out = run_reference(program, model, replace(opts, time_limit=left))
+    out.stats.extra["rsmc_gave_up"] = spent
+    return out
 
 
 def run_test(test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None) -> Outcome:

@@ -283,6 +283,33 @@ class ExecutionGraph:
         self.val[r] = self.val[w]
         self._rel = None
 
+    # ------------------------------------------------------------------ out of order
+    # RSMC (engine/rsmc) fetches a thread's events in program order and commits them out
+    # of order: a fetched event has no rf/co until it is committed.
+    def fetch(self, t: int, ev: Event, shape: int) -> int:
+        """Add ``ev`` to thread ``t`` uncommitted (no rf, no place in co); its id."""
+        return self._append(t, ev, shape)
+
+    def commit_write(self, e: int, ev: Event, pos: int) -> None:
+        """Commit the fetched write ``e`` as ``ev`` (its value known now) at co position
+        ``pos`` of its location (0: right after the initial write)."""
+        self.ev[e] = ev
+        self.val[e] = ev.value
+        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        self._rel = None
+
+    def uncommit_write(self, e: int) -> None:
+        """Undo :meth:`commit_write` (the event keeps its value)."""
+        self.co[self.lay.loc_index[self.ev[e].loc]].remove(e)  # type: ignore[union-attr,index]
+        self.val[e] = None
+        self._rel = None
+
+    def uncommit_read(self, r: int) -> None:
+        """Undo :meth:`set_rf` on a fetched read."""
+        self.rf[r] = -1
+        self.val[r] = None
+        self._rel = None
+
     # ------------------------------------------------------------------ restricting
     def truncate(self, t: int, m: int) -> None:
         """Keep the first ``m`` events of thread ``t`` (rf/co entries are cleaned by

@@ -30,6 +30,7 @@ from herdsman.herd_compat.models import ModelCache
 from herdsman.herd_compat.opsummary import operational_summary
 from herdsman.herd_compat.output import format_result
 from herdsman.herd_compat.pipeline import Done, Failed, Skipped, run_file
+from herdsman.herd_compat.rsmcsummary import rsmc_summary
 from herdsman.herd_compat.selection import Selection
 from herdsman.litmus.errors import InputError
 
@@ -109,6 +110,8 @@ def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> str | N
             out.write(summary(rec.outcome, executions=cfg.print_executions))
         elif rec.outcome.engine == "operational" and not cfg.herd_only:
             out.write(operational_summary(rec.outcome))
+        elif rec.outcome.engine == "rsmc" and not cfg.herd_only:
+            out.write(rsmc_summary(rec.outcome))
     if rec.outcome.unroll_cut:  # herd warns too
         err.write(
             f"{rec.path}:0:0: warning: unrolling limit exceeded, legal outcomes may be missing\n"

@@ -32,6 +32,7 @@ from herdsman.herd_compat.dots import check_outdir, write_file
 from herdsman.herd_compat.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.opsummary import operational_lines
 from herdsman.herd_compat.progress import TerminalProgress
+from herdsman.herd_compat.rsmcsummary import rsmc_lines
 from herdsman.herd_compat.trace import trace
 from herdsman.litmus.c import load_c_program, target_for_model
 from herdsman.litmus.errors import InputError
@@ -172,5 +173,7 @@ def report(out: Outcome, unroll: int, wall: float) -> str:
         lines.append(f"Executions cut by the loop bound (--unroll {unroll}): {cut}")
     if out.engine == "operational":
         lines.extend(operational_lines(out))
+    elif out.engine == "rsmc":
+        lines.extend(rsmc_lines(out))
     lines.append(f"Total wall-clock time: {wall:.2f}s")
     return "\n".join(lines) + "\n"

@@ -154,9 +154,22 @@ def test_assume_assert_spawn_join():
     _, end = run(sem, 0, [0])
     assert isinstance(end, Blocked) and end.why == "assume"
     events, end = run(sem, 0, [2])
-    assert [(e.kind, e.value) for e in events[1:]] == [("S", 1), ("J", 1)]
+    # PPC's conditional branches commit: so does an assume that holds, and the events
+    # after it depend on the read (ctrl); an assert that fails commits nothing
+    assert [(e.kind, e.value) for e in events[1:]] == [("B", None), ("S", 1), ("J", 1)]
+    assert events[1].data == 1 and events[2].ctrl == 1 and events[3].ctrl == 1
     assert isinstance(end, Failed) and end.message == "r1 is 0" and end.site == 4
     assert sem.program.has(Spawn) and not sem.program.has(CAS)
+    x86 = Semantics(
+        program(
+            [Load("r1", X), Assume("r1"), Spawn(1), Join(1), Assert("r1", "eq", "r1 is 0")],
+            [Nop()],
+            arch="X86",
+        )
+    )
+    events, end = run(x86, 0, [2])  # X86's branches commit nothing
+    assert [(e.kind, e.value) for e in events[1:]] == [("S", 1), ("J", 1)]
+    assert isinstance(end, Failed) and end.site == 4
 
 
 def test_symbolic_reads_fetch_ahead_and_stall_at_branches():

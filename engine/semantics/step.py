@@ -23,6 +23,8 @@ register where the architecture reads it as a data port (PPC stores, read-modify
 an X86 ``MOV [x],EAX`` gives ``addr``) and a branch commit's condition register; ``ctrl``:
 the reads reaching the commit of a po-earlier conditional branch (only architectures
 whose conditional branches commit, :attr:`litmus.arch.Arch.branch_commit`, have them).
+On those architectures an ``assume`` or ``assert`` of a C program that holds commits a
+branch too: compiled, a spin loop or an abort test is a conditional branch.
 ``valdep`` (the reads a stored value is computed from, whatever the port) is not a herd
 relation: herd solves value equations after choosing rf and rejects candidates whose
 equations have no solution, which happens exactly when rf closes a cycle with ``valdep``.
@@ -178,6 +180,15 @@ class ThreadCode:
             i: fence_parts(ins.kind) for i, ins in enumerate(self.code) if type(ins) is Fence
         }
 
+    def static_loc(self, pc: int) -> str | None:
+        """The location the access at ``pc`` names with the thread's initial registers
+        (None: none), for estimates before the thread runs."""
+        loc = self.const_loc[pc]
+        if loc is None:
+            a, _ = _address(self.init_regs, (0,) * len(self.init_regs), self.addr_ops[pc])
+            loc = str(a) if isinstance(a, Sym) else None
+        return loc
+
     # ------------------------------------------------------------------ states
     def start(self) -> ThreadState:
         th = self
@@ -287,6 +298,8 @@ class ThreadCode:
                             return Blocked("assume")
                         done = _new(Done, (regs, False, self.slots, self.order))
                         return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
+                    if self.branch_commit:  # compiled, it is a conditional branch
+                        return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
                     continue
@@ -394,6 +407,31 @@ class ThreadCode:
             cut=new_pc < 0,
         )
         return _new(Emit, (event, after, None)), st, pc
+
+    def _check_commit(
+        self,
+        th: ThreadCode,
+        ins: Assume | Assert,
+        st: ThreadState,
+        pc: int,
+        regs: tuple,
+        taint: tuple,
+        poi: int,
+    ) -> Step:
+        """The branch commit of an ``assume`` or ``assert`` that holds, on an
+        architecture whose conditional branches commit: a spin loop or an abort test is
+        a conditional branch once compiled, and the thread's later events depend on it
+        (``ctrl``) as on any branch."""
+        t = taint[th.slots[ins.creg]]
+        event = _new(
+            Event,
+            ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0),
+        )
+        after = _new(
+            ThreadState,
+            (pc + 1, regs, taint, st.ctrl | t, st.n + 1, poi + 1, st.loops, st.pending, st.cut),
+        )
+        return _new(Emit, (event, after, None))
 
     def _event(self, th: ThreadCode, ins: Instr, st: ThreadState) -> Step:
         """The event of a memory access, fence, spawn or join at ``st.pc``."""
@@ -697,6 +735,8 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
         return 1
     if cls is Branch:
         return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
+    if cls is Assume or cls is Assert:
+        return int(branch_commit)
     return 0
 
 

@@ -55,7 +55,7 @@ class TrustTally(OutcomeBuilder):
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
 
-    def final_state(self, g: TrustGraph, finals: list[Done]) -> dict[Loc, Value]:
+    def final_state(self, g: ExecutionGraph, finals: list[Done]) -> dict[Loc, Value]:
         """Values of the observed (and filter) locations in a finished graph whose threads
         ended as ``finals``."""
         out: dict[Loc, Value] = {}
@@ -71,7 +71,7 @@ class TrustTally(OutcomeBuilder):
                 out[loc] = a
         return out
 
-    def _plan(self, g: TrustGraph) -> list[tuple[Loc, int, object]]:
+    def _plan(self, g: ExecutionGraph) -> list[tuple[Loc, int, object]]:
         """How to read each needed location in the graphs of ``g``'s layout."""
         plan: list[tuple[Loc, int, object]] = []
         loc_index = g.lay.loc_index
@@ -85,7 +85,7 @@ class TrustTally(OutcomeBuilder):
         return plan
 
     def complete(
-        self, g: TrustGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
+        self, g: ExecutionGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
     ) -> bool | None:
         """Record a complete graph (its threads ended as ``finals``, those in ``fails``
         failing an assertion); whether the model allows it (None: not asked, under
@@ -119,7 +119,7 @@ class TrustTally(OutcomeBuilder):
         cut = any(d.cut for d in finals)
         self.count(obs, sat, cut, allowed)
         if fails:
-            self._error(g, fails, obs, complete=True)
+            self.report_error(g, fails, obs, complete=True)
         if want:
             for v in allowed:
                 if self.wants_witness(sat):
@@ -134,7 +134,7 @@ class TrustTally(OutcomeBuilder):
     def blocked_error(self, g: TrustGraph, fails: list[tuple[int, Failed]]) -> None:
         """A blocked graph (consistent so far) where an assertion failed: an error too."""
         obs = tuple(self._partial_value(g, loc) for loc in self.observed)
-        self._error(g, fails, obs, complete=False)
+        self.report_error(g, fails, obs, complete=False)
 
     def _partial_value(self, g: TrustGraph, loc: Loc) -> Value:
         if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
@@ -145,9 +145,11 @@ class TrustTally(OutcomeBuilder):
             return g.final_value(g.lay.loc_index[loc.name])
         return self.program.initial_value(loc)
 
-    def _error(
-        self, g: TrustGraph, fails: list[tuple[int, Failed]], obs: tuple, complete: bool
+    def report_error(
+        self, g: ExecutionGraph, fails: list[tuple[int, Failed]], obs: tuple, complete: bool
     ) -> None:
+        """Record an execution (``complete``, or blocked) where ``fails`` failed an
+        assertion, with the observed values ``obs``."""
         t, f = fails[0]
         origin = self.program.threads[t].origins[f.site]
         graph = picture(g) if not self.errors else None
@@ -155,7 +157,9 @@ class TrustTally(OutcomeBuilder):
         if self.opts.stop_on_error:
             raise ErrorFound()
 
-    def _record(self, g: TrustGraph, obs: tuple[Value, ...], sat: bool, pre: int | None) -> None:
+    def _record(
+        self, g: ExecutionGraph, obs: tuple[Value, ...], sat: bool, pre: int | None
+    ) -> None:
         """Keep the execution (``print_executions``), with its picture (``executions_dot``)."""
         if not self.opts.print_executions:
             return
@@ -172,7 +176,7 @@ class TrustTally(OutcomeBuilder):
         self.executions.append(entry)
 
 
-def picture(g: TrustGraph) -> ExecutionGraph:
+def picture(g: ExecutionGraph) -> ExecutionGraph:
     """A finished graph on its own (with its values; no link to the exploration)."""
     rel = g.relations(values=True)
     return ExecutionGraph.from_relations(rel.sk, rel.rf, rel.co)

@@ -1,0 +1,69 @@
+"""Which explorer ``--engine auto`` runs for a program under a model.
+
+TruSt where the model allows it (:mod:`engine.trust.support`: no po ∪ rf cycle, standard
+co, monotone axioms).  Otherwise (POWER models allow load buffering) RSMC or the
+reference engine, by the size of herd's candidate space: the reference engine builds
+every rf × co candidate (pruned by the model's monotone axioms as it chooses), which is
+cheapest when the space is small, as in most litmus tests; RSMC's cost follows the
+executions the model allows, however many candidates there are.  Neither wins
+everywhere: on the RSMC paper's Fig. 11 with syncs (3 executions among C(2N, N)
+candidates) RSMC takes milliseconds where the reference engine takes 44 s at N = 10; on
+the same test without syncs, or on SB+NW, nearly every candidate is allowed and the
+reference engine is 2-3 times faster.  So from :data:`RSMC_FROM` candidates (a base-10
+logarithm, above every test of the POWER campaign) ``auto`` runs RSMC for
+:data:`RSMC_BUDGET` CPU seconds and, if it has not finished, the reference engine: at
+most that second more than the better of the two when the reference engine is the
+better, milliseconds instead of minutes when RSMC is.  Measured by
+``bench/bench_rsmc.py --auto``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from herdsman.cat.api import Model
+from herdsman.engine.rsmc.run import rsmc_refusal
+from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.trust.run import trust_applies
+from herdsman.litmus.ir import CAS, RMW, Load, Program, Store
+
+#: ``auto`` tries RSMC first from this many candidates (log10; the POWER campaign's
+#: largest is 5.5).
+RSMC_FROM = 7.0
+#: ... for this many CPU seconds, then runs the reference engine.
+RSMC_BUDGET = 1.0
+
+
+def candidate_space(sem: Semantics) -> float:
+    """log10 of herd's candidates for the program of ``sem``, counted on its code as
+    written (each access once, its address from the initial registers): per location,
+    its writes' coherence orders times each read's choice of write."""
+    writes: dict[str, int] = {}
+    reads: dict[str, int] = {}
+    for th in sem.threads:
+        for pc, ins in enumerate(th.code):
+            if not isinstance(ins, Load | Store | RMW | CAS):
+                continue
+            x = th.static_loc(pc) or "?"
+            if not isinstance(ins, Load):
+                writes[x] = writes.get(x, 0) + 1
+            if not isinstance(ins, Store):
+                reads[x] = reads.get(x, 0) + 1
+    out = 0.0
+    for x in set(writes) | set(reads):
+        w = writes.get(x, 0)
+        out += math.lgamma(w + 1) / math.log(10) + reads.get(x, 0) * math.log10(w + 1)
+    return out
+
+
+def auto_engine(model: object, program: Program) -> str:
+    """The explorer ``--engine auto`` runs (see the module docstring)."""
+    if trust_applies(model, program):
+        return "trust"
+    if (
+        isinstance(model, Model)
+        and rsmc_refusal(model, program) is None
+        and candidate_space(Semantics(program)) >= RSMC_FROM
+    ):
+        return "rsmc"
+    return "reference"

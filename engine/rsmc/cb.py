@@ -1,0 +1,60 @@
+"""Commit-before orders: which earlier events of its thread an event is committed after.
+
+RSMC (Abdulla, Atig, Jonsson, Leonardsson, CAV 2016) commits a thread's fetched events out
+of program order, each after its *commit-before* (cb) predecessors.  Across threads cb
+is rf (a read is committed after the write it reads from); within a thread it is one of:
+
+* ``power``: the paper's ``cb^power``, valid and deadlock free for POWER: ``addr``,
+  ``data`` and ``ctrl`` (``cb^0``), ``addr;po`` (an event waits for the address
+  dependencies of every po-earlier event), ``sync`` and ``lwsync`` (an event waits for
+  everything before a po-earlier ``sync`` or ``lwsync``), and ``po-loc``.  As in
+  Nidhugg's ``compute_cb`` (``src/POWERARMTraceBuilder.tcc``).  herdsman adds ``valdep``
+  (a stored value computed from a read through a non-data port): herd rejects an rf
+  closing a cycle with it, so it orders no allowed execution more than herd does.
+* ``po``: program order, for models that allow no po ∪ rf cycle (SC, TSO, PSO and the
+  like): valid, since every allowed execution has a po ∪ rf order, and deadlock free,
+  since a po-maximal read may read the co-last write and a po-maximal write may go last
+  in co.
+
+A function here gives, for event ``i`` of a thread's fetched events, the positions of its
+*direct* cb predecessors in the thread (a bit mask); cb is their transitive closure with
+rf.  Events other than reads and writes (fences, branch commits) are committed as soon as
+their predecessors are, so a ``sync`` orders its successors after its predecessors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from herdsman.graphs.events import Event
+
+#: The fences whose predecessors are cb-before their successors (``cb^power``).
+POWER_CB_FENCES = frozenset({"SYNC", "LWSYNC"})
+
+PredsFn = Callable[[Sequence[Event], int], int]
+
+
+def power_preds(events: Sequence[Event], i: int) -> int:
+    """``cb^power``: the direct cb predecessors of ``events[i]`` in its thread."""
+    e = events[i]
+    m = e.addr | e.data | e.ctrl | e.valdep
+    mem = e.kind == "R" or e.kind == "W"
+    fence = e.kind == "F" and e.fence in POWER_CB_FENCES
+    for j in range(i):
+        ej = events[j]
+        m |= ej.addr  # addr;po
+        if fence:
+            m |= 1 << j
+        elif ej.kind == "F" and ej.fence in POWER_CB_FENCES:
+            m |= 1 << j  # sync, lwsync: through the fence event
+        elif mem and ej.loc == e.loc and (ej.kind == "R" or ej.kind == "W"):
+            m |= 1 << j  # po-loc
+    return m & ((1 << i) - 1)
+
+
+def po_preds(events: Sequence[Event], i: int) -> int:
+    """Program order: every earlier event of the thread."""
+    return (1 << i) - 1
+
+
+CB_ORDERS: dict[str, PredsFn] = {"power": power_preds, "po": po_preds}
