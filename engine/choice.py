@@ -7,9 +7,10 @@ every rf × co candidate (pruned by the model's monotone axioms as it chooses), 
 cheapest when the space is small, as in most litmus tests; RSMC's cost follows the
 executions the model allows, however many candidates there are.  Neither wins
 everywhere: on the RSMC paper's Fig. 11 with syncs (3 executions among C(2N, N)
-candidates) RSMC takes milliseconds where the reference engine takes 44 s at N = 10; on
-the same test without syncs, or on SB+NW, nearly every candidate is allowed and the
-reference engine is 2-3 times faster.  So from :data:`RSMC_FROM` candidates (a base-10
+candidates) RSMC takes milliseconds where the reference engine takes 45 s at N = 10; on
+the same test without syncs, or on SB+NW, nearly every candidate is allowed: there the
+two are even (Fig. 11) or the reference engine is 1.5 times faster (SB+NW), and on
+herd's POWER campaign the reference engine is faster on nearly every test.  So from :data:`RSMC_FROM` candidates (a base-10
 logarithm, above every test of the POWER campaign) ``auto`` runs RSMC for
 :data:`RSMC_BUDGET` CPU seconds and, if it has not finished, the reference engine: at
 most that second more than the better of the two when the reference engine is the

@@ -265,3 +265,11 @@ def test_max_events_bounds_every_execution(ops, unroll):
     sem = Semantics(p, unroll)
     longest = max(len(te.events) for te in thread_executions(p, unroll).execs[0])
     assert sem.max_events(0) >= longest
+
+
+def test_empty_thread_has_no_events():
+    """A thread with no instructions: no events, done at once (every engine sizes its
+    room with max_events)."""
+    sem = Semantics(program([], [Store(Imm(1), (Imm(Sym("x")),))], arch="X86"))
+    assert sem.max_events(0) == 0 and sem.max_events(1) == 1
+    assert isinstance(sem.step(0, sem.start(0)), Done)

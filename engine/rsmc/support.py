@@ -11,7 +11,9 @@ rejects stays rejected when events are committed).  Its commit-before order must
 * A POWER model (``PPC`` tests) that allows load buffering gets the paper's
   ``cb^power``, valid and deadlock free for herd's POWER model (built-in ``power``,
   herd's ``ppc.cat``); the model must still forbid a read from a po-later write of its
-  own thread (``po-loc`` is in ``cb^power``).
+  own thread (``po-loc`` is in ``cb^power``) and load buffering through any two of
+  ``cb^power``'s edges (``addr``, ``data``, ``ctrl``, ``addr;po``, ``sync``, ``lwsync``):
+  a model weaker than POWER (one checking only uniproc, say) is refused.
 * Any other model (one allowing load buffering on another architecture) is refused.
 
 The cycles are checked on the model's own verdicts for the smallest shapes, as TruSt's
@@ -24,7 +26,7 @@ import weakref
 from dataclasses import dataclass
 
 from herdsman.cat.api import Model
-from herdsman.graphs.build import R, W, build
+from herdsman.graphs.build import F, R, W, build
 
 _CACHE: weakref.WeakKeyDictionary[Model, dict[str, Choice]] = weakref.WeakKeyDictionary()
 
@@ -53,6 +55,41 @@ def coherent(model: Model, arch: str) -> bool:
     return not _allows(model, arch, coww, {"x": ["b", "a"]}) and not _allows(
         model, arch, corw, {"x": ["a", "b"]}
     )
+
+
+#: The edges of ``cb^power`` a load-buffering probe puts between a thread's read and write.
+_CB_EDGES = ("addr", "data", "ctrl", "addr;po", "sync", "lwsync")
+
+
+def _lb_thread(t: int, edge: str, src: str, dst: str) -> tuple[list, dict[str, list]]:
+    """Thread ``t`` of a load-buffering probe: read ``src`` = 1, then write ``dst`` = 1,
+    ordered by ``edge``; its items and dependencies."""
+    r, w = f"r{t}", f"w{t}"
+    if edge in ("sync", "lwsync"):
+        return [R(src, 1, name=r), F(edge.upper()), W(dst, 1, name=w)], {}
+    if edge == "addr;po":
+        return [R(src, 1, name=r), R(f"z{t}", 0, name=f"m{t}"), W(dst, 1, name=w)], {
+            "addr": [(r, f"m{t}")]
+        }
+    return [R(src, 1, name=r), W(dst, 1, name=w)], {edge: [(r, w)]}
+
+
+def _power_cycle(model: Model, arch: str) -> str | None:
+    """The first pair of ``cb^power`` edges (as ``"sync and data"``) through which the
+    model allows load buffering, or None: ``cb^power`` is valid only for models that
+    allow no execution with a cycle of it."""
+    for i, a in enumerate(_CB_EDGES):
+        for b in _CB_EDGES[i:]:
+            t0, d0 = _lb_thread(0, a, "x", "y")
+            t1, d1 = _lb_thread(1, b, "y", "x")
+            deps: dict[str, list] = {}
+            for d in (d0, d1):
+                for k, v in d.items():
+                    deps.setdefault(k, []).extend(v)
+            g = build([t0, t1], deps=deps).rel
+            if any(v.allowed for v in model.prepare(g.sk, arch).check(g.rf, co=g.co)):
+                return a if a == b else f"{a} and {b}"
+    return None
 
 
 def choose(model: Model, arch: str) -> Choice:
@@ -91,6 +128,13 @@ def _choose(model: Model, arch: str) -> Choice:
     if not _allows(model, arch, [[R("x", 1), W("y", 1)], [R("y", 1), W("x", 1)]]):
         return Choice("po", coherent=coh)
     if arch == "PPC":
+        cycle = _power_cycle(model, arch)
+        if cycle is not None:
+            return Choice(
+                None,
+                f"it allows load buffering through {cycle}: a cycle of cb^power, RSMC's "
+                "commit-before order for PPC tests",
+            )
         return Choice("power", coherent=coh)
     return Choice(
         None,

@@ -206,6 +206,8 @@ class ThreadCode:
         th = self
         code = th.code
         end = len(code)
+        if not end:  # a thread with no instructions
+            return 0
         memo: dict[tuple[int, tuple[int, ...]], int] = {}
         start = (0, (0,) * len(th.back))
         stack = [start]
