@@ -1,8 +1,8 @@
 """RSMC (``engine/rsmc``) measured: the RSMC paper's POWER families, herd's POWER campaign,
 the tests herd7 is slowest on, and the rule behind ``--engine auto``.
 
-Four modes; without any, ``--families --slow --auto`` run (``--campaign`` is long and runs
-only when asked):
+Five modes; without any, ``--families --slow --auto --x86`` run (``--campaign`` is long and
+runs only when asked):
 
 ``--families``
     The RSMC paper's Fig. 11 with syncs (N = 0..10) and without (N = 0..``--max-n``), and
@@ -29,6 +29,10 @@ only when asked):
     The campaign's tests herd7 took over 1 s (its log's ``Time`` lines): RSMC's CPU time
     beside the reference engine's and herd7's, per test and in total, whether the two
     engines agree (and RSMC with herd7's log).
+``--x86``
+    Every X86 test (``x86/tests`` and ``x86/generated``) under ``tso``, ``pso`` and
+    ``sc``: RSMC (commit-before order ``po``) against TruSt and the reference engine,
+    states and execution counts, and no trace explored twice.
 ``--auto``
     The measurement behind ``engine/choice.py``: for the families (N = 0..``--auto-max-n``)
     and ``--auto-sample`` campaign tests, herd's candidate space
@@ -870,12 +874,52 @@ def code_state() -> str:
     )
 
 
+def _x86_one(path: str) -> tuple[str, list[str]]:
+    """One X86 test under tso, pso and sc: RSMC against TruSt and the reference engine
+    (states with counts); the disagreements, described."""
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.litmus.parser import parse_file
+
+    test = parse_file(path)
+    bad = []
+    for spec in ("tso", "pso", "sc"):
+        model = load_model(spec)
+        got = {}
+        for engine in ("rsmc", "trust", "reference"):
+            out = run_test(test, model, RunOptions(engine=engine, track_duplicates=True))
+            got[engine] = {k: v.executions for k, v in out.states.items()}
+            if engine == "rsmc" and out.stats.extra.get("duplicates"):
+                bad.append(f"{spec}: rsmc explored a trace twice")
+        if not got["rsmc"] == got["trust"] == got["reference"]:
+            bad.append(f"{spec}: rsmc {got['rsmc']} trust {got['trust']} ref {got['reference']}")
+    return path, bad
+
+
+def x86(a: argparse.Namespace) -> int:
+    """Every X86 test (``x86/tests`` and ``x86/generated``) under tso, pso and sc: RSMC
+    equals TruSt and the reference engine (states and execution counts)."""
+    paths = sorted(
+        str(p) for d in ("tests", "generated") for p in (SHARED / "x86" / d).glob("*.litmus")
+    )
+    print(f"== X86: {len(paths)} tests under tso, pso, sc: rsmc vs trust vs reference")
+    bad = 0
+    with multiprocessing.Pool(a.jobs) as pool:
+        for path, why in pool.imap_unordered(_x86_one, paths, chunksize=8):
+            for w in why:
+                bad += 1
+                print(f"  {Path(path).name}: {w}")
+    print(f"  {len(paths) - bad} of {len(paths)} tests agree under all three models")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--families", action="store_true", help="the RSMC paper's families")
     ap.add_argument("--campaign", action="store_true", help="all POWER tests against herd7")
     ap.add_argument("--slow", action="store_true", help="the tests herd7 took over 1 s")
     ap.add_argument("--auto", action="store_true", help="the measurement behind --engine auto")
+    ap.add_argument("--x86", action="store_true", help="X86 tests: rsmc = trust = reference")
     ap.add_argument("--max-n", type=int, default=10, help="Fig. 11 without syncs: largest N")
     ap.add_argument("--max-n-sbnw", type=int, default=8, help="SB+NW with syncs: largest N")
     ap.add_argument("--timeout", type=float, default=120.0, help="per row/test and engine (s)")
@@ -905,14 +949,15 @@ def main(argv: list[str] | None = None) -> int:
     if not (TESTS.is_dir() and HERD_LOG.is_file()):
         print(f"skipped: {SHARED} (the shared ground truth; $HERDSMAN_SHARED) is absent")
         return 0
-    modes = [m for m in ("families", "campaign", "slow", "auto") if getattr(a, m)]
+    modes = [m for m in ("families", "campaign", "slow", "auto", "x86") if getattr(a, m)]
     if not modes:
-        modes = ["families", "slow", "auto"]
+        modes = ["families", "slow", "auto", "x86"]
     print(code_state())
     bad = 0
     for mode in modes:
         t0 = time.monotonic()
-        n = {"families": families, "campaign": campaign, "slow": slow, "auto": auto}[mode](a)
+        run = {"families": families, "campaign": campaign, "slow": slow, "auto": auto, "x86": x86}
+        n = run[mode](a)
         print(f"[{mode}: {n} disagreements, {time.monotonic() - t0:.0f} s wall]", flush=True)
         bad += n
     print("OK" if not bad else f"FAILED: {bad} disagreements")
