@@ -852,6 +852,66 @@ def auto(a: argparse.Namespace) -> int:
     )
     for line in ratio_lines("families", family_rows) + ratio_lines("sample", sample_rows):
         print(line)
+    return bad + auto_programs(a)
+
+
+#: The example C programs ``--auto`` runs under power (loops and spawns: auto takes RSMC).
+AUTO_PROGRAMS = ("peterson", "bakery", "burns", "szymanski", "tas_lock", "ticket_lock")
+
+
+def _program_task(args: tuple[str, str, float]) -> tuple[str, str, float | None, int | None]:
+    """One example C program under power with one engine: its CPU time (None: over the
+    time limit) and its complete executions."""
+    from herdsman.cat.api import load_model
+    from herdsman.engine.errors import TimeLimitExceeded
+    from herdsman.engine.rsmc.run import rsmc_refusal
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.litmus.c import load_c_program
+
+    name, engine, timeout = args
+    path = ROOT / "litmus" / "examples" / "programs" / f"{name}.c"
+    program = load_c_program(str(path), "power")
+    if engine == "rsmc" and rsmc_refusal(load_model("power"), program) is not None:
+        return name, engine, -1.0, None  # refused: power allows RMW shapes RSMC never builds
+    t0 = time.process_time()
+    try:
+        out = run_program(
+            program, load_model("power"), RunOptions(engine=engine, time_limit=timeout)
+        )
+    except TimeLimitExceeded:
+        return name, engine, None, None
+    return name, engine, time.process_time() - t0, out.stats.complete
+
+
+def _cell(cpu: float | None) -> str:
+    return "timeout" if cpu is None else "refused" if cpu < 0 else secs(cpu)
+
+
+def auto_programs(a: argparse.Namespace) -> int:
+    """The example C programs (loops, spawns) under power: RSMC, the reference engine and
+    ``auto`` (which takes RSMC outright for them, unless they have read-modify-writes,
+    which RSMC refuses under power); 1 per disagreement in counts."""
+    print(f"== example C programs under power (CPU s; timeout {a.timeout:.0f} s)")
+    tasks = [(n, e, a.timeout) for n in AUTO_PROGRAMS for e in ("rsmc", "reference", "auto")]
+    got: dict[tuple[str, str], tuple[float | None, int | None]] = {}
+    with multiprocessing.Pool(a.jobs) as pool:
+        for name, engine, cpu, n in pool.imap_unordered(_program_task, tasks):
+            got[name, engine] = (cpu, n)
+    bad = 0
+    print(f"{'program':<12} {'rsmc':>8} {'reference':>10} {'auto':>8}  executions")
+    for name in AUTO_PROGRAMS:
+        cells = [got[name, e] for e in ("rsmc", "reference", "auto")]
+        counts = {n for _, n in cells if n is not None}
+        bad += len(counts) > 1
+        times = " ".join(
+            f"{'timeout':>{w}}"
+            if c is None
+            else f"{'refused':>{w}}"
+            if c < 0
+            else f"{secs(c):>{w}}"
+            for (c, _), w in zip(cells, (8, 10, 8), strict=True)
+        )
+        print(f"{name:<12} {times}  {', '.join(map(str, sorted(counts)))}")
     return bad
 
 

@@ -10,12 +10,22 @@ everywhere: on the RSMC paper's Fig. 11 with syncs (3 executions among C(2N, N)
 candidates) RSMC takes milliseconds where the reference engine takes 45 s at N = 10; on
 the same test without syncs, or on SB+NW, nearly every candidate is allowed: there the
 two are even (Fig. 11) or the reference engine is 1.5 times faster (SB+NW), and on
-herd's POWER campaign the reference engine is faster on nearly every test.  So from :data:`RSMC_FROM` candidates (a base-10
-logarithm, above every test of the POWER campaign) ``auto`` runs RSMC for
+herd's POWER campaign the reference engine is faster on nearly every test.  So from
+:data:`RSMC_FROM` candidates (a base-10 logarithm, above every test of the POWER
+campaign) ``auto`` runs RSMC for
 :data:`RSMC_BUDGET` CPU seconds and, if it has not finished, the reference engine: at
 most that second more than the better of the two when the reference engine is the
 better, milliseconds instead of minutes when RSMC is.  Measured by
 ``bench/bench_rsmc.py --auto``.
+
+Programs with loops or threads that spawn threads (C programs) go to RSMC outright when
+it accepts them: the reference engine enumerates each thread's executions before it
+chooses any rf, which grows with every loop iteration and every read.  Measured on the
+example programs under ``power`` (``bench/bench_rsmc.py --auto``, CPU seconds, RSMC
+against the reference engine): bakery 0.6 against 4.7, szymanski 5.7 against 9.5,
+peterson and burns within 0.1 s of each other.  (Under ``power`` RSMC refuses programs
+with read-modify-writes, see :mod:`engine.rsmc.support`.)  No test of herd's POWER
+campaign has a loop.
 """
 
 from __future__ import annotations
@@ -58,13 +68,16 @@ def candidate_space(sem: Semantics) -> float:
 
 
 def auto_engine(model: object, program: Program) -> str:
-    """The explorer ``--engine auto`` runs (see the module docstring)."""
+    """The explorer ``--engine auto`` runs (see the module docstring): ``trust``,
+    ``rsmc`` (outright), ``rsmc-first`` (within :data:`RSMC_BUDGET`, then the reference
+    engine) or ``reference``."""
     if trust_applies(model, program):
         return "trust"
-    if (
-        isinstance(model, Model)
-        and rsmc_refusal(model, program) is None
-        and candidate_space(Semantics(program)) >= RSMC_FROM
-    ):
+    if not isinstance(model, Model) or rsmc_refusal(model, program) is not None:
+        return "reference"
+    sem = Semantics(program)
+    if sem.spawned or any(th.back for th in sem.threads):
         return "rsmc"
+    if candidate_space(sem) >= RSMC_FROM:
+        return "rsmc-first"
     return "reference"

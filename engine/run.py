@@ -81,6 +81,8 @@ def _explore(program: Program, model: PreparedModel, opts: RunOptions) -> Outcom
         if chosen == "trust":
             return run_trust(program, model, opts)
         if chosen == "rsmc":
+            return run_rsmc(program, model, opts)
+        if chosen == "rsmc-first":
             return _rsmc_first(program, model, opts)
     elif opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")

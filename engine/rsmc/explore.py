@@ -182,9 +182,7 @@ class Explorer:
         if not options:
             self._blocked("no_source")
         for w in options:
-            self._push(e, w, k)
-            self._explore()
-            self._pop()
+            self._commit_read(e, w, k, self._explore)
         while True:
             todo = [t for t in frame.queue if t not in frame.explored]
             if not todo:
@@ -261,11 +259,31 @@ class Explorer:
         if not st.is_committed(p) or not st.read_allowed(e, p):
             self._blocked("template_read" if last else "template_fixed_read")
             return
-        self._push(e, p, k if last else -1)
         if last:
-            self._explore()
-        else:
+            self._commit_read(e, p, k, self._explore)
+        else:  # a read-modify-write's write follows in the template
+            self._push(e, p, -1)
             self._traverse(t, i + 1, k)
+            self._pop()
+
+    def _commit_read(self, r: int, w: int, owner: int, then: Callable[[], None]) -> None:
+        """Commit read ``r`` reading from ``w`` (races with it queued at ``owner``), and,
+        for a read-modify-write, its write at each allowed position with it; then go on
+        (``then``)."""
+        st = self.state
+        self._push(r, w, owner)
+        rw = st.rmw_write(r)
+        if rw < 0:
+            then()
+        else:
+            self._detect_races(rw)
+            options = st.write_options(rw)
+            if not options:
+                self._blocked("no_position")
+            for pos in options:
+                self._push(rw, pos, -1)
+                then()
+                self._pop()
         self._pop()
 
     # ------------------------------------------------------------------ DetectRace
@@ -299,16 +317,30 @@ class Explorer:
         cb predecessors are ``before``), in normal order, then ``w`` and ``r``."""
         st = self.state
         g = st.g
-        kept = [(e, p) for e, p in self.run_[k:] if e in before]
+        run = self.run_
+        kept = []
+        glue: dict[int, int] = {}  # a read-modify-write's read -> its write, kept together
+        for q in range(k, len(run)):
+            e, p = run[q]
+            if e in before:
+                kept.append((e, p))
+                if q + 1 < len(run) and st.event(e).kind == "R" and run[q + 1][0] == e + 1:
+                    if st.rmw_write(e) == e + 1:
+                        glue[e] = e + 1
+                        kept.append(run[q + 1])
         ids = {e for e, _ in kept}
         param = dict(kept)
+        glued = set(glue.values())
         need = {e: st.cb_before(e) & ids for e in ids}
         order: list[int] = []
         placed: set[int] = set()
         while len(order) < len(ids):
-            nxt = min(e for e in ids if e not in placed and need[e] <= placed)
+            nxt = min(e for e in ids if e not in placed and e not in glued and need[e] <= placed)
             order.append(nxt)
             placed.add(nxt)
+            if nxt in glue:
+                order.append(glue[nxt])
+                placed.add(glue[nxt])
         earlier = {e for e, _ in self.run_[:k]}
         out: list[tuple[int, int]] = []
         done: set[int] = set()

@@ -15,6 +15,10 @@ monotone axioms on the fetched events with the rf and co chosen so far.  As ever
 relation only grows when events are committed, a state they reject has no allowed
 completion.
 
+The read and the write of a read-modify-write are committed together (as Nidhugg's
+events with a load and a store access): the read waits for the write's predecessors too,
+and the explorer commits the write right after it, so no other write comes between.
+
 Threads a spawn starts begin fetching once the spawn event is fetched; their events are
 cb-after it.  A join is fetched once the joined thread has ended, and is cb-after every
 event of that thread.  (Program order runs along spawns and joins, as in the model's
@@ -227,6 +231,17 @@ class RsmcState:
                 floor = max(floor, co.index(w) + 1)
         return floor
 
+    def rmw_write(self, r: int) -> int:
+        """The write of the read-modify-write whose read ``r`` was just committed (fetched
+        right after it, same instruction), or -1 (a plain read; a failed
+        compare-and-swap)."""
+        g = self.g
+        t, i = g.tid[r], g.idx[r]
+        evs = self.events[t]
+        if i + 1 < len(evs) and evs[i + 1].kind == "W" and evs[i + 1].poi == evs[i].poi:
+            return r + 1
+        return -1
+
     def write_value(self, e: int) -> Event:
         """The fetched write ``e`` with its value computed (its predecessors are in)."""
         g = self.g
@@ -367,6 +382,12 @@ class RsmcState:
                     st = s.after  # type: ignore[union-attr]
                 else:
                     st = sem.after_read(t, s, ReadValue(n))  # type: ignore[arg-type]
+                    if st.pending is not None:
+                        # the read of a read-modify-write: its write is committed with it
+                        # (atomically), so the read also waits for the write's other
+                        # predecessors
+                        pw = st.pending.event
+                        preds[n] |= (pw.addr | pw.data | pw.ctrl | pw.valdep) & ~(1 << n)
             elif cls is Stall:
                 break
             else:

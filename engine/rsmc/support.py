@@ -15,6 +15,10 @@ rejects stays rejected when events are committed).  Its commit-before order must
   ``cb^power``'s edges (``addr``, ``data``, ``ctrl``, ``addr;po``, ``sync``, ``lwsync``):
   a model weaker than POWER (one checking only uniproc, say) is refused.
 * Any other model (one allowing load buffering on another architecture) is refused.
+* RSMC commits a read-modify-write's read and write together.  herd orders the two by
+  ``iico``, not ``po``, so a model may allow an RMW to read from a write that depends on
+  its own write (the built-in ``power`` does): for programs with read-modify-writes such
+  a model is refused, as TruSt refuses it.
 
 The cycles are checked on the model's own verdicts for the smallest shapes, as TruSt's
 (``engine/trust/support.py``).
@@ -26,7 +30,7 @@ import weakref
 from dataclasses import dataclass
 
 from herdsman.cat.api import Model
-from herdsman.graphs.build import F, R, W, build
+from herdsman.graphs.build import RMW, F, R, W, build
 
 _CACHE: weakref.WeakKeyDictionary[Model, dict[str, Choice]] = weakref.WeakKeyDictionary()
 
@@ -92,13 +96,39 @@ def _power_cycle(model: Model, arch: str) -> str | None:
     return None
 
 
-def choose(model: Model, arch: str) -> Choice:
-    """RSMC's commit-before order for ``model`` on ``arch`` programs (computed once per
-    model and architecture)."""
+#: With read-modify-writes: the po ∪ rf cycles through one (herd's ``po`` does not order
+#: its read and write, ``iico`` does) that RSMC, committing the two together, never builds.
+_RMW_PROBES = (
+    (
+        "two read-modify-writes that read each other's write",
+        lambda: build([[RMW("x", 2, 1)], [RMW("x", 1, 2)]]),
+    ),
+    (
+        "a read-modify-write whose read depends on its own write (through another thread)",
+        lambda: build([[RMW("x", 2, 1)], [R("x", 1), W("x", 2)]]),
+    ),
+)
+
+
+def choose(model: Model, arch: str, rmw: bool = False) -> Choice:
+    """RSMC's commit-before order for ``model`` on ``arch`` programs, with
+    read-modify-writes or not (computed once per model, architecture and kind)."""
     per = _CACHE.setdefault(model, {})
-    got = per.get(arch)
+    key = f"{arch}/{int(rmw)}"
+    got = per.get(key)
     if got is None:
-        got = per[arch] = _choose(model, arch)
+        got = per[key] = _choose(model, arch)
+        if rmw and got.order is not None:
+            for what, make in _RMW_PROBES:
+                g = make().rel
+                if any(v.allowed for v in model.prepare(g.sk, arch).check(g.rf, co=g.co)):
+                    got = per[key] = Choice(
+                        None,
+                        f"with read-modify-writes it allows {what}: RSMC commits a "
+                        "read-modify-write's read and write together, so it never builds "
+                        "that (use the reference engine)",
+                    )
+                    break
     return got
 
 
