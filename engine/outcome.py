@@ -135,6 +135,20 @@ class Stats:
     def bump(self, key: str, n: float = 1) -> None:
         self.extra[key] = self.extra.get(key, 0) + n
 
+    def absorb(
+        self, counts: dict[str, float], complete: int, rejected: int, blocked: int, time: float
+    ) -> None:
+        """An explorer's own statistics (its ``counts`` by name) into these: ``complete``
+        graphs explored (and ``rejected`` ones: the candidates judged), ``blocked``
+        explorations, CPU ``time``."""
+        self.time = time
+        self.candidates = complete + rejected
+        self.complete = complete
+        self.blocked = blocked
+        for k, v in counts.items():
+            if k not in ("complete", "blocked", "time"):
+                self.extra[k] = v
+
     def __reduce__(self) -> tuple[type[Stats], tuple]:
         # positional: campaigns send outcomes between processes by the thousand
         return (Stats, (self.time, self.candidates, self.complete, self.blocked, self.extra))

@@ -116,14 +116,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0
-    out = tally.stats
-    out.time = stats.time
-    out.candidates = stats.complete + stats.rejected
-    out.complete = stats.complete
-    out.blocked = stats.blocked
-    for k, v in stats.as_dict().items():
-        if k not in ("complete", "blocked", "time"):
-            out.extra[k] = v
+    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
 
 

@@ -141,14 +141,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         extra["decisive_within_bound"] = tally.decisive_within
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     stats.time = time.process_time() - t0
-    out = tally.stats
-    out.time = stats.time
-    out.candidates = stats.complete + stats.rejected
-    out.complete = stats.complete
-    out.blocked = stats.blocked
-    for k, v in stats.as_dict().items():
-        if k not in ("complete", "blocked", "time"):
-            out.extra[k] = v
+    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 
