@@ -73,11 +73,14 @@ def auto_engine(model: object, program: Program) -> str:
     engine) or ``reference``."""
     if trust_applies(model, program):
         return "trust"
-    if not isinstance(model, Model) or rsmc_refusal(model, program) is not None:
+    if not isinstance(model, Model):
         return "reference"
     sem = Semantics(program)
     if sem.spawned or any(th.back for th in sem.threads):
-        return "rsmc"
-    if candidate_space(sem) >= RSMC_FROM:
-        return "rsmc-first"
-    return "reference"
+        chosen = "rsmc"
+    elif candidate_space(sem) >= RSMC_FROM:
+        chosen = "rsmc-first"
+    else:
+        return "reference"
+    # RSMC's refusal probes the model (once per model): only for the programs it may take
+    return chosen if rsmc_refusal(model, program) is None else "reference"
