@@ -37,3 +37,12 @@ def header_lines(path: Path) -> list[tuple[str, list[str]]]:
             key, *words = line.removeprefix("herdsman:").split()
             out.append((key, words))
     return out
+
+
+def warm_model(spec: str) -> None:
+    """Load the cat model ``spec`` once in this process, so that a test with a tight time
+    limit measures its tests, not the first compilation of the model (which depends on
+    what ran before in the same worker)."""
+    from herdsman.cat.api import load_model
+
+    load_model(spec)

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT, shared_path, warm_model
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
@@ -342,6 +342,7 @@ def test_exit_status_without_differences(capsys, tmp_path) -> None:
 def test_tests_without_result_exit_3(capsys, tmp_path) -> None:
     """A test over ``--timeout`` (each model's run) has no result: exit status 3."""
     slow = shared_path("power", "tests", "MOREDETOUR0956.litmus")
+    warm_model("power")  # the 0.02 s limit applies to loading the models too
     argv = ["diff", "power", "power", str(slow), str(PPC / "MP.litmus"), "--timeout", "0.02"]
     assert main([*argv, "--db", str(tmp_path / "j"), "--no-progress"]) == 3
     out = capsys.readouterr().out
