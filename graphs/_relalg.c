@@ -1,0 +1,192 @@
+/* The hot operators of graphs/relalg.py, compiled: sequence and transitive closure of
+ * relations encoded as Python ints (pair (i, j) is bit i * cap + j, n events).
+ *
+ * Optional: setup.py builds it when a C compiler is there; graphs/relalg.py falls back to
+ * its pure-Python operators otherwise, with identical answers (tests/test_relalg_kernel.py
+ * compares them).  Rows are copied out of the int into 64-bit words, combined, and the
+ * result is made an int again.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#if PY_BIG_ENDIAN
+#error "little-endian hosts only (the pure-Python operators serve the others)"
+#endif
+
+/* The int x as `nw` little-endian 64-bit words (x >= 0 and x < 2**(64*nw)). */
+static int to_words(PyObject *x, uint64_t *w, Py_ssize_t nw) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0, 1);
+#else
+    return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0);
+#endif
+}
+
+static PyObject *from_words(const uint64_t *w, Py_ssize_t nw) {
+    return _PyLong_FromByteArray((const unsigned char *)w, (size_t)nw * 8, 1, 0);
+}
+
+/* Row i (bits i*cap .. i*cap+n-1 of w) into `rw` words of out. */
+static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+                    Py_ssize_t n, uint64_t *out, Py_ssize_t rw) {
+    Py_ssize_t start = i * cap;
+    for (Py_ssize_t k = 0; k < rw; k++) {
+        Py_ssize_t pos = start + 64 * k;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        uint64_t v = q < nw ? w[q] >> off : 0;
+        if (off && q + 1 < nw)
+            v |= w[q + 1] << (64 - off);
+        out[k] = v;
+    }
+    Py_ssize_t rem = n - 64 * (rw - 1); /* bits used in the last word: 1..64 */
+    if (rem < 64)
+        out[rw - 1] &= (((uint64_t)1) << rem) - 1;
+}
+
+/* OR the `rw` words of row into row i of w. */
+static void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+                   const uint64_t *row, Py_ssize_t rw) {
+    Py_ssize_t start = i * cap;
+    for (Py_ssize_t k = 0; k < rw; k++) {
+        uint64_t v = row[k];
+        if (!v)
+            continue;
+        Py_ssize_t pos = start + 64 * k;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        if (q < nw)
+            w[q] |= v << off;
+        if (off && q + 1 < nw)
+            w[q + 1] |= v >> (64 - off);
+    }
+}
+
+typedef struct {
+    Py_ssize_t n, cap, rw, nw;
+} Shape;
+
+/* Parse (int, ..., n, cap) and size the buffers; 0 on success. */
+static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, Shape *sh) {
+    if (n < 0 || cap < n || n > (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "bad universe");
+        return -1;
+    }
+    sh->n = n;
+    sh->cap = cap;
+    sh->rw = n ? (n + 63) / 64 : 1;
+    Py_ssize_t bits = n * cap;
+    for (int i = 0; i < k; i++) {
+        if (!PyLong_CheckExact(rels[i]) || _PyLong_Sign(rels[i]) < 0) {
+            PyErr_SetString(PyExc_TypeError, "relations are non-negative ints");
+            return -1;
+        }
+        size_t b = _PyLong_NumBits(rels[i]);
+        if ((Py_ssize_t)b > bits)
+            bits = (Py_ssize_t)b;
+    }
+    sh->nw = bits / 64 + 1;
+    return 0;
+}
+
+/* seq(r, s, n, cap): r ; s. */
+static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "seq(r, s, n, cap)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), cap = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    Shape sh;
+    if (shape_of(n, cap, args, 2, &sh))
+        return NULL;
+    Py_ssize_t nw = sh.nw, rw = sh.rw;
+    uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
+    if (!buf)
+        return PyErr_NoMemory();
+    uint64_t *r = buf, *s = buf + nw, *out = buf + 2 * nw, *rows = buf + 3 * nw;
+    uint64_t *acc = rows + n * rw, *ri = acc + rw;
+    PyObject *res = NULL;
+    if (to_words(args[0], r, nw) || to_words(args[1], s, nw))
+        goto done;
+    for (Py_ssize_t j = 0; j < n; j++)
+        get_row(s, nw, j, cap, n, rows + j * rw, rw);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        get_row(r, nw, i, cap, n, ri, rw);
+        int any = 0;
+        memset(acc, 0, (size_t)rw * sizeof(uint64_t));
+        for (Py_ssize_t k = 0; k < rw; k++) {
+            uint64_t v = ri[k];
+            while (v) {
+                int b = __builtin_ctzll(v);
+                v &= v - 1;
+                const uint64_t *sj = rows + (64 * k + b) * rw;
+                for (Py_ssize_t m = 0; m < rw; m++)
+                    acc[m] |= sj[m];
+                any = 1;
+            }
+        }
+        if (any)
+            or_row(out, nw, i, cap, acc, rw);
+    }
+    res = from_words(out, nw);
+done:
+    PyMem_Free(buf);
+    return res;
+}
+
+/* plus(r, n, cap): the transitive closure r+ (Warshall). */
+static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "plus(r, n, cap)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[1]), cap = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred())
+        return NULL;
+    Shape sh;
+    if (shape_of(n, cap, args, 1, &sh))
+        return NULL;
+    Py_ssize_t nw = sh.nw, rw = sh.rw;
+    uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + 1), sizeof(uint64_t));
+    if (!buf)
+        return PyErr_NoMemory();
+    uint64_t *r = buf, *rows = buf + nw;
+    PyObject *res = NULL;
+    if (to_words(args[0], r, nw))
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        get_row(r, nw, i, cap, n, rows + i * rw, rw);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const uint64_t *rk = rows + k * rw;
+        uint64_t kbit = ((uint64_t)1) << (k & 63);
+        Py_ssize_t kw = k >> 6;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t *rowi = rows + i * rw;
+            if (rowi[kw] & kbit)
+                for (Py_ssize_t m = 0; m < rw; m++)
+                    rowi[m] |= rk[m];
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        or_row(r, nw, i, cap, rows + i * rw, rw);
+    res = from_words(r, nw);
+done:
+    PyMem_Free(buf);
+    return res;
+}
+
+static PyMethodDef methods[] = {
+    {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(r, s, n, cap): r ; s"},
+    {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(r, n, cap): r+"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_relalg", "Compiled relation operators (see relalg.py).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__relalg(void) { return PyModule_Create(&module); }
