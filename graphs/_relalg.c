@@ -91,18 +91,22 @@ static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, 
     return 0;
 }
 
-/* seq(r, s, n, cap): r ; s. */
+/* seq(n, cap, r, s): r ; s. */
 static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
     if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "seq(r, s, n, cap)");
+        PyErr_SetString(PyExc_TypeError, "seq(n, cap, r, s)");
         return NULL;
     }
-    Py_ssize_t n = PyLong_AsSsize_t(args[2]), cap = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
     if (PyErr_Occurred())
         return NULL;
+    args += 2;
     Shape sh;
     if (shape_of(n, cap, args, 2, &sh))
         return NULL;
+    if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
+        return PyLong_FromLong(0);
     Py_ssize_t nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
     if (!buf)
@@ -138,18 +142,22 @@ done:
     return res;
 }
 
-/* plus(r, n, cap): the transitive closure r+ (Warshall). */
+/* plus(n, cap, r): the transitive closure r+ (Warshall). */
 static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
     if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "plus(r, n, cap)");
+        PyErr_SetString(PyExc_TypeError, "plus(n, cap, r)");
         return NULL;
     }
-    Py_ssize_t n = PyLong_AsSsize_t(args[1]), cap = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
     if (PyErr_Occurred())
         return NULL;
+    args += 2;
     Shape sh;
     if (shape_of(n, cap, args, 1, &sh))
         return NULL;
+    if (!_PyLong_Sign(args[0]))
+        return PyLong_FromLong(0);
     Py_ssize_t nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + 1), sizeof(uint64_t));
     if (!buf)
@@ -180,13 +188,14 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(r, s, n, cap): r ; s"},
-    {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(r, n, cap): r+"},
+    {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
+    {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_relalg", "Compiled relation operators (see relalg.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__relalg(void) { return PyModule_Create(&module); }

@@ -22,7 +22,8 @@ identical answers (``tests/test_relalg_kernel.py``).  :data:`KERNEL` says which.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 try:  # the optional compiled operators (setup.py builds them when it can)
     from herdsman.graphs import _relalg as _kernel
@@ -67,6 +68,8 @@ class Universe:
         "_row_fold",
         "_magic",
         "_magic_shift",
+        "seq",
+        "plus",
     )
 
     def __init__(self, n: int, cap: int | None = None) -> None:
@@ -104,6 +107,21 @@ class Universe:
         # only i == j lands, at offset i.
         self._magic = sum(1 << ((n - 1 - j) * (cap - 1)) for j in range(n))
         self._magic_shift = max(0, (n - 1) * (cap - 1))  # no events: _magic is 0
+        # sequence r ; s and closure r+: compiled (a C call, no Python frame) or Python
+        self.seq: Callable[[int, int], int]
+        self.plus: Callable[[int], int]
+        if KERNEL:
+            self.seq = partial(_kernel.seq, n, cap)  # type: ignore[union-attr]
+            self.plus = partial(_kernel.plus, n, cap)  # type: ignore[union-attr]
+        else:
+            self.seq = self.seq_py
+            self.plus = self.plus_py
+
+    def __getstate__(self) -> tuple[int, int]:
+        return (self.n, self.cap)
+
+    def __setstate__(self, state: tuple[int, int]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
 
     # ----------------------------------------------------------------- conversions
     def spread(self, s: int) -> int:
@@ -255,22 +273,6 @@ class Universe:
             if c:
                 r |= c * ((r >> (k * cap)) & row)
         return r
-
-    def seq_c(self, r: int, s: int) -> int:
-        """Sequence (composition) r ; s, compiled."""
-        if not r or not s:
-            return 0
-        return _kernel.seq(r, s, self.n, self.cap)  # type: ignore[union-attr]
-
-    def plus_c(self, r: int) -> int:
-        """Transitive closure r+, compiled."""
-        if not r:
-            return 0
-        return _kernel.plus(r, self.n, self.cap)  # type: ignore[union-attr]
-
-    #: Sequence r ; s and transitive closure r+ (compiled when :data:`KERNEL`).
-    seq = seq_c if KERNEL else seq_py
-    plus = plus_c if KERNEL else plus_py
 
     def star(self, r: int) -> int:
         """Reflexive-transitive closure r* (reflexive on all events)."""
