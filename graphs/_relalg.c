@@ -68,8 +68,18 @@ typedef struct {
     Py_ssize_t n, cap, rw, nw;
 } Shape;
 
-/* Parse (int, ..., n, cap) and size the buffers; 0 on success. */
-static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, Shape *sh) {
+/* The arguments (n, cap, then k relations) checked, and the buffers sized; 0 on success,
+ * -1 with an exception set. */
+static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char *usage,
+                      Shape *sh) {
+    if (nargs != 2 + k) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *const *rels = args + 2;
     if (n < 0 || cap < n || n > (1 << 20)) {
         PyErr_SetString(PyExc_ValueError, "bad universe");
         return -1;
@@ -94,20 +104,13 @@ static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, 
 /* seq(n, cap, r, s): r ; s. */
 static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "seq(n, cap, r, s)");
-        return NULL;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
-    if (PyErr_Occurred())
+    Shape sh;
+    if (parse_call(args, nargs, 2, "seq(n, cap, r, s)", &sh))
         return NULL;
     args += 2;
-    Shape sh;
-    if (shape_of(n, cap, args, 2, &sh))
-        return NULL;
     if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
         return PyLong_FromLong(0);
-    Py_ssize_t nw = sh.nw, rw = sh.rw;
+    Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
     if (!buf)
         return PyErr_NoMemory();
@@ -145,20 +148,13 @@ done:
 /* plus(n, cap, r): the transitive closure r+ (Warshall). */
 static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "plus(n, cap, r)");
-        return NULL;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
-    if (PyErr_Occurred())
+    Shape sh;
+    if (parse_call(args, nargs, 1, "plus(n, cap, r)", &sh))
         return NULL;
     args += 2;
-    Shape sh;
-    if (shape_of(n, cap, args, 1, &sh))
-        return NULL;
     if (!_PyLong_Sign(args[0]))
         return PyLong_FromLong(0);
-    Py_ssize_t nw = sh.nw, rw = sh.rw;
+    Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + 1), sizeof(uint64_t));
     if (!buf)
         return PyErr_NoMemory();
