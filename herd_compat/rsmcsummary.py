@@ -9,9 +9,10 @@ model's checks of partial traces.
 from __future__ import annotations
 
 from herdsman.engine.outcome import Outcome
+from herdsman.engine.rsmc.cb import CB_ORDERS
 
-#: ``Stats.extra["cb"]`` -> the commit-before order's name (``engine.rsmc.cb.CB_ORDERS``).
-CB_NAMES = ("cb^power", "po")
+#: How the commit-before orders (``Stats.extra["cb"]``: an index into ``CB_ORDERS``) read.
+CB_NAMES = {"power": "cb^power", "po": "po"}
 
 
 def rsmc_lines(outcome: Outcome) -> list[str]:
@@ -26,9 +27,9 @@ def rsmc_lines(outcome: Outcome) -> list[str]:
         lines.append(
             f"Complete runs not counted: {other} (rejected at the end, or a thread blocked)"
         )
-    cb = int(x.get("cb", 0))
+    order = list(CB_ORDERS)[int(x.get("cb", 0))]
     lines.append(
-        f"Commit-before order: {CB_NAMES[cb] if 0 <= cb < len(CB_NAMES) else cb}; run templates "
+        f"Commit-before order: {CB_NAMES.get(order, order)}; run templates "
         f"queued by races: {int(x.get('templates', 0))}, explored: "
         f"{int(x.get('traversals', 0))}; model checks: {int(x.get('checks', 0))}"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,23 @@ def warm_model(spec: str) -> None:
     from herdsman.cat.api import load_model
 
     load_model(spec)
+
+
+#: One clean error line: ``FILE:LINE:COL: error: ...`` or a command's usage error.
+ONE_LINE = re.compile(r"^(\S+:\d+:\d+: error: .+|herdsman( \w+)?: error: .+)$")
+
+
+def one_error(
+    capsys: pytest.CaptureFixture[str], argv: list[str], line: re.Pattern = ONE_LINE
+) -> str:
+    """Run ``herdsman ARGV`` in process: exit status 2 and exactly one error line matching
+    ``line`` on stderr, no traceback; that line."""
+    from herdsman.herd_compat.cli import main
+
+    rc = main(argv)
+    cap = capsys.readouterr()
+    err = cap.err.rstrip("\n")
+    assert rc == 2, (argv, cap.out, cap.err)
+    assert "\n" not in err and line.match(err), repr(cap.err)
+    assert "Traceback" not in cap.err + cap.out
+    return err

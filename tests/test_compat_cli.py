@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import one_error
 
 from herdsman.herd_compat.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-ONE_LINE = re.compile(r"^(\S+:\d+:\d+: error: .+|herdsman( \w+)?: error: .+)$")
 
 
 def _one_error(capsys, argv: list[str]) -> str:
-    rc = main(argv)
-    cap = capsys.readouterr()
-    err = cap.err.rstrip("\n")
-    assert rc == 2, (argv, cap.out, cap.err)
-    assert "\n" not in err and ONE_LINE.match(err), repr(cap.err)
-    assert "Traceback" not in cap.err + cap.out
-    return err
+    return one_error(capsys, argv)
 
 
 def test_top_level(capsys) -> None:

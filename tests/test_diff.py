@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path, warm_model
+from conftest import ROOT, one_error, shared_path, warm_model
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
@@ -297,13 +297,7 @@ def test_resume_after_a_kill_records_nothing_twice(tmp_path) -> None:
 
 
 def _one_error(capsys, argv: list[str]) -> str:
-    rc = main(["diff", *argv])
-    cap = capsys.readouterr()
-    err = cap.err.rstrip("\n")
-    assert rc == 2, (argv, cap.out, cap.err)
-    assert "\n" not in err and ONE_LINE.match(err), repr(cap.err)
-    assert "Traceback" not in cap.err + cap.out
-    return err
+    return one_error(capsys, ["diff", *argv], ONE_LINE)
 
 
 def test_bad_input(capsys, tmp_path) -> None:
