@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,22 +103,46 @@ def peer_binary(env: str, name: str) -> str | None:
     return os.environ.get(env) or shutil.which(name)
 
 
-def run_peer(cmd: list[str], count: str, timeout: float) -> tuple[int, float] | None:
-    """Run a peer's checker: the count its output gives (regex ``count``) and wall time."""
-    t0 = time.perf_counter()
+def run_peer(cmd: list[str], count: str, timeout: float) -> tuple[int, float, float] | None:
+    """Run a peer's checker: the count its output gives (regex ``count``), its CPU time
+    (user + system) and its peak memory (MB)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+        out = proc.stdout.read()
+        _, status, ru = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    m = re.search(count, out)
+    if m is None:
         return None
-    wall = time.perf_counter() - t0
-    m = re.search(count, done.stdout + done.stderr)
-    return (int(m.group(1)), wall) if m else None
+    return int(m.group(1)), ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def genmc_bitcode(binary: str, path: Path) -> Path | None:
+    """``path`` compiled to LLVM IR as GenMC's driver compiles it (its ``main.cpp``), by
+    ``CLANG`` or ``clang-14``/``clang`` on PATH: GenMC's checker is then timed alone
+    (``-input-from-bitcode-file``), as the anchors README measures it."""
+    clang = os.environ.get("CLANG") or shutil.which("clang-14") or shutil.which("clang")
+    include = Path(binary).resolve().parent.parent / "include" / "genmc" / "include"
+    if clang is None or not include.is_dir():
+        return None
+    out = path.with_suffix(".ll")
+    cmd = [clang, "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-g"]
+    cmd += [f"-I{include}", "-D__CONFIG_GENMC_INODE_DATA_SIZE=64", "-S", "-emit-llvm"]
+    done = subprocess.run([*cmd, "-o", str(out), str(path)], capture_output=True)
+    return out if done.returncode == 0 else None
 
 
 def peer_command(peer: str, binary: str, path: Path, model: str) -> tuple[list[str], str]:
     """How the peers' drivers run a program (anchors README), and where the count is."""
     if peer == "GenMC":
-        cmd = [binary, f"-{model}", "-disable-estimation", str(path)]
+        ll = genmc_bitcode(binary, path)
+        src = ["-input-from-bitcode-file", str(ll)] if ll is not None else [str(path)]
+        cmd = [binary, f"-{model}", "-disable-estimation", *src]
         return cmd, r"Number of complete executions explored: (\d+)"
     return [binary, "--", f"--{model}", str(path)], r"Trace count: (\d+)"
 
@@ -194,20 +219,25 @@ def main() -> int:
             cells = []
             for peer, col in peer_columns(row):
                 binary = genmc if peer == "GenMC" else nidhugg
-                theirs: tuple[int, float] | None
+                mem = ""
                 if binary:
                     cmd, count = peer_command(peer, binary, path, row.model)
-                    theirs, mark = run_peer(cmd, count, a.timeout), ""
+                    ran = run_peer(cmd, count, a.timeout)
+                    if ran is None:
+                        cells.append(f"{peer} timeout or error")
+                        continue
+                    theirs, secs, peak = ran
+                    mark, mem = "", f" {peak:.0f} MB"
                 else:
-                    theirs, mark = figures.get((row.family, col, row.n)), " (recorded)"
-                if theirs is None:
-                    continue
-                count, secs = theirs
-                if count != int(got["count"]):
+                    rec = figures.get((row.family, col, row.n))
+                    if rec is None:
+                        continue
+                    (theirs, secs), mark = rec, " (recorded)"
+                if theirs != int(got["count"]):
                     bad += 1
                     mark += " COUNT DIFFERS"
                 ratio = got["cpu"] / secs if secs > 0 else float("inf")
-                cells.append(f"{peer} {count} / {secs:.2f} s, {ratio:.1f}x{mark}")
+                cells.append(f"{peer} {theirs} / {secs:.2f} s{mem}, {ratio:.1f}x{mark}")
             print(f"{row.title:32} {mine:>24} | " + "; ".join(cells))
     print(f"counts differing from a peer: {bad}")
     return 1 if bad else 0

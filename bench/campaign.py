@@ -118,6 +118,26 @@ def herd_slow_lines(outcome: CampaignOutcome, over: float = 1.0) -> list[str]:
     ]
 
 
+#: herd prints its Time with two decimals: its true time is below the printed one plus this.
+HERD_ROUNDING = 0.005
+
+
+def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
+    """The tests where we are certainly slower than herd: our CPU time at or over herd's
+    printed Time plus its rounding (``0.00`` is any time under 5 ms)."""
+    done = [r for r in outcome.rows if r.status == "done" and r.cpu is not None]
+    timed = [r for r in done if r.herd_time is not None]
+    slower = [r for r in timed if (r.cpu or 0.0) >= (r.herd_time or 0.0) + HERD_ROUNDING]
+    slower.sort(key=lambda r: -((r.cpu or 0.0) - (r.herd_time or 0.0)))
+    lines = [
+        f"every test: slower than herd's Time (beyond its rounding) on {len(slower)} "
+        f"of {len(timed)}"
+    ]
+    return lines + [
+        f"  slower: {r.name} ours {r.cpu:.4f} s, herd {r.herd_time:.2f} s" for r in slower[:k]
+    ]
+
+
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
     """The campaign of one set under ``model``, with the options of the command line, on
     workers made by ``worker``."""
@@ -183,7 +203,7 @@ def main(
         grand_herd += t.herd_cpu or 0.0
         print(f"ten slowest tests of {name} (our CPU time beside herd's):")
         print("\n".join(slowest_lines(outcome)))
-        for line in herd_slow_lines(outcome):
+        for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
         print(flush=True)
     if len(names) > 1:

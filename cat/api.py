@@ -161,6 +161,8 @@ class _Unit:
     frontier: list[int]
     #: signature -> (make, consts, source)
     makes: dict[int, tuple[MakeFn, list[Any], str]] = field(default_factory=dict)
+    #: signatures met once: their skeleton got the unspecialised code (signature 0)
+    met: set[int] = field(default_factory=set)
 
 
 class Predefined(Mapping[str, Any]):
@@ -390,6 +392,12 @@ class Model:
         with DeepRecursion():
             unit = self._unit(arch)
             sig, N, S, rt, ev = self._signature(unit, sk, arch)
+            if sig not in unit.makes and sig not in unit.met:
+                # a signature met for the first time gets the unspecialised code: the
+                # specialised one (about 2 ms to generate and compile) pays only for a
+                # signature that comes back
+                unit.met.add(sig)
+                sig = 0
             make, consts, _ = self._make(unit, sig)
             try:
                 check, partial = make(sk.U, N, consts, rt, ev, S)

@@ -44,7 +44,9 @@ NEST_MAX = 32
 #: Dynamic ops worth a memo table (a dict lookup costs far less than the op).  Compiled
 #: (``graphs.relalg.KERNEL``), sequence and closure cost about as much as a lookup keyed on
 #: their operands: not memoised then (the POWER campaign is 7 % faster without).
-MEMO_OPS = frozenset({"inv"} if KERNEL else {"seq", "plus", "inv"})
+MEMO_OPS = frozenset() if KERNEL else frozenset({"seq", "plus", "inv"})
+#: Whether acyclicity tests get a memo table (compiled, the test costs about a lookup).
+MEMO_ACYCLIC = not KERNEL
 
 #: Ops computed by a constant, and ops computed by a call: the names ``_PRELUDE`` binds.
 _CONSTS = {"all": "ALL", "id": "ID", "full": "FULL"}
@@ -404,10 +406,12 @@ class CodeGen:
             e = f"not ({cv} & ID)"
         else:
             xv = self.ensure(x, sc)
-            memo = self.memo_table(f"ma{x.id}")
             var = f"a{x.id}"
             if sc.avail.get(-x.id - 1) is None:
-                self.emit_memoised(sc, var, memo, xv, f"acyclic({xv})")
+                if MEMO_ACYCLIC:
+                    self.emit_memoised(sc, var, self.memo_table(f"ma{x.id}"), xv, f"acyclic({xv})")
+                else:
+                    self.emit(sc, f"{var} = acyclic({xv})")
                 sc.avail[-x.id - 1] = var
             e = var
         return f"not {e}" if negated else e

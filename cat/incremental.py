@@ -97,6 +97,14 @@ class IncrementalChecker:
             else None
             for i, sf in enumerate(form.steps)
         ]
+        # per other step whose operand meets static relations (``rmw & (fre; coe)``): the
+        # key of that meet among the statics; when it is empty, the check holds at once
+        self._meets: list[tuple[str, int] | None] = [
+            ("meet", id(sf.node))
+            if sf.terms is None and sf.node.op == "inter" and any(not a.deps for a in sf.node.args)
+            else None
+            for sf in form.steps
+        ]
 
     # ------------------------------------------------------------------ statics
     def _key(self, g: ExecutionGraph) -> tuple:
@@ -176,7 +184,7 @@ class IncrementalChecker:
         statics = self._restricted(g, present, key)
         fr_ = _new(_Frame, (rf, co, fr, present, statics, [], key))
         ok = True
-        for sf in self.form.steps:
+        for i, sf in enumerate(self.form.steps):
             if sf.terms is not None:
                 v = self._terms_value(sf.terms, fr_)
                 fr_.acyc.append(v)
@@ -184,7 +192,7 @@ class IncrementalChecker:
                     ok = False
             else:
                 fr_.acyc.append(0)
-                if ok and not self._holds(sf, fr_):
+                if ok and not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
                     ok = False
         g.cstate = [fr_]
         return ok
@@ -240,7 +248,7 @@ class IncrementalChecker:
             terms = sf.terms
             if terms is None:
                 acyc.append(0)
-                if ok and not self._holds(sf, fr_):
+                if ok and not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
                     ok = False
                 continue
             plan = plans[i]
@@ -406,6 +414,31 @@ class IncrementalChecker:
             frontier = nxt & ~seen
         return True
 
+    def _trivial(self, i: int, sf: StepForm, statics: dict) -> bool:
+        """Whether check ``i`` holds whatever rf and co are: its operand meets static
+        relations whose meet is empty."""
+        key = self._meets[i]
+        if key is None:
+            return False
+        m = statics.get(key)
+        if m is None:
+            m = self._meet(sf.node, statics)
+        return not m
+
+    @staticmethod
+    def _meet(n: Any, st: dict) -> int:
+        """The meet of the static operands of the ``inter`` node ``n``, cached in the
+        statics ``st`` (-1 when it has none)."""
+        key = ("meet", id(n))
+        v = st.get(key)
+        if v is None:
+            v = -1
+            for a in n.args:
+                if not a.deps:
+                    v &= st[id(a)]
+            st[key] = v
+        return v
+
     def _holds(self, sf: StepForm, fr_: _Frame) -> bool:
         v = self._eval(sf.node, fr_, {})
         U = self.U
@@ -428,15 +461,7 @@ class IncrementalChecker:
         elif is_fr(n):
             v = fr_.fr
         elif op == "inter":  # the static operands first: often their meet is empty
-            st = fr_.statics
-            gk = ("meet", id(n))
-            v = st.get(gk)  # type: ignore[call-overload]
-            if v is None:
-                v = -1
-                for a in n.args:
-                    if not a.deps:
-                        v &= st[id(a)]
-                st[gk] = v  # type: ignore[index]
+            v = self._meet(n, fr_.statics)
             if v:
                 for a in n.args:
                     if a.deps:

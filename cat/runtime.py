@@ -31,13 +31,10 @@ class Runtime:
         self.Verdict = verdict_cls
         self.Failure = failure_cls
         self._calls: dict[int, object] = {}
-        U = self.U
-        self._plus = U.plus
-        self._ID = U.ID
+        #: whether a relation has no cycle (the universe's, compiled when it is)
+        self.acyclic = self.U.acyclic
 
     # ------------------------------------------------------------------ kernels
-    def acyclic(self, r: int) -> bool:
-        return not (self._plus(r) & self._ID)
 
     def seqs(self, rels: tuple[int, ...]) -> int:
         """``r1 ; r2 ; ...`` composed left to right (long sequences: see cat.codegen)."""

@@ -34,7 +34,7 @@ import math
 
 from herdsman.cat.api import Model
 from herdsman.engine.rsmc.run import rsmc_refusal
-from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.semantics.step import Semantics, semantics_of
 from herdsman.engine.trust.run import trust_applies
 from herdsman.litmus.ir import CAS, RMW, Load, Program, Store
 
@@ -75,7 +75,7 @@ def auto_engine(model: object, program: Program) -> str:
         return "trust"
     if not isinstance(model, Model):
         return "reference"
-    sem = Semantics(program)
+    sem = semantics_of(program)
     if sem.spawned or any(th.back for th in sem.threads):
         chosen = "rsmc"
     elif candidate_space(sem) >= RSMC_FROM:

@@ -1,5 +1,5 @@
-/* The hot operators of graphs/relalg.py, compiled: sequence and transitive closure of
- * relations encoded as Python ints (pair (i, j) is bit i * cap + j, n events).
+/* The hot operators of graphs/relalg.py, compiled: sequence, transitive closure, inverse
+ * and acyclicity of relations encoded as Python ints (pair (i, j) is bit i * cap + j, n events).
  *
  * Optional: setup.py builds it when a C compiler is there; graphs/relalg.py falls back to
  * its pure-Python operators otherwise, with identical answers (tests/test_relalg_kernel.py
@@ -101,6 +101,99 @@ static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char
     return 0;
 }
 
+/* Universes of at most SMALL_N events whose relations fit in SMALL_WORDS words take the
+ * small path: one word per row, buffers on the stack (no allocation). */
+#define SMALL_N 64
+#define SMALL_WORDS 66
+
+/* Row i of w (one word: n <= 64). */
+static inline uint64_t row1(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+                            uint64_t mask) {
+    Py_ssize_t pos = i * cap;
+    Py_ssize_t q = pos >> 6;
+    int off = (int)(pos & 63);
+    uint64_t v = q < nw ? w[q] >> off : 0;
+    if (off && q + 1 < nw)
+        v |= w[q + 1] << (64 - off);
+    return v & mask;
+}
+
+/* OR the one-word row v into row i of w. */
+static inline void or_row1(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap, uint64_t v) {
+    Py_ssize_t pos = i * cap;
+    Py_ssize_t q = pos >> 6;
+    int off = (int)(pos & 63);
+    if (q < nw)
+        w[q] |= v << off;
+    if (off && q + 1 < nw)
+        w[q + 1] |= v >> (64 - off);
+}
+
+/* Whether the call takes the small path (see SMALL_N). */
+static inline int small(const Shape *sh) { return sh->n <= SMALL_N && sh->nw <= SMALL_WORDS; }
+
+static inline uint64_t row_mask(Py_ssize_t n) {
+    return n >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << n) - 1;
+}
+
+/* r ; s on the small path. */
+static PyObject *seq_small(PyObject *x, PyObject *y, const Shape *sh) {
+    Py_ssize_t n = sh->n, cap = sh->cap, nw = sh->nw;
+    uint64_t r[SMALL_WORDS], s[SMALL_WORDS], out[SMALL_WORDS], rows[SMALL_N];
+    if (to_words(x, r, nw) || to_words(y, s, nw))
+        return NULL;
+    memset(out, 0, (size_t)nw * sizeof(uint64_t));
+    uint64_t mask = row_mask(n), used = 0;
+    uint64_t ri[SMALL_N];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ri[i] = row1(r, nw, i, cap, mask);
+        used |= ri[i];
+    }
+    for (uint64_t u = used; u; u &= u - 1) {
+        int j = __builtin_ctzll(u);
+        rows[j] = row1(s, nw, j, cap, mask);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t acc = 0;
+        for (uint64_t v = ri[i]; v; v &= v - 1)
+            acc |= rows[__builtin_ctzll(v)];
+        if (acc)
+            or_row1(out, nw, i, cap, acc);
+    }
+    return from_words(out, nw);
+}
+
+/* The rows of r (small path) closed transitively; whether some event reaches itself
+ * (with stop_at_cycle, the closure stops there). */
+static int close_small(uint64_t *rows, Py_ssize_t n, int stop_at_cycle) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        uint64_t rk = rows[k], kbit = ((uint64_t)1) << k;
+        if (!rk)
+            continue;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (rows[i] & kbit) {
+                rows[i] |= rk;
+                if (stop_at_cycle && ((rows[i] >> i) & 1))
+                    return 1;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if ((rows[i] >> i) & 1)
+            return 1;
+    return 0;
+}
+
+/* The rows of x on the small path (x's words in w); -1 with an exception set. */
+static int rows_small(PyObject *x, const Shape *sh, uint64_t *w, uint64_t *rows) {
+    if (to_words(x, w, sh->nw))
+        return -1;
+    uint64_t mask = row_mask(sh->n);
+    for (Py_ssize_t i = 0; i < sh->n; i++)
+        rows[i] = row1(w, sh->nw, i, sh->cap, mask);
+    return 0;
+}
+
 /* seq(n, cap, r, s): r ; s. */
 static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -110,6 +203,8 @@ static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t na
     args += 2;
     if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
         return PyLong_FromLong(0);
+    if (small(&sh))
+        return seq_small(args[0], args[1], &sh);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
     if (!buf)
@@ -154,6 +249,15 @@ static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t n
     args += 2;
     if (!_PyLong_Sign(args[0]))
         return PyLong_FromLong(0);
+    if (small(&sh)) {
+        uint64_t w[SMALL_WORDS], rows[SMALL_N];
+        if (rows_small(args[0], &sh, w, rows))
+            return NULL;
+        close_small(rows, sh.n, 0);
+        for (Py_ssize_t i = 0; i < sh.n; i++)
+            or_row1(w, sh.nw, i, sh.cap, rows[i]);
+        return from_words(w, sh.nw);
+    }
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
     uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + 1), sizeof(uint64_t));
     if (!buf)
@@ -183,9 +287,122 @@ done:
     return res;
 }
 
+/* A new buffer: the relation x as sh->nw words, then its n rows as sh->rw words each,
+ * then `extra` zero words (NULL with an exception set on failure). */
+static uint64_t *rows_of(PyObject *x, const Shape *sh, Py_ssize_t extra) {
+    Py_ssize_t n = sh->n, nw = sh->nw, rw = sh->rw;
+    uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + extra + 1), sizeof(uint64_t));
+    if (!buf) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (to_words(x, buf, nw)) {
+        PyMem_Free(buf);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        get_row(buf, nw, i, sh->cap, n, buf + nw + i * rw, rw);
+    return buf;
+}
+
+/* inverse(n, cap, r): the pairs (j, i) of the pairs (i, j) of r. */
+static PyObject *relalg_inverse(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    Shape sh;
+    if (parse_call(args, nargs, 1, "inverse(n, cap, r)", &sh))
+        return NULL;
+    args += 2;
+    if (!_PyLong_Sign(args[0]))
+        return PyLong_FromLong(0);
+    if (small(&sh)) {
+        uint64_t w[SMALL_WORDS], rows[SMALL_N], out[SMALL_WORDS];
+        if (rows_small(args[0], &sh, w, rows))
+            return NULL;
+        memset(out, 0, (size_t)sh.nw * sizeof(uint64_t));
+        for (Py_ssize_t i = 0; i < sh.n; i++)
+            for (uint64_t v = rows[i]; v; v &= v - 1) {
+                Py_ssize_t pos = __builtin_ctzll(v) * sh.cap + i;
+                out[pos >> 6] |= ((uint64_t)1) << (pos & 63);
+            }
+        return from_words(out, sh.nw);
+    }
+    Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
+    uint64_t *buf = rows_of(args[0], &sh, nw);
+    if (!buf)
+        return NULL;
+    uint64_t *rows = buf + nw, *out = rows + n * rw;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint64_t *ri = rows + i * rw;
+        for (Py_ssize_t k = 0; k < rw; k++) {
+            uint64_t v = ri[k];
+            while (v) {
+                Py_ssize_t j = 64 * k + __builtin_ctzll(v);
+                v &= v - 1;
+                Py_ssize_t pos = j * cap + i;
+                out[pos >> 6] |= ((uint64_t)1) << (pos & 63);
+            }
+        }
+    }
+    PyObject *res = from_words(out, nw);
+    PyMem_Free(buf);
+    return res;
+}
+
+/* acyclic(n, cap, r): whether r has no cycle (Warshall, stopping at the first event that
+ * reaches itself). */
+static PyObject *relalg_acyclic(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    Shape sh;
+    if (parse_call(args, nargs, 1, "acyclic(n, cap, r)", &sh))
+        return NULL;
+    args += 2;
+    if (!_PyLong_Sign(args[0]))
+        Py_RETURN_TRUE;
+    if (small(&sh)) {
+        uint64_t w[SMALL_WORDS], rows[SMALL_N];
+        if (rows_small(args[0], &sh, w, rows))
+            return NULL;
+        if (close_small(rows, sh.n, 1))
+            Py_RETURN_FALSE;
+        Py_RETURN_TRUE;
+    }
+    Py_ssize_t n = sh.n, nw = sh.nw, rw = sh.rw;
+    uint64_t *buf = rows_of(args[0], &sh, 0);
+    if (!buf)
+        return NULL;
+    uint64_t *rows = buf + nw;
+    int cyclic = 0;
+    for (Py_ssize_t i = 0; i < n && !cyclic; i++)
+        cyclic = (rows[i * rw + (i >> 6)] >> (i & 63)) & 1;
+    for (Py_ssize_t k = 0; k < n && !cyclic; k++) {
+        const uint64_t *rk = rows + k * rw;
+        uint64_t kbit = ((uint64_t)1) << (k & 63);
+        Py_ssize_t kw = k >> 6;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t *rowi = rows + i * rw;
+            if (rowi[kw] & kbit) {
+                for (Py_ssize_t m = 0; m < rw; m++)
+                    rowi[m] |= rk[m];
+                if ((rowi[i >> 6] >> (i & 63)) & 1) {
+                    cyclic = 1;
+                    break;
+                }
+            }
+        }
+    }
+    PyMem_Free(buf);
+    if (cyclic)
+        Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
     {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
+    {"inverse", (PyCFunction)(void (*)(void))relalg_inverse, METH_FASTCALL,
+     "inverse(n, cap, r): r^-1"},
+    {"acyclic", (PyCFunction)(void (*)(void))relalg_acyclic, METH_FASTCALL,
+     "acyclic(n, cap, r): whether r has no cycle"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -70,6 +70,8 @@ class Universe:
         "_magic_shift",
         "seq",
         "plus",
+        "inverse",
+        "acyclic",
     )
 
     def __init__(self, n: int, cap: int | None = None) -> None:
@@ -107,15 +109,22 @@ class Universe:
         # only i == j lands, at offset i.
         self._magic = sum(1 << ((n - 1 - j) * (cap - 1)) for j in range(n))
         self._magic_shift = max(0, (n - 1) * (cap - 1))  # no events: _magic is 0
-        # sequence r ; s and closure r+: compiled (a C call, no Python frame) or Python
+        # sequence r ; s, closure r+, inverse and acyclicity: compiled (a C call, no
+        # Python frame) or Python
         self.seq: Callable[[int, int], int]
         self.plus: Callable[[int], int]
+        self.inverse: Callable[[int], int]
+        self.acyclic: Callable[[int], bool]
         if KERNEL:
             self.seq = partial(_kernel.seq, n, cap)  # type: ignore[union-attr]
             self.plus = partial(_kernel.plus, n, cap)  # type: ignore[union-attr]
+            self.inverse = partial(_kernel.inverse, n, cap)  # type: ignore[union-attr]
+            self.acyclic = partial(_kernel.acyclic, n, cap)  # type: ignore[union-attr]
         else:
             self.seq = self.seq_py
             self.plus = self.plus_py
+            self.inverse = self.inverse_py
+            self.acyclic = self.acyclic_py
 
     def __getstate__(self) -> tuple[int, int]:
         return (self.n, self.cap)
@@ -244,7 +253,8 @@ class Universe:
                 out |= ((r >> j) & col0) * sj
         return out
 
-    def inverse(self, r: int) -> int:
+    def inverse_py(self, r: int) -> int:
+        """The inverse r^-1, in Python."""
         cap, row = self.cap, self.ROW
         out = 0
         i = 0
@@ -306,8 +316,9 @@ class Universe:
     def irreflexive(self, r: int) -> bool:
         return not (r & self.ID)
 
-    def acyclic(self, r: int) -> bool:
-        return not (self.plus(r) & self.ID)
+    def acyclic_py(self, r: int) -> bool:
+        """Whether r has no cycle, in Python."""
+        return not (self.plus_py(r) & self.ID)
 
     def is_transitive(self, r: int) -> bool:
         return self.seq(r, r) & ~r == 0

@@ -126,18 +126,21 @@ def admit_all(path: str, name: str, hash: str) -> bool:
 def read_test(path: str) -> LitmusTest | CLitmus:
     """Parse one litmus test file, assembly or C (a missing or unreadable file is an
     InputError)."""
-    if os.path.isdir(path):
-        raise InputError(path, 0, 0, "is a directory, expected a litmus test file")
-    if not os.path.exists(path):
-        raise InputError(path, 0, 0, "no such file")
-    if not os.access(path, os.R_OK):
-        raise InputError(path, 0, 0, "permission denied")
-    if path.endswith(".c"):
+    if path.endswith(".c") and _readable_file(path):
         raise InputError(path, 1, 1, "a C program, not a litmus test: 'herdsman verify' checks it")
-    src = read_source(path)
+    try:
+        src = read_source(path)  # a missing or unreadable file is refused there
+    except InputError:
+        if os.path.isdir(path):
+            raise InputError(path, 0, 0, "is a directory, expected a litmus test file") from None
+        raise
     if _C_HEADER.match(src.text):
         return parse_c_litmus(src.text, path)
     return parse_source(src)
+
+
+def _readable_file(path: str) -> bool:
+    return os.path.exists(path) and not os.path.isdir(path) and os.access(path, os.R_OK)
 
 
 def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:

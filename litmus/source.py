@@ -71,7 +71,7 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
     name = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
+    except (FileNotFoundError, ValueError):  # ValueError: a NUL byte in the name
         raise InputError(name, 0, 0, "no such file") from None
     except PermissionError:
         raise InputError(name, 0, 0, "permission denied") from None

@@ -46,11 +46,29 @@ def relations(draw: st.DrawFn) -> tuple[Universe, int, int]:
 @given(relations())
 def test_kernel_matches_python(case: tuple[Universe, int, int]) -> None:
     U, r, s = case
-    seq = partial(relalg._kernel.seq, U.n, U.cap)
-    plus = partial(relalg._kernel.plus, U.n, U.cap)
+    k = relalg._kernel
+    seq = partial(k.seq, U.n, U.cap)
+    plus = partial(k.plus, U.n, U.cap)
+    inverse = partial(k.inverse, U.n, U.cap)
+    acyclic = partial(k.acyclic, U.n, U.cap)
     assert seq(r, s) == U.seq_py(r, s)
     assert plus(r) == U.plus_py(r)
     assert seq(r, U.ID) == r & U.FULL  # a unit
+    assert inverse(r) == U.inverse_py(r)
+    assert inverse(inverse(r)) == r & U.FULL
+    assert acyclic(r) == U.acyclic_py(r)
+    dag = _upper(U, r)  # no cycle by construction
+    assert acyclic(dag) and U.acyclic_py(dag)
+    assert acyclic(r | U.ID) == (U.n == 0)
+
+
+def _upper(U: Universe, r: int) -> int:
+    """The pairs (i, j) of r with i < j."""
+    out = 0
+    for i in range(U.n):
+        row = (r >> (i * U.cap)) & U.ROW
+        out |= (row & ~((1 << (i + 1)) - 1)) << (i * U.cap)
+    return out
 
 
 @needs_kernel
@@ -59,6 +77,10 @@ def test_kernel_refuses_bad_arguments() -> None:
         relalg._kernel.seq(2, 2, -1, 1)
     with pytest.raises(ValueError):
         relalg._kernel.plus(3, 2, 1)  # cap < n
+    with pytest.raises(TypeError):
+        relalg._kernel.acyclic(2, 2)
+    with pytest.raises(TypeError):
+        relalg._kernel.inverse(2, 2, 1.5)
 
 
 def test_pure_python_on_request() -> None:
@@ -69,6 +91,12 @@ def test_pure_python_on_request() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["False", "seq_py"]
+    code = (
+        "from herdsman.graphs import relalg; U = relalg.Universe(3); "
+        "print(U.inverse.__name__, U.acyclic.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["inverse_py", "acyclic_py"]
 
 
 def test_universes_pickle_either_way() -> None:

@@ -10,7 +10,7 @@ from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder
 from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
-from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.semantics.step import semantics_of
 from herdsman.engine.size import check_events
 from herdsman.litmus.errors import InputError
 from herdsman.litmus.ir import Program
@@ -40,7 +40,7 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
         stop_on_error=opts.stop_on_error,
         progress=opts.progress,
     )
-    sem = Semantics(program, opts.unroll)
+    sem = semantics_of(program, opts.unroll)
     check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
     threads = thread_executions(program, opts.unroll, goal.deadline)
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow, opts.speedcheck)

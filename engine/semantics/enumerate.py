@@ -20,9 +20,9 @@ from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, S
 from herdsman.engine.semantics.step import (
     DEFAULT_UNROLL,
     LOOP_BOUND,
-    Semantics,
     StepError,
     ThreadCode,
+    semantics_of,
 )
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
@@ -194,7 +194,7 @@ def thread_executions(
     execution is computed from a chain of at most as many stores as the execution has,
     so the iteration stops after that many rounds even when values keep growing (only
     values no execution can justify are then left out)."""
-    sem = Semantics(program, unroll)
+    sem = semantics_of(program, unroll)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
     vlists: dict[str, list[Value]] = {}

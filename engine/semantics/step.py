@@ -670,6 +670,23 @@ class Semantics:
             return self.threads[tid].resolve(st, reads)
 
 
+#: The last program's semantics (:func:`semantics_of`): its explorer, the engine choice
+#: and the thread enumeration each ask for it.
+_LAST: list[Semantics] = []
+
+
+def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL) -> Semantics:
+    """``Semantics(program, unroll)``, built once for the program asked last (a
+    Semantics is immutable once built, so those asking share it)."""
+    if _LAST:
+        last = _LAST[0]
+        if last.program is program and last.unroll == unroll:
+            return last
+    sem = Semantics(program, unroll)
+    _LAST[:] = [sem]
+    return sem
+
+
 def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     """A fence event's kind and annotation sets: ``SYNC`` is a fence of kind SYNC; a C
     fence ``F.SC`` (see :class:`litmus.ir.Fence`) has no kind but the annotation SC."""

@@ -249,14 +249,24 @@ class Explorer:
 
     def _backward(self, g: TrustGraph, a: int, li: int) -> None:
         """Backward revisits by the write ``a`` (just added) of location ``li``."""
-        wview = g.porf_view(a, g.spawned_at if g.spawned else None)
-        co = g.co[li]
-        p = co.index(a)
-        succ = co[p + 1] if p + 1 < len(co) else -1
+        revisitable, addedmax = g.revisitable, g.addedmax
         stats = self.stats
+        wview: list[int] | None = None
+        succ = -2
         for r in g.reads_of(li):
-            if g.in_view(r, wview) or not g.revisitable[r]:
+            if not revisitable[r]:
                 continue
+            if wview is None:  # the write's porf-prefix, once some read may be revisited
+                wview = g.porf_view(a, g.spawned_at if g.spawned else None)
+            if g.in_view(r, wview):
+                continue
+            if not addedmax[r]:  # the maximality condition fails at r itself
+                stats.refused += 1
+                continue
+            if succ == -2:
+                co = g.co[li]
+                p = co.index(a)
+                succ = co[p + 1] if p + 1 < len(co) else -1
             kept = g.kept_view(r, wview)
             if (succ >= 0 and not g.in_view(succ, kept)) or not self._maximal(g, r, a, kept):
                 stats.refused += 1

@@ -98,9 +98,11 @@ class TrustGraph(ExecutionGraph):
     def _next_gated(self) -> tuple[int, PathNode | None]:
         spawned, at = self.spawned, self.spawned_at
         for t, node in enumerate(self.cur):
-            if t in spawned and at[t] < 0:
+            if at[t] < 0 and t in spawned:
                 continue
-            s = node.step
+            s = node._step
+            if s is None:
+                s = node.step
             if type(s) is Emit:
                 ev = s.event
                 if ev.kind == "J" and not self.ended(ev.value):  # type: ignore[arg-type]
