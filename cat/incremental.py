@@ -31,7 +31,7 @@ from herdsman.cat.contract import PreparedModel, Verdict
 from herdsman.cat.form import Form, StepForm, Term, apply_rel_op, eval_static, is_fr
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
-from herdsman.graphs.relalg import Universe
+from herdsman.graphs.relalg import KERNEL, Universe
 
 #: Cached static values: per skeleton, and per (skeleton, events present); both caches are
 #: emptied when full, which keeps memory flat over long explorations.
@@ -72,6 +72,9 @@ class IncrementalChecker:
         self._allowed = Verdict(allowed=True)
         size = lay.size
         self.U = Universe(size, size)
+        # a cycle is searched by the compiled kernel on graphs of one word per row (faster
+        # there than a search from the new event in Python), else from the new event
+        self._compiled = KERNEL and size <= 64
         self._statics: dict[tuple, dict[int, int]] = {}
         self._pp: dict[tuple, dict[int, int]] = {}
         self.checks = 0
@@ -97,6 +100,8 @@ class IncrementalChecker:
             else None
             for i, sf in enumerate(form.steps)
         ]
+        # each step with its plan (see above)
+        self._steps = list(zip(form.steps, self._plans, strict=True))
         # per other step whose operand meets static relations (``rmw & (fre; coe)``): the
         # key of that meet among the statics; when it is empty, the check holds at once
         self._meets: list[tuple[str, int] | None] = [
@@ -238,20 +243,26 @@ class IncrementalChecker:
         present = top.present | (1 << e)
         statics = self._restricted(g, present, key)
         fr_ = _new(_Frame, (top.rf | drf, top.co | dco, top.fr | dfr, present, statics, [], key))
-        stack.append(fr_)
-        ok = True
+        stack.append(fr_)  # a rejected event's frame is left unfinished: removed() drops it
         acyc = fr_.acyc
+        old_acyc = top.acyc
         old_st = top.statics
         deltas = (0, drf, dco, dfr)
-        plans = self._plans
-        for i, sf in enumerate(self.form.steps):
+        meets = self._meets
+        for i, (sf, plan) in enumerate(self._steps):
             terms = sf.terms
             if terms is None:
                 acyc.append(0)
-                if ok and not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
-                    ok = False
+                key_m = meets[i]
+                if key_m is not None:  # inlined _trivial
+                    m = statics.get(key_m)
+                    if m is None:
+                        m = self._meet(sf.node, statics)
+                    if not m:
+                        continue
+                if not self._holds(sf, fr_):
+                    return False
                 continue
-            plan = plans[i]
             if plan is not None:  # only pairs at e are new: add them to the old value
                 new = 0
                 for base, inters, diffs in plan:
@@ -267,15 +278,16 @@ class IncrementalChecker:
                     for k in diffs:
                         x &= ~statics[k]
                     new |= x
-                v = top.acyc[i] | new
-                new &= ~top.acyc[i]
+                old = old_acyc[i]
+                v = old | new
+                new &= ~old
             else:
                 v = self._terms_value(terms, fr_)
-                new = v & ~top.acyc[i]
+                new = v & ~old_acyc[i]
             acyc.append(v)
-            if ok and new and not self._acyclic_through(v, new, e):
-                ok = False
-        return ok
+            if new and not self._acyclic_through(v, new, e):
+                return False
+        return True
 
     def removed(self, g: ExecutionGraph, e: int) -> None:
         g.cstate.pop()  # type: ignore[union-attr]
@@ -291,6 +303,10 @@ class IncrementalChecker:
     def _forbidden_at(self, g: ExecutionGraph, e: int, base: str, present: int) -> int:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
         st = self._restricted(g, present)
+        memo = ("forbidden", base, e)  # it depends on the statics only: kept with them
+        got = st.get(memo)  # type: ignore[call-overload]
+        if got is not None:
+            return got
         U = self.U
         cap = U.cap
         row = U.ROW
@@ -318,6 +334,7 @@ class IncrementalChecker:
                 for k in t.diffs:
                     x &= ~((st[id(k)] >> (e * cap)) & row)
                 out |= x
+        st[memo] = out  # type: ignore[index]
         return out
 
     def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: list[int]) -> bool:
@@ -397,7 +414,7 @@ class IncrementalChecker:
         """``r`` is acyclic, knowing ``r & ~new`` is: a cycle must use a pair of
         ``new``; when they all touch ``e``, one search from ``e`` decides."""
         U = self.U
-        if new & ~self._at[e]:
+        if self._compiled or new & ~self._at[e]:
             return U.acyclic(r)
         cap, row = U.cap, U.ROW
         frontier = (r >> (e * cap)) & row
