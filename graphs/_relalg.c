@@ -28,40 +28,44 @@ static PyObject *from_words(const uint64_t *w, Py_ssize_t nw) {
     return _PyLong_FromByteArray((const unsigned char *)w, (size_t)nw * 8, 1, 0);
 }
 
+/* The 64 bits of w from bit pos on (0 past its end). */
+static inline uint64_t bits_at(const uint64_t *w, Py_ssize_t nw, Py_ssize_t pos) {
+    Py_ssize_t q = pos >> 6;
+    int off = (int)(pos & 63);
+    uint64_t v = q < nw ? w[q] >> off : 0;
+    if (off && q + 1 < nw)
+        v |= w[q + 1] << (64 - off);
+    return v;
+}
+
+/* OR the 64 bits v into w from bit pos on (what falls past its end is dropped). */
+static inline void or_bits(uint64_t *w, Py_ssize_t nw, Py_ssize_t pos, uint64_t v) {
+    Py_ssize_t q = pos >> 6;
+    int off = (int)(pos & 63);
+    if (q < nw)
+        w[q] |= v << off;
+    if (off && q + 1 < nw)
+        w[q + 1] |= v >> (64 - off);
+}
+
+static inline uint64_t row_mask(Py_ssize_t n) {
+    return n >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << n) - 1;
+}
+
 /* Row i (bits i*cap .. i*cap+n-1 of w) into `rw` words of out. */
 static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                     Py_ssize_t n, uint64_t *out, Py_ssize_t rw) {
-    Py_ssize_t start = i * cap;
-    for (Py_ssize_t k = 0; k < rw; k++) {
-        Py_ssize_t pos = start + 64 * k;
-        Py_ssize_t q = pos >> 6;
-        int off = (int)(pos & 63);
-        uint64_t v = q < nw ? w[q] >> off : 0;
-        if (off && q + 1 < nw)
-            v |= w[q + 1] << (64 - off);
-        out[k] = v;
-    }
-    Py_ssize_t rem = n - 64 * (rw - 1); /* bits used in the last word: 1..64 */
-    if (rem < 64)
-        out[rw - 1] &= (((uint64_t)1) << rem) - 1;
+    for (Py_ssize_t k = 0; k < rw; k++)
+        out[k] = bits_at(w, nw, i * cap + 64 * k);
+    out[rw - 1] &= row_mask(n - 64 * (rw - 1)); /* bits used in the last word: 1..64 */
 }
 
 /* OR the `rw` words of row into row i of w. */
 static void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                    const uint64_t *row, Py_ssize_t rw) {
-    Py_ssize_t start = i * cap;
-    for (Py_ssize_t k = 0; k < rw; k++) {
-        uint64_t v = row[k];
-        if (!v)
-            continue;
-        Py_ssize_t pos = start + 64 * k;
-        Py_ssize_t q = pos >> 6;
-        int off = (int)(pos & 63);
-        if (q < nw)
-            w[q] |= v << off;
-        if (off && q + 1 < nw)
-            w[q + 1] |= v >> (64 - off);
-    }
+    for (Py_ssize_t k = 0; k < rw; k++)
+        if (row[k])
+            or_bits(w, nw, i * cap + 64 * k, row[k]);
 }
 
 typedef struct {
@@ -106,35 +110,9 @@ static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char
 #define SMALL_N 64
 #define SMALL_WORDS 66
 
-/* Row i of w (one word: n <= 64). */
-static inline uint64_t row1(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
-                            uint64_t mask) {
-    Py_ssize_t pos = i * cap;
-    Py_ssize_t q = pos >> 6;
-    int off = (int)(pos & 63);
-    uint64_t v = q < nw ? w[q] >> off : 0;
-    if (off && q + 1 < nw)
-        v |= w[q + 1] << (64 - off);
-    return v & mask;
-}
-
-/* OR the one-word row v into row i of w. */
-static inline void or_row1(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap, uint64_t v) {
-    Py_ssize_t pos = i * cap;
-    Py_ssize_t q = pos >> 6;
-    int off = (int)(pos & 63);
-    if (q < nw)
-        w[q] |= v << off;
-    if (off && q + 1 < nw)
-        w[q + 1] |= v >> (64 - off);
-}
-
 /* Whether the call takes the small path (see SMALL_N). */
 static inline int small(const Shape *sh) { return sh->n <= SMALL_N && sh->nw <= SMALL_WORDS; }
 
-static inline uint64_t row_mask(Py_ssize_t n) {
-    return n >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << n) - 1;
-}
 
 /* r ; s on the small path. */
 static PyObject *seq_small(PyObject *x, PyObject *y, const Shape *sh) {
@@ -146,51 +124,49 @@ static PyObject *seq_small(PyObject *x, PyObject *y, const Shape *sh) {
     uint64_t mask = row_mask(n), used = 0;
     uint64_t ri[SMALL_N];
     for (Py_ssize_t i = 0; i < n; i++) {
-        ri[i] = row1(r, nw, i, cap, mask);
+        ri[i] = bits_at(r, nw, i * cap) & mask;
         used |= ri[i];
     }
     for (uint64_t u = used; u; u &= u - 1) {
         int j = __builtin_ctzll(u);
-        rows[j] = row1(s, nw, j, cap, mask);
+        rows[j] = bits_at(s, nw, j * cap) & mask;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         uint64_t acc = 0;
         for (uint64_t v = ri[i]; v; v &= v - 1)
             acc |= rows[__builtin_ctzll(v)];
         if (acc)
-            or_row1(out, nw, i, cap, acc);
+            or_bits(out, nw, i * cap, acc);
     }
     return from_words(out, nw);
 }
 
-/* The rows of r (small path) closed transitively; whether some event reaches itself
- * (with stop_at_cycle, the closure stops there). */
-static int close_small(uint64_t *rows, Py_ssize_t n, int stop_at_cycle) {
-    for (Py_ssize_t k = 0; k < n; k++) {
+/* The n rows (rw words each) closed transitively (Warshall); whether some event reaches
+ * itself (with stop_at_cycle, the closure stops at the first that does). */
+static int close_rows(uint64_t *rows, Py_ssize_t n, Py_ssize_t rw, int stop_at_cycle) {
+    for (Py_ssize_t k = 0; rw == 1 && k < n; k++) { /* one word per row */
         uint64_t rk = rows[k], kbit = ((uint64_t)1) << k;
-        if (!rk)
-            continue;
+        for (Py_ssize_t i = 0; rk && i < n; i++)
+            if ((rows[i] & kbit) && ((rows[i] |= rk) >> i & 1) && stop_at_cycle)
+                return 1;
+    }
+    for (Py_ssize_t k = 0; rw > 1 && k < n; k++) {
+        const uint64_t *rk = rows + k * rw;
+        uint64_t kbit = ((uint64_t)1) << (k & 63);
+        Py_ssize_t kw = k >> 6;
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (rows[i] & kbit) {
-                rows[i] |= rk;
-                if (stop_at_cycle && ((rows[i] >> i) & 1))
+            uint64_t *rowi = rows + i * rw;
+            if (rowi[kw] & kbit) {
+                for (Py_ssize_t m = 0; m < rw; m++)
+                    rowi[m] |= rk[m];
+                if (stop_at_cycle && ((rowi[i >> 6] >> (i & 63)) & 1))
                     return 1;
             }
         }
     }
     for (Py_ssize_t i = 0; i < n; i++)
-        if ((rows[i] >> i) & 1)
+        if ((rows[i * rw + (i >> 6)] >> (i & 63)) & 1)
             return 1;
-    return 0;
-}
-
-/* The rows of x on the small path (x's words in w); -1 with an exception set. */
-static int rows_small(PyObject *x, const Shape *sh, uint64_t *w, uint64_t *rows) {
-    if (to_words(x, w, sh->nw))
-        return -1;
-    uint64_t mask = row_mask(sh->n);
-    for (Py_ssize_t i = 0; i < sh->n; i++)
-        rows[i] = row1(w, sh->nw, i, sh->cap, mask);
     return 0;
 }
 
@@ -240,160 +216,75 @@ done:
     return res;
 }
 
-/* plus(n, cap, r): the transitive closure r+ (Warshall). */
-static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
+enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC };
+
+/* The operators of one relation: plus(n, cap, r), the transitive closure r+ (Warshall);
+ * inverse(n, cap, r), the pairs (j, i) of the pairs (i, j) of r; acyclic(n, cap, r),
+ * whether r has no cycle (the closure, stopping at the first event that reaches itself).
+ * Buffers: r's words, its rows, an output's words; on the stack for small universes. */
+static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
     Shape sh;
-    if (parse_call(args, nargs, 1, "plus(n, cap, r)", &sh))
+    if (parse_call(args, nargs, 1, usage, &sh))
         return NULL;
-    args += 2;
-    if (!_PyLong_Sign(args[0]))
-        return PyLong_FromLong(0);
-    if (small(&sh)) {
-        uint64_t w[SMALL_WORDS], rows[SMALL_N];
-        if (rows_small(args[0], &sh, w, rows))
-            return NULL;
-        close_small(rows, sh.n, 0);
-        for (Py_ssize_t i = 0; i < sh.n; i++)
-            or_row1(w, sh.nw, i, sh.cap, rows[i]);
-        return from_words(w, sh.nw);
-    }
+    PyObject *x = args[2];
+    if (!_PyLong_Sign(x))
+        return op == OP_ACYCLIC ? Py_NewRef(Py_True) : PyLong_FromLong(0);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + 1), sizeof(uint64_t));
-    if (!buf)
-        return PyErr_NoMemory();
-    uint64_t *r = buf, *rows = buf + nw;
+    uint64_t stack[2 * SMALL_WORDS + SMALL_N];
+    uint64_t *buf = stack;
+    if (!small(&sh)) {
+        buf = PyMem_Calloc((size_t)(2 * nw + n * rw + 1), sizeof(uint64_t));
+        if (!buf)
+            return PyErr_NoMemory();
+    }
+    uint64_t *w = buf, *rows = buf + nw, *out = rows + n * rw;
     PyObject *res = NULL;
-    if (to_words(args[0], r, nw))
+    if (to_words(x, w, nw))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++)
-        get_row(r, nw, i, cap, n, rows + i * rw, rw);
-    for (Py_ssize_t k = 0; k < n; k++) {
-        const uint64_t *rk = rows + k * rw;
-        uint64_t kbit = ((uint64_t)1) << (k & 63);
-        Py_ssize_t kw = k >> 6;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint64_t *rowi = rows + i * rw;
-            if (rowi[kw] & kbit)
-                for (Py_ssize_t m = 0; m < rw; m++)
-                    rowi[m] |= rk[m];
-        }
+        if (rw == 1)
+            rows[i] = bits_at(w, nw, i * cap) & row_mask(n);
+        else
+            get_row(w, nw, i, cap, n, rows + i * rw, rw);
+    switch (op) {
+    case OP_PLUS:
+        close_rows(rows, n, rw, 0);
+        for (Py_ssize_t i = 0; i < n; i++)
+            or_row(w, nw, i, cap, rows + i * rw, rw);
+        res = from_words(w, nw);
+        break;
+    case OP_INVERSE:
+        memset(out, 0, (size_t)nw * sizeof(uint64_t));
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (Py_ssize_t k = 0; k < rw; k++)
+                for (uint64_t v = rows[i * rw + k]; v; v &= v - 1) {
+                    Py_ssize_t pos = (64 * k + __builtin_ctzll(v)) * cap + i;
+                    out[pos >> 6] |= ((uint64_t)1) << (pos & 63);
+                }
+        res = from_words(out, nw);
+        break;
+    default:
+        res = PyBool_FromLong(!close_rows(rows, n, rw, 1));
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        or_row(r, nw, i, cap, rows + i * rw, rw);
-    res = from_words(r, nw);
 done:
-    PyMem_Free(buf);
+    if (buf != stack)
+        PyMem_Free(buf);
     return res;
 }
 
-/* A new buffer: the relation x as sh->nw words, then its n rows as sh->rw words each,
- * then `extra` zero words (NULL with an exception set on failure). */
-static uint64_t *rows_of(PyObject *x, const Shape *sh, Py_ssize_t extra) {
-    Py_ssize_t n = sh->n, nw = sh->nw, rw = sh->rw;
-    uint64_t *buf = PyMem_Calloc((size_t)(nw + n * rw + extra + 1), sizeof(uint64_t));
-    if (!buf) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    if (to_words(x, buf, nw)) {
-        PyMem_Free(buf);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++)
-        get_row(buf, nw, i, sh->cap, n, buf + nw + i * rw, rw);
-    return buf;
+static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    return unary(args, nargs, "plus(n, cap, r)", OP_PLUS);
 }
 
-/* inverse(n, cap, r): the pairs (j, i) of the pairs (i, j) of r. */
 static PyObject *relalg_inverse(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    Shape sh;
-    if (parse_call(args, nargs, 1, "inverse(n, cap, r)", &sh))
-        return NULL;
-    args += 2;
-    if (!_PyLong_Sign(args[0]))
-        return PyLong_FromLong(0);
-    if (small(&sh)) {
-        uint64_t w[SMALL_WORDS], rows[SMALL_N], out[SMALL_WORDS];
-        if (rows_small(args[0], &sh, w, rows))
-            return NULL;
-        memset(out, 0, (size_t)sh.nw * sizeof(uint64_t));
-        for (Py_ssize_t i = 0; i < sh.n; i++)
-            for (uint64_t v = rows[i]; v; v &= v - 1) {
-                Py_ssize_t pos = __builtin_ctzll(v) * sh.cap + i;
-                out[pos >> 6] |= ((uint64_t)1) << (pos & 63);
-            }
-        return from_words(out, sh.nw);
-    }
-    Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t *buf = rows_of(args[0], &sh, nw);
-    if (!buf)
-        return NULL;
-    uint64_t *rows = buf + nw, *out = rows + n * rw;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const uint64_t *ri = rows + i * rw;
-        for (Py_ssize_t k = 0; k < rw; k++) {
-            uint64_t v = ri[k];
-            while (v) {
-                Py_ssize_t j = 64 * k + __builtin_ctzll(v);
-                v &= v - 1;
-                Py_ssize_t pos = j * cap + i;
-                out[pos >> 6] |= ((uint64_t)1) << (pos & 63);
-            }
-        }
-    }
-    PyObject *res = from_words(out, nw);
-    PyMem_Free(buf);
-    return res;
+    return unary(args, nargs, "inverse(n, cap, r)", OP_INVERSE);
 }
 
-/* acyclic(n, cap, r): whether r has no cycle (Warshall, stopping at the first event that
- * reaches itself). */
 static PyObject *relalg_acyclic(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    Shape sh;
-    if (parse_call(args, nargs, 1, "acyclic(n, cap, r)", &sh))
-        return NULL;
-    args += 2;
-    if (!_PyLong_Sign(args[0]))
-        Py_RETURN_TRUE;
-    if (small(&sh)) {
-        uint64_t w[SMALL_WORDS], rows[SMALL_N];
-        if (rows_small(args[0], &sh, w, rows))
-            return NULL;
-        if (close_small(rows, sh.n, 1))
-            Py_RETURN_FALSE;
-        Py_RETURN_TRUE;
-    }
-    Py_ssize_t n = sh.n, nw = sh.nw, rw = sh.rw;
-    uint64_t *buf = rows_of(args[0], &sh, 0);
-    if (!buf)
-        return NULL;
-    uint64_t *rows = buf + nw;
-    int cyclic = 0;
-    for (Py_ssize_t i = 0; i < n && !cyclic; i++)
-        cyclic = (rows[i * rw + (i >> 6)] >> (i & 63)) & 1;
-    for (Py_ssize_t k = 0; k < n && !cyclic; k++) {
-        const uint64_t *rk = rows + k * rw;
-        uint64_t kbit = ((uint64_t)1) << (k & 63);
-        Py_ssize_t kw = k >> 6;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint64_t *rowi = rows + i * rw;
-            if (rowi[kw] & kbit) {
-                for (Py_ssize_t m = 0; m < rw; m++)
-                    rowi[m] |= rk[m];
-                if ((rowi[i >> 6] >> (i & 63)) & 1) {
-                    cyclic = 1;
-                    break;
-                }
-            }
-        }
-    }
-    PyMem_Free(buf);
-    if (cyclic)
-        Py_RETURN_FALSE;
-    Py_RETURN_TRUE;
+    return unary(args, nargs, "acyclic(n, cap, r)", OP_ACYCLIC);
 }
 
 static PyMethodDef methods[] = {
