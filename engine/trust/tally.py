@@ -28,6 +28,9 @@ from herdsman.engine.trust.preemption import PreemptionBound
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.litmus.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
+#: Final states whose judgement is remembered (emptied when full: memory stays flat).
+MAX_JUDGED = 4096
+
 
 class TrustTally(OutcomeBuilder):
     """Accumulates the outcome from the complete graphs TruSt reports."""
@@ -52,6 +55,8 @@ class TrustTally(OutcomeBuilder):
         self.filtered = 0
         self.skipped = 0  # speedcheck: complete graphs settling nothing, not judged
         self._getters: tuple[object, list[tuple[Loc, int, object]]] | None = None
+        # per final state (the needed locations' values): proposition, filter, observed
+        self._judged: dict[tuple[Value, ...], tuple[bool, bool, tuple[Value, ...]]] = {}
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
 
@@ -91,8 +96,17 @@ class TrustTally(OutcomeBuilder):
         failing an assertion); whether the model allows it (None: not asked, under
         speedcheck a graph that settles nothing)."""
         state = self.final_state(g, finals)
-        sat = eval_prop(self.prop, state)
-        keep = self.filter is None or eval_prop(self.filter, state)
+        key = tuple(state.values())
+        judged = self._judged.get(key)
+        if judged is None:  # a final state not seen yet: the condition and filter on it
+            if len(self._judged) >= MAX_JUDGED:
+                self._judged.clear()
+            judged = self._judged[key] = (
+                eval_prop(self.prop, state),
+                self.filter is None or eval_prop(self.filter, state),
+                tuple(state[loc] for loc in self.observed),
+            )
+        sat, keep, obs = judged
         if keep and sat == self.irrelevant:
             self.skipped += 1
             return None
@@ -101,7 +115,6 @@ class TrustTally(OutcomeBuilder):
         allowed = [v for v in verdicts if v.allowed]
         if not allowed:
             return False
-        obs = tuple(state[loc] for loc in self.observed)
         pre = None
         if self.bound is not None:
             pre = self.bound.count(g)
