@@ -85,17 +85,21 @@ class IncrementalChecker:
             sf.terms is not None and form.stable and all(not t.pre and not t.post for t in sf.terms)
             for sf in form.steps
         ]
-        # per step whose value grows only by the new event's pairs: its terms as (base: 0
-        # static, 1 rf, 2 co, 3 fr; ids of the statics it meets; ids it takes away)
-        self._plans: list[list[tuple[int, tuple[int, ...], tuple[int, ...]]] | None] = [
-            [
-                (
-                    _BASES.get(t.base, 0),
-                    tuple(id(k) for k in t.inters),
-                    tuple(id(k) for k in t.diffs),
-                )
-                for t in sf.terms or ()
-            ]
+        # per step whose value grows only by the new event's pairs: the key of the union
+        # of its static terms among the statics (None: it has none), and its other terms
+        # as (base: 1 rf, 2 co, 3 fr; ids of the statics it meets; ids it takes away)
+        self._stat_ids: list[tuple[int, ...]] = [
+            tuple(id(t.inters[0]) for t in sf.terms or () if t.base is None) for sf in form.steps
+        ]
+        self._plans: list[tuple[tuple[str, int] | None, list[tuple[int, tuple, tuple]]] | None] = [
+            (
+                ("static union", i) if self._stat_ids[i] else None,
+                [
+                    (_BASES[t.base], tuple(id(k) for k in t.inters), tuple(id(k) for k in t.diffs))
+                    for t in sf.terms or ()
+                    if t.base is not None
+                ],
+            )
             if simple[i]
             else None
             for i, sf in enumerate(form.steps)
@@ -264,12 +268,17 @@ class IncrementalChecker:
                     return False
                 continue
             if plan is not None:  # only pairs at e are new: add them to the old value
+                skey, dyn = plan
                 new = 0
-                for base, inters, diffs in plan:
-                    if not base:
-                        k = inters[0]
-                        new |= statics[k] & ~old_st[k]
-                        continue
+                if skey is not None:  # the static pairs the new event brings
+                    sv = statics.get(skey)
+                    if sv is None:
+                        sv = self._static_union(i, statics)
+                    ov = old_st.get(skey)
+                    if ov is None:
+                        ov = self._static_union(i, old_st)
+                    new = sv & ~ov
+                for base, inters, diffs in dyn:
                     x = deltas[base]
                     if not x:
                         continue
@@ -430,6 +439,14 @@ class IncrementalChecker:
                 frontier ^= low
             frontier = nxt & ~seen
         return True
+
+    def _static_union(self, i: int, st: dict) -> int:
+        """The union of step ``i``'s static terms, cached in the statics ``st``."""
+        v = 0
+        for k in self._stat_ids[i]:
+            v |= st[k]
+        st[("static union", i)] = v
+        return v
 
     def _trivial(self, i: int, sf: StepForm, statics: dict) -> bool:
         """Whether check ``i`` holds whatever rf and co are: its operand meets static
