@@ -161,8 +161,6 @@ class _Unit:
     frontier: list[int]
     #: signature -> (make, consts, source)
     makes: dict[int, tuple[MakeFn, list[Any], str]] = field(default_factory=dict)
-    #: signatures met once: their skeleton got the unspecialised code (signature 0)
-    met: set[int] = field(default_factory=set)
 
 
 class Predefined(Mapping[str, Any]):
@@ -187,14 +185,37 @@ class Predefined(Mapping[str, Any]):
         return len(self._names)
 
 
-class CatSession:
-    """A model prepared for one skeleton (see the module docstring)."""
+#: A session running the unspecialised code switches to its signature's own code after
+#: this many checks (a search that long pays for generating and compiling it, ~2 ms).
+SPECIALISE_AFTER = 2000
 
-    def __init__(self, model: Model, check: CheckFn, partial: PartialFn, runtime: Runtime) -> None:
+
+class CatSession:
+    """A model prepared for one skeleton (see the module docstring).  ``specialise``,
+    when given, makes the check code specialised to the skeleton's signature: the session
+    runs ``check``/``partial`` (unspecialised) for :data:`SPECIALISE_AFTER` checks, then
+    that code."""
+
+    def __init__(
+        self,
+        model: Model,
+        check: CheckFn,
+        partial: PartialFn,
+        runtime: Runtime,
+        specialise: Callable[[], tuple[CheckFn, PartialFn]] | None = None,
+    ) -> None:
         self.model = model
         self._check = check
         self._partial = partial
         self.runtime = runtime
+        self._specialise = specialise
+        self._budget = SPECIALISE_AFTER if specialise is not None else -1
+
+    def _switch(self) -> None:
+        """Run the specialised code from now on."""
+        assert self._specialise is not None
+        self._check, self._partial = self._specialise()
+        self._specialise = None
 
     def check(
         self,
@@ -207,7 +228,10 @@ class CatSession:
         """Run the model on one candidate: one Verdict per accepted or rejected ``with``
         choice; [] when the candidate is not one of the model's (native co not extending
         the model's base order, empty ``with`` set)."""
+        self._budget -= 1
         try:
+            if not self._budget:
+                self._switch()
             return self._check(rf, co, fw, explain, want_shows)
         except CatError as e:
             raise e.to_input_error() from None
@@ -215,7 +239,10 @@ class CatSession:
     def partial_violation(self, rf: int, co: int | None = None) -> bool:
         """Whether a monotone check already fails on this partial candidate (some reads
         without rf, co a partial order): then no completion is accepted."""
+        self._budget -= 1
         try:
+            if not self._budget:
+                self._switch()
             return self._partial(rf, co, None)
         except CatError as e:
             raise e.to_input_error() from None
@@ -392,18 +419,21 @@ class Model:
         with DeepRecursion():
             unit = self._unit(arch)
             sig, N, S, rt, ev = self._signature(unit, sk, arch)
-            if sig not in unit.makes and sig not in unit.met:
-                # a signature met for the first time gets the unspecialised code: the
-                # specialised one (about 2 ms to generate and compile) pays only for a
-                # signature that comes back
-                unit.met.add(sig)
-                sig = 0
-            make, consts, _ = self._make(unit, sig)
-            try:
-                check, partial = make(sk.U, N, consts, rt, ev, S)
-            except CatError as e:
-                raise e.to_input_error() from None
-        return CatSession(self, check, partial, rt)
+
+            def build(sig: int) -> tuple[CheckFn, PartialFn]:
+                with DeepRecursion():
+                    make, consts, _ = self._make(unit, sig)
+                    try:
+                        return make(sk.U, N, consts, rt, ev, S)
+                    except CatError as e:
+                        raise e.to_input_error() from None
+
+            if sig in unit.makes or not sig:
+                return CatSession(self, *build(sig), rt)
+            # a signature whose code is not made yet starts on the unspecialised code: its
+            # own (about 2 ms to generate and compile) pays only for a long search, which
+            # switches to it (and later sessions of the signature start with it)
+            return CatSession(self, *build(0), rt, specialise=lambda: build(sig))
 
 
 #: Consistency checkers: ``incremental`` (only what a new event can break; needs a model

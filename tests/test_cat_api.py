@@ -173,3 +173,34 @@ def test_deep_recursion_only_around_the_work() -> None:
     session = m.prepare(shape("SB").sk, "X86")
     assert session.check(*candidates(shape("SB"))[0])
     assert sys.getrecursionlimit() == old
+
+
+def test_sessions_switch_to_their_signatures_code(monkeypatch) -> None:
+    """A skeleton whose signature has no code yet starts on the unspecialised code and,
+    after ``SPECIALISE_AFTER`` checks, runs its own; the verdicts never change, and the
+    next skeleton of that signature starts with it."""
+    from herdsman.cat import api
+
+    monkeypatch.setattr(api, "SPECIALISE_AFTER", 7)
+    text = (
+        'PPC m\ninclude "cos.cat"\nlet s = po; [SYNC]; po\nlet l = po; [LWSYNC]; po\n'
+        "acyclic (po-loc | rf | co | fr) as uniproc\nacyclic (s | l | rfe | co | fr) as f\n"
+    )
+    m = load_model_text(text, "m.cat")
+    b = shape("MP", "LWSYNC", None)
+    s = m.prepare(b.sk, "PPC")
+    unit = m._unit("PPC")
+    assert s._specialise is not None and list(unit.makes) == [0]  # no SYNC: a signature
+    got = [
+        ([v.allowed for v in s.check(rf, co=co)], s.partial_violation(rf, co))
+        for rf, co in candidates(b)
+    ]
+    assert s._specialise is None and len(unit.makes) == 2  # switched after 7 checks
+    s2 = m.prepare(b.sk, "PPC")
+    assert s2._specialise is None  # starts on the signature's code
+    again = [
+        ([v.allowed for v in s2.check(rf, co=co)], s2.partial_violation(rf, co))
+        for rf, co in candidates(b)
+    ]
+    assert got == again
+    assert any(a[0] for a, _ in got) and not all(a[0] for a, _ in got)
