@@ -106,12 +106,10 @@ class IncrementalChecker:
         ]
         # each step with its plan (see above)
         self._steps = list(zip(form.steps, self._plans, strict=True))
-        # per other step whose operand meets static relations (``rmw & (fre; coe)``): the
-        # key of that meet among the statics; when it is empty, the check holds at once
-        self._meets: list[tuple[str, int] | None] = [
-            ("meet", id(sf.node))
-            if sf.terms is None and sf.node.op == "inter" and any(not a.deps for a in sf.node.args)
-            else None
+        # per other step, whether its operand meets static relations (``rmw & (fre;
+        # coe)``): when their meet is empty, the check holds at once
+        self._meets: list[bool] = [
+            sf.terms is None and sf.node.op == "inter" and any(not a.deps for a in sf.node.args)
             for sf in form.steps
         ]
 
@@ -252,32 +250,20 @@ class IncrementalChecker:
         old_acyc = top.acyc
         old_st = top.statics
         deltas = (0, drf, dco, dfr)
-        meets = self._meets
         for i, (sf, plan) in enumerate(self._steps):
             terms = sf.terms
             if terms is None:
                 acyc.append(0)
-                key_m = meets[i]
-                if key_m is not None:  # inlined _trivial
-                    m = statics.get(key_m)
-                    if m is None:
-                        m = self._meet(sf.node, statics)
-                    if not m:
-                        continue
-                if not self._holds(sf, fr_):
+                if not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
                     return False
                 continue
             if plan is not None:  # only pairs at e are new: add them to the old value
                 skey, dyn = plan
                 new = 0
                 if skey is not None:  # the static pairs the new event brings
-                    sv = statics.get(skey)
-                    if sv is None:
-                        sv = self._static_union(i, statics)
-                    ov = old_st.get(skey)
-                    if ov is None:
-                        ov = self._static_union(i, old_st)
-                    new = sv & ~ov
+                    new = self._static_union(i, skey, statics) & ~self._static_union(
+                        i, skey, old_st
+                    )
                 for base, inters, diffs in dyn:
                     x = deltas[base]
                     if not x:
@@ -440,24 +426,21 @@ class IncrementalChecker:
             frontier = nxt & ~seen
         return True
 
-    def _static_union(self, i: int, st: dict) -> int:
-        """The union of step ``i``'s static terms, cached in the statics ``st``."""
-        v = 0
-        for k in self._stat_ids[i]:
-            v |= st[k]
-        st[("static union", i)] = v
+    def _static_union(self, i: int, key: tuple[str, int], st: dict) -> int:
+        """The union of step ``i``'s static terms, cached in the statics ``st`` under
+        ``key``."""
+        v = st.get(key)
+        if v is None:
+            v = 0
+            for k in self._stat_ids[i]:
+                v |= st[k]
+            st[key] = v
         return v
 
     def _trivial(self, i: int, sf: StepForm, statics: dict) -> bool:
         """Whether check ``i`` holds whatever rf and co are: its operand meets static
         relations whose meet is empty."""
-        key = self._meets[i]
-        if key is None:
-            return False
-        m = statics.get(key)
-        if m is None:
-            m = self._meet(sf.node, statics)
-        return not m
+        return self._meets[i] and not self._meet(sf.node, statics)
 
     @staticmethod
     def _meet(n: Any, st: dict) -> int:
