@@ -1,8 +1,9 @@
-"""The optional compiled kernel of the relation algebra (graphs/_relalg.c).
+"""The optional compiled parts: the relation algebra's kernel (graphs/_relalg.c) and
+TruSt's exploration loop (engine/trust/_core.c).
 
-Everything else is configured in pyproject.toml.  The extension is optional: without a C
-compiler (or on a big-endian host) the build skips it and graphs/relalg.py uses its
-pure-Python operators, which give identical answers.
+Everything else is configured in pyproject.toml.  Both extensions are optional: without a
+C compiler (or on a big-endian host) the build skips them; graphs/relalg.py then uses its
+pure-Python operators and TruSt its Python explorer, which give identical answers.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +15,12 @@ setup(
             sources=["graphs/_relalg.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
+        Extension(
+            "herdsman.engine.trust._core",
+            sources=["engine/trust/_core.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ]
 )

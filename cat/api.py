@@ -27,6 +27,7 @@ from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
+    CheckPlan,
     ConsistencyChecker,
     Failure,
     PreparedModel,
@@ -71,6 +72,7 @@ __all__ = [
     "CatExpr",
     "CatSession",
     "CheckSite",
+    "CheckPlan",
     "ConsistencyChecker",
     "DeadlinePassed",
     "Definition",

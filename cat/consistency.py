@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from herdsman.cat.contract import PreparedModel, Session, Verdict
+from herdsman.cat.contract import CheckPlan, PreparedModel, Session, Verdict
 from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.graphs.skeleton import Skeleton
 
@@ -31,6 +31,7 @@ class CatChecker:
     """Consistency through ``model.prepare(skeleton).partial_violation/check``."""
 
     name = "cat"
+    exact = False
 
     def __init__(self, model: PreparedModel, arch: str) -> None:
         self.model = model
@@ -83,6 +84,10 @@ class CatChecker:
         self.checks += 1
         rel = g.relations()
         return not self.session(g.shape_key(), rel.sk).partial_violation(rel.rf, rel.co)
+
+    def compiled_plan(self) -> CheckPlan | None:
+        """None: the model's checks are evaluated whole, by the model."""
+        return None
 
     def verdicts(
         self, g: ExecutionGraph, want_shows: bool = False

@@ -15,7 +15,7 @@ cat that implement them import them from here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -79,6 +79,27 @@ class PreparedModel(Protocol):
     def prepare(self, sk: Skeleton, arch: str) -> Session: ...
 
 
+@dataclass(frozen=True)
+class CheckPlan:
+    """A checker's monotone checks in the form a compiled explorer runs them itself
+    (``engine/trust/_core.c``), over *slots*: static relations of the graph's events.
+
+    Each of ``steps`` is ``(meet, su, terms)``: an emptiness check whose static operands
+    meet in the relation of slot ``meet`` (it holds while that meet, restricted to the
+    present events, is empty; else the compiled explorer cannot decide it), or (``meet``
+    -1) an acyclicity check of the union of slot ``su`` (-1: none) and ``terms``, each
+    ``(base, inters, diffs)``: base 1 rf, 2 co, 3 fr, met with the slots ``inters`` and
+    without those of ``diffs``.  ``statics(key)`` gives every slot's relation for the
+    skeleton the threads' paths complete to (per thread, the completion's shape id), as
+    ``nslots * size`` little-endian 64-bit rows (row ``i``: the events ``i`` relates to).
+    The slots are restriction stable: restricted to the events present, a relation does
+    not depend on how the paths complete."""
+
+    steps: tuple[tuple[int, int, tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]], ...]
+    nslots: int
+    statics: Callable[[tuple[int, ...]], bytes]
+
+
 class ConsistencyChecker(Protocol):
     """Consistency of a growing graph (see the module docstring).  Per graph the checker
     keeps its own state in ``g.cstate``: :meth:`restart` (re)builds it for a graph it has
@@ -87,6 +108,13 @@ class ConsistencyChecker(Protocol):
 
     name: str
     checks: int
+    #: whether a complete graph the checks accepted is allowed (no flag, no
+    #: ``undefined_unless``): its verdicts need not look at it
+    exact: bool
+
+    def compiled_plan(self) -> CheckPlan | None:
+        """The checks for a compiled explorer (None: they have no such form)."""
+        ...
 
     def restart(self, g: ExecutionGraph) -> bool:
         """Whether ``g`` may be completed into a consistent graph."""

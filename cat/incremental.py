@@ -24,10 +24,12 @@ give the same answers (``tests/test_engine_trust_incremental.py``);
 
 from __future__ import annotations
 
+import sys
+from array import array
 from typing import Any, NamedTuple
 
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import PreparedModel, Verdict
+from herdsman.cat.contract import CheckPlan, PreparedModel, Verdict
 from herdsman.cat.form import Form, StepForm, Term, apply_rel_op, eval_static, is_fr
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
@@ -70,6 +72,7 @@ class IncrementalChecker:
         self.arch = arch
         self.cat = CatChecker(model, arch)  # for the verdicts on complete graphs
         self._allowed = Verdict(allowed=True)
+        self.exact = form.exact
         size = lay.size
         self.U = Universe(size, size)
         # a cycle is searched by the compiled kernel on graphs of one word per row (faster
@@ -373,13 +376,83 @@ class IncrementalChecker:
                 floor = i + 1
         return floor
 
+    def compiled_plan(self) -> CheckPlan | None:
+        """The checks as a :class:`CheckPlan`, when each is a step whose value grows only
+        by the new event's pairs (a union of static relations and of rf, co, fr met with
+        static ones) or an emptiness of a meet with static operands; None otherwise."""
+        if not self.form.stable:
+            return None
+        rel = dict(self.form.kinds)
+        slots: dict[object, int] = {}
+
+        def slot(key: object, relation: bool = True) -> int:
+            if not relation:
+                raise _NoPlan
+            return slots.setdefault(key, len(slots))
+
+        steps = []
+        try:
+            for i, (sf, plan) in enumerate(self._steps):
+                if sf.terms is None:
+                    if not self._meets[i]:
+                        return None
+                    pair = _seq_pair(sf) if sf.kind == "empty" else None
+                    seq = ()
+                    if pair is not None:
+                        seq = tuple(
+                            (
+                                base,
+                                tuple(slot(id(k), rel.get(id(k), False)) for k in inters),
+                                tuple(slot(id(k), rel.get(id(k), False)) for k in diffs),
+                            )
+                            for base, inters, diffs in pair
+                        )
+                    steps.append((slot(("meet", i)), -1, seq))
+                    continue
+                if plan is None:
+                    return None
+                skey, dyn = plan
+                su = slot(skey) if skey is not None else -1
+                terms = tuple(
+                    (
+                        base,
+                        tuple(slot(k, rel[k]) for k in inters),
+                        tuple(slot(k, rel[k]) for k in diffs),
+                    )
+                    for base, inters, diffs in dyn
+                )
+                steps.append((-1, su, terms))
+        except _NoPlan:  # a set met with a relation, or a node no static: not a filter
+            return None
+        order = list(slots)
+        return CheckPlan(tuple(steps), len(order), lambda key: self._slot_rows(order, key))
+
+    def _slot_rows(self, order: list[object], key: tuple[int, ...]) -> bytes:
+        """The relations of the slots ``order`` for the skeleton of completion ``key``
+        (see :class:`CheckPlan`)."""
+        full = self._full_statics(("c", *key))
+        U = self.U
+        n, cap, row = U.n, U.cap, U.ROW
+        out = array("Q")
+        for k in order:
+            if isinstance(k, tuple) and k[0] == "meet":
+                v = self._meet(self.form.steps[k[1]].node, full)
+            elif isinstance(k, tuple):
+                v = self._static_union(k[1], k, full)
+            else:
+                v = full[k]  # type: ignore[index]
+            out.extend((v >> (i * cap)) & row for i in range(n))
+        if sys.byteorder != "little":
+            out.byteswap()
+        return out.tobytes()
+
     def verdicts(
         self, g: ExecutionGraph, want_shows: bool = False
     ) -> tuple[list[Verdict], Relations | None]:
         """The model's verdicts on a complete graph, and the relations they judged; when
         the model is only its monotone checks (``Form.exact``), which accepted the graph,
         without asking it again (no relations then)."""
-        if self.form.exact and not want_shows:
+        if self.exact and not want_shows:
             return [self._allowed], None
         return self.cat.verdicts(g, want_shows)
 
@@ -489,6 +562,47 @@ class IncrementalChecker:
             v = apply_rel_op(op, [self._eval(a, fr_, memo) for a in n.args], U)
         memo[id(n)] = v
         return v
+
+
+class _NoPlan(Exception):
+    """A check has no :class:`CheckPlan` form."""
+
+
+_INPUTS = {"rf": 1, "co": 2}
+
+
+def _seq_pair(sf: StepForm) -> tuple[tuple[int, list, list], tuple[int, list, list]] | None:
+    """An emptiness check ``statics & (A ; B)`` (tso's atomicity: ``rmw & (fre; coe)``)
+    with ``A`` and ``B`` base relations filtered by static ones: their (base, inters,
+    diffs), else None."""
+    dyn = [a for a in sf.node.args if a.deps]
+    if len(dyn) != 1 or dyn[0].op != "seq" or len(dyn[0].args) != 2:
+        return None
+    a, b = (_filtered(x) for x in dyn[0].args)
+    return (a, b) if a is not None and b is not None else None
+
+
+def _filtered(n: Any) -> tuple[int, list, list] | None:
+    """``n`` as a base relation (1 rf, 2 co, 3 fr) met with static nodes and without
+    others: (base, inters, diffs), else None."""
+    if is_fr(n):
+        return (3, [], [])
+    if n.op == "input":
+        base = _INPUTS.get(n.info)
+        return None if base is None else (base, [], [])
+    if n.op in ("diff", "inter"):
+        dyn = [a for a in n.args if a.deps]
+        if len(dyn) != 1 or (n.op == "diff" and (len(n.args) != 2 or n.args[0] is not dyn[0])):
+            return None
+        got = _filtered(dyn[0])
+        if got is None:
+            return None
+        base, inters, diffs = got
+        statics = [a for a in n.args if not a.deps]
+        if n.op == "diff":
+            return (base, inters, diffs + statics)
+        return (base, inters + statics, diffs)
+    return None
 
 
 def _renumber(v: int, src: Universe, dst: Universe, blocks, rel: bool) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["ProgressReporter", "TreeEstimate"]
+__all__ = ["ProgressReporter", "SizeEstimate", "TreeEstimate"]
 
 
 class ProgressReporter(Protocol):
@@ -115,11 +115,18 @@ class TreeEstimate:
         return levels[0][4] + size
 
 
+class SizeEstimate(Protocol):
+    """An estimate of a search's size (:class:`TreeEstimate`, or one a compiled search
+    keeps)."""
+
+    def total(self) -> float | None: ...
+
+
 def report(
     progress: ProgressReporter,
     complete: int,
     executions: Callable[[], int] | None,
-    tree: TreeEstimate | None,
+    tree: SizeEstimate | None,
 ) -> None:
     """Tell ``progress`` the executions so far and their estimated total: the tree's size
     counts complete runs (or graphs), of which the outcome may count fewer (distinct

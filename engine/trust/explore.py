@@ -45,7 +45,7 @@ from herdsman.engine.semantics.state import Blocked, Done, Failed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
 
-__all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded"]
+__all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded", "signature"]
 
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
@@ -329,7 +329,7 @@ class Explorer:
                 self.on_blocked_error(g, fails)
             return
         if self._seen is not None:
-            sig = _signature(g)
+            sig = signature(g)
             if sig in self._seen:
                 self.stats.duplicates += 1
             self._seen.add(sig)
@@ -366,7 +366,7 @@ def _drive(root: Step) -> None:
             push(step)
 
 
-def _signature(g: TrustGraph) -> tuple:
+def signature(g: TrustGraph) -> tuple:
     """What identifies a complete graph: each thread's events with their rf, and co."""
 
     def name(e: int) -> tuple[int, int]:

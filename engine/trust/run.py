@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from herdsman.cat.api import Model, consistency_checker
 from herdsman.engine.errors import TimeLimitExceeded, model_refusal
@@ -29,6 +30,7 @@ from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
 from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
@@ -89,6 +91,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     room = [sem.max_events(t) for t in range(len(program.threads))]
     check_events(program, room)
     memory = dict(program.memory)
+    compiled = True  # the compiled core explores, where it applies
     bound = None
     if opts.preemption_bound is not None:
         bound = PreemptionBound(opts.preemption_bound, opts.preemption_slack)
@@ -102,23 +105,45 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = TrustTally(program, checker, opts, bound)
-        ex = Explorer(
-            TrustGraph(lay, roots, sem.spawned),
-            checker,
-            tally.complete,
-            on_blocked_error=tally.blocked_error if program.has(Assert) else None,
-            bound=bound,
-            deadline=deadline,
-            track_duplicates=opts.track_duplicates,
-            progress=opts.progress,
-            executions=tally.executions_so_far,
-        )
+        start = TrustGraph(lay, roots, sem.spawned)
+        on_error = tally.blocked_error if program.has(Assert) else None
+        plan = None
+        if compiled and bound is None:
+            plan = compiled_applies(checker, start)
+        ex: Explorer | CompiledExplorer
+        if plan is not None:
+            ex = CompiledExplorer(
+                start,
+                checker,
+                plan,
+                tally.complete,
+                on_blocked_error=on_error,
+                deadline=deadline,
+                on_final=partial(tally.complete_final, lay) if tally.light() else None,
+                track_duplicates=opts.track_duplicates,
+                progress=opts.progress,
+                executions=tally.executions_so_far,
+            )
+        else:
+            ex = Explorer(
+                start,
+                checker,
+                tally.complete,
+                on_blocked_error=on_error,
+                bound=bound,
+                deadline=deadline,
+                track_duplicates=opts.track_duplicates,
+                progress=opts.progress,
+                executions=tally.executions_so_far,
+            )
         try:
             with sem.reporting():
                 stats = ex.run()
             break
         except NewLocation as e:  # an address computed at run time: initially 0
             memory[e.loc] = 0
+        except CoreFallback:  # a check only the Python explorer decides: start again
+            compiled = False
         except NotSequential:
             raise InputError(
                 where,

@@ -17,15 +17,23 @@ executions (those settling the condition: satisfying the proposition for ``exist
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.errors import ErrorFound
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import ErrorRecord, ExecutionRecord, OutcomeBuilder, record
+from herdsman.engine.outcome import (
+    ErrorRecord,
+    ExecutionRecord,
+    OutcomeBuilder,
+    record,
+    wants_show,
+)
 from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import PreemptionBound
-from herdsman.graphs.execution import ExecutionGraph
+from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
 #: Final states whose judgement is remembered (emptied when full: memory stays flat).
@@ -57,31 +65,39 @@ class TrustTally(OutcomeBuilder):
         self._getters: tuple[object, list[tuple[Loc, int, object]]] | None = None
         # per final state (the needed locations' values): proposition, filter, observed
         self._judged: dict[tuple[Value, ...], tuple[bool, bool, tuple[Value, ...]]] = {}
+        self._allowed = [Verdict(allowed=True)]  # of a graph judged light (see light())
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
 
     def final_state(self, g: ExecutionGraph, finals: list[Done]) -> dict[Loc, Value]:
         """Values of the observed (and filter) locations in a finished graph whose threads
         ended as ``finals``."""
+        return self._state(g.lay, g.final_value, finals)
+
+    def _state(
+        self, lay: Layout, final_value: Callable[[int], Value], finals: list[Done]
+    ) -> dict[Loc, Value]:
+        """:meth:`final_state` of a graph of layout ``lay`` whose location ``li`` ends
+        with the value ``final_value(li)``."""
         out: dict[Loc, Value] = {}
         getters = self._getters
-        if getters is None or getters[0] is not g.lay:
-            getters = self._getters = (g.lay, self._plan(g))
+        if getters is None or getters[0] is not lay:
+            getters = self._getters = (lay, self._plan(lay))
         for loc, kind, a in getters[1]:
             if kind == 0:  # a register of thread a
                 out[loc] = finals[a].reg(loc.reg)  # type: ignore[index,union-attr]
             elif kind == 1:  # memory location a
-                out[loc] = g.final_value(a)
+                out[loc] = final_value(a)  # type: ignore[arg-type]
             else:  # nothing writes it: its initial value
                 out[loc] = a
         return out
 
-    def _plan(self, g: ExecutionGraph) -> list[tuple[Loc, int, object]]:
-        """How to read each needed location in the graphs of ``g``'s layout."""
+    def _plan(self, lay: Layout) -> list[tuple[Loc, int, object]]:
+        """How to read each needed location in the graphs of layout ``lay``."""
         plan: list[tuple[Loc, int, object]] = []
-        loc_index = g.lay.loc_index
+        loc_index = lay.loc_index
         for loc in self.needed:
-            if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < lay.T:
                 plan.append((loc, 0, loc.tid))
             elif isinstance(loc, MemLoc) and loc.name in loc_index:
                 plan.append((loc, 1, loc_index[loc.name]))
@@ -89,13 +105,40 @@ class TrustTally(OutcomeBuilder):
                 plan.append((loc, 2, self.program.initial_value(loc)))
         return plan
 
+    def light(self) -> bool:
+        """Whether a complete graph may be recorded from its final values alone
+        (:meth:`complete_final`): the checks that accepted it are all the model has, and
+        nothing is to be shown, printed or bounded."""
+        return (
+            self.checker.exact
+            and self.bound is None
+            and not self.opts.print_executions
+            and not wants_show(self.show, self.quant, True)
+            and not wants_show(self.show, self.quant, False)
+        )
+
+    def complete_final(self, lay: Layout, values: list[Value], finals: list[Done]) -> bool | None:
+        """:meth:`complete` for a graph of layout ``lay`` known by its locations' final
+        ``values`` (only when :meth:`light`; no thread failed)."""
+        return self._complete(self._state(lay, values.__getitem__, finals), finals, (), None)
+
     def complete(
         self, g: ExecutionGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
     ) -> bool | None:
         """Record a complete graph (its threads ended as ``finals``, those in ``fails``
         failing an assertion); whether the model allows it (None: not asked, under
         speedcheck a graph that settles nothing)."""
-        state = self.final_state(g, finals)
+        return self._complete(self.final_state(g, finals), finals, fails, g)
+
+    def _complete(
+        self,
+        state: dict[Loc, Value],
+        finals: list[Done],
+        fails: list[tuple[int, Failed]],
+        g: ExecutionGraph | None,
+    ) -> bool | None:
+        """:meth:`complete` on the final ``state``; ``g`` None: the graph is not at hand
+        (:meth:`light`)."""
         key = tuple(state.values())
         judged = self._judged.get(key)
         if judged is None:  # a final state not seen yet: the condition and filter on it
@@ -111,12 +154,16 @@ class TrustTally(OutcomeBuilder):
             self.skipped += 1
             return None
         want = keep and self.wants_witness(sat)
-        verdicts, _ = self.checker.verdicts(g, want_shows=want)
+        if g is None:
+            verdicts = self._allowed
+        else:
+            verdicts, _ = self.checker.verdicts(g, want_shows=want)
         allowed = [v for v in verdicts if v.allowed]
         if not allowed:
             return False
         pre = None
         if self.bound is not None:
+            assert g is not None
             pre = self.bound.count(g)
             decisive = (not sat) if self.quant == "forall" else sat
             if pre > self.bound.k:  # visited thanks to the slack: not part of the outcome
@@ -132,8 +179,10 @@ class TrustTally(OutcomeBuilder):
         cut = any(d.cut for d in finals)
         self.count(obs, sat, cut, allowed)
         if fails:
+            assert g is not None
             self.report_error(g, fails, obs, complete=True)
         if want:
+            assert g is not None
             for v in allowed:
                 if self.wants_witness(sat):
                     self.keep_witness(picture(g), v, obs, sat)
@@ -171,11 +220,12 @@ class TrustTally(OutcomeBuilder):
             raise ErrorFound()
 
     def _record(
-        self, g: ExecutionGraph, obs: tuple[Value, ...], sat: bool, pre: int | None
+        self, g: ExecutionGraph | None, obs: tuple[Value, ...], sat: bool, pre: int | None
     ) -> None:
         """Keep the execution (``print_executions``), with its picture (``executions_dot``)."""
         if not self.opts.print_executions:
             return
+        assert g is not None
         if self.opts.executions_dot:
             verdicts, _ = self.checker.verdicts(g, want_shows=True)
             v: Verdict = next(v for v in verdicts if v.allowed)

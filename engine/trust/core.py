@@ -1,0 +1,320 @@
+"""TruSt's exploration loop run compiled: the host side of ``engine/trust/_core.c``.
+
+:class:`CompiledExplorer` explores as :class:`engine.trust.explore.Explorer` does, step
+for step and with the same counts, but the graph, the revisits, the maximality condition
+and the checks live in C.  Python answers what only it knows, once each: a thread's next
+step at a node of its path tree (the program's semantics), the node after an event, a
+node's completion, the static relations of a skeleton (from the checker's
+:class:`cat.api.CheckPlan`), and it judges the complete graphs (the tally).  Values are
+interned as small ids.
+
+It applies when the extension is built (:data:`CORE`), the checker has a plan, the graph
+has at most 64 events and no preemption bound is asked; :func:`compiled_applies` says
+so.  With a progress reporter the core keeps the search tree's estimate
+(:class:`engine.progress.TreeEstimate`'s method) and the host reports every 256 steps.
+Should a check need the model evaluated (an emptiness check of a form the plan does not
+have, on a graph where its static part is not empty), the host raises
+:class:`CoreFallback` and the run starts again with the Python explorer.  Setting
+``HERDSMAN_PURE_PYTHON`` turns the core off, as it does the relation kernel.
+
+A complete graph is built in Python (:meth:`CompiledExplorer._graph`) only when the
+tally needs it: to show or print it, for the model's verdicts when its checks are not
+all it has, or when an assertion failed.  Otherwise the tally hears the locations' final
+values and the threads' final states (``on_final``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from herdsman.cat.api import CheckPlan, ConsistencyChecker
+from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.progress import ProgressReporter, report
+from herdsman.engine.semantics.paths import PathNode
+from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.step import LOOP_BOUND, StepError
+from herdsman.engine.trust.explore import NewLocation, TrustStats, signature
+from herdsman.engine.trust.graph import TrustGraph
+from herdsman.litmus.ir import Value
+
+try:
+    from herdsman.engine.trust import _core
+except ImportError:  # no C compiler at install time: the Python explorer serves
+    _core = None  # type: ignore[assignment]
+
+__all__ = ["CORE", "CompiledExplorer", "CoreFallback", "compiled_applies"]
+
+#: Whether the compiled core is there and wanted.
+CORE = _core is not None and not os.environ.get("HERDSMAN_PURE_PYTHON")
+
+#: The core's limit: events per graph (one 64-bit word per set of events).
+MAX_EVENTS = 64
+
+_KINDS = {"R": 0, "W": 1, "S": 2, "J": 3}
+_LOOP_BOUND = Blocked(LOOP_BOUND)
+
+#: A complete graph recorded: (graph, threads' final states, failures) -> allowed.
+OnComplete = Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None]
+
+
+class CoreFallback(Exception):
+    """A check the compiled core cannot decide: explore with the Python explorer."""
+
+
+def compiled_applies(checker: ConsistencyChecker, start: TrustGraph) -> CheckPlan | None:
+    """The checker's plan when the compiled core can explore ``start`` with it."""
+    if not CORE or start.lay.size > MAX_EVENTS:
+        return None
+    return checker.compiled_plan()
+
+
+class CompiledExplorer:
+    """One TruSt exploration run by the compiled core (see the module docstring);
+    ``on_complete``, ``on_blocked_error`` and ``track_duplicates`` are the
+    :class:`Explorer`'s.  ``on_final(values, finals)``, when given, records a complete
+    graph from its locations' final values and its threads' final states instead of
+    ``on_complete`` (for graphs where no assertion failed)."""
+
+    def __init__(
+        self,
+        start: TrustGraph,
+        checker: ConsistencyChecker,
+        plan: CheckPlan,
+        on_complete: OnComplete,
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
+        deadline: float | None = None,
+        on_final: Callable[[list[Value], list[Done]], bool | None] | None = None,
+        track_duplicates: bool = False,
+        progress: ProgressReporter | None = None,
+        executions: Callable[[], int] | None = None,
+    ) -> None:
+        assert _core is not None
+        self.start = start
+        self.checker = checker
+        self.on_complete = on_complete
+        self.on_blocked_error = on_blocked_error
+        self.on_final = on_final
+        self.deadline = deadline
+        self.progress = progress
+        self.executions = executions
+        self.stats = TrustStats()
+        self._seen: set | None = set() if track_duplicates else None
+        self.plan = plan
+        lay = start.lay
+        self.lay = lay
+        self.nodes: list[PathNode] = list(start.roots)
+        self._ids: dict[PathNode, int] = {n: i for i, n in enumerate(self.nodes)}
+        self.values: list[Value] = []
+        self._vids: dict[Value, int] = {}
+        initial = [self._vid(start.val[li]) for li in range(lay.L)]  # type: ignore[arg-type]
+        spawned = [int(t in start.spawned) for t in range(lay.T)]
+        self.core = _core.Core(
+            self,
+            lay.T,
+            lay.L,
+            lay.size,
+            list(lay.base),
+            list(lay.room),
+            spawned,
+            list(range(lay.T)),
+            initial,
+            list(plan.steps),
+            plan.nslots,
+            progress is not None,  # estimate the search's size as it goes
+        )
+
+    def run(self) -> TrustStats:
+        t0 = time.process_time()
+        try:
+            self.core.run()
+        except ErrorFound:
+            self.stats.extra["stopped_at_error"] = 1
+        except ConditionSettled:
+            self.stats.extra["settled"] = 1
+        finally:
+            self._absorb()
+        self.stats.time = time.process_time() - t0
+        return self.stats
+
+    def _absorb(self) -> None:
+        got = self.core.stats()
+        st = self.stats
+        st.pruned += got["pruned"]
+        st.revisits += got["revisits"]
+        st.revisits_inconsistent += got["revisits_inconsistent"]
+        st.revisits_doomed += got["revisits_doomed"]
+        st.refused += got["refused"]
+        if got["dead_end"]:
+            st.blocked += got["dead_end"]
+            st.extra["blocked_dead_end"] = st.extra.get("blocked_dead_end", 0) + got["dead_end"]
+        if got["moot"]:
+            st.extra["moot"] = st.extra.get("moot", 0) + got["moot"]
+        self.checker.checks += got["checks"]
+
+    # ------------------------------------------------------------------ ids
+    def _vid(self, v: Value) -> int:
+        got = self._vids.get(v)
+        if got is None:
+            got = self._vids[v] = len(self.values)
+            self.values.append(v)
+        return got
+
+    def _id(self, node: PathNode) -> int:
+        got = self._ids.get(node)
+        if got is None:
+            got = self._ids[node] = len(self.nodes)
+            self.nodes.append(node)
+        return got
+
+    # ------------------------------------------------------------------ the core asks
+    def info(self, nid: int) -> tuple[int, int, int, int, int, int]:
+        """What node ``nid`` does next: (0 read, 1 other event, 2 done, 3 failed,
+        4 blocked; event kind: 0 R, 1 W, 2 spawn, 3 join, 4 other; location index, -1
+        when the layout lacks it; a write's value id; the event's poi; a spawned or
+        joined thread)."""
+        s = self.nodes[nid].step
+        ts = type(s)
+        if ts is Read or ts is Emit:
+            ev = s.event  # type: ignore[union-attr]
+            kind = _KINDS.get(ev.kind, 4)
+            li = vid = tgt = -1
+            if kind <= 1:
+                if ev.loc is None:  # an address not known: the Python explorer's business
+                    raise CoreFallback()
+                li = self.lay.loc_index.get(ev.loc, -1)
+                if kind == 1 and li >= 0:
+                    vid = self._vid(ev.value)
+            elif kind <= 3:
+                tgt = ev.value
+            return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
+        if ts is Done:
+            return (2, 4, -1, -1, -1, -1)
+        if ts is Failed:
+            return (3, 4, -1, -1, -1, -1)
+        if ts is Stall:
+            raise AssertionError("concrete values never stall")
+        return (4, 4, -1, -1, -1, -1)
+
+    def new_location(self, nid: int) -> None:
+        raise NewLocation(self.nodes[nid].step.event.loc)  # type: ignore[union-attr]
+
+    def child(self, nid: int, vid: int) -> int:
+        return self._id(self.nodes[nid].child(self.values[vid]))
+
+    def after(self, nid: int) -> int:
+        return self._id(self.nodes[nid].after())
+
+    def completion(self, nid: int) -> int:
+        return self.nodes[nid].completion()
+
+    def statics(self, key: tuple[int, ...]) -> bytes:
+        return self.plan.statics(key)
+
+    def tick(self) -> None:
+        if self.deadline is not None and time.process_time() > self.deadline:
+            raise TimeLimitExceeded()
+        if self.progress is not None and self.progress.due():
+            report(self.progress, self.stats.complete, self.executions, self)
+
+    def total(self) -> float | None:
+        """The search's estimated size (:class:`engine.progress.TreeEstimate`'s, kept by
+        the core)."""
+        return self.core.estimate()
+
+    def fallback(self) -> None:
+        raise CoreFallback()
+
+    def no_room(self, t: int, k: int) -> None:
+        raise IndexError(f"thread {t} has room for {k} events only")
+
+    def spawned_twice(self, t: int, c: int) -> None:
+        raise StepError(f"P{t}: thread {c} is spawned twice")
+
+    # ------------------------------------------------------------------ leaves
+    def leaf(self, curs: tuple[int, ...], finals_vids: tuple[int, ...], started: int) -> bool:
+        """A graph where no thread has a next event (as :meth:`Explorer._leaf`); whether
+        it counted as a complete execution."""
+        nodes = self.nodes
+        steps = [nodes[i].step for i in curs]
+        finals: list[Done] | None = []
+        for t, s in enumerate(steps):
+            if type(s) is Done:
+                finals.append(s)  # type: ignore[union-attr]
+            elif type(s) is Failed:
+                finals.append(s.done)  # type: ignore[union-attr]
+            elif not (started >> t) & 1:
+                finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
+            else:
+                finals = None
+                break
+        fails: list[tuple[int, Failed]] = []
+        if self.on_blocked_error is not None:
+            fails = [
+                (t, s)  # type: ignore[misc]
+                for t, s in enumerate(steps)
+                if type(s) is Failed and (started >> t) & 1
+            ]
+        stats = self.stats
+        if finals is None:
+            why = "loop_bound" if any(s == _LOOP_BOUND for s in steps) else "thread"
+            stats.blocked += 1
+            key = "blocked_" + why
+            stats.extra[key] = stats.extra.get(key, 0) + 1
+            if fails and self.on_blocked_error is not None:
+                self.on_blocked_error(self._graph(), fails)
+            return False
+        g = None
+        if self._seen is not None:
+            g = self._graph()
+            sig = signature(g)
+            if sig in self._seen:
+                stats.duplicates += 1
+            self._seen.add(sig)
+        try:
+            if self.on_final is not None and not fails:
+                ok = self.on_final([self.values[v] for v in finals_vids], finals)
+            else:
+                ok = self.on_complete(g or self._graph(), finals, fails)
+        except (ErrorFound, ConditionSettled):  # stopping here: an execution all the same
+            stats.complete += 1
+            raise
+        if ok:
+            stats.complete += 1
+        elif ok is not None:
+            stats.rejected += 1
+        return bool(ok)
+
+    def _graph(self) -> TrustGraph:
+        """The graph at the present leaf, built as the Python explorer holds it."""
+        n, rf, val, stamp, co, rl, node, spawned_at, addedmax, revisitable, clock = (
+            self.core.snapshot()
+        )
+        start = self.start
+        lay = self.lay
+        g = TrustGraph(lay, start.roots, start.spawned)
+        nodes, values = self.nodes, self.values
+        g.val[: lay.L] = start.val[: lay.L]
+        for t in range(lay.T):
+            b = lay.base[t]
+            g.n[t] = n[t]
+            prev = start.roots[t]
+            for e in range(b, b + n[t]):
+                nd = nodes[node[e]]
+                g.ev[e] = prev.step.event  # type: ignore[union-attr]
+                g.shape[e] = prev.next_shape()
+                g.stamp[e] = stamp[e]
+                g.rf[e] = rf[e]
+                g.val[e] = values[val[e]] if val[e] >= 0 else None
+                g.node[e] = nd
+                prev = nd
+            g.cur[t] = prev
+        for e in range(lay.size):
+            g.addedmax[e] = bool((addedmax >> e) & 1)
+            g.revisitable[e] = bool((revisitable >> e) & 1)
+        g.co = [list(c) for c in co]
+        g.rl = [list(r) for r in rl]
+        g.spawned_at = list(spawned_at)
+        g.clock = clock
+        return g
