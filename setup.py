@@ -22,5 +22,12 @@ setup(
             optional=True,
             extra_compile_args=["-O2"],
         ),
+        Extension(  # the same for graphs of up to 128 events (a compiler with __int128)
+            "herdsman.engine.trust._core128",
+            sources=["engine/trust/_core.c"],
+            define_macros=[("CORE_WIDE", "1")],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ]
 )

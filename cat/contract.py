@@ -86,18 +86,20 @@ class CheckPlan:
 
     Each of ``steps`` is ``(meet, su, terms)``: an emptiness check whose static operands
     meet in the relation of slot ``meet`` (it holds while that meet, restricted to the
-    present events, is empty; else the compiled explorer cannot decide it), or (``meet``
+    present events, is empty; with two ``terms`` A and B, while the meet has no pair of
+    A ; B; with none the compiled explorer cannot decide it otherwise), or (``meet``
     -1) an acyclicity check of the union of slot ``su`` (-1: none) and ``terms``, each
     ``(base, inters, diffs)``: base 1 rf, 2 co, 3 fr, met with the slots ``inters`` and
-    without those of ``diffs``.  ``statics(key)`` gives every slot's relation for the
-    skeleton the threads' paths complete to (per thread, the completion's shape id), as
-    ``nslots * size`` little-endian 64-bit rows (row ``i``: the events ``i`` relates to).
+    without those of ``diffs``.  ``statics(key, words)`` gives every slot's relation for
+    the skeleton the threads' paths complete to (per thread, the completion's shape id),
+    as ``nslots * size`` rows of ``words`` little-endian 64-bit words each (row ``i``: the
+    events ``i`` relates to).
     The slots are restriction stable: restricted to the events present, a relation does
     not depend on how the paths complete."""
 
     steps: tuple[tuple[int, int, tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]], ...]
     nslots: int
-    statics: Callable[[tuple[int, ...]], bytes]
+    statics: Callable[[tuple[int, ...], int], bytes]
 
 
 class ConsistencyChecker(Protocol):

@@ -35,6 +35,8 @@ from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.relalg import KERNEL, Universe
 
+_WORD = (1 << 64) - 1
+
 #: Cached static values: per skeleton, and per (skeleton, events present); both caches are
 #: emptied when full, which keeps memory flat over long explorations.
 MAX_SKELETONS = 1024
@@ -425,11 +427,13 @@ class IncrementalChecker:
         except _NoPlan:  # a set met with a relation, or a node no static: not a filter
             return None
         order = list(slots)
-        return CheckPlan(tuple(steps), len(order), lambda key: self._slot_rows(order, key))
+        return CheckPlan(
+            tuple(steps), len(order), lambda key, words: self._slot_rows(order, key, words)
+        )
 
-    def _slot_rows(self, order: list[object], key: tuple[int, ...]) -> bytes:
-        """The relations of the slots ``order`` for the skeleton of completion ``key``
-        (see :class:`CheckPlan`)."""
+    def _slot_rows(self, order: list[object], key: tuple[int, ...], words: int) -> bytes:
+        """The relations of the slots ``order`` for the skeleton of completion ``key``,
+        rows of ``words`` 64-bit words (see :class:`CheckPlan`)."""
         full = self._full_statics(("c", *key))
         U = self.U
         n, cap, row = U.n, U.cap, U.ROW
@@ -441,7 +445,9 @@ class IncrementalChecker:
                 v = self._static_union(k[1], k, full)
             else:
                 v = full[k]  # type: ignore[index]
-            out.extend((v >> (i * cap)) & row for i in range(n))
+            for i in range(n):
+                r = (v >> (i * cap)) & row
+                out.extend((r >> (64 * w)) & _WORD for w in range(words))
         if sys.byteorder != "little":
             out.byteswap()
         return out.tobytes()

@@ -160,7 +160,8 @@ def test_plans():
     for spec in ("sc", "tso", "pso"):
         plan = consistency_checker(load_model(spec), "X86", lay).compiled_plan()
         assert plan is not None and plan.nslots > 0
-        assert len(plan.statics((0, 0))) == plan.nslots * lay.size * 8
+        assert len(plan.statics((0, 0), 1)) == plan.nslots * lay.size * 8
+        assert len(plan.statics((0, 0), 2)) == plan.nslots * lay.size * 16
     assert consistency_checker(load_model("sc"), "X86", lay, "cat").compiled_plan() is None
 
 
@@ -231,3 +232,21 @@ def test_progress_and_estimates_are_the_python_explorers(tmp_path, monkeypatch):
         heard.append(rec.seen)
     assert heard[0] == heard[1]
     assert len(heard[0]) > 5 and heard[0][-1][1] is not None
+
+
+def test_graphs_over_64_events(monkeypatch):
+    """The wide build (``_core128``) takes graphs of up to 128 events: SB after 34
+    private writes per thread, and MP with its last events past id 64 (so past the first
+    word of every set)."""
+    if core.MAX_EVENTS < 128:
+        pytest.skip("the wide core is not built (a compiler without 128-bit integers)")
+    pad = ["MOV [a],$1 | MOV [b],$1 ;"] * 34
+    for tail in (
+        ["MOV [x],$1 | MOV [y],$1 ;", "MOV EAX,[y] | MOV EAX,[x] ;"],
+        ["MOV [x],$1 | MOV EAX,[y] ;", "MOV [y],$1 | MOV EBX,[x] ;"],
+    ):
+        text = "X86 WIDE\n{ x=0; y=0; a=0; b=0; }\n P0 | P1 ;\n" + "\n".join(pad + tail)
+        text += "\nexists (x=1)\n"
+        program = lower(parse_text(text))
+        stats = agree(program, load_model("tso"), monkeypatch)
+        assert stats["complete"] >= 3

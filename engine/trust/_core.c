@@ -3,8 +3,9 @@
  *
  * The graph lives here: per event its thread's node (a prefix of the thread's path
  * tree), rf, value and stamp; per location co in order and its reads in the order they
- * were added; per write the writes co-after it and the reads reading from it, as 64-bit
- * sets (graphs of at most 64 events).  Python is asked only for what is new: a node's
+ * were added; per write the writes co-after it and the reads reading from it, as sets of
+ * events: one 64-bit word (graphs of at most 64 events), or 128 bits in the wide build
+ * (module _core128, CORE_WIDE defined).  Python is asked only for what is new: a node's
  * next step (`info`), a child node (`child`, `after`), a node's completion, the static
  * relations of a skeleton (`statics`), complete graphs (`leaf`) and, every 256 steps,
  * the clock (`tick`).  Values are small ids Python interns.
@@ -20,11 +21,16 @@
  * `fallback` is called (it raises, and the Python explorer runs the exploration).
  */
 #define PY_SSIZE_T_CLEAN
+#ifdef CORE_WIDE
+#define SETW_MAX 128
+#else
+#define SETW_MAX 64
+#endif
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-#define MAXE 64
+#define MAXE SETW_MAX
 #define MAXT 64
 #define MAXSTEPS 16
 #define MAXTERMS 16
@@ -37,6 +43,24 @@ enum { K_R = 0, K_W = 1, K_S = 2, K_J = 3, K_OTHER = 4 };
 enum { B_STATIC = 0, B_RF = 1, B_CO = 2, B_FR = 3 };
 
 typedef uint64_t u64;
+
+/* A set of events: one bit per event id.  The wide build (CORE_WIDE, module _core128)
+ * takes graphs of up to 128 events. */
+#ifdef CORE_WIDE
+typedef unsigned __int128 set_t;
+#define SETW 128
+static inline int ctz(set_t x) {
+    uint64_t lo = (uint64_t)x;
+    return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(x >> 64));
+}
+#else
+typedef uint64_t set_t;
+#define SETW 64
+static inline int ctz(set_t x) { return __builtin_ctzll(x); }
+#endif
+
+/* The events 0 .. k-1. */
+static inline set_t lowbits(int k) { return k >= SETW ? ~(set_t)0 : (((set_t)1) << k) - 1; }
 
 typedef struct {
     int base, ninter, ndiff;
@@ -74,19 +98,19 @@ typedef struct {
 typedef struct {
     u64 hash;
     int *key;
-    u64 *rows; /* nslots * size rows, then per step the su's columns (size rows) */
+    set_t *rows; /* nslots * size rows, then per step the su's columns (size rows) */
 } Static;
 
-/* A graph: three sets, the clock, then u64 coafter[size], readers[size], then ints. */
+/* A graph: three sets, the clock, then set_t coafter[size], readers[size], then ints. */
 typedef struct {
-    u64 addedmax, revisitable, present;
+    set_t addedmax, revisitable, present;
     uint32_t clock;
     int32_t pad;
-    u64 w[];
+    set_t w[];
 } G;
 
 typedef struct {
-    u64 *coafter, *readers;
+    set_t *coafter, *readers;
     int *n, *cur, *spawned_at, *node, *rf, *val, *stamp, *kind, *loc, *poi, *colen, *rllen,
         *co, *rl;
 } V;
@@ -142,7 +166,7 @@ static inline V view(Core *c, G *g) {
     return v;
 }
 
-#define BIT(e) (((u64)1) << (e))
+#define BIT(e) (((set_t)1) << (e))
 
 /* ------------------------------------------------------------------ the host's answers */
 
@@ -277,7 +301,7 @@ static void free_statics(Core *c) {
 /* The static relations of the skeleton the threads' present paths complete to (the
  * model's static relations are restriction stable: restricted to the present events they
  * do not depend on how the paths complete). */
-static u64 *statics(Core *c, G *g) {
+static set_t *statics(Core *c, G *g) {
     V v = view(c, g);
     int key[MAXT];
     u64 h = 1469598103934665603ULL;
@@ -304,7 +328,7 @@ static u64 *statics(Core *c, G *g) {
     Py_DECREF(tup);
     if (r == NULL)
         return NULL;
-    Py_ssize_t want = (Py_ssize_t)c->nslots * c->size * 8;
+    Py_ssize_t want = (Py_ssize_t)c->nslots * c->size * (Py_ssize_t)sizeof(set_t);
     if (!PyBytes_Check(r) || PyBytes_GET_SIZE(r) != want) {
         Py_DECREF(r);
         PyErr_SetString(PyExc_ValueError, "statics: wrong size");
@@ -315,7 +339,7 @@ static u64 *statics(Core *c, G *g) {
         i = (int)(h & (u64)mask);
     }
     int n = c->size;
-    u64 *rows = PyMem_Malloc(((size_t)c->nslots + c->nsteps) * n * 8);
+    set_t *rows = PyMem_Malloc(((size_t)c->nslots + c->nsteps) * n * sizeof(set_t));
     int *kc = PyMem_Malloc(sizeof(int) * c->T);
     if (rows == NULL || kc == NULL) {
         Py_DECREF(r);
@@ -327,15 +351,15 @@ static u64 *statics(Core *c, G *g) {
     memcpy(rows, PyBytes_AS_STRING(r), (size_t)want);
     Py_DECREF(r);
     for (int s = 0; s < c->nsteps; s++) { /* the static union's columns */
-        u64 *col = rows + ((size_t)c->nslots + s) * n;
-        memset(col, 0, (size_t)n * 8);
+        set_t *col = rows + ((size_t)c->nslots + s) * n;
+        memset(col, 0, (size_t)n * sizeof(set_t));
         int su = c->steps[s].su;
         if (su < 0)
             continue;
-        const u64 *sr = rows + (size_t)su * n;
+        const set_t *sr = rows + (size_t)su * n;
         for (int x = 0; x < n; x++)
-            for (u64 b = sr[x]; b; b &= b - 1)
-                col[__builtin_ctzll(b)] |= BIT(x);
+            for (set_t b = sr[x]; b; b &= b - 1)
+                col[ctz(b)] |= BIT(x);
     }
     memcpy(kc, key, sizeof(int) * c->T);
     c->stab[i].hash = h;
@@ -348,9 +372,9 @@ static u64 *statics(Core *c, G *g) {
 /* ------------------------------------------------------------------ consistency */
 
 /* The events x relates to by the term tm (its base relation, filtered). */
-static inline u64 term_row(Core *c, const u64 *st, const V *v, const Term *tm, int x) {
+static inline set_t term_row(Core *c, const set_t *st, const V *v, const Term *tm, int x) {
     int n = c->size;
-    u64 row;
+    set_t row;
     if (tm->base == B_RF)
         row = v->readers[x];
     else if (tm->base == B_CO)
@@ -369,8 +393,8 @@ static inline u64 term_row(Core *c, const u64 *st, const V *v, const Term *tm, i
 }
 
 /* Successors of x in step s's relation, in the graph (statics `st`). */
-static inline u64 succ(Core *c, const u64 *st, const V *v, u64 present, const Step *sp, int x) {
-    u64 out = sp->su >= 0 ? st[(size_t)sp->su * c->size + x] & present : 0;
+static inline set_t succ(Core *c, const set_t *st, const V *v, set_t present, const Step *sp, int x) {
+    set_t out = sp->su >= 0 ? st[(size_t)sp->su * c->size + x] & present : 0;
     for (int i = 0; i < sp->nterms; i++)
         out |= term_row(c, st, v, &sp->terms[i], x);
     return out;
@@ -380,21 +404,21 @@ static inline u64 succ(Core *c, const u64 *st, const V *v, u64 present, const St
  * events, is empty, or (with two terms A, B) meets no pair of A ; B.  One with no terms
  * and a meet that is not empty is not for the core: the Python explorer takes over.
  * 1: they hold, 0: one does not, -1: an error (or that fallback). */
-static int meets(Core *c, const u64 *st, const V *v, u64 present) {
+static int meets(Core *c, const set_t *st, const V *v, set_t present) {
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
         if (sp->meet < 0)
             continue;
-        const u64 *rows = st + (size_t)sp->meet * c->size;
-        for (u64 b = present; b; b &= b - 1) {
-            int a = __builtin_ctzll(b);
-            u64 m = rows[a] & present;
+        const set_t *rows = st + (size_t)sp->meet * c->size;
+        for (set_t b = present; b; b &= b - 1) {
+            int a = ctz(b);
+            set_t m = rows[a] & present;
             if (!m)
                 continue;
             if (sp->nterms != 2)
                 return raise_from(c, "fallback", "", 0, 0);
-            for (u64 x = term_row(c, st, v, &sp->terms[0], a); x; x &= x - 1)
-                if (term_row(c, st, v, &sp->terms[1], __builtin_ctzll(x)) & m)
+            for (set_t x = term_row(c, st, v, &sp->terms[0], a); x; x &= x - 1)
+                if (term_row(c, st, v, &sp->terms[1], ctz(x)) & m)
                     return 0;
         }
     }
@@ -404,23 +428,23 @@ static int meets(Core *c, const u64 *st, const V *v, u64 present) {
 /* Whether g, where e was just added, is still consistent (1), not (0), or an error. */
 static int check_added(Core *c, G *g, int e) {
     c->checks++;
-    const u64 *st = statics(c, g);
+    const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
     V v = view(c, g);
-    u64 present = g->present;
+    set_t present = g->present;
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
         if (sp->meet >= 0)
             continue;
-        u64 seen = 0, frontier = succ(c, st, &v, present, sp, e);
+        set_t seen = 0, frontier = succ(c, st, &v, present, sp, e);
         while (frontier) {
             if (frontier & BIT(e))
                 return 0;
             seen |= frontier;
-            u64 nxt = 0;
-            for (u64 b = frontier; b; b &= b - 1)
-                nxt |= succ(c, st, &v, present, sp, __builtin_ctzll(b));
+            set_t nxt = 0;
+            for (set_t b = frontier; b; b &= b - 1)
+                nxt |= succ(c, st, &v, present, sp, ctz(b));
             frontier = nxt & ~seen;
         }
     }
@@ -430,25 +454,25 @@ static int check_added(Core *c, G *g, int e) {
 /* Whether the whole graph g is consistent (1), not (0), or an error. */
 static int check_all(Core *c, G *g) {
     c->checks++;
-    const u64 *st = statics(c, g);
+    const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
     V v = view(c, g);
-    u64 present = g->present;
-    u64 rows[MAXE];
+    set_t present = g->present;
+    set_t rows[MAXE];
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
         if (sp->meet >= 0)
             continue;
-        for (u64 b = present; b; b &= b - 1) {
-            int x = __builtin_ctzll(b);
+        for (set_t b = present; b; b &= b - 1) {
+            int x = ctz(b);
             rows[x] = succ(c, st, &v, present, sp, x);
         }
-        u64 left = present;
+        set_t left = present;
         while (left) { /* peel the events with no successor left */
-            u64 sinks = 0;
-            for (u64 b = left; b; b &= b - 1) {
-                int x = __builtin_ctzll(b);
+            set_t sinks = 0;
+            for (set_t b = left; b; b &= b - 1) {
+                int x = ctz(b);
                 if (!(rows[x] & left))
                     sinks |= BIT(x);
             }
@@ -462,19 +486,19 @@ static int check_all(Core *c, G *g) {
 
 /* Events x such that a pair (e, x) of `base`, filtered as a check's term filters it,
  * closes a cycle with the check's static part in the graph restricted to `present`. */
-static u64 forbidden(Core *c, const u64 *st, int e, int base, u64 present) {
+static set_t forbidden(Core *c, const set_t *st, int e, int base, set_t present) {
     int n = c->size;
-    u64 out = 0;
+    set_t out = 0;
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
         if (sp->meet >= 0 || !(sp->bases & (1 << base)) || sp->su < 0)
             continue;
-        const u64 *col = st + ((size_t)c->nslots + s) * n;
-        u64 reach = col[e] & present, frontier = reach;
+        const set_t *col = st + ((size_t)c->nslots + s) * n;
+        set_t reach = col[e] & present, frontier = reach;
         while (frontier) {
-            u64 nxt = 0;
-            for (u64 b = frontier; b; b &= b - 1)
-                nxt |= col[__builtin_ctzll(b)];
+            set_t nxt = 0;
+            for (set_t b = frontier; b; b &= b - 1)
+                nxt |= col[ctz(b)];
             frontier = nxt & present & ~reach;
             reach |= frontier;
         }
@@ -484,7 +508,7 @@ static u64 forbidden(Core *c, const u64 *st, int e, int base, u64 present) {
             const Term *tm = &sp->terms[i];
             if (tm->base != base)
                 continue;
-            u64 x = reach;
+            set_t x = reach;
             for (int k = 0; k < tm->ninter; k++)
                 x &= st[(size_t)tm->inter[k] * n + e] & present;
             for (int k = 0; k < tm->ndiff; k++)
@@ -501,10 +525,10 @@ static int floor_of(Core *c, G *g, int e, int li, int base) {
     V v = view(c, g);
     if (!v.colen[li]) /* no write to skip */
         return 0;
-    const u64 *st = statics(c, g);
+    const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
-    u64 forb = forbidden(c, st, e, base, g->present | BIT(e));
+    set_t forb = forbidden(c, st, e, base, g->present | BIT(e));
     int floor = 0;
     const int *co = v.co + li * c->size;
     for (int i = 0; forb && i < v.colen[li]; i++)
@@ -525,10 +549,8 @@ static G *new_graph(Core *c) {
 static void recompute_sets(Core *c, G *g) {
     V v = view(c, g);
     int n = c->size;
-    memset(v.coafter, 0, 16 * (size_t)n);
-    u64 present = BIT(c->L) - 1;
-    if (c->L == 64)
-        present = ~(u64)0;
+    memset(v.coafter, 0, 2 * sizeof(set_t) * (size_t)n);
+    set_t present = lowbits(c->L);
     for (int t = 0; t < c->T; t++)
         for (int k = 0; k < v.n[t]; k++) {
             int e = c->base[t] + k;
@@ -538,7 +560,7 @@ static void recompute_sets(Core *c, G *g) {
         }
     for (int li = 0; li < c->L; li++) {
         const int *co = v.co + li * n;
-        u64 later = 0;
+        set_t later = 0;
         for (int i = v.colen[li] - 1; i >= 0; i--) {
             v.coafter[co[i]] = later;
             later |= BIT(co[i]);
@@ -600,7 +622,7 @@ static int add_write(Core *c, G *g, int t, int nid, int e, int pos) {
         g->addedmax |= BIT(e);
     else
         g->addedmax &= ~BIT(e);
-    u64 later = 0;
+    set_t later = 0;
     for (int i = len; i > pos; i--) {
         co[i] = co[i - 1];
         later |= BIT(co[i]);
@@ -747,18 +769,18 @@ static inline int in_view(Core *c, int e, const int *vw) {
     return e < c->L || c->idx[e] < vw[c->tid[e]];
 }
 
-static u64 view_set(Core *c, const int *vw) {
-    u64 s = c->L == 64 ? ~(u64)0 : BIT(c->L) - 1;
+static set_t view_set(Core *c, const int *vw) {
+    set_t s = lowbits(c->L);
     for (int t = 0; t < c->T; t++)
         if (vw[t])
-            s |= (vw[t] == 64 ? ~(u64)0 : BIT(vw[t]) - 1) << c->base[t];
+            s |= lowbits(vw[t]) << c->base[t];
     return s;
 }
 
 /* TruSt's maximality condition for deleting the events outside `kept` and r. */
 static int maximal(Core *c, G *g, int r, int a, const int *kept) {
     V v = view(c, g);
-    u64 keep = view_set(c, kept) & ~BIT(a);
+    set_t keep = view_set(c, kept) & ~BIT(a);
     for (int t = -1; t < c->T; t++) {
         int lo, hi;
         if (t < 0)
@@ -787,11 +809,11 @@ static int maximal(Core *c, G *g, int r, int a, const int *kept) {
 /* Whether re-reading r from a, restricted to kept, is certainly inconsistent (1). */
 static int doomed(Core *c, G *g, int r, int a, const int *kept) {
     V v = view(c, g);
-    u64 keep = view_set(c, kept);
-    u64 succs = v.coafter[a] & keep;
+    set_t keep = view_set(c, kept);
+    set_t succs = v.coafter[a] & keep;
     if (!succs)
         return 0;
-    const u64 *st = statics(c, g);
+    const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
     return (forbidden(c, st, r, B_FR, keep) & succs) != 0;
@@ -1060,11 +1082,11 @@ static int leaf(Core *c, G *g) {
         Py_XDECREF(fin);
         return -1;
     }
-    u64 st = 0;
+    u64 st = 0; /* the threads started */
     for (int t = 0; t < c->T; t++) {
         PyTuple_SET_ITEM(curs, t, PyLong_FromLong(v.cur[t]));
         if (started(c, &v, t))
-            st |= BIT(t);
+            st |= ((u64)1) << t;
     }
     for (int li = 0; li < c->L; li++) {
         int len = v.colen[li];
@@ -1341,7 +1363,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     c->o_rllen = off, off += L;
     c->o_co = off, off += L * size;
     c->o_rl = off, off += L * size;
-    c->gbytes = sizeof(G) + 16 * (size_t)size + 4 * (size_t)off;
+    c->gbytes = sizeof(G) + 2 * sizeof(set_t) * (size_t)size + 4 * (size_t)off;
     c->capst = 2 * MAX_STATICS;
     c->stab = PyMem_Calloc((size_t)c->capst, sizeof(Static));
     c->root = PyMem_Calloc(1, c->gbytes);
@@ -1365,7 +1387,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
         v.kind[e] = e < L ? K_W : K_OTHER;
         v.loc[e] = e < L ? e : -1;
     }
-    g->addedmax = g->revisitable = ~(u64)0;
+    g->addedmax = g->revisitable = ~(set_t)0;
     recompute_sets(c, g);
     Py_INCREF(host);
     Py_XSETREF(c->host, host);
@@ -1393,6 +1415,11 @@ static PyObject *Core_stats(Core *c, PyObject *unused) {
                          "moot", c->moot, "revisits", c->revisits, "revisits_inconsistent",
                          c->rev_inconsistent, "revisits_doomed", c->rev_doomed, "refused",
                          c->refused, "checks", c->checks, "deepest", c->deepest);
+}
+
+/* A set as a Python int (bit e: event e). */
+static PyObject *set_to_py(set_t x) {
+    return _PyLong_FromByteArray((const unsigned char *)&x, sizeof(set_t), 1, 0);
 }
 
 /* snapshot(): the graph at the present leaf, as (n, rf, val, stamp, co, rl, node,
@@ -1435,9 +1462,8 @@ static PyObject *Core_snapshot(Core *c, PyObject *unused) {
         PyList_SET_ITEM(co, li, a);
         PyList_SET_ITEM(rl, li, b);
     }
-    return Py_BuildValue("(NNNNNNNNKKI)", ns, rf, val, stamp, co, rl, node, sp,
-                         (unsigned long long)g->addedmax, (unsigned long long)g->revisitable,
-                         g->clock);
+    return Py_BuildValue("(NNNNNNNNNNI)", ns, rf, val, stamp, co, rl, node, sp,
+                         set_to_py(g->addedmax), set_to_py(g->revisitable), g->clock);
 fail:
     Py_XDECREF(ns);
     Py_XDECREF(sp);
@@ -1458,8 +1484,16 @@ static PyMethodDef Core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+#ifdef CORE_WIDE
+#define MODULE "_core128"
+#define INIT PyInit__core128
+#else
+#define MODULE "_core"
+#define INIT PyInit__core
+#endif
+
 static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "herdsman.engine.trust._core.Core",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "herdsman.engine.trust." MODULE ".Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -1470,11 +1504,11 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_core", "TruSt's exploration loop, compiled.", -1, NULL,
+    PyModuleDef_HEAD_INIT, MODULE, "TruSt's exploration loop, compiled.", -1, NULL,
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__core(void) {
+PyMODINIT_FUNC INIT(void) {
     if (PyType_Ready(&CoreType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

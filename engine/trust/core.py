@@ -9,7 +9,8 @@ node's completion, the static relations of a skeleton (from the checker's
 interned as small ids.
 
 It applies when the extension is built (:data:`CORE`), the checker has a plan, the graph
-has at most 64 events and no preemption bound is asked; :func:`compiled_applies` says
+has at most 64 events (128 with the wide build, ``_core128``) and no preemption bound is
+asked; :func:`compiled_applies` says
 so.  With a progress reporter the core keeps the search tree's estimate
 (:class:`engine.progress.TreeEstimate`'s method) and the host reports every 256 steps.
 Should a check need the model evaluated (an emptiness check of a form the plan does not
@@ -43,14 +44,19 @@ try:
     from herdsman.engine.trust import _core
 except ImportError:  # no C compiler at install time: the Python explorer serves
     _core = None  # type: ignore[assignment]
+try:
+    from herdsman.engine.trust import _core128
+except ImportError:  # no compiler, or none with 128-bit integers
+    _core128 = None  # type: ignore[assignment]
 
 __all__ = ["CORE", "CompiledExplorer", "CoreFallback", "compiled_applies"]
 
 #: Whether the compiled core is there and wanted.
 CORE = _core is not None and not os.environ.get("HERDSMAN_PURE_PYTHON")
 
-#: The core's limit: events per graph (one 64-bit word per set of events).
-MAX_EVENTS = 64
+#: The core's limit: events per graph (a set of events is one 64-bit word, or 128 bits
+#: in the wide build).
+MAX_EVENTS = 128 if _core128 is not None else 64
 
 _KINDS = {"R": 0, "W": 1, "S": 2, "J": 3}
 _LOOP_BOUND = Blocked(LOOP_BOUND)
@@ -110,7 +116,10 @@ class CompiledExplorer:
         self._vids: dict[Value, int] = {}
         initial = [self._vid(start.val[li]) for li in range(lay.L)]  # type: ignore[arg-type]
         spawned = [int(t in start.spawned) for t in range(lay.T)]
-        self.core = _core.Core(
+        build = _core if lay.size <= 64 else _core128
+        assert build is not None
+        self.words = 1 if build is _core else 2  # 64-bit words per set of events
+        self.core = build.Core(
             self,
             lay.T,
             lay.L,
@@ -210,7 +219,7 @@ class CompiledExplorer:
         return self.nodes[nid].completion()
 
     def statics(self, key: tuple[int, ...]) -> bytes:
-        return self.plan.statics(key)
+        return self.plan.statics(key, self.words)
 
     def tick(self) -> None:
         if self.deadline is not None and time.process_time() > self.deadline:
