@@ -65,6 +65,13 @@ _LOOP_BOUND = Blocked(LOOP_BOUND)
 OnComplete = Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None]
 
 
+#: How the threads ended at a leaf: final states (None: blocked), failures, why blocked.
+Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
+
+#: Leaves whose ends are remembered (emptied when full: memory stays flat).
+MAX_ENDS = 4096
+
+
 class CoreFallback(Exception):
     """A check the compiled core cannot decide: explore with the Python explorer."""
 
@@ -107,6 +114,7 @@ class CompiledExplorer:
         self.executions = executions
         self.stats = TrustStats()
         self._seen: set | None = set() if track_duplicates else None
+        self._ends: dict[tuple[tuple[int, ...], int], Ends] = {}  # see _ends_of
         self.plan = plan
         lay = start.lay
         self.lay = lay
@@ -245,32 +253,16 @@ class CompiledExplorer:
     def leaf(self, curs: tuple[int, ...], finals_vids: tuple[int, ...], started: int) -> bool:
         """A graph where no thread has a next event (as :meth:`Explorer._leaf`); whether
         it counted as a complete execution."""
-        nodes = self.nodes
-        steps = [nodes[i].step for i in curs]
-        finals: list[Done] | None = []
-        for t, s in enumerate(steps):
-            if type(s) is Done:
-                finals.append(s)  # type: ignore[union-attr]
-            elif type(s) is Failed:
-                finals.append(s.done)  # type: ignore[union-attr]
-            elif not (started >> t) & 1:
-                finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
-            else:
-                finals = None
-                break
-        fails: list[tuple[int, Failed]] = []
-        if self.on_blocked_error is not None:
-            fails = [
-                (t, s)  # type: ignore[misc]
-                for t, s in enumerate(steps)
-                if type(s) is Failed and (started >> t) & 1
-            ]
+        ends = self._ends.get((curs, started))
+        if ends is None:
+            if len(self._ends) >= MAX_ENDS:
+                self._ends.clear()
+            ends = self._ends[(curs, started)] = self._ends_of(curs, started)
+        finals, fails, why = ends
         stats = self.stats
         if finals is None:
-            why = "loop_bound" if any(s == _LOOP_BOUND for s in steps) else "thread"
             stats.blocked += 1
-            key = "blocked_" + why
-            stats.extra[key] = stats.extra.get(key, 0) + 1
+            stats.extra[why] = stats.extra.get(why, 0) + 1
             if fails and self.on_blocked_error is not None:
                 self.on_blocked_error(self._graph(), fails)
             return False
@@ -294,6 +286,35 @@ class CompiledExplorer:
         elif ok is not None:
             stats.rejected += 1
         return bool(ok)
+
+    def _ends_of(self, curs: tuple[int, ...], started: int) -> Ends:
+        """How the threads ended at the nodes ``curs`` (``started``: a mask of the threads
+        started): their final states (None: one is blocked), those that failed an
+        assertion (only when they are reported), and why a blocked graph is blocked."""
+        nodes = self.nodes
+        steps = [nodes[i].step for i in curs]
+        finals: list[Done] | None = []
+        for t, s in enumerate(steps):
+            if type(s) is Done:
+                finals.append(s)  # type: ignore[union-attr]
+            elif type(s) is Failed:
+                finals.append(s.done)  # type: ignore[union-attr]
+            elif not (started >> t) & 1:
+                finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
+            else:
+                finals = None
+                break
+        fails: list[tuple[int, Failed]] = []
+        if self.on_blocked_error is not None:
+            fails = [
+                (t, s)  # type: ignore[misc]
+                for t, s in enumerate(steps)
+                if type(s) is Failed and (started >> t) & 1
+            ]
+        why = ""
+        if finals is None:
+            why = "blocked_" + ("loop_bound" if any(s == _LOOP_BOUND for s in steps) else "thread")
+        return finals, fails, why
 
     def _graph(self) -> TrustGraph:
         """The graph at the present leaf, built as the Python explorer holds it."""
