@@ -189,17 +189,25 @@ static int raise_from(Core *c, const char *method, const char *fmt, int a, int b
     return -1;
 }
 
-static int new_node(Core *c) {
-    if (c->nnodes == c->capnodes) {
-        int cap = c->capnodes ? 2 * c->capnodes : 256;
-        Node *p = PyMem_Realloc(c->nodes, (size_t)cap * sizeof(Node));
-        if (p == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->nodes = p;
-        c->capnodes = cap;
+/* Make room for one more element in the array *arr of *cap elements of `size` bytes,
+ * holding `used` (doubling it, from `first`): 0, or -1 when memory ran out. */
+static int grow(void **arr, int *cap, int used, size_t size, int first) {
+    if (used < *cap)
+        return 0;
+    int n = *cap ? 2 * *cap : first;
+    void *p = PyMem_Realloc(*arr, (size_t)n * size);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
+static int new_node(Core *c) {
+    if (grow((void **)&c->nodes, &c->capnodes, c->nnodes, sizeof(Node), 256) < 0)
+        return -1;
     Node *nd = &c->nodes[c->nnodes];
     memset(nd, 0, sizeof(Node));
     nd->comp = -1;
@@ -249,16 +257,8 @@ static int child(Core *c, int nid, int vid) {
     long got = ask(c, "child", "ii", nid, vid);
     if (got < 0 || have_node(c, got) < 0)
         return -1;
-    if (c->nkids == c->capkids) {
-        int cap = c->capkids ? 2 * c->capkids : 256;
-        Kid *p = PyMem_Realloc(c->kids, (size_t)cap * sizeof(Kid));
-        if (p == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->kids = p;
-        c->capkids = cap;
-    }
+    if (grow((void **)&c->kids, &c->capkids, c->nkids, sizeof(Kid), 256) < 0)
+        return -1;
     Kid *kd = &c->kids[c->nkids];
     kd->vid = vid;
     kd->node = (int)got;
@@ -425,61 +425,58 @@ static int meets(Core *c, const set_t *st, const V *v, set_t present) {
     return 1;
 }
 
-/* Whether g, where e was just added, is still consistent (1), not (0), or an error. */
-static int check_added(Core *c, G *g, int e) {
-    c->checks++;
-    const set_t *st = statics(c, g);
-    if (st == NULL)
-        return -1;
-    V v = view(c, g);
-    set_t present = g->present;
-    for (int s = 0; s < c->nsteps; s++) {
-        const Step *sp = &c->steps[s];
-        if (sp->meet >= 0)
-            continue;
-        set_t seen = 0, frontier = succ(c, st, &v, present, sp, e);
-        while (frontier) {
-            if (frontier & BIT(e))
-                return 0;
-            seen |= frontier;
-            set_t nxt = 0;
-            for (set_t b = frontier; b; b &= b - 1)
-                nxt |= succ(c, st, &v, present, sp, ctz(b));
-            frontier = nxt & ~seen;
-        }
+/* Whether step sp's relation has a cycle through e (the graph without e had none). */
+static int cycle_through(Core *c, const set_t *st, const V *v, set_t present, const Step *sp,
+                         int e) {
+    set_t seen = 0, frontier = succ(c, st, v, present, sp, e);
+    while (frontier) {
+        if (frontier & BIT(e))
+            return 1;
+        seen |= frontier;
+        set_t nxt = 0;
+        for (set_t b = frontier; b; b &= b - 1)
+            nxt |= succ(c, st, v, present, sp, ctz(b));
+        frontier = nxt & ~seen;
     }
-    return meets(c, st, &v, present);
+    return 0;
 }
 
-/* Whether the whole graph g is consistent (1), not (0), or an error. */
-static int check_all(Core *c, G *g) {
+/* Whether step sp's relation has a cycle among the present events. */
+static int cyclic(Core *c, const set_t *st, const V *v, set_t present, const Step *sp) {
+    set_t rows[MAXE];
+    for (set_t b = present; b; b &= b - 1) {
+        int x = ctz(b);
+        rows[x] = succ(c, st, v, present, sp, x);
+    }
+    set_t left = present;
+    while (left) { /* peel the events with no successor left */
+        set_t sinks = 0;
+        for (set_t b = left; b; b &= b - 1) {
+            int x = ctz(b);
+            if (!(rows[x] & left))
+                sinks |= BIT(x);
+        }
+        if (!sinks)
+            return 1;
+        left &= ~sinks;
+    }
+    return 0;
+}
+
+/* Whether g is consistent (1), not (0), or an error: e >= 0, the event just added to a
+ * consistent graph (a new cycle goes through it); e < 0, the whole graph. */
+static int check(Core *c, G *g, int e) {
     c->checks++;
     const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
     V v = view(c, g);
     set_t present = g->present;
-    set_t rows[MAXE];
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
-        if (sp->meet >= 0)
-            continue;
-        for (set_t b = present; b; b &= b - 1) {
-            int x = ctz(b);
-            rows[x] = succ(c, st, &v, present, sp, x);
-        }
-        set_t left = present;
-        while (left) { /* peel the events with no successor left */
-            set_t sinks = 0;
-            for (set_t b = left; b; b &= b - 1) {
-                int x = ctz(b);
-                if (!(rows[x] & left))
-                    sinks |= BIT(x);
-            }
-            if (!sinks)
-                return 0;
-            left &= ~sinks;
-        }
+        if (sp->meet < 0 && (e >= 0 ? cycle_through(c, st, &v, present, sp, e)
+                                    : cyclic(c, st, &v, present, sp)))
+            return 0;
     }
     return meets(c, st, &v, present);
 }
@@ -931,7 +928,7 @@ static int backward(Core *c, G *g, int a, int li) {
         G *h = revisit(c, g, r, a, kept, wview);
         if (h == NULL)
             return -1;
-        int ok = check_all(c, h);
+        int ok = check(c, h, -1);
         if (ok <= 0) {
             PyMem_Free(h);
             if (ok < 0)
@@ -1013,16 +1010,8 @@ static int finished(Core *c, long long size, int nxt) {
 }
 
 static int tree_enter(Core *c, int n) {
-    if (c->nlevels == c->caplevels) {
-        int cap = c->caplevels ? 2 * c->caplevels : 64;
-        Level *p = PyMem_Realloc(c->levels, (size_t)cap * sizeof(Level));
-        if (p == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->levels = p;
-        c->caplevels = cap;
-    }
+    if (grow((void **)&c->levels, &c->caplevels, c->nlevels, sizeof(Level), 64) < 0)
+        return -1;
     Level *lv = &c->levels[c->nlevels++];
     lv->i = -1;
     lv->n = n;
@@ -1106,7 +1095,7 @@ static int leaf(Core *c, G *g) {
 }
 
 static int go_on(Core *c, G *g, int e, int *alive) {
-    int ok = check_added(c, g, e);
+    int ok = check(c, g, e);
     if (ok < 0)
         return -1;
     if (!ok) {
@@ -1253,21 +1242,27 @@ static int int_list(PyObject *seq, int *out, int n, const char *what) {
     return 0;
 }
 
+/* o as a fast sequence of at most `max` items (NULL: an error, set). */
+static PyObject *items(PyObject *o, const char *what, Py_ssize_t max) {
+    PyObject *f = PySequence_Fast(o, what);
+    if (f != NULL && PySequence_Fast_GET_SIZE(f) > max) {
+        Py_DECREF(f);
+        PyErr_Format(PyExc_ValueError, "%s: more than %zd", what, max);
+        return NULL;
+    }
+    return f;
+}
+
 /* One step: (meet slot, su slot, ((base, (inter slots), (diff slots)), ...)). */
 static int parse_step(PyObject *o, Step *sp) {
     PyObject *terms;
     memset(sp, 0, sizeof(Step));
     if (!PyArg_ParseTuple(o, "iiO", &sp->meet, &sp->su, &terms))
         return -1;
-    PyObject *f = PySequence_Fast(terms, "terms");
+    PyObject *f = items(terms, "terms", MAXTERMS);
     if (f == NULL)
         return -1;
     Py_ssize_t nt = PySequence_Fast_GET_SIZE(f);
-    if (nt > MAXTERMS) {
-        Py_DECREF(f);
-        PyErr_SetString(PyExc_ValueError, "too many terms");
-        return -1;
-    }
     sp->nterms = (int)nt;
     for (Py_ssize_t i = 0; i < nt; i++) {
         Term *tm = &sp->terms[i];
@@ -1317,15 +1312,10 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
         int_list(roots, c->roots, T, "roots") < 0 ||
         int_list(initvals, c->initval, L, "initvals") < 0)
         return -1;
-    PyObject *f = PySequence_Fast(steps, "steps");
+    PyObject *f = items(steps, "steps", MAXSTEPS);
     if (f == NULL)
         return -1;
     Py_ssize_t ns = PySequence_Fast_GET_SIZE(f);
-    if (ns > MAXSTEPS) {
-        Py_DECREF(f);
-        PyErr_SetString(PyExc_ValueError, "too many checks");
-        return -1;
-    }
     c->nsteps = (int)ns;
     for (Py_ssize_t i = 0; i < ns; i++)
         if (parse_step(PySequence_Fast_GET_ITEM(f, i), &c->steps[i]) < 0) {
@@ -1402,7 +1392,7 @@ static PyObject *Core_run(Core *c, PyObject *unused) {
     if (g == NULL)
         return NULL;
     memcpy(g, c->root, c->gbytes);
-    int ok = check_all(c, g);
+    int ok = check(c, g, -1);
     int rc = ok > 0 ? visit(c, g) : ok;
     PyMem_Free(g);
     if (rc < 0)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from herdsman.cat.api import CheckPlan, ConsistencyChecker
 from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
@@ -64,6 +65,8 @@ _LOOP_BOUND = Blocked(LOOP_BOUND)
 #: A complete graph recorded: (graph, threads' final states, failures) -> allowed.
 OnComplete = Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None]
 
+
+T = TypeVar("T")
 
 #: How the threads ended at a leaf: final states (None: blocked), failures, why blocked.
 Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
@@ -172,18 +175,10 @@ class CompiledExplorer:
 
     # ------------------------------------------------------------------ ids
     def _vid(self, v: Value) -> int:
-        got = self._vids.get(v)
-        if got is None:
-            got = self._vids[v] = len(self.values)
-            self.values.append(v)
-        return got
+        return _intern(v, self._vids, self.values)
 
     def _id(self, node: PathNode) -> int:
-        got = self._ids.get(node)
-        if got is None:
-            got = self._ids[node] = len(self.nodes)
-            self.nodes.append(node)
-        return got
+        return _intern(node, self._ids, self.nodes)
 
     # ------------------------------------------------------------------ the core asks
     def info(self, nid: int) -> tuple[int, int, int, int, int, int]:
@@ -348,3 +343,12 @@ class CompiledExplorer:
         g.spawned_at = list(spawned_at)
         g.clock = clock
         return g
+
+
+def _intern(x: T, ids: dict[T, int], table: list[T]) -> int:
+    """The id of ``x`` in ``table`` (its index; ``ids`` maps back), added if new."""
+    got = ids.get(x)
+    if got is None:
+        got = ids[x] = len(table)
+        table.append(x)
+    return got
