@@ -250,3 +250,13 @@ def test_graphs_over_64_events(monkeypatch):
         program = lower(parse_text(text))
         stats = agree(program, load_model("tso"), monkeypatch)
         assert stats["complete"] >= 3
+
+
+@pytest.mark.parametrize("room", [4096, 3])
+def test_statics_forgotten_when_too_many(room, monkeypatch):
+    """The core keeps the static relations of the skeletons it met (Szymanski's algorithm
+    meets some 150) and forgets them all when it holds ``MAX_STATICS``: either way it
+    explores as the Python explorer does."""
+    monkeypatch.setattr(core, "MAX_STATICS", room)
+    program = load_c_program(str(PROGRAMS / "szymanski.c"), target_for_model("tso"), {}, [])
+    assert agree(program, load_model("tso"), monkeypatch)["complete"] == 2104

@@ -35,7 +35,6 @@
 #define MAXSTEPS 16
 #define MAXTERMS 16
 #define MAXK 4
-#define MAX_STATICS 4096
 #define MAX_DEPTH 2000 /* nested steps (events added, revisits) kept on the C stack */
 
 enum { S_READ = 0, S_EMIT = 1, S_DONE = 2, S_FAILED = 3, S_BLOCKED = 4 };
@@ -125,7 +124,7 @@ typedef struct {
     Kid *kids;
     int nkids, capkids;
     Static *stab;
-    int capst, nst;
+    int capst, nst, max_statics; /* skeletons' statics: table size, held, most held */
     PyObject *host;
     long long pruned, dead_end, moot, revisits, rev_inconsistent, rev_doomed, refused, checks;
     int budget, depth, deepest;
@@ -298,6 +297,27 @@ static void free_statics(Core *c) {
     c->nst = 0;
 }
 
+/* Double the table of statics (rehashed). */
+static int grow_statics(Core *c) {
+    int cap = 2 * c->capst;
+    Static *t = PyMem_Calloc((size_t)cap, sizeof(Static));
+    if (t == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int k = 0; k < c->capst; k++)
+        if (c->stab[k].key != NULL) {
+            int at = (int)(c->stab[k].hash & (u64)(cap - 1));
+            while (t[at].key != NULL)
+                at = (at + 1) & (cap - 1);
+            t[at] = c->stab[k];
+        }
+    PyMem_Free(c->stab);
+    c->stab = t;
+    c->capst = cap;
+    return 0;
+}
+
 /* The static relations of the skeleton the threads' present paths complete to (the
  * model's static relations are restriction stable: restricted to the present events they
  * do not depend on how the paths complete). */
@@ -334,10 +354,16 @@ static set_t *statics(Core *c, G *g) {
         PyErr_SetString(PyExc_ValueError, "statics: wrong size");
         return NULL;
     }
-    if (c->nst >= MAX_STATICS) { /* memory stays flat: start again */
+    if (c->nst >= c->max_statics) { /* memory stays flat: start again */
         free_statics(c);
-        i = (int)(h & (u64)mask);
+    } else if (2 * (c->nst + 1) > c->capst && grow_statics(c) < 0) {
+        Py_DECREF(r);
+        return NULL;
     }
+    mask = c->capst - 1;
+    i = (int)(h & (u64)mask);
+    while (c->stab[i].key != NULL)
+        i = (i + 1) & mask;
     int n = c->size;
     set_t *rows = PyMem_Malloc(((size_t)c->nslots + c->nsteps) * n * sizeof(set_t));
     int *kc = PyMem_Malloc(sizeof(int) * c->T);
@@ -1291,13 +1317,19 @@ static int parse_step(PyObject *o, Step *sp) {
     return 0;
 }
 
-/* Core(host, T, L, size, base, room, spawned, roots, initvals, steps, nslots, tracking) */
+/* Core(host, T, L, size, base, room, spawned, roots, initvals, steps, nslots, tracking,
+ *      max_statics) */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *host, *base, *room, *spawned, *roots, *initvals, *steps;
-    int T, L, size, nslots, tracking;
-    if (!PyArg_ParseTuple(args, "OiiiOOOOOOip", &host, &T, &L, &size, &base, &room, &spawned,
-                          &roots, &initvals, &steps, &nslots, &tracking))
+    int T, L, size, nslots, tracking, max_statics;
+    if (!PyArg_ParseTuple(args, "OiiiOOOOOOipi", &host, &T, &L, &size, &base, &room, &spawned,
+                          &roots, &initvals, &steps, &nslots, &tracking, &max_statics))
         return -1;
+    if (max_statics < 1) {
+        PyErr_SetString(PyExc_ValueError, "max_statics must be >= 1");
+        return -1;
+    }
+    c->max_statics = max_statics;
     c->tracking = tracking;
     if (T < 1 || T > MAXT || L < 0 || size > MAXE || L > size || nslots < 0) {
         PyErr_SetString(PyExc_ValueError, "graph too big for the compiled core");
@@ -1354,7 +1386,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     c->o_co = off, off += L * size;
     c->o_rl = off, off += L * size;
     c->gbytes = sizeof(G) + 2 * sizeof(set_t) * (size_t)size + 4 * (size_t)off;
-    c->capst = 2 * MAX_STATICS;
+    c->capst = 16; /* grows to twice max_statics */
     c->stab = PyMem_Calloc((size_t)c->capst, sizeof(Static));
     c->root = PyMem_Calloc(1, c->gbytes);
     if (c->stab == NULL || c->root == NULL) {

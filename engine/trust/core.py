@@ -71,8 +71,10 @@ T = TypeVar("T")
 #: How the threads ended at a leaf: final states (None: blocked), failures, why blocked.
 Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
 
-#: Leaves whose ends are remembered (emptied when full: memory stays flat).
+#: Leaves whose ends are remembered, and skeletons whose static relations the core keeps
+#: (each emptied when full: memory stays flat).
 MAX_ENDS = 4096
+MAX_STATICS = 4096
 
 
 class CoreFallback(Exception):
@@ -143,6 +145,7 @@ class CompiledExplorer:
             list(plan.steps),
             plan.nslots,
             progress is not None,  # estimate the search's size as it goes
+            MAX_STATICS,
         )
 
     def run(self) -> TrustStats:
