@@ -24,8 +24,8 @@ give the same answers (``tests/test_engine_trust_incremental.py``);
 
 from __future__ import annotations
 
-import sys
 from array import array
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from herdsman.cat.consistency import CatChecker
@@ -387,10 +387,14 @@ class IncrementalChecker:
         rel = dict(self.form.kinds)
         slots: dict[object, int] = {}
 
-        def slot(key: object, relation: bool = True) -> int:
-            if not relation:
-                raise _NoPlan
+        def slot(key: object) -> int:
             return slots.setdefault(key, len(slots))
+
+        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> tuple:
+            """A filtered base relation over slots (its statics must be relations)."""
+            if not all(rel.get(k, False) for k in (*inters, *diffs)):
+                raise _NoPlan  # a set met with a relation, or a node no static
+            return (base, tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs))
 
         steps = []
         try:
@@ -399,32 +403,15 @@ class IncrementalChecker:
                     if not self._meets[i]:
                         return None
                     pair = _seq_pair(sf) if sf.kind == "empty" else None
-                    seq = ()
-                    if pair is not None:
-                        seq = tuple(
-                            (
-                                base,
-                                tuple(slot(id(k), rel.get(id(k), False)) for k in inters),
-                                tuple(slot(id(k), rel.get(id(k), False)) for k in diffs),
-                            )
-                            for base, inters, diffs in pair
-                        )
+                    seq = () if pair is None else tuple(term(*t) for t in pair)
                     steps.append((slot(("meet", i)), -1, seq))
                     continue
                 if plan is None:
                     return None
                 skey, dyn = plan
                 su = slot(skey) if skey is not None else -1
-                terms = tuple(
-                    (
-                        base,
-                        tuple(slot(k, rel[k]) for k in inters),
-                        tuple(slot(k, rel[k]) for k in diffs),
-                    )
-                    for base, inters, diffs in dyn
-                )
-                steps.append((-1, su, terms))
-        except _NoPlan:  # a set met with a relation, or a node no static: not a filter
+                steps.append((-1, su, tuple(term(*t) for t in dyn)))
+        except _NoPlan:
             return None
         order = list(slots)
         return CheckPlan(
@@ -448,9 +435,7 @@ class IncrementalChecker:
             for i in range(n):
                 r = (v >> (i * cap)) & row
                 out.extend((r >> (64 * w)) & _WORD for w in range(words))
-        if sys.byteorder != "little":
-            out.byteswap()
-        return out.tobytes()
+        return out.tobytes()  # native order: the core is built for little-endian hosts only
 
     def verdicts(
         self, g: ExecutionGraph, want_shows: bool = False
@@ -579,8 +564,8 @@ _INPUTS = {"rf": 1, "co": 2}
 
 def _seq_pair(sf: StepForm) -> tuple[tuple[int, list, list], tuple[int, list, list]] | None:
     """An emptiness check ``statics & (A ; B)`` (tso's atomicity: ``rmw & (fre; coe)``)
-    with ``A`` and ``B`` base relations filtered by static ones: their (base, inters,
-    diffs), else None."""
+    with ``A`` and ``B`` base relations filtered by static ones: their (base, ids of the
+    inters, ids of the diffs), else None."""
     dyn = [a for a in sf.node.args if a.deps]
     if len(dyn) != 1 or dyn[0].op != "seq" or len(dyn[0].args) != 2:
         return None
@@ -590,7 +575,7 @@ def _seq_pair(sf: StepForm) -> tuple[tuple[int, list, list], tuple[int, list, li
 
 def _filtered(n: Any) -> tuple[int, list, list] | None:
     """``n`` as a base relation (1 rf, 2 co, 3 fr) met with static nodes and without
-    others: (base, inters, diffs), else None."""
+    others: (base, their ids: inters, diffs), else None."""
     if is_fr(n):
         return (3, [], [])
     if n.op == "input":
@@ -604,7 +589,7 @@ def _filtered(n: Any) -> tuple[int, list, list] | None:
         if got is None:
             return None
         base, inters, diffs = got
-        statics = [a for a in n.args if not a.deps]
+        statics = [id(a) for a in n.args if not a.deps]
         if n.op == "diff":
             return (base, inters, diffs + statics)
         return (base, inters + statics, diffs)

@@ -30,6 +30,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if PY_BIG_ENDIAN
+#error "little-endian hosts only (the Python explorer serves the others)"
+#endif
+
 #define MAXE SETW_MAX
 #define MAXT 64
 #define MAXSTEPS 16
@@ -116,7 +120,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD int T, L, size, nsteps, nslots, has_spawn;
-    int base[MAXT], room[MAXT], spawned[MAXT], roots[MAXT];
+    int base[MAXT], room[MAXT], spawned[MAXT]; /* thread t's root node is node t */
     int tid[MAXE], idx[MAXE], initval[MAXE];
     Step steps[MAXSTEPS];
     Node *nodes;
@@ -127,7 +131,7 @@ typedef struct {
     int capst, nst, max_statics; /* skeletons' statics: table size, held, most held */
     PyObject *host;
     long long pruned, dead_end, moot, revisits, rev_inconsistent, rev_doomed, refused, checks;
-    int budget, depth, deepest;
+    int budget, depth;
     size_t gbytes;
     int o_n, o_cur, o_sp, o_node, o_rf, o_val, o_stamp, o_kind, o_loc, o_poi, o_colen, o_rllen,
         o_co, o_rl;
@@ -713,7 +717,7 @@ static void pop(Core *c, G *g, int t) {
     v.n[t]--;
     g->clock--;
     g->present &= ~BIT(e);
-    v.cur[t] = c->idx[e] ? v.node[e - 1] : c->roots[t];
+    v.cur[t] = c->idx[e] ? v.node[e - 1] : t;
 }
 
 /* ------------------------------------------------------------------ threads */
@@ -880,7 +884,7 @@ static G *revisit(Core *c, G *g, int r, int a, const int *kept, const int *wview
         }
     for (int t = 0; t < c->T; t++) {
         int m = kept[t];
-        v.cur[t] = m ? v.node[c->base[t] + m - 1] : c->roots[t];
+        v.cur[t] = m ? v.node[c->base[t] + m - 1] : t;
     }
     v.rf[r] = a;
     v.val[r] = v.val[a];
@@ -892,7 +896,7 @@ static G *revisit(Core *c, G *g, int r, int a, const int *kept, const int *wview
     else
         h->addedmax &= ~BIT(r);
     int t = c->tid[r];
-    int before = c->idx[r] ? v.node[r - 1] : c->roots[t];
+    int before = c->idx[r] ? v.node[r - 1] : t;
     int nx = child(c, before, v.val[a]);
     if (nx < 0) {
         PyMem_Free(h);
@@ -1135,8 +1139,7 @@ static int go_on(Core *c, G *g, int e, int *alive) {
 static int visit(Core *c, G *g) {
     if (c->depth >= MAX_DEPTH) /* the C stack is not the heap: Python goes on */
         return raise_from(c, "fallback", "", 0, 0);
-    if (++c->depth > c->deepest)
-        c->deepest = c->depth;
+    c->depth++;
     int rc = visit_at(c, g);
     c->depth--;
     return rc;
@@ -1317,13 +1320,13 @@ static int parse_step(PyObject *o, Step *sp) {
     return 0;
 }
 
-/* Core(host, T, L, size, base, room, spawned, roots, initvals, steps, nslots, tracking,
- *      max_statics) */
+/* Core(host, T, L, size, base, room, spawned, initvals, steps, nslots, tracking,
+ *      max_statics); the host numbers thread t's root node t */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
-    PyObject *host, *base, *room, *spawned, *roots, *initvals, *steps;
+    PyObject *host, *base, *room, *spawned, *initvals, *steps;
     int T, L, size, nslots, tracking, max_statics;
-    if (!PyArg_ParseTuple(args, "OiiiOOOOOOipi", &host, &T, &L, &size, &base, &room, &spawned,
-                          &roots, &initvals, &steps, &nslots, &tracking, &max_statics))
+    if (!PyArg_ParseTuple(args, "OiiiOOOOOipi", &host, &T, &L, &size, &base, &room, &spawned,
+                          &initvals, &steps, &nslots, &tracking, &max_statics))
         return -1;
     if (max_statics < 1) {
         PyErr_SetString(PyExc_ValueError, "max_statics must be >= 1");
@@ -1341,7 +1344,6 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     c->nslots = nslots;
     if (int_list(base, c->base, T, "base") < 0 || int_list(room, c->room, T, "room") < 0 ||
         int_list(spawned, c->spawned, T, "spawned") < 0 ||
-        int_list(roots, c->roots, T, "roots") < 0 ||
         int_list(initvals, c->initval, L, "initvals") < 0)
         return -1;
     PyObject *f = items(steps, "steps", MAXSTEPS);
@@ -1393,14 +1395,13 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
         PyErr_NoMemory();
         return -1;
     }
-    for (int i = 0; i < c->T; i++)
-        if (have_node(c, c->roots[i]) < 0)
-            return -1;
+    if (have_node(c, T - 1) < 0) /* the roots */
+        return -1;
     G *g = c->root;
     V v = view(c, g);
     for (int t = 0; t < T; t++) {
         v.n[t] = 0;
-        v.cur[t] = c->roots[t];
+        v.cur[t] = t;
         v.spawned_at[t] = -1;
     }
     for (int e = 0; e < size; e++) {
@@ -1433,10 +1434,10 @@ static PyObject *Core_run(Core *c, PyObject *unused) {
 }
 
 static PyObject *Core_stats(Core *c, PyObject *unused) {
-    return Py_BuildValue("{sLsLsLsLsLsLsLsLsi}", "pruned", c->pruned, "dead_end", c->dead_end,
+    return Py_BuildValue("{sLsLsLsLsLsLsLsL}", "pruned", c->pruned, "dead_end", c->dead_end,
                          "moot", c->moot, "revisits", c->revisits, "revisits_inconsistent",
                          c->rev_inconsistent, "revisits_doomed", c->rev_doomed, "refused",
-                         c->refused, "checks", c->checks, "deepest", c->deepest);
+                         c->refused, "checks", c->checks);
 }
 
 /* A set as a Python int (bit e: event e). */

@@ -123,7 +123,7 @@ class CompiledExplorer:
         self.plan = plan
         lay = start.lay
         self.lay = lay
-        self.nodes: list[PathNode] = list(start.roots)
+        self.nodes: list[PathNode] = list(start.roots)  # thread t's root: node id t
         self._ids: dict[PathNode, int] = {n: i for i, n in enumerate(self.nodes)}
         self.values: list[Value] = []
         self._vids: dict[Value, int] = {}
@@ -140,7 +140,6 @@ class CompiledExplorer:
             list(lay.base),
             list(lay.room),
             spawned,
-            list(range(lay.T)),
             initial,
             list(plan.steps),
             plan.nslots,
