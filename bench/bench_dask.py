@@ -47,7 +47,7 @@ def validate(label: str, index: Path, db: Path, pool: list[str], a: argparse.Nam
     s = SETS["power"]
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli", "validate", f"@{index}"]
+    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli.main", "validate", f"@{index}"]
     cmd += ["--model", a.model, "--expect", str(s.log), "--db", str(db), "--no-progress"]
     cmd += ["--timeout", str(a.timeout)] if a.timeout else []
     t0 = time.monotonic()

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from herdsman.herd_compat.herdlog import read_expectations
+from herdsman.herd_compat.formats.herdlog import read_expectations
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
@@ -48,7 +48,7 @@ def run_diff(args: list[str], jobs: int, timeout: float | None) -> tuple[dict, f
         cmd = [
             sys.executable,
             "-m",
-            "herdsman.herd_compat.cli",
+            "herdsman.herd_compat.cli.main",
             "diff",
             *args,
             "--jobs",

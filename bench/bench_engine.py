@@ -86,7 +86,7 @@ def header_name(path: Path) -> str:
 
 
 def herd_times(log: Path) -> dict[str, object]:
-    from herdsman.herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.formats.herdlog import read_herd_log
 
     return {r.name: r for r in read_herd_log(log)}
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.herd_compat.herdlog import parse_state_line
+    from herdsman.herd_compat.formats.herdlog import parse_state_line
     from herdsman.litmus.parser import parse_file
 
     tests_dir = SHARED / "power" / "tests"

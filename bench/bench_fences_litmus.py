@@ -24,14 +24,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from herdsman.cat.api import load_model
-from herdsman.engine.fences.brute import cheaper_sets, cheaper_works
-from herdsman.engine.fences.oracles import LitmusOracle
-from herdsman.engine.fences.solve import COSTS, Candidate
-from herdsman.engine.fences.synth import synthesise
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_program
-from herdsman.herd_compat.herdlog import read_herd_log
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.analyses.fences.brute import cheaper_sets, cheaper_works
+from herdsman.herd_compat.analyses.fences.oracles import LitmusOracle
+from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate
+from herdsman.herd_compat.analyses.fences.synth import synthesise
+from herdsman.herd_compat.formats.herdlog import read_herd_log
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

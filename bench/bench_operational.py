@@ -52,8 +52,8 @@ from pathlib import Path
 from herdsman.cat.api import load_model
 from herdsman.engine.operational.run import OperationalRun, explore_operational
 from herdsman.engine.run import RunOptions
+from herdsman.litmus.base.ir import Program
 from herdsman.litmus.c import load_c_program, lower_c_litmus, parse_c_litmus, target_for_model
-from herdsman.litmus.ir import Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

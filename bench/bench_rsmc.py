@@ -87,7 +87,7 @@ DEFAULT_MODELS = f"power,{SHARED / 'herd-cat' / 'ppc.cat'}"
 
 if TYPE_CHECKING:
     from herdsman.engine.outcome import Outcome
-    from herdsman.herd_compat.output import HerdBlock
+    from herdsman.herd_compat.formats.herd_block import HerdBlock
 
 sys.path.insert(0, str(HERE))  # power_families, when run from elsewhere
 from power_families import fig11, sbnw  # noqa: E402
@@ -128,7 +128,7 @@ SERIES = {
 
 def states_digest(outcome: Outcome, arch: str) -> str:
     """A short digest of an outcome's final states (herd's state lines) and counts."""
-    from herdsman.herd_compat.output import state_lines
+    from herdsman.herd_compat.formats.herd_block import state_lines
 
     lines = sorted(state_lines(outcome.observed, outcome.states, arch))
     text = "\n".join(lines) + f"\n{outcome.positive}/{outcome.negative}"
@@ -347,7 +347,7 @@ def families(a: argparse.Namespace) -> int:
 
 def test_paths() -> list[str]:
     """The POWER tests, in the index's order."""
-    from herdsman.herd_compat.inputs import read_index
+    from herdsman.herd_compat.pipeline.inputs import read_index
 
     return read_index(str(INDEX))
 
@@ -367,10 +367,10 @@ _MODELS: Any = None
 def _init_worker(model_spec: str, memory_mb: int | None) -> None:
     """Load the model (once per worker), build the parsers (not charged to the first test,
     as in ``herdsman validate``'s workers), bound the worker's memory."""
-    from herdsman.herd_compat.campaign_worker import warm_up_parser
-    from herdsman.herd_compat.config import RunConfig
-    from herdsman.herd_compat.limits import limit_memory
-    from herdsman.herd_compat.models import ModelCache
+    from herdsman.herd_compat.pipeline.config import RunConfig
+    from herdsman.herd_compat.pipeline.limits import limit_memory
+    from herdsman.herd_compat.pipeline.models import ModelCache
+    from herdsman.herd_compat.pipeline.run_file import warm_up_parser
 
     global _MODELS
     _MODELS = ModelCache(RunConfig(model=model_spec))
@@ -402,9 +402,9 @@ def _campaign_task(args: tuple[str, float | None]) -> TestResult:
     from herdsman.engine.errors import TimeLimitExceeded
     from herdsman.engine.rsmc.run import explore_test
     from herdsman.engine.run import RunOptions
-    from herdsman.herd_compat.dots import dot_base
-    from herdsman.herd_compat.output import herd_result
-    from herdsman.herd_compat.pipeline import read_test
+    from herdsman.herd_compat.formats.dots import dot_base
+    from herdsman.herd_compat.formats.herd_block import herd_result
+    from herdsman.herd_compat.pipeline.run_file import read_test
     from herdsman.litmus.hash import herd_hash
     from herdsman.litmus.printer import herd_condition_text
 
@@ -474,8 +474,8 @@ class CampaignTotals:
 
 def campaign(a: argparse.Namespace) -> int:
     """The ``--campaign`` mode; the number of disagreements."""
-    from herdsman.herd_compat.compare import compare, describe
-    from herdsman.herd_compat.herdlog import read_expectations
+    from herdsman.herd_compat.formats.compare import compare, describe
+    from herdsman.herd_compat.formats.herdlog import read_expectations
 
     files = sample(test_paths(), a.sample)
     expectations = read_expectations(HERD_LOG)
@@ -558,7 +558,7 @@ def campaign(a: argparse.Namespace) -> int:
 
 def herd_times() -> dict[str, float]:
     """herd7's ``Time`` per test name (its log)."""
-    from herdsman.herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.formats.herdlog import read_herd_log
 
     return {b.name: b.time for b in read_herd_log(HERD_LOG) if b.time is not None}
 
@@ -600,8 +600,8 @@ def _pair_task(args: tuple[str, tuple[str, ...], float | None, float]) -> PairRe
     from herdsman.engine.errors import TimeLimitExceeded
     from herdsman.engine.run import RunOptions, run_test
     from herdsman.engine.semantics.step import Semantics
-    from herdsman.herd_compat.output import herd_result
-    from herdsman.herd_compat.pipeline import read_test
+    from herdsman.herd_compat.formats.herd_block import herd_result
+    from herdsman.herd_compat.pipeline.run_file import read_test
     from herdsman.litmus.hash import herd_hash
     from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_text
@@ -640,8 +640,8 @@ def _pair_task(args: tuple[str, tuple[str, ...], float | None, float]) -> PairRe
 
 def agree(x: HerdBlock, y: HerdBlock) -> bool:
     """Whether two herd blocks say the same (the campaign's comparison)."""
-    from herdsman.herd_compat.compare import compare
-    from herdsman.herd_compat.herdlog import Expectation
+    from herdsman.herd_compat.formats.compare import compare
+    from herdsman.herd_compat.formats.herdlog import Expectation
 
     return compare(x, Expectation(y.name, y.verdict, y)).category == "identical"
 
@@ -652,8 +652,8 @@ def secs(x: float | None, digits: int = 2) -> str:
 
 def slow(a: argparse.Namespace) -> int:
     """The ``--slow`` mode; the number of disagreements."""
-    from herdsman.herd_compat.compare import compare
-    from herdsman.herd_compat.herdlog import read_expectations
+    from herdsman.herd_compat.formats.compare import compare
+    from herdsman.herd_compat.formats.herdlog import read_expectations
 
     herd = herd_times()
     files = [p for p in test_paths() if herd.get(Path(p).stem, 0.0) > 1.0]
@@ -706,7 +706,7 @@ def _space_task(path: str) -> tuple[str, float, str]:
     """A test's candidate space (log10), or why it has none."""
     from herdsman.engine.choice import candidate_space
     from herdsman.engine.semantics.step import Semantics
-    from herdsman.herd_compat.pipeline import read_test
+    from herdsman.herd_compat.pipeline.run_file import read_test
     from herdsman.litmus.lower import lower
 
     try:
@@ -1000,7 +1000,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = ap.parse_args(argv)
     if a.one:
-        from herdsman.herd_compat.limits import limit_memory
+        from herdsman.herd_compat.pipeline.limits import limit_memory
 
         limit_memory(a.memory)
         key, n, engine, model = a.one

@@ -32,14 +32,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.herdlog import Expectation, parse_state_line, read_expectations
-from herdsman.herd_compat.inputs import read_index
-from herdsman.herd_compat.models import ModelCache
-from herdsman.herd_compat.output import HerdBlock
-from herdsman.herd_compat.pipeline import Done, Failed, read_test, run_file
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import eval_prop
+from herdsman.herd_compat.formats.herd_block import HerdBlock
+from herdsman.herd_compat.formats.herdlog import Expectation, parse_state_line, read_expectations
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.inputs import read_index
+from herdsman.herd_compat.pipeline.models import ModelCache
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, read_test, run_file
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import eval_prop
 from herdsman.litmus.test import LitmusTest
 
 ROOT = Path(__file__).resolve().parent.parent

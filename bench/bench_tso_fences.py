@@ -51,7 +51,7 @@ PAPER = {
 def run(argv: list[str], timeout: float) -> tuple[int, dict, float, float]:
     """Run ``herdsman ARGV --json`` in a subprocess: exit status, its JSON, CPU seconds,
     peak RSS in MB."""
-    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli", *argv, "--json"]
+    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv, "--json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
     while True:

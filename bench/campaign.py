@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from herdsman.herd_compat.campaign import CampaignConfig, CampaignOutcome, run_campaign
-from herdsman.herd_compat.campaign_worker import WorkerFactory, engine_worker
-from herdsman.herd_compat.inputs import read_index
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
+from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
+from herdsman.herd_compat.pipeline.inputs import read_index
+from herdsman.litmus.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 

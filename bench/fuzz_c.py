@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from herdsman.herd_compat.cli import main as herdsman_main
+from herdsman.herd_compat.cli.main import main as herdsman_main
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "litmus" / "examples"

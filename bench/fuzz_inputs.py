@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from herdsman.herd_compat.cli import main as herdsman_main
+from herdsman.herd_compat.cli.main import main as herdsman_main
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"

@@ -46,9 +46,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from herdsman.litmus.arch import X86_REGS
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.arch import X86_REGS
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     RMW,
     Branch,
     Fence,
@@ -65,8 +65,8 @@ from herdsman.litmus.ir import (
     Sym,
     prop_locations,
 )
+from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.parser import parse_source
-from herdsman.litmus.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.test import CodeItem, Instruction, LitmusTest
 

@@ -50,7 +50,7 @@ from herdsman.cat.explainable import (
 from herdsman.cat.explainable import check_site as _check_site
 from herdsman.cat.form import Form, incremental_form
 from herdsman.cat.incremental import IncrementalChecker
-from herdsman.cat.monotone import Analysis
+from herdsman.cat.monotone import STABLE, Analysis
 from herdsman.cat.parser import parse_text
 from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
@@ -59,11 +59,12 @@ from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.arch import ARCHS, is_arch
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.arch import ARCHS, is_arch
+from herdsman.litmus.base.errors import InputError
 
 __all__ = [
     "ALIASES",
+    "STABLE",
     "BUILTINS",
     "CHECKERS",
     "CHECK_ARCHS",

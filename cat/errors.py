@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 
 from herdsman.cat.ast import Pos
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 #: At most this many characters of a model's text are quoted in an error.
 QUOTE_MAX = 60

@@ -25,7 +25,7 @@ from herdsman.cat.contract import PreparedModel
 from herdsman.cat.library import LIB_DIR
 from herdsman.cat.parser import parse_text
 from herdsman.graphs.execution import Relations
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)

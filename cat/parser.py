@@ -25,8 +25,8 @@ from lark.tree import Meta, Tree
 
 from herdsman.cat import ast as A
 from herdsman.cat.errors import TOO_DEEP, ModelInputError, quote
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.source import MAX_MODEL_BYTES, read_bytes
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import MAX_MODEL_BYTES, read_bytes
 
 GRAMMAR = Path(__file__).with_name("cat.lark")
 

@@ -36,7 +36,7 @@ from herdsman.cat.api import Model
 from herdsman.engine.rsmc.run import rsmc_refusal
 from herdsman.engine.semantics.step import Semantics, semantics_of
 from herdsman.engine.trust.run import trust_applies
-from herdsman.litmus.ir import CAS, RMW, Load, Program, Store
+from herdsman.litmus.base.ir import CAS, RMW, Load, Program, Store
 
 #: ``auto`` tries RSMC first from this many candidates (log10; the POWER campaign's
 #: largest is 5.5).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     Implies,

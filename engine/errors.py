@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from herdsman.cat.api import Model
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 
 class TimeLimitExceeded(Exception):

@@ -23,8 +23,8 @@ from typing import Any, NamedTuple
 from herdsman.cat.api import Verdict
 from herdsman.engine.errors import ConditionSettled
 from herdsman.graphs.execution import ExecutionGraph
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Loc, Sym, Value
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Loc, Sym, Value
 
 __all__ = [
     "SHOW_MODES",

@@ -25,8 +25,8 @@ from herdsman.engine.reference.run import run_reference
 from herdsman.engine.rsmc.run import run_rsmc
 from herdsman.engine.size import check_threads
 from herdsman.engine.trust.run import run_trust
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 

@@ -9,8 +9,8 @@ its first candidate.  Such a program is refused at once as bad input instead.
 
 from __future__ import annotations
 
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
 
 #: The most threads a program may have.  herd has no limit of its own; its test suites
 #: have at most 6 threads and GenMC's benchmarks a few dozen, while exploring every

@@ -37,7 +37,7 @@ from herdsman.graphs.events import Event, init_write
 from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.graphs.relalg import Universe
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 __all__ = ["Item", "W", "R", "F", "B", "RMW", "Built", "build"]
 

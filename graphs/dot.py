@@ -35,7 +35,7 @@ import pydot
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
-from herdsman.litmus.arch import fence_picture
+from herdsman.litmus.base.arch import fence_picture
 
 __all__ = [
     "DRAWABLE",

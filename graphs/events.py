@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 #: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join.
 KINDS = ("R", "W", "F", "B", "S", "J")

@@ -27,7 +27,7 @@ from herdsman.graphs.events import INIT, Event, init_write
 from herdsman.graphs.relalg import Universe, bits
 from herdsman.graphs.shapes import ShapeTable
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 
 def fr_of(U: Universe, rf: int, co: int) -> int:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.arch import ARCHS
+from herdsman.litmus.base.arch import ARCHS
 
 Tagged = tuple[str, int]
 

@@ -16,7 +16,7 @@ from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
 from herdsman.graphs.relalg import Universe, members
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Sym, Value
+from herdsman.litmus.base.ir import Sym, Value
 
 FORMAT = "herdsman-graph/1"
 

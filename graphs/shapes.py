@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from herdsman.graphs.events import Event, init_write
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 #: Skeletons kept at most (the table is emptied when full, which keeps memory flat).
 MAX_SKELETONS = 1024

@@ -1,7 +1,7 @@
-"""herd7 compatibility: the ``herdsman`` command line, herd's output format, campaigns.
+"""The top floor: herd's world and the command line, in rooms that import downwards only.
 
-Each test goes through one pipeline (:mod:`~herdsman.herd_compat.pipeline`) to a typed
-record holding the engine's outcome; ``herdsman run``/``herd7`` print herd's block (or
-JSON) from it, and ``herdsman validate``'s workers send it to the parent, which compares
-herd's block made from it with herd's own answers.
+``formats`` (herd's and GenMC's texts: blocks, logs, pictures' files) < ``pipeline`` (a
+test file to a typed record: ``load_program``, the model, limits) < ``analyses``
+(``explain``, ``diff``, ``fences``, the TSO_k proofs) < ``campaigns`` (many tests: the
+journal, worker pools, dask) < ``cli`` (the ``herdsman`` command line).
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from herdsman.litmus.ir import Branch, Label, Load, Op
+from herdsman.litmus.base.ir import Branch, Label, Load, Op
 from herdsman.litmus.printer import print_test
 from herdsman.litmus.table import ASSEMBLERS
 from herdsman.litmus.test import CodeItem, Instruction, LitmusTest

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
-from herdsman.litmus.ir import Branch, Label, Loc, RegLoc, SymRegLoc
+from herdsman.litmus.base.ir import Branch, Label, Loc, RegLoc, SymRegLoc
 from herdsman.litmus.table import ASSEMBLERS
 from herdsman.litmus.test import InitItem, LitmusTest
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from herdsman.litmus import ir
 from herdsman.litmus import test as lt
+from herdsman.litmus.base import ir
 
 _TYPES: dict[str, type] = {
     cls.__name__: cls

@@ -7,7 +7,7 @@ immediates, observed locations) is a memory location with an initial write.
 
 from __future__ import annotations
 
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Imm,

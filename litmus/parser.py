@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from herdsman.litmus.source import Source, read_source
+from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.table import parse_program

@@ -9,7 +9,7 @@ it after ``Condition `` (``ConstrGen.pp_prop``: ``/\\`` inside ``\\/`` unparenth
 
 from __future__ import annotations
 
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     Condition,

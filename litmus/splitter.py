@@ -15,8 +15,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from herdsman.litmus.arch import ARCHS, parsed_archs
-from herdsman.litmus.source import Source
+from herdsman.litmus.base.arch import ARCHS, parsed_archs
+from herdsman.litmus.base.source import Source
 
 HEADER = re.compile(
     r"[ \t]*(?P<arch>[A-Za-z0-9_]+)[ \t]+(?P<name>[A-Za-z0-9_/.\-+\[\]]+)[ \t]*"

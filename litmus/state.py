@@ -17,8 +17,8 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from herdsman.litmus.arch import ARCHS
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.arch import ARCHS
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     Condition,
@@ -35,7 +35,7 @@ from herdsman.litmus.ir import (
     SymRegLoc,
     Value,
 )
-from herdsman.litmus.source import Source
+from herdsman.litmus.base.source import Source
 from herdsman.litmus.test import InitItem
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")

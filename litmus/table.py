@@ -13,10 +13,10 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from herdsman.litmus import ppc, x86
-from herdsman.litmus.asm import CellError
-from herdsman.litmus.ir import Branch, Label
-from herdsman.litmus.source import Source
+from herdsman.litmus.asm import ppc, x86
+from herdsman.litmus.asm.cells import CellError
+from herdsman.litmus.base.ir import Branch, Label
+from herdsman.litmus.base.source import Source
 from herdsman.litmus.splitter import skip_comment
 from herdsman.litmus.test import CodeItem, Instruction
 

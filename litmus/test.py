@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from herdsman.litmus.ir import Condition, Instr, Label, Loc, Prop, Value, prop_locations
+from herdsman.litmus.base.ir import Condition, Instr, Label, Loc, Prop, Value, prop_locations
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ def one_error(
 ) -> str:
     """Run ``herdsman ARGV`` in process: exit status 2 and exactly one error line matching
     ``line`` on stderr, no traceback; that line."""
-    from herdsman.herd_compat.cli import main
+    from herdsman.herd_compat.cli.main import main
 
     rc = main(argv)
     cap = capsys.readouterr()

@@ -28,8 +28,7 @@ from hypothesis import strategies as st
 from herdsman.cat.api import PreparedModel, load_model
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_program
-from herdsman.litmus.c import c_program_from_text, target_for_model
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,
@@ -56,6 +55,7 @@ from herdsman.litmus.ir import (
     Unlock,
     Value,
 )
+from herdsman.litmus.c import c_program_from_text, target_for_model
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 

@@ -29,9 +29,9 @@ from herdsman.cat.api import load_model
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.engine.trust.run import trust_applies
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
+from herdsman.litmus.base.ir import Program
 from herdsman.litmus.c import load_c_program, target_for_model
-from herdsman.litmus.ir import Program
 
 PROGRAMS = ROOT / "litmus" / "examples" / "programs"
 MODELS = ("sc", "tso", "pso", "power")

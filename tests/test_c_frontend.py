@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from herdsman.litmus.c import (
-    TARGETS,
-    c_program_from_text,
-    load_c_program,
-    lower_c_litmus,
-    parse_c_litmus,
-    target_for_model,
-)
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,
@@ -34,6 +26,14 @@ from herdsman.litmus.ir import (
     Store,
     Sym,
     Unlock,
+)
+from herdsman.litmus.c import (
+    TARGETS,
+    c_program_from_text,
+    load_c_program,
+    lower_c_litmus,
+    parse_c_litmus,
+    target_for_model,
 )
 
 HEAD = "#include <pthread.h>\n#include <stdatomic.h>\n#include <assert.h>\n"

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym, SymRegLoc
+from herdsman.litmus.base.source import Source
 from herdsman.litmus.c import parse_c_litmus
 from herdsman.litmus.c.herdhash import (
     CFunction,
@@ -23,9 +26,6 @@ from herdsman.litmus.c.herdhash import (
     observed_digest_text,
     scan_program,
 )
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import MemLoc, RegLoc, Sym, SymRegLoc
-from herdsman.litmus.source import Source
 from herdsman.litmus.test import InitItem
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "litmus" / "examples" / "c"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "litmus" / "examples" / "c"
 

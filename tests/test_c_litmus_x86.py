@@ -13,9 +13,9 @@ from conftest import shared_path
 
 from herdsman.cat.api import load_model
 from herdsman.engine.run import run_program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Loc, RegLoc, Value
 from herdsman.litmus.c import lower_c_litmus, parse_c_litmus
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Loc, RegLoc, Value
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

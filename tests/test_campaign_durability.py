@@ -32,14 +32,14 @@ from pathlib import Path
 import pytest
 from test_compat_helpers import db_rows
 
-from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
-from herdsman.herd_compat.campaign_db import CampaignDB
-from herdsman.herd_compat.campaign_worker import engine_worker
-from herdsman.herd_compat.cli import guarded, main, validate
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.pipeline import Done, Failed
-from herdsman.herd_compat.runner import run_tests
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.campaigns.campaign_db import CampaignDB
+from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
+from herdsman.herd_compat.campaigns.worker import engine_worker
+from herdsman.herd_compat.cli.main import guarded, main, validate
+from herdsman.herd_compat.cli.run import run_tests
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.run_file import Done, Failed
+from herdsman.litmus.base.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -355,7 +355,7 @@ def test_flipped_byte_seen_in_the_final_report_too(tmp_path: Path, expect: str) 
     db_path = tmp_path / "c.sqlite"
     db = CampaignDB(str(db_path))
     db.start("fp", resume=False)
-    from herdsman.herd_compat.campaign_db import Row
+    from herdsman.herd_compat.campaigns.campaign_db import Row
 
     db.record(Row("k", "MP.litmus", "MP", "done", "identical", "Test MP Allowed\nPositive: 0"))
     _flip_byte(db_path, "MP")

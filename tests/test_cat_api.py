@@ -11,7 +11,7 @@ from conftest import shared_path
 
 from herdsman.cat.api import AxiomInfo, Failure, Verdict, load_model, load_model_text
 from herdsman.cat.shapes import SHAPES, candidates, shape
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 
 def test_load_builtins_and_errors(tmp_path) -> None:

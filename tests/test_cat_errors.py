@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from herdsman.cat.api import load_model
-from herdsman.cat.cli import _main as cli_main
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.cli.cat_check import _main as cli_main
+from herdsman.litmus.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -174,7 +174,7 @@ def test_command_subprocess_no_traceback(tmp_path: Path) -> None:
     p = tmp_path / "bad.cat"
     p.write_text("M\nlet x = po |\n")
     r = subprocess.run(
-        [sys.executable, "-m", "herdsman.cat.cli", "check", str(p)],
+        [sys.executable, "-m", "herdsman.herd_compat.cli.cat_check", "check", str(p)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from herdsman.cat.api import load_model, load_model_text
-from herdsman.cat.cli import _main as cat_main
 from herdsman.cat.env import Env
 from herdsman.cat.errors import QUOTE_MAX, source_excerpt
 from herdsman.cat.shapes import candidates
 from herdsman.graphs.build import R, W, build
-from herdsman.herd_compat.cli import main as herdsman_main
+from herdsman.herd_compat.cli.cat_check import _main as cat_main
+from herdsman.herd_compat.cli.main import main as herdsman_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -222,7 +222,7 @@ def test_include_proc_self_environ(tmp_path: Path) -> None:
     env.update({k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ})
     env["ZZ_HOSTILE_MARKER"] = "do-not-echo"
     r = subprocess.run(
-        [sys.executable, "-m", "herdsman.herd_compat.cli", "cat", "check", str(p)],
+        [sys.executable, "-m", "herdsman.herd_compat.cli.main", "cat", "check", str(p)],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -8,7 +8,7 @@ from conftest import shared_path
 from herdsman.cat import ast as A
 from herdsman.cat.parser import parse_file, parse_text, strip_comments
 from herdsman.cat.pretty import sexp
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 
 def expr(src: str) -> str:

@@ -20,7 +20,7 @@ from herdsman.cat.prims import PRIMS
 from herdsman.cat.values import VClassRel, VRel, VSet, VTag, VValSet
 from herdsman.graphs.build import F, R, W, build
 from herdsman.graphs.herdnames import static_names
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 G = build(
     [

@@ -65,8 +65,8 @@ def test_bench_real_engine_sample(tmp_path: Path, shared: Path) -> None:
 def test_herd_slow_lines_counts_tests_where_we_are_slower() -> None:
     """The line behind the target "not slower than herd on any test herd took over 1 s"."""
     campaign = _bench_module()
-    from herdsman.herd_compat.campaign import CampaignOutcome
-    from herdsman.herd_compat.campaign_db import Row
+    from herdsman.herd_compat.campaigns.campaign_db import Row
+    from herdsman.herd_compat.campaigns.validate import CampaignOutcome
 
     def row(name: str, cpu: float, herd: float, status: str = "done") -> Row:
         return Row(name, name, name, status, "identical", "", cpu=cpu, herd_time=herd)

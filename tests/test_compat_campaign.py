@@ -25,13 +25,13 @@ import pytest
 from conftest import SHARED, shared_path
 from test_compat_helpers import OracleWorker, db_rows, name_and_arch, stop_after
 
-from herdsman.herd_compat.campaign import CampaignConfig, make_row, run_campaign
-from herdsman.herd_compat.campaign_db import CampaignDB, Row
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.herdlog import read_expectations, read_herd_log
-from herdsman.herd_compat.output import format_result
-from herdsman.herd_compat.workers import TaskLost, WorkerPool, WorkerStartError
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.campaigns.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.campaigns.validate import CampaignConfig, make_row, run_campaign
+from herdsman.herd_compat.campaigns.workers import TaskLost, WorkerPool, WorkerStartError
+from herdsman.herd_compat.formats.herd_block import format_result
+from herdsman.herd_compat.formats.herdlog import read_expectations, read_herd_log
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.litmus.base.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

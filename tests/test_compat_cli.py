@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import one_error
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,7 +111,7 @@ def test_subprocess_no_traceback(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for argv in (["herd7", "-frob"], ["run", str(tmp_path / "x.litmus")], ["validate"]):
         r = subprocess.run(
-            [sys.executable, "-m", "herdsman.herd_compat.cli", *argv],
+            [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv],
             env=env,
             capture_output=True,
             text=True,

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from herdsman.engine.outcome import Outcome, StateCount
-from herdsman.herd_compat.cli import guarded, validate
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.herdlog import parse_location, parse_state_line, read_herd_log
-from herdsman.herd_compat.output import HerdBlock, state_lines
-from herdsman.herd_compat.pipeline import Done, Failed, HeaderFacts
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Loc
+from herdsman.herd_compat.cli.main import guarded, validate
+from herdsman.herd_compat.formats.herd_block import HerdBlock, state_lines
+from herdsman.herd_compat.formats.herdlog import parse_location, parse_state_line, read_herd_log
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, HeaderFacts
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Loc
 
 
 def db_rows(db: Path, columns: str = "key, name, category, result_text") -> list[tuple]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from herdsman.herd_compat.herdlog import (
+from herdsman.herd_compat.formats.herd_block import format_result
+from herdsman.herd_compat.formats.herdlog import (
     detect_format,
     log_blocks,
     parse_herd_log,
@@ -17,9 +18,8 @@ from herdsman.herd_compat.herdlog import (
     read_herd_log,
     read_verdict_table,
 )
-from herdsman.herd_compat.output import format_result
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import MemLoc, RegLoc, Sym
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym
 
 MP_BLOCK = """Test MP Allowed
 States 4

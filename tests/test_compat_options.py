@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from herdsman.herd_compat.conds import condition_span, replace_condition
-from herdsman.herd_compat.dots import dot_base
-from herdsman.herd_compat.herd7opts import OptionError, parse_herd7_args
-from herdsman.herd_compat.inputs import expand_test_args, read_conds, read_index, read_names
-from herdsman.herd_compat.models import resolve_model_spec
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.cli.herd7opts import OptionError, parse_herd7_args
+from herdsman.herd_compat.formats.conds import condition_span, replace_condition
+from herdsman.herd_compat.formats.dots import dot_base
+from herdsman.herd_compat.pipeline.inputs import (
+    expand_test_args,
+    read_conds,
+    read_index,
+    read_names,
+)
+from herdsman.herd_compat.pipeline.models import resolve_model_spec
+from herdsman.litmus.base.errors import InputError
 
 
 def test_herd7_options(tmp_path: Path) -> None:

@@ -11,9 +11,14 @@ from conftest import shared_path
 from test_compat_helpers import outcome_from_block
 
 from herdsman.engine.outcome import Outcome, StateCount, Stats
-from herdsman.herd_compat.herdlog import read_herd_log
-from herdsman.herd_compat.output import format_result, herd_result, location_key, state_lines
-from herdsman.litmus.ir import MemLoc, RegLoc, Sym
+from herdsman.herd_compat.formats.herd_block import (
+    format_result,
+    herd_result,
+    location_key,
+    state_lines,
+)
+from herdsman.herd_compat.formats.herdlog import read_herd_log
+from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym
 
 LOGS = [
     ("PPC", ("power", "herd7-ppc.log")),

@@ -16,12 +16,12 @@ import pytest
 from conftest import SHARED, shared_path, warm_model
 from test_compat_helpers import db_rows, stop_after
 
-from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.herdlog import parse_herd_log, read_herd_log
-from herdsman.herd_compat.output import format_result
-from herdsman.herd_compat.runner import run_tests
+from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
+from herdsman.herd_compat.cli.main import main
+from herdsman.herd_compat.cli.run import run_tests
+from herdsman.herd_compat.formats.herd_block import format_result
+from herdsman.herd_compat.formats.herdlog import parse_herd_log, read_herd_log
+from herdsman.herd_compat.pipeline.config import RunConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "WRC+lwsync+addr"]
@@ -37,7 +37,7 @@ def _no_time(text: str) -> str:
 
 def _herd7(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    from herdsman.herd_compat.herd7opts import parse_herd7_args
+    from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
 
     cfg, _ = parse_herd7_args(argv)
     rc = run_tests(cfg, out, err)
@@ -173,7 +173,7 @@ def _cmd(index: Path, db: Path, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "herdsman.herd_compat.cli",
+        "herdsman.herd_compat.cli.main",
         "validate",
         f"@{index}",
         "--model",

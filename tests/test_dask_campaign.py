@@ -30,15 +30,15 @@ import pytest
 from conftest import shared_path
 from test_compat_helpers import OracleWorker, db_rows, name_and_arch
 
-from herdsman.herd_compat.campaign import CampaignConfig, run_campaign
-from herdsman.herd_compat.campaign_worker import engine_worker
-from herdsman.herd_compat.cli import _cmd_validate, guarded, main
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.dask_pool import DaskCluster, DaskPool
-from herdsman.herd_compat.pipeline import Done, Failed
-from herdsman.herd_compat.runner import run_tests
-from herdsman.herd_compat.workers import TaskLost
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.campaigns.dask_pool import DaskCluster, DaskPool
+from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
+from herdsman.herd_compat.campaigns.worker import engine_worker
+from herdsman.herd_compat.campaigns.workers import TaskLost
+from herdsman.herd_compat.cli.main import _cmd_validate, guarded, main
+from herdsman.herd_compat.cli.run import run_tests
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.run_file import Done, Failed
+from herdsman.litmus.base.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -426,7 +426,7 @@ def test_cli_unreachable_scheduler(tmp_path: Path, expect: str, address: str, re
     db = tmp_path / "d.sqlite"
     argv = [*TESTS[:2], "--expect", expect, "--db", str(db), "--scheduler", address]
     proc = subprocess.run(
-        [sys.executable, "-m", "herdsman.herd_compat.cli", "validate", *argv]
+        [sys.executable, "-m", "herdsman.herd_compat.cli.main", "validate", *argv]
         + ["--connect-timeout", "0.5"],
         capture_output=True,
         text=True,

@@ -35,12 +35,12 @@ from conftest import ROOT, one_error, shared_path, warm_model
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_test
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.diff import DiffConfig, run_diff
-from herdsman.herd_compat.diff_db import DiffDB
-from herdsman.herd_compat.explain import execution_json
-from herdsman.herd_compat.herdlog import read_expectations, read_herd_log
-from herdsman.herd_compat.pools import Workers
+from herdsman.herd_compat.analyses.explain.report import execution_json
+from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
+from herdsman.herd_compat.campaigns.diff_db import DiffDB
+from herdsman.herd_compat.campaigns.pools import Workers
+from herdsman.herd_compat.cli.main import main
+from herdsman.herd_compat.formats.herdlog import read_expectations, read_herd_log
 from herdsman.litmus.parser import parse_file
 
 X86 = ROOT / "litmus" / "examples" / "x86"
@@ -257,7 +257,7 @@ def test_resume_after_a_kill_records_nothing_twice(tmp_path) -> None:
     tests = sorted(x86.glob("*.litmus"))[:150]
     idx = index(tmp_path, "tests", tests)
     db = tmp_path / "journal.sqlite"
-    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli", "diff", "tso", "sc", idx]
+    cmd = [sys.executable, "-m", "herdsman.herd_compat.cli.main", "diff", "tso", "sc", idx]
     cmd += ["--jobs", "1", "--db", str(db), "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from herdsman.engine.conditions import compile_prop
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     Implies,

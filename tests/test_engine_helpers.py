@@ -10,8 +10,8 @@ import itertools
 
 from herdsman.cat.api import Verdict
 from herdsman.graphs.relalg import bits
-from herdsman.litmus import asm
-from herdsman.litmus.ir import (
+from herdsman.litmus.asm import cells as asm
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     Condition,

@@ -25,8 +25,10 @@ from herdsman.cat.api import load_model
 from herdsman.engine.operational.run import explore_operational
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
-from herdsman.herd_compat.herdlog import parse_state_line, read_herd_log
-from herdsman.herd_compat.output import herd_result
+from herdsman.herd_compat.formats.herd_block import herd_result
+from herdsman.herd_compat.formats.herdlog import parse_state_line, read_herd_log
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
 from herdsman.litmus.c import (
     c_program_from_text,
     load_c_program,
@@ -34,8 +36,6 @@ from herdsman.litmus.c import (
     parse_c_litmus,
     target_for_model,
 )
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 

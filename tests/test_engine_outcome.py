@@ -10,7 +10,7 @@ from conftest import ROOT
 from herdsman.cat.api import Verdict, load_model
 from herdsman.engine.outcome import OutcomeBuilder, StateCount
 from herdsman.engine.run import RunOptions, run_test
-from herdsman.litmus.ir import MemLoc, RegLoc, Sym
+from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym
 from herdsman.litmus.parser import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"

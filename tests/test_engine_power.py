@@ -35,7 +35,7 @@ def header_name(text: str, path: Path) -> str:
 @lru_cache(maxsize=1)
 def campaign() -> tuple[list[str], dict[str, str], dict[str, str], dict]:
     """File names (herd's order), their test names, their texts, herd's records by name."""
-    from herdsman.herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.formats.herdlog import read_herd_log
 
     tests = shared_path("power", "tests")
     files = [f for f in (tests / "@all").read_text().split() if f]
@@ -96,8 +96,8 @@ def power_sample(size: int = 400) -> tuple[str, ...]:
 
 
 def run_sample(model, every: int = 1) -> list[str]:
-    from herdsman.herd_compat.herdlog import parse_state_line
-    from herdsman.herd_compat.output import herd_result
+    from herdsman.herd_compat.formats.herd_block import herd_result
+    from herdsman.herd_compat.formats.herdlog import parse_state_line
     from herdsman.litmus.hash import herd_hash
     from herdsman.litmus.parser import parse_text
     from herdsman.litmus.printer import herd_condition_text

@@ -16,7 +16,7 @@ from herdsman.cat.api import load_model
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.events import Event
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     Assert,
     Assume,
     Branch,

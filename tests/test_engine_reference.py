@@ -45,8 +45,8 @@ from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_test
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     And,
     Atom,
     MemLoc,
@@ -122,7 +122,7 @@ def x86_test(name: str):
 
 
 def herd_records(log: str) -> dict:
-    from herdsman.herd_compat.herdlog import read_herd_log
+    from herdsman.herd_compat.formats.herdlog import read_herd_log
 
     return {r.name: r for r in read_herd_log(shared_path("x86", log))}
 
@@ -132,7 +132,7 @@ def as_state_sets(result) -> set[frozenset]:
 
 
 def herd_state_sets(rec) -> set[frozenset]:
-    from herdsman.herd_compat.herdlog import parse_state_line
+    from herdsman.herd_compat.formats.herdlog import parse_state_line
 
     return {frozenset(parse_state_line(line)) for line in rec.states}
 
@@ -367,7 +367,7 @@ def test_cowr2_like_herd_under_sc():
     """herd's CoWR2 (a store through an address read twice): under SC the same two states
     and three executions as herd's POWER run (whichever address is read, P1 then reads
     its own store or the initial t), so herd's record is the answer."""
-    from herdsman.herd_compat.herdlog import parse_state_line, read_herd_log
+    from herdsman.herd_compat.formats.herdlog import parse_state_line, read_herd_log
     from herdsman.litmus.parser import parse_file
 
     (rec,) = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log")) if r.name == "CoWR2"]

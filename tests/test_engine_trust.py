@@ -20,8 +20,8 @@ from herdsman.cat.api import load_model, load_model_text
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.run import RunOptions, run_test
 from herdsman.engine.trust.run import explore_test, run_trust, trust_applies
-from herdsman.herd_compat.genmc import summary
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.formats.genmc import summary
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

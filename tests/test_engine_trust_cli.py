@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import ROOT, shared_path
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 EXAMPLES = ROOT / "litmus" / "examples"
 TIME = re.compile(r"^Time .*$", re.M)
@@ -132,7 +132,7 @@ def test_trust_options_take_the_runner_path(capsys, tmp_path):
 def test_run_test_with_a_preemption_bound_means_trust():
     from herdsman.cat.api import load_model
     from herdsman.engine.run import RunOptions, run_test
-    from herdsman.litmus.errors import InputError
+    from herdsman.litmus.base.errors import InputError
     from herdsman.litmus.parser import parse_file
 
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")

@@ -83,7 +83,7 @@ def test_outcome_only_beyond_the_bound_is_reported():
  MOV [x],EAX | MOV [x],EBX ;
 exists (x=1)
 """)
-    from herdsman.herd_compat.genmc import summary
+    from herdsman.herd_compat.formats.genmc import summary
 
     run = explore_test(test, load_model("sc"), RunOptions(preemption_bound=0))
     assert run.result.positive == 0  # the lost update needs a preemption
@@ -102,7 +102,7 @@ def test_slack_rules():
 def test_bounding_needs_an_sc_model():
     """Preemptions are those of SC interleavings: a model accepting a non-SC execution
     (TSO's store buffering) is refused, since cutting such graphs could lose others."""
-    from herdsman.litmus.errors import InputError
+    from herdsman.litmus.base.errors import InputError
 
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     with pytest.raises(InputError, match="no interleaving produces"):

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from herdsman.cat.api import DeadlinePassed, cpu_deadline, load_model_text
-from herdsman.cat.cli import LEGEND
 from herdsman.cat.library import defining_files
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.herd7opts import OptionError, variant_tags
-from herdsman.herd_compat.limits import CpuTimeLimit
+from herdsman.herd_compat.cli.cat_check import LEGEND
+from herdsman.herd_compat.cli.herd7opts import OptionError, variant_tags
+from herdsman.herd_compat.cli.main import main
+from herdsman.herd_compat.pipeline.limits import CpuTimeLimit
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "litmus" / "examples"
 SB = str(EXAMPLES / "x86" / "SB.litmus")

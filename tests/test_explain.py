@@ -32,13 +32,13 @@ from herdsman.cat.api import (
     operands,
     parse_expression,
 )
-from herdsman.engine.reference.explain import Candidate, explain_state
-from herdsman.engine.reference.witness import RelationLens, Witness
 from herdsman.graphs.dot import display_numbers
 from herdsman.graphs.execution import Relations
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.explain import condition_state, parse_state, witness_dot
-from herdsman.litmus.ir import Program, RegLoc
+from herdsman.herd_compat.analyses.explain.candidates import Candidate, explain_state
+from herdsman.herd_compat.analyses.explain.report import condition_state, parse_state, witness_dot
+from herdsman.herd_compat.analyses.explain.witness import RelationLens, Witness
+from herdsman.herd_compat.cli.main import main
+from herdsman.litmus.base.ir import Program, RegLoc
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 

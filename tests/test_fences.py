@@ -13,15 +13,15 @@ import pytest
 from conftest import shared_path
 
 from herdsman.cat.api import load_model
-from herdsman.engine.fences.brute import cheaper_sets, cheaper_works
-from herdsman.engine.fences.cycles import critical_cycles
-from herdsman.engine.fences.oracles import LitmusOracle, relaxed_by
-from herdsman.engine.fences.solve import COSTS, Candidate, Need, minimum
-from herdsman.engine.fences.synth import synthesise
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_program
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.herdlog import read_herd_log
+from herdsman.herd_compat.analyses.fences.brute import cheaper_sets, cheaper_works
+from herdsman.herd_compat.analyses.fences.cycles import critical_cycles
+from herdsman.herd_compat.analyses.fences.oracles import LitmusOracle, relaxed_by
+from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate, Need, minimum
+from herdsman.herd_compat.analyses.fences.synth import synthesise
+from herdsman.herd_compat.cli.main import main
+from herdsman.herd_compat.formats.herdlog import read_herd_log
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

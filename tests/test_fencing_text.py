@@ -25,12 +25,12 @@ from conftest import ROOT, shared_path
 from herdsman.cat.api import load_model
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
+from herdsman.litmus.base.ir import Branch, Fence, Label, Load, Op
 from herdsman.litmus.c import c_program_from_text
 from herdsman.litmus.c.fencing import FENCE, fenced_c_text
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import preprocess
 from herdsman.litmus.fencing import KINDS, FencePlacement, fenced_test
-from herdsman.litmus.ir import Branch, Fence, Label, Load, Op
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import print_test

@@ -9,7 +9,7 @@ from herdsman.graphs.build import RMW, B, F, R, W, build
 from herdsman.graphs.events import Event, init_write, with_value
 from herdsman.graphs.execution import ExecutionGraph, Layout, fr_of
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Sym
+from herdsman.litmus.base.ir import Sym
 
 
 def pairs(b, r):

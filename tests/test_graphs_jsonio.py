@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from herdsman.graphs.build import RMW, B, F, R, W, build
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.jsonio import graph_from_json, graph_to_json
-from herdsman.litmus.ir import Sym
+from herdsman.litmus.base.ir import Sym
 
 
 def same(graph: ExecutionGraph, other: ExecutionGraph) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "litmus" / "examples"
 SB = str(EXAMPLES / "x86" / "SB.litmus")

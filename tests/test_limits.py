@@ -20,14 +20,14 @@ import pytest
 
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.size import MAX_THREADS
-from herdsman.herd_compat import pipeline
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.config import RunConfig
-from herdsman.herd_compat.limits import CpuTimeLimit
-from herdsman.herd_compat.models import ModelCache
-from herdsman.herd_compat.runner import run_tests
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.source import MAX_SOURCE_BYTES, read_bytes
+from herdsman.herd_compat.cli.main import main
+from herdsman.herd_compat.cli.run import run_tests
+from herdsman.herd_compat.pipeline import run_file as pipeline
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.limits import CpuTimeLimit
+from herdsman.herd_compat.pipeline.models import ModelCache
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import MAX_SOURCE_BYTES, read_bytes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "litmus" / "examples"
 SB = str(EXAMPLES / "x86" / "SB.litmus")
@@ -46,7 +46,7 @@ def _x86(n: int, rows: int = 1, name: str = "T") -> str:
 def _herdsman(*argv: str, limit: float = 60) -> subprocess.CompletedProcess[str]:
     """``herdsman ARGV`` in a child process (killed after ``limit`` seconds)."""
     return subprocess.run(
-        [sys.executable, "-m", "herdsman.herd_compat.cli", *argv],
+        [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv],
         capture_output=True,
         text=True,
         timeout=limit,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
+from herdsman.litmus.base.ir import Branch, Label
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.ir import Branch, Label
 from herdsman.litmus.jsonir import from_json, to_json
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import herd_condition_text, print_test

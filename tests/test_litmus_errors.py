@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from herdsman.litmus.cli import main
-from herdsman.litmus.ir import Branch, Label, Not
+from herdsman.herd_compat.cli.parse import main
+from herdsman.litmus.base.ir import Branch, Label, Not
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.test import LitmusTest
 
@@ -657,7 +657,7 @@ def test_random_mutations_never_crash(shared):
     InputError; nothing else escapes."""
     import random
 
-    from herdsman.litmus.errors import InputError
+    from herdsman.litmus.base.errors import InputError
     from herdsman.litmus.printer import print_test
 
     rng = random.Random(7)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from herdsman.litmus import asm, ppc, x86
-from herdsman.litmus.asm import CellError
-from herdsman.litmus.ir import (
+from herdsman.litmus.asm import cells as asm
+from herdsman.litmus.asm import ppc, x86
+from herdsman.litmus.asm.cells import CellError
+from herdsman.litmus.base.ir import (
     Imm,
     Label,
     Reg,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import shared_path
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 X86 = ROOT / "litmus" / "examples" / "x86"

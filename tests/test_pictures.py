@@ -14,7 +14,7 @@ import pytest
 from herdsman.cat.api import load_model
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import PictureOptions, render, to_dot
-from herdsman.herd_compat.dots import execution_pictures
+from herdsman.herd_compat.formats.dots import execution_pictures
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
@@ -99,7 +99,7 @@ def test_every_mode_renders(tmp_path: Path, mode: str) -> None:
 
 
 def _herd7(capsys, *argv: str) -> tuple[int, str, str]:
-    from herdsman.herd_compat.cli import main
+    from herdsman.herd_compat.cli.main import main
 
     rc = main(["herd7", *argv])
     got = capsys.readouterr()

@@ -29,8 +29,8 @@ from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.rsmc.run import explore_program, explore_test, rsmc_refusal
 from herdsman.engine.rsmc.support import choose
 from herdsman.engine.run import RunOptions, run_test
-from herdsman.herd_compat.cli import main
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.cli.main import main
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

@@ -33,8 +33,8 @@ from test_engine_helpers import (
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.semantics import enumerate as enum
 from herdsman.engine.semantics.arith import apply_op
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Op, PTrue, Reg, Sym
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Op, PTrue, Reg, Sym
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import Instruction
 

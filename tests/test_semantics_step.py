@@ -11,8 +11,8 @@ from herdsman.engine.semantics.arith import Expr, ReadValue
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
 from herdsman.engine.semantics.step import Semantics
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,

@@ -18,10 +18,10 @@ from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.progress import TreeEstimate
 from herdsman.engine.run import run_test
-from herdsman.herd_compat.cli import main
-from herdsman.herd_compat.herd7opts import OptionError, parse_herd7_args, read_conf_file
-from herdsman.herd_compat.herd7opts import State as OptState
-from herdsman.litmus.errors import InputError
+from herdsman.herd_compat.cli.herd7opts import OptionError, parse_herd7_args, read_conf_file
+from herdsman.herd_compat.cli.herd7opts import State as OptState
+from herdsman.herd_compat.cli.main import main
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.parser import parse_file, parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,7 +160,9 @@ def test_bad_speedcheck_is_a_usage_error(capsys, tmp_path: Path) -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     """``herdsman`` in a subprocess, stderr a pipe."""
-    code = "import sys; from herdsman.herd_compat.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = (
+        "import sys; from herdsman.herd_compat.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
     return subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
     )

@@ -20,8 +20,8 @@ from herdsman.engine.run import RunOptions
 from herdsman.engine.trust import core
 from herdsman.engine.trust.run import explore_program, trust_applies
 from herdsman.graphs.execution import Layout
+from herdsman.litmus.base.ir import Program
 from herdsman.litmus.c import load_c_program, target_for_model
-from herdsman.litmus.ir import Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 

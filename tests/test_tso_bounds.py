@@ -22,7 +22,7 @@ from herdsman.engine.operational.machine import Effects, Machine
 from herdsman.engine.operational.reach import buffer_last, has_failed, reach, replay
 from herdsman.engine.operational.run import UNBOUNDED
 from herdsman.engine.semantics.step import Semantics
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 from herdsman.litmus.c import c_program_from_text, load_c_program
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import header_lines
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TSO = ROOT / "litmus" / "examples" / "tso"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from herdsman.herd_compat.cli import main
+from herdsman.herd_compat.cli.main import main
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "litmus" / "examples" / "programs"
 
@@ -132,7 +132,14 @@ def test_limits_give_up_cleanly(tmp_path) -> None:
     prog.write_text(HUNGRY)
     for limit in (["--memory", "200"], ["--timeout", "0.5"]):
         r = subprocess.run(
-            [sys.executable, "-m", "herdsman.herd_compat.cli", "verify", "--engine", "reference"]
+            [
+                sys.executable,
+                "-m",
+                "herdsman.herd_compat.cli.main",
+                "verify",
+                "--engine",
+                "reference",
+            ]
             + limit
             + [str(prog)],
             capture_output=True,

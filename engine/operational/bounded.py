@@ -40,7 +40,7 @@ from herdsman.engine.operational.tally import OperationalTally
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import ErrorRecord
 from herdsman.engine.semantics.step import Semantics
-from herdsman.litmus.ir import Fence, Program
+from herdsman.litmus.base.ir import Fence, Program
 
 __all__ = ["BoundStep", "BoundedResult", "fixpoint_holds", "verify_bounded"]
 

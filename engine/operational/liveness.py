@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from herdsman.engine.semantics.step import ThreadCode
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,

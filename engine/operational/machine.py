@@ -36,7 +36,7 @@ from herdsman.engine.operational.liveness import live_slots
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
 from herdsman.engine.semantics.step import LOOP_BOUND, Semantics, StepError
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.ir import CAS, RMW, Load, Lock, RegLoc, Value
+from herdsman.litmus.base.ir import CAS, RMW, Load, Lock, RegLoc, Value
 
 MODES = ("sc", "tso", "pso")
 

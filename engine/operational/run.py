@@ -30,8 +30,8 @@ from herdsman.engine.operational.tally import OperationalTally
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.step import Semantics
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
 
 #: The machine each model names (by its file's base name).
 MACHINES = {"sc": "sc", "tso": "tso", "x86tso": "tso", "pso": "pso"}

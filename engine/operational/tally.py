@@ -38,7 +38,7 @@ from herdsman.engine.outcome import ErrorRecord, ExecutionRecord, OutcomeBuilder
 from herdsman.engine.semantics.state import Done, Failed
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
+from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
 
 class OperationalTally(OutcomeBuilder):

@@ -12,8 +12,8 @@ from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.semantics.step import semantics_of
 from herdsman.engine.size import check_events
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
 
 PRUNE_MODES = ("step", "location", "never")
 

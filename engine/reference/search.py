@@ -42,7 +42,7 @@ from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import Failed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.ir import Loc, Prop, RegLoc
+from herdsman.litmus.base.ir import Loc, Prop, RegLoc
 
 __all__ = ["Goal", "enumerate_test", "TimeLimitExceeded"]
 

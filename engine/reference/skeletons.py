@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from herdsman.engine.semantics.enumerate import ThreadExec
 from herdsman.graphs.events import Event, init_write, with_value
 from herdsman.graphs.skeleton import Skeleton
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 
 @dataclass

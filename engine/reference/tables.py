@@ -14,7 +14,7 @@ from typing import Any
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import Layout
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
-from herdsman.litmus.ir import Loc, MemLoc, Prop, RegLoc, Value
+from herdsman.litmus.base.ir import Loc, MemLoc, Prop, RegLoc, Value
 
 
 class Tables:

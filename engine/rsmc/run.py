@@ -32,8 +32,8 @@ from herdsman.engine.size import check_events
 from herdsman.engine.trust.run import has_rmw
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Assert, MemLoc, Program, RegLoc
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Assert, MemLoc, Program, RegLoc
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 

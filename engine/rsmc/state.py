@@ -41,7 +41,7 @@ from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, S
 from herdsman.engine.semantics.step import Semantics
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 #: How a thread ended (None: it has not).
 End = Done | Failed | Blocked | None

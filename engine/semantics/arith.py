@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from herdsman.litmus.ir import Sym, Value
+from herdsman.litmus.base.ir import Sym, Value
 
 _MASK64 = (1 << 64) - 1
 

@@ -25,7 +25,7 @@ from herdsman.engine.semantics.step import (
     semantics_of,
 )
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
+from herdsman.litmus.base.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
 
 
 class ThreadExec(NamedTuple):

@@ -20,7 +20,7 @@ from herdsman.engine.semantics.state import Emit, Read, Step, ThreadState
 from herdsman.engine.semantics.step import ThreadCode
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.shapes import ShapeTable
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 
 class PathNode:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from herdsman.engine.semantics.arith import AnyValue
 from herdsman.graphs.events import Event
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 
 class Pending(NamedTuple):

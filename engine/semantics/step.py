@@ -58,9 +58,9 @@ from herdsman.engine.semantics.state import (
     ThreadState,
 )
 from herdsman.graphs.events import Event
-from herdsman.litmus.arch import ARCHS
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.arch import ARCHS
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,

@@ -39,7 +39,7 @@ from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, S
 from herdsman.engine.semantics.step import LOOP_BOUND, StepError
 from herdsman.engine.trust.explore import NewLocation, TrustStats, signature
 from herdsman.engine.trust.graph import TrustGraph
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 try:
     from herdsman.engine.trust import _core

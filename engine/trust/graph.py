@@ -25,7 +25,7 @@ from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, S
 from herdsman.engine.semantics.step import StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.ir import Value
+from herdsman.litmus.base.ir import Value
 
 
 class TrustGraph(ExecutionGraph):

@@ -37,8 +37,8 @@ from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import CAS, RMW, Assert, Lock, Program
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 

@@ -34,7 +34,7 @@ from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import PreemptionBound
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
+from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
 #: Final states whose judgement is remembered (emptied when full: memory stays flat).
 MAX_JUDGED = 4096

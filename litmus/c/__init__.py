@@ -9,7 +9,7 @@ Pipeline: :mod:`.preprocess` (pcpp with herdsman's own headers in ``headers/``),
 tests: :mod:`.litmus_c`.
 
 Conventions (ARCHITECTURE.md and DEVELOPERS.md): thread 0 is ``main``; each
-``pthread_create`` is a static :class:`~herdsman.litmus.ir.Spawn` of a new thread id
+``pthread_create`` is a static :class:`~herdsman.litmus.base.ir.Spawn` of a new thread id
 (loops around it must unroll at compile time); every global cell is a memory location
 (``a``, ``a+1``... for arrays and structs); locals are registers; functions are inlined;
 ``_Atomic`` objects (``atomic_int`` is ``typedef _Atomic int``) are accessed seq_cst by
@@ -23,14 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Program
+from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c.litmus_c import CLitmus, CThread, lower_c_litmus, parse_c_litmus
 from herdsman.litmus.c.lower_program import lower_program
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import HEADERS, preprocess
 from herdsman.litmus.c.target import TARGETS, target_for_model
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Program
-from herdsman.litmus.source import read_source
 
 __all__ = [
     "TARGETS",

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.ir import Value
 from herdsman.litmus.c.ctype import CType, TypeTable
-from herdsman.litmus.ir import Value
 
 
 @dataclass

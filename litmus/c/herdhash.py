@@ -41,9 +41,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc
+from herdsman.litmus.base.source import Source
 from herdsman.litmus.hash import loc_key, string_of_prog
-from herdsman.litmus.ir import Loc, RegLoc, SymRegLoc
-from herdsman.litmus.source import Source
 from herdsman.litmus.test import InitItem
 
 if TYPE_CHECKING:

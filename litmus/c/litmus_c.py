@@ -20,16 +20,8 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
 
-from herdsman.litmus.c.context import Context
-from herdsman.litmus.c.ctype import INT, CType, TypeTable, pointer_to
-from herdsman.litmus.c.lower_expr import Const
-from herdsman.litmus.c.lower_program import assemble, collect
-from herdsman.litmus.c.lower_stmt import CodeLowerer
-from herdsman.litmus.c.parse import node_error, parse_c
-from herdsman.litmus.c.preprocess import preprocess
-from herdsman.litmus.c.target import TARGETS
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
     Condition,
     Loc,
     MemLoc,
@@ -41,7 +33,15 @@ from herdsman.litmus.ir import (
     Value,
     prop_locations,
 )
-from herdsman.litmus.source import Source
+from herdsman.litmus.base.source import Source
+from herdsman.litmus.c.context import Context
+from herdsman.litmus.c.ctype import INT, CType, TypeTable, pointer_to
+from herdsman.litmus.c.lower_expr import Const
+from herdsman.litmus.c.lower_program import assemble, collect
+from herdsman.litmus.c.lower_stmt import CodeLowerer
+from herdsman.litmus.c.parse import node_error, parse_c
+from herdsman.litmus.c.preprocess import preprocess
+from herdsman.litmus.c.target import TARGETS
 from herdsman.litmus.splitter import HEADER, find_condition_end, find_init, skip_comment
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.test import InitItem

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.ir import Assert, Assume, Branch, Imm, Label, Op, Operand, Reg
 from herdsman.litmus.c.ctype import INT, VOID, CType
 from herdsman.litmus.c.lower_expr import ExprLowerer, HandleLV, RegLV, Val
 from herdsman.litmus.c.scan import expr_text
 from herdsman.litmus.c.target import ORDERS
-from herdsman.litmus.ir import Assert, Assume, Branch, Imm, Label, Op, Operand, Reg
 
 _FETCH = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
 _NO_OPS = frozenset(

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Branch, Imm, Instr, Label, Op, Operand, Reg, Sym, Value
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import INT, VOID, CType, pointer_to
 from herdsman.litmus.c.parse import node_error
 from herdsman.litmus.c.scan import has_calls_or_writes, walk
 from herdsman.litmus.c.target import Mapping
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Branch, Imm, Instr, Label, Op, Operand, Reg, Sym, Value
 
 _BINOP = {
     "+": "add",

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Condition, MemLoc, Program, PTrue, Sym, Thread, Value
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import CType, TypeTable
 from herdsman.litmus.c.lower_expr import ExprLowerer
 from herdsman.litmus.c.lower_stmt import CodeLowerer
 from herdsman.litmus.c.target import TARGET_ARCH, TARGETS
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.ir import Condition, MemLoc, Program, PTrue, Sym, Thread, Value
 
 
 def collect(ast: c_ast.FileAST, ctx: Context) -> dict[str, Value]:

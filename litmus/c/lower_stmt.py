@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.ir import Assume, Branch, Imm, Label, Op, Reg, Value
 from herdsman.litmus.c.ctype import VOID, CType
 from herdsman.litmus.c.lower_call import LOAD_INTRINSICS, CallLowerer
 from herdsman.litmus.c.lower_expr import Binding, Const, Handles, Local, Val
@@ -25,7 +26,6 @@ from herdsman.litmus.c.scan import (
     walk,
     written_names,
 )
-from herdsman.litmus.ir import Assume, Branch, Imm, Label, Op, Reg, Value
 
 #: iterations beyond which a counted loop is not unrolled (it is rotated instead)
 UNROLL_LIMIT = 4096

@@ -7,7 +7,7 @@ import re
 
 from pycparser import c_ast, c_parser
 
-from herdsman.litmus.errors import InputError
+from herdsman.litmus.base.errors import InputError
 
 _POSITION = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
 _FILE_ONLY = re.compile(r"^(?P<file>.*?): (?P<msg>.*)$", re.S)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pcpp import Preprocessor
 
-from herdsman.litmus.errors import InputError
-from herdsman.litmus.source import MAX_SOURCE_BYTES, read_text
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import MAX_SOURCE_BYTES, read_text
 
 #: herdsman's system headers.
 HEADERS = Path(__file__).with_name("headers")

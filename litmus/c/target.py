@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assume,

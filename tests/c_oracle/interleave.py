@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from herdsman.litmus.ir import (
+from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Assert,

@@ -1,0 +1,242 @@
+"""``herdsman fences PROGRAM|TEST --model tso|pso|power``: the fewest (cheapest) fences
+that make a program safe, found by :mod:`engine.fences` and checked on the fenced text.
+
+A C program (``.c``) is judged by TSO_k (PSO_k) to the fixpoint, so "safe" is safe for
+every buffer size (or up to ``--max-bound`` when no fixpoint is reached, said so), or
+under POWER by the reference engine with loops run at most ``--unroll`` times; a litmus
+test is run under the model and is safe when no allowed execution witnesses its
+condition.  The report: one line per round (placements tried, what the oracle found, the
+first violating execution's critical cycles), then the placements with their source
+lines and the final verdict.  ``-o FILE`` writes the fenced program in the input's own
+format; ``--json`` prints one JSON object instead.  Exit status: 0 safe (with or without
+placements), 1 no placement among the candidates makes it safe (e.g. it fails under SC),
+2 bad input, 3 time or state limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from herdsman.cat.api import load_model
+from herdsman.engine.options import RunOptions
+from herdsman.herd_compat.analyses.fences.oracles import LitmusOracle, OracleGaveUp
+from herdsman.herd_compat.analyses.fences.programs import C_FENCES, ProgramOracle, c_loader
+from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate
+from herdsman.herd_compat.analyses.fences.synth import Round, Synthesis, synthesise
+from herdsman.herd_compat.formats.dots import write_file
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import read_source
+from herdsman.litmus.c import target_for_model
+from herdsman.litmus.parser import parse_file
+from herdsman.litmus.test import Instruction
+
+__all__ = ["FencesConfig", "fences"]
+
+MODELS = ("tso", "pso", "power")
+#: Exit statuses.
+SAFE, NO_FIX, BAD, NO_VERDICT = 0, 1, 2, 3
+
+
+@dataclass
+class FencesConfig:
+    """A ``herdsman fences`` command line."""
+
+    program: str
+    model: str
+    output: str | None = None
+    json: bool = False
+    max_bound: int = 12
+    max_states: int | None = None
+    time_limit: float | None = None
+    engine: str = "auto"
+    unroll: int = 2
+    defines: dict[str, str] = field(default_factory=dict)
+    include_dirs: list[str] = field(default_factory=list)
+
+
+#: herd's names of the models, as ``--model`` may give them.
+ALIASES = {"x86tso": "tso", "x86tso.cat": "tso", "tso.cat": "tso", "pso.cat": "pso"}
+ALIASES |= {"ppc": "power", "ppc.cat": "power", "power.cat": "power"}
+
+
+def model_name(name: str) -> str | None:
+    """The model ``--model NAME`` names (tso, pso, power), or None."""
+    return name if name in MODELS else ALIASES.get(name)
+
+
+def fences(cfg: FencesConfig) -> int:
+    """Run ``herdsman fences``; the exit status."""
+    path = cfg.program
+    model = model_name(cfg.model)
+    if model is None:
+        raise ValueError(f"unknown model {cfg.model!r}")
+    cfg.model = model
+    if not os.path.exists(path):  # directories, FIFOs and devices: refused when read
+        raise InputError(path, 0, 0, "no such file")
+    deadline = None if cfg.time_limit is None else time.process_time() + cfg.time_limit
+    if path.endswith(".c"):
+        oracle_c, oracle_l = _c_oracle(cfg), None
+    else:
+        oracle_c, oracle_l = None, _litmus_oracle(cfg)
+    oracle = oracle_c or oracle_l
+    assert oracle is not None
+
+    def progress(rnd: Round) -> None:
+        if not cfg.json:
+            sys.stdout.write(_round_line(len(progress_rounds) + 1, rnd, oracle_c) + "\n")
+            sys.stdout.flush()
+        progress_rounds.append(rnd)
+
+    progress_rounds: list[Round] = []
+    try:
+        res = synthesise(oracle, on_round=progress, deadline=deadline)
+    except OracleGaveUp as e:
+        sys.stderr.write(f"{path}:0:0: warning: {e}, no verdict\n")
+        return NO_VERDICT
+    placements = [_placement(c, oracle_c, oracle_l) for c in sorted(res.chosen)]
+    if res.safe and cfg.output:
+        text = oracle_c.text if oracle_c is not None else oracle_l.text  # type: ignore[union-attr]
+        write_file(cfg.output, text)
+    if cfg.json:
+        sys.stdout.write(json.dumps(_json(cfg, res, placements, oracle_c)) + "\n")
+    else:
+        sys.stdout.write(_report(cfg, res, placements, oracle_c))
+    if res.safe:
+        return SAFE
+    return NO_VERDICT if "time limit" in res.why else NO_FIX
+
+
+# ----------------------------------------------------------------------------- oracles
+
+
+def _c_oracle(cfg: FencesConfig) -> ProgramOracle:
+    target = target_for_model(cfg.model)
+    load = c_loader(cfg.program, target, cfg.defines, cfg.include_dirs)
+    text = read_source(cfg.program).text
+    return ProgramOracle(
+        text,
+        cfg.program,
+        load,
+        cfg.model,
+        cfg.max_bound,
+        cfg.time_limit,
+        cfg.max_states,
+        cfg.unroll,
+    )
+
+
+def _litmus_oracle(cfg: FencesConfig) -> LitmusOracle:
+    test = parse_file(cfg.program)
+    want = {"X86": ("tso", "pso"), "PPC": ("power",)}.get(test.arch, ())
+    if cfg.model not in want:
+        raise InputError(
+            cfg.program,
+            0,
+            0,
+            f"fences for a {test.arch} test: --model "
+            + (" or ".join(want) if want else "(none: X86 and PPC tests only)"),
+        )
+    model = load_model(cfg.model)
+    opts = RunOptions(engine=cfg.engine, time_limit=cfg.time_limit)
+    return LitmusOracle(test, model, cfg.model, opts)
+
+
+# ----------------------------------------------------------------------------- text
+
+
+@dataclass
+class Placement:
+    """A chosen placement as the user reads it: where (line or thread and instruction)
+    and what."""
+
+    where: str
+    before: str
+    what: str
+    cost: int
+
+
+def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) -> Placement:
+    if oc is not None:
+        line = int(c.site)  # type: ignore[call-overload]
+        src = oc.source.splitlines()
+        stmt = src[line - 1].strip() if 0 < line <= len(src) else ""
+        return Placement(f"line {line}", stmt, C_FENCES[c.kind].rstrip(";"), COSTS[c.kind])
+    assert ol is not None
+    t, p = c.site  # type: ignore[misc]
+    code = ol.test.threads[t]
+    nxt = next((it for it in code[p:] if isinstance(it, Instruction)), None)
+    before = nxt.text if nxt is not None else "(end)"
+    what = c.kind if c.kind in ("MFENCE", "sync", "lwsync") else _dep_text(c.kind)
+    return Placement(f"P{t}:{p}", before, what, COSTS[c.kind])
+
+
+def _dep_text(kind: str) -> str:
+    return "control dependency + isync" if kind == "ctrlisync" else "control dependency"
+
+
+def _round_line(n: int, rnd: Round, oc: ProgramOracle | None) -> str:
+    tried = f"{len(rnd.chosen)} placement(s)" if rnd.chosen else "no placements"
+    if rnd.violations == 0:
+        found = "safe"
+    elif oc is not None:
+        found = f"unsafe ({oc.mode.upper()}_{oc.bound})"
+    else:
+        found = f"{rnd.violations} violating execution(s)"
+    line = f"round {n}: {tried}: {found}"
+    if rnd.cycles:
+        line += f"; critical cycle: {rnd.cycles[0]}"
+    if rnd.blocked:
+        line += " (fenced as its cycles ask, still allowed: a stronger placement is needed)"
+    return line
+
+
+def _report(
+    cfg: FencesConfig, res: Synthesis, placements: list[Placement], oc: ProgramOracle | None
+) -> str:
+    lines = []
+    if res.safe:
+        n = len(placements)
+        lines.append(f"Placements ({n}, cost {sum(p.cost for p in placements)}):")
+        lines += [f"  {p.where}: {p.what} before {p.before}" for p in placements]
+        if not placements:
+            lines.append("  none: the program is already safe")
+        if oc is not None:
+            lines.append(f"Verdict: safe: {oc.reason}")
+        else:
+            lines.append(f"Verdict: safe: no execution {cfg.model} allows witnesses the condition")
+        if cfg.output:
+            lines.append(f"Fenced program written to {cfg.output}")
+    else:
+        lines.append(f"No placement found: {res.why}")
+        if oc is not None and oc.verdict == "unsafe" and oc.bound == 0:
+            lines.append("The program fails under SC (no buffers): fences cannot help.")
+    return "\n".join(lines) + "\n"
+
+
+def _json(
+    cfg: FencesConfig, res: Synthesis, placements: list[Placement], oc: ProgramOracle | None
+) -> dict:
+    return {
+        "file": cfg.program,
+        "model": cfg.model,
+        "safe": res.safe,
+        "why": res.why or (oc.reason if oc is not None else ""),
+        "placements": [
+            {"where": p.where, "before": p.before, "what": p.what, "cost": p.cost}
+            for p in placements
+        ],
+        "rounds": [
+            {
+                "placements": len(r.chosen),
+                "violations": r.violations,
+                "cycles": r.cycles,
+                "blocked": r.blocked,
+            }
+            for r in res.rounds
+        ],
+        "time": round(res.time, 4),
+    }

@@ -1,0 +1,339 @@
+"""herd7's command-line options (``herdsman herd7 ...``), with herd's meaning.
+
+herd's options are single-dash words, each followed by its argument when it takes one
+(``-model ppc.cat``, ``-show prop``, ``-candidates true``); ``-conf FILE`` reads more
+options from a file (lines ``key value``, ``#`` comments); ``@FILE`` arguments are index
+files.  The everyday subset is supported; any other option is a clear error, never
+silently ignored.  See herd-formats.md section 4.4 and ``herd/herd.ml``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from herdsman.engine.options import ENGINES, SPEEDCHECKS
+from herdsman.engine.outcome import SHOW_MODES
+from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, SHOW_EVENTS
+from herdsman.herd_compat.cli.args import UsageError
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.inputs import expand_test_args, read_conds, read_names
+from herdsman.herd_compat.pipeline.limits import MIN_MEMORY_MB
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import MAX_LIST_BYTES, read_text
+
+
+class OptionError(UsageError):
+    """A bad herd7 command line (unknown option, missing or bad argument)."""
+
+
+@dataclass(frozen=True)
+class Opt:
+    arg: str  # "" (no argument), "str", "int", "float", "bool", "tag"
+    apply: Callable[[RunConfig, object, State], None]
+    help: str
+    choices: tuple[str, ...] = ()
+    fold: bool = False  # a tag in any case (herd lowercases -speedcheck's)
+
+
+class State:
+    """Parsing state beyond RunConfig: version/help requests, conf nesting."""
+
+    def __init__(self) -> None:
+        self.version = False
+        self.help = False
+        self.conf_stack: list[str] = []
+        self.test_args: list[str] = []
+        self.viewer = False  # -gv or -evince was given
+
+
+def _bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("true", "yes", "1"):
+        return True
+    if low in ("false", "no", "0"):
+        return False
+    raise OptionError(f"expected true or false, found '{text}'")
+
+
+def _set(attr: str) -> Callable[[RunConfig, object, State], None]:
+    return lambda cfg, v, st: setattr(cfg, attr, v)
+
+
+def _model(cfg: RunConfig, v: object, st: State) -> None:
+    spec = str(v)
+    if st.conf_stack and not os.path.isabs(spec):  # relative to the conf file, if there
+        cand = os.path.join(os.path.dirname(st.conf_stack[-1]), spec)
+        if os.path.exists(cand):
+            spec = cand
+    cfg.model = spec
+
+
+#: The tags herd7's ``-variant`` accepts (herd's ``Variant.parse``, with its spellings;
+#: also ``tNN``).  Any other tag is refused, as herd7 refuses it.
+VARIANT_TAGS = frozenset(
+    """success instr specialx0 amox0 x0 normw acqrelasfence backcompat back fullscdepend
+    scdepend splittedrmw switchdepscwrite switchdepscresult lrscdiffok mixed unaligned
+    dontcheckmixed notweakpredicated notweakpred tagmem memtag mte toofar morello neon deps
+    instances instance kvm vmsa ets ets2 exs eis eos noptebranch nobranch pte2 pte-squared
+    phantomonload optrfrmw constrainedunpredictable cu exp ifetch self dic idc cos-opt test
+    asl asl_aarch64 aslaarch64 asl+aarch64 aslv0 asl0 asl_0 aslv1 asl1 asl_1 asltype+warn
+    asltype+silence asltype+check asl+experimental asl+exp s128 strict warn telechat nv2
+    fatal skip handled synchronous sync asynchronous async asymmetric asym""".split()
+)
+
+
+def variant_tags(text: str, option: str = "-variant") -> set[str]:
+    """The tags of one ``-variant`` argument (comma or space separated), each one herd7
+    knows (else :class:`OptionError`, as herd7 says it)."""
+    tags = {t for t in text.replace(",", " ").split() if t}
+    for t in sorted(tags):
+        low = t.lower()
+        if low not in VARIANT_TAGS and not (len(low) == 3 and low[0] == "t" and low[1:].isdigit()):
+            raise OptionError(
+                f"{t} is a bad tag for {option} (herd7's tags: {', '.join(sorted(VARIANT_TAGS))})"
+            )
+    return tags
+
+
+def variant_options(values: list[str], option: str = "--variant") -> set[str]:
+    """The tags of repeated ``--variant`` options of herdsman's commands."""
+    return {t for v in values for t in variant_tags(v, option)}
+
+
+def _variants(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.variants |= variant_tags(str(v))
+
+
+def _skipchecks(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.skipchecks += [t for t in str(v).split(",") if t]
+
+
+def _show(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.show = None if v == "none" else str(v)
+
+
+def _through(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.through = v in ("all", "invalid")  # for cat models both mean the same (herd)
+
+
+def _names(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.names = (cfg.names or set()) | read_names(str(v))
+
+
+def _excl(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.excl |= read_names(str(v))
+
+
+def _conds(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.conds.update(read_conds(str(v)))
+    cfg.conds_path = str(v)
+
+
+def _speedcheck(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.speedcheck = str(v)
+
+
+def _optace(cfg: RunConfig, v: object, st: State) -> None:
+    if v == "true":  # herd: also sets variant cos-opt
+        cfg.variants.add("cos-opt")
+
+
+def _showone(cfg: RunConfig, v: object, st: State) -> None:
+    if v:
+        cfg.nshow = 1
+
+
+def _conf(cfg: RunConfig, v: object, st: State) -> None:
+    read_conf_file(str(v), cfg, st)
+
+
+def _version(cfg: RunConfig, v: object, st: State) -> None:
+    st.version = True
+
+
+def _help(cfg: RunConfig, v: object, st: State) -> None:
+    st.help = True
+
+
+def _max_memory(cfg: RunConfig, v: object, st: State) -> None:
+    mb = int(v)  # type: ignore[call-overload]
+    if mb < MIN_MEMORY_MB:
+        raise OptionError(f"-max-memory must be at least {MIN_MEMORY_MB} (MB)")
+    cfg.memory_limit = mb
+
+
+def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
+    """An option of herd's pictures (``-graph``, ``-squished``...)."""
+    return lambda cfg, v, st: setattr(cfg, "picture", replace(cfg.picture, **{attr: v}))
+
+
+def _relations(attr: str) -> Callable[[RunConfig, object, State], None]:
+    """``-doshow`` / ``-unshow``: relation names, comma or space separated, cumulative."""
+
+    def apply(cfg: RunConfig, v: object, st: State) -> None:
+        names = frozenset(str(v).replace(",", " ").split())
+        if attr == "doshow":
+            unknown = sorted(names - set(DRAWABLE))
+            if unknown:
+                raise OptionError(
+                    f"-doshow {', '.join(unknown)}: herdsman draws the relations the model "
+                    f"shows and {', '.join(DRAWABLE)}"
+                )
+        pic = cfg.picture
+        if attr == "doshow":
+            cfg.picture = replace(pic, doshow=pic.doshow | names)
+        else:
+            cfg.picture = replace(pic, unshow=pic.unshow | names)
+
+    return apply
+
+
+def _viewer(cfg: RunConfig, v: object, st: State) -> None:
+    """``-gv``/``-evince``: herd opens a viewer; herdsman writes the pictures instead."""
+    if v is True or v is None:
+        st.viewer = True
+
+
+OPTIONS: dict[str, Opt] = {
+    "-model": Opt("str", _model, "<file.cat|name> model (default per architecture)"),
+    "-cat": Opt("str", _model, "<file.cat|name> alias of -model"),
+    "-I": Opt("str", lambda c, v, s: c.include_dirs.append(str(v)), "<dir> add to search path"),
+    "-variant": Opt("str", _variants, "<tags> variant tags (comma separated, cumulative)"),
+    "-show": Opt("tag", _show, "executions to draw", SHOW_MODES),
+    "-nshow": Opt("int", _set("nshow"), "<n> draw at most n executions"),
+    "-showone": Opt("bool", _showone, "<bool> alias of -nshow 1"),
+    "-o": Opt("str", _set("outdir"), "<dir> write <dir>/<test>.dot ('-': stdout)"),
+    "-suffix": Opt("str", _set("suffix"), "<suf> suffix of DOT file names"),
+    "-through": Opt("tag", _through, "let failing executions through", ("all", "invalid", "none")),
+    "-skipchecks": Opt("str", _skipchecks, "<n1,n2> checks to skip (cumulative)"),
+    "-skipcheck": Opt("str", _skipchecks, "<name> check to skip (cumulative)"),
+    "-conf": Opt("str", _conf, "<file> read options from file"),
+    "-conds": Opt("str", _conds, '<file> replace conditions (lines: NAME "condition")'),
+    "-names": Opt("str", _names, "<file> run only the tests named in file"),
+    "-excl": Opt("str", _excl, "<file> skip the tests named in file"),
+    "-speedcheck": Opt(
+        "tag",
+        _speedcheck,
+        "only executions settling the condition; fast: stop at the first",
+        SPEEDCHECKS,
+        fold=True,
+    ),
+    "-candidates": Opt("bool", _set("candidates"), "<bool> print the Candidates line"),
+    "-optace": Opt("tag", _optace, "true adds variant cos-opt", ("false", "true", "iico")),
+    "-unroll": Opt("int", _set("unroll"), "<n> backward-jump unrolling bound (default 2)"),
+    "-checkfilter": Opt("bool", _set("checkfilter"), "<bool> apply the test's filter"),
+    "-archcheck": Opt("bool", _set("archcheck"), "<bool> check model/test architectures"),
+    "-timeout": Opt("float", _set("time_limit"), "<s> give up a test after s CPU seconds"),
+    "-engine": Opt("tag", _set("engine"), "herdsman's engine choice", ENGINES),
+    "-progress": Opt("bool", _set("progress"), "<bool> each test's progress on stderr (herdsman)"),
+    "-max-memory": Opt("int", _max_memory, "<mb> give up a test beyond mb MB (herdsman)"),
+    "-graph": Opt("tag", _picture("graph"), "picture layout", GRAPH_MODES),
+    "-showevents": Opt("tag", _picture("show_events"), "events drawn", SHOW_EVENTS),
+    "-squished": Opt("bool", _picture("squished"), "<bool> short event labels"),
+    "-showinitwrites": Opt("bool", _picture("show_init_writes"), "<bool> draw initial writes"),
+    "-showthread": Opt("bool", _picture("show_thread"), "<bool> label the threads"),
+    "-doshow": Opt("str", _relations("doshow"), "<r1,r2> relations to draw too"),
+    "-unshow": Opt("str", _relations("unshow"), "<r1,r2> relations not to draw"),
+    "-gv": Opt("", _viewer, "herd opens gv; herdsman writes the pictures (-o DIR, -o -)"),
+    "-evince": Opt("", _viewer, "herd opens evince; herdsman writes the pictures"),
+    "-version": Opt("", _version, "print the version and exit"),
+    "-q": Opt("", lambda c, v, s: None, "quiet (herd's default here)"),
+    "-help": Opt("", _help, "this help"),
+    "--help": Opt("", _help, "this help"),
+}
+
+
+def _convert(name: str, opt: Opt, text: str) -> object:
+    try:
+        if opt.arg == "int":
+            return int(text)
+        if opt.arg == "float":
+            return float(text)
+    except ValueError:
+        raise OptionError(f"option {name}: expected a number, found '{text}'") from None
+    if opt.arg == "bool":
+        try:
+            return _bool(text)
+        except OptionError as e:
+            raise OptionError(f"option {name}: {e}") from None
+    if opt.fold:
+        text = text.lower()
+    if opt.arg == "tag" and text not in opt.choices:
+        raise OptionError(f"option {name}: '{text}' is not one of {', '.join(opt.choices)}")
+    return text
+
+
+def apply_option(cfg: RunConfig, st: State, name: str, value: str | None) -> None:
+    opt = OPTIONS.get(name)
+    if opt is None:
+        raise OptionError(f"unknown option '{name}' (see herdsman herd7 -help)")
+    if opt.arg and value is None:
+        raise OptionError(f"option {name} needs an argument")
+    opt.apply(cfg, _convert(name, opt, value) if opt.arg else None, st)
+
+
+def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
+    """Apply a herd configuration file: lines ``key value`` mean ``-key value``."""
+    if path in st.conf_stack:
+        raise InputError(path, 0, 0, "configuration file includes itself")
+    lines = read_text(path, MAX_LIST_BYTES, "configuration files").split("\n")
+    st.conf_stack.append(path)
+    try:
+        for n, line in enumerate(lines, 1):
+            s = line.split("#", 1)[0].strip()
+            if not s:
+                continue
+            key, _, value = s.partition(" ")
+            col = len(line) - len(line.lstrip()) + 1
+            try:
+                apply_option(cfg, st, "-" + key.lstrip("-"), value.strip() or None)
+            except OptionError as e:
+                raise InputError(path, n, col, str(e)) from None
+    finally:
+        st.conf_stack.pop()
+
+
+def parse_herd7_args(argv: list[str]) -> tuple[RunConfig, State]:
+    """RunConfig from herd7-style arguments (tests expanded, ``@index`` read)."""
+    cfg = RunConfig(herd_only=True, progress=None)
+    st = State()
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a.startswith("-") and a != "-" and not _is_number(a):
+            opt = OPTIONS.get(a)
+            if opt is None:
+                raise OptionError(f"unknown option '{a}' (see herdsman herd7 -help)")
+            value = None
+            if opt.arg:
+                if i + 1 >= len(argv):
+                    raise OptionError(f"option {a} needs an argument")
+                value = argv[i + 1]
+                i += 1
+            apply_option(cfg, st, a, value)
+        else:
+            st.test_args.append(a)
+        i += 1
+    cfg.tests = expand_test_args(st.test_args, allow_dirs=False)
+    return cfg, st
+
+
+def _is_number(a: str) -> bool:
+    try:
+        float(a)
+        return True
+    except ValueError:
+        return False
+
+
+def help_text() -> str:
+    lines = ["usage: herdsman herd7 [options] TEST... (@FILE: an index of tests)", "", "options:"]
+    for name, opt in OPTIONS.items():
+        arg = {"": "", "tag": "<" + "|".join(opt.choices) + ">"}.get(opt.arg, "")
+        left = f"  {name} {arg}".rstrip()
+        if len(left) >= 33:
+            left += "\n" + " " * 34
+        lines.append(left.ljust(34) + opt.help)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,211 @@
+"""herd7's per-test block: as data (:class:`HerdBlock`), from an outcome, and as text.
+
+One type holds herd's block whether it was made here from an engine's
+:class:`~herdsman.engine.outcome.Outcome` (:func:`herd_result`) or read from a herd7 log
+(:mod:`herd_compat.herdlog`), so that campaigns compare like with like and
+:func:`format_result` prints both byte for byte as herd does (herd-formats.md section
+4.1): ``Test``/``States``/state lines/verdict/``Witnesses``/``Positive``/``Flag``/
+``Condition``/``Observation``/``Time``/``Candidates``/``Hash`` and a blank line.  herd sorts
+the displayed locations (registers by thread then by the architecture's register order,
+then memory by name) and the states (lexicographically on values, integers numerically
+before symbols); :func:`herd_result` applies both orders, whatever order the engine used.
+Under ``-speedcheck true|fast`` herd's block has the same lines, but only the executions
+settling the condition were counted, and the ``Observation`` word says so (herd's
+``top_herd.ml``, :func:`observation_word`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from herdsman.engine.outcome import Outcome
+from herdsman.litmus.base.arch import ARCHS, parsed_archs
+from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc, Value, value_key
+from herdsman.litmus.printer import loc_text, value_text
+
+#: herd's kind word for each quantifier.
+KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+
+
+@dataclass
+class HerdBlock:
+    """herd's block for one test, in herd's words and orders.
+
+    ``states`` are the state lines in herd's order; ``verdict`` is ``Ok``/``No``/``Undef``
+    (``loop``: herd prefixes it with ``Loop``, an execution hit the unrolling bound);
+    ``positive``/``negative`` are the ``Witnesses`` line (herd swaps them for ``~exists``);
+    ``obs_positive``/``obs_negative`` the ``Observation`` line: the executions whose final
+    state satisfies the proposition, and the others.  ``time`` and ``candidates`` are
+    None when the block has no such line."""
+
+    name: str
+    kind: str  # Allowed | Forbidden | Required
+    states: list[str]
+    verdict: str  # Ok | No | Undef
+    positive: int
+    negative: int
+    condition: str  # herd's condition text
+    observation: str  # Never | Always | Sometimes
+    obs_positive: int
+    obs_negative: int
+    loop: bool = False
+    flags: list[str] = field(default_factory=list)
+    time: float | None = None
+    candidates: int | None = None
+    hash: str | None = None
+
+    @property
+    def quant(self) -> str:
+        """The condition's quantifier (``exists``, ``~exists``, ``forall``)."""
+        return self.condition.split(" ", 1)[0]
+
+    @property
+    def condition_text(self) -> str:
+        """The condition as herd prints it (the same as :attr:`condition`)."""
+        return self.condition
+
+    @property
+    def verdict_line(self) -> str:
+        """The verdict as herd prints it: ``Ok``, ``No``, ``Undef``, ``Loop Ok``..."""
+        return ("Loop " if self.loop else "") + self.verdict
+
+
+# ----------------------------------------------------------------------------- orders
+
+
+def guess_arch(locs: Iterable[Loc]) -> str:
+    """The architecture whose register names ``locs`` use (when none is given)."""
+    regs = [loc.reg for loc in locs if isinstance(loc, RegLoc)]
+    for name in parsed_archs():  # the first architecture all of whose names are registers
+        if regs and all(ARCHS[name].register(r) for r in regs):
+            return name
+    return "PPC"
+
+
+@lru_cache(maxsize=4096)
+def reg_key(arch: str, reg: str) -> tuple:
+    """Sort key of register ``reg`` in herd's register order for ``arch``."""
+    rec = ARCHS.get(arch)
+    return rec.register_key(reg) if rec else (0, 0, reg)
+
+
+def location_key(arch: str, loc: Loc) -> tuple:
+    """Sort key of a displayed location: registers (thread, register order), then symbolic
+    registers, then memory locations by name."""
+    if isinstance(loc, RegLoc):
+        return (0, loc.tid, reg_key(arch, loc.reg), "")
+    if isinstance(loc, SymRegLoc):
+        return (1, 0, (), loc.name)
+    return (2, 0, (), loc.name)
+
+
+def state_lines(
+    observed: Sequence[Loc], states: Iterable[tuple[Value, ...]], arch: str = ""
+) -> list[str]:
+    """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
+    register names)."""
+    order, heads = _display(tuple(observed), arch or guess_arch(observed))
+    rows = [tuple([st[i] for i in order]) for st in states]
+    if all(type(v) is int for row in rows for v in row):  # the usual case: plain integers
+        rows.sort()
+        return ["".join([f"{h}{v};" for h, v in zip(heads, row, strict=True)]) for row in rows]
+    rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
+    return [
+        "".join([f"{h}{value_text(v)};" for h, v in zip(heads, row, strict=True)]) for row in rows
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """herd's display order of the locations of a state, and the text before each value
+    (``0:r1=``, then `` [x]=``...)."""
+    order = tuple(sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i])))
+    heads = tuple(
+        ("" if k == 0 else " ") + loc_text(observed[i]) + "=" for k, i in enumerate(order)
+    )
+    return order, heads
+
+
+# ----------------------------------------------------------------------------- the block
+
+
+def observation_word(
+    positive: int, negative: int, quant: str = "exists", speedcheck: bool = False
+) -> str:
+    """herd's ``Observation`` word.  With ``speedcheck`` (herd's ``-speedcheck true`` or
+    ``fast``) the executions that settle nothing were never counted, so herd (HEAD's
+    ``top_herd.ml``) never says ``Always`` for ``exists``/``~exists`` (the negative ones
+    are unknown) nor ``Never`` for ``forall`` (the positive ones are)."""
+    if speedcheck:
+        if quant == "forall":
+            return "Always" if negative == 0 else "Sometimes"
+        return "Never" if positive == 0 else "Sometimes"
+    if positive == 0:
+        return "Never"
+    if negative == 0:
+        return "Always"
+    return "Sometimes"
+
+
+def flag_lines(flags: Iterable[str], undefined: bool) -> list[str]:
+    """herd's flags in order: ``*undef*`` first (herd's Undef < Flag), then by name."""
+    names = sorted({f for f in flags if f != "*undef*"})
+    if undefined or "*undef*" in flags:
+        names.insert(0, "*undef*")
+    return names
+
+
+def herd_result(
+    outcome: Outcome,
+    name: str,
+    hash: str,
+    condition_text: str,
+    *,
+    arch: str = "",
+    time: float | None = None,
+    candidates: bool = False,
+) -> HerdBlock:
+    """herd's block for an outcome of the test named ``name`` (its hash and condition as
+    herd prints them; ``arch`` orders the registers, guessed when empty).  ``time`` is
+    the test's CPU time (default: the engine's); ``candidates`` adds herd's
+    ``Candidates`` line (``-candidates true``)."""
+    pos, neg = outcome.positive, outcome.negative
+    quant = outcome.quantifier
+    return HerdBlock(
+        name=name,
+        kind=KINDS.get(quant, "Required"),
+        states=state_lines(outcome.observed, outcome.states, arch),
+        verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
+        positive=neg if quant == "~exists" else pos,  # herd's check_wit
+        negative=pos if quant == "~exists" else neg,
+        condition=condition_text,
+        observation=observation_word(pos, neg, quant, outcome.speedcheck != "false"),
+        obs_positive=pos,
+        obs_negative=neg,
+        loop=outcome.unroll_cut,
+        flags=flag_lines(outcome.flags, outcome.undefined),
+        time=outcome.stats.time if time is None else time,
+        candidates=outcome.stats.candidates if candidates else None,
+        hash=hash,
+    )
+
+
+def format_result(b: HerdBlock) -> str:
+    """herd's text of a block (ending with the empty line)."""
+    out = [f"Test {b.name} {b.kind}", f"States {len(b.states)}"]
+    out += b.states
+    out.append(b.verdict_line)
+    out.append("Witnesses")
+    out.append(f"Positive: {b.positive} Negative: {b.negative}")
+    out += [f"Flag {f}" for f in b.flags]
+    out.append(f"Condition {b.condition}")
+    out.append(f"Observation {b.name} {b.observation} {b.obs_positive} {b.obs_negative}")
+    if b.time is not None:
+        out.append(f"Time {b.name} {b.time:0.2f}")
+    if b.candidates is not None:
+        out.append(f"Candidates {b.name} {b.candidates}")
+    if b.hash:
+        out.append(f"Hash={b.hash}")
+    return "\n".join(out) + "\n\n"

@@ -1,0 +1,95 @@
+"""The configuration of a run: what ``herdsman run``, ``herdsman herd7`` and campaign workers
+parse their options into, with herd's meaning, and the engine's options made from it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from herdsman.engine.options import RunOptions
+from herdsman.graphs.dot import PictureOptions
+from herdsman.herd_compat.pipeline.progress import TerminalProgress
+
+
+@dataclass
+class RunConfig:
+    """Options of a run, with herd's meaning (see ``herdsman herd7 -help``).  Picklable:
+    campaign workers get one."""
+
+    tests: list[str] = field(default_factory=list)
+    model: str | None = None  # None: herd's default for each test's architecture
+    include_dirs: list[str] = field(default_factory=list)
+    variants: set[str] = field(default_factory=set)
+    skipchecks: list[str] = field(default_factory=list)
+    through: bool = False
+    show: str | None = None  # prop | neg | all | cond | wit (None: no pictures)
+    nshow: int | None = None
+    outdir: str | None = None  # directory for DOT files; "-" for stdout
+    suffix: str = ""
+    picture: PictureOptions = field(default_factory=PictureOptions)  # -graph, -squished...
+    engine: str = "auto"
+    candidates: bool = False
+    names: set[str] | None = None  # only these test names
+    excl: set[str] = field(default_factory=set)
+    conds: dict[str, tuple[str, int]] = field(default_factory=dict)
+    conds_path: str = ""
+    checkfilter: bool = True
+    unroll: int | None = None  # None: the engine's default (herd's 2)
+    archcheck: bool = True
+    time_limit: float | None = None  # herd's -timeout: no block for a test over it
+    memory_limit: int | None = None  # --max-memory: MB of address space (None: no limit)
+    speedcheck: str = "false"  # herd's -speedcheck: false | true | fast
+    # each test's progress on stderr (``run``/``herd7``); None: when stderr is a terminal
+    progress: bool | None = False
+    # TruSt's own options (``herdsman run``): GenMC's summary is printed after each block
+    preemption_bound: int | None = None  # only executions with at most K preemptions
+    print_executions: bool = False  # list every execution (with -o DIR: a DOT file each)
+    json: bool = False  # ``herdsman run --json``: one JSON object per test
+    # the operational engine's own options: its statistics are printed after each block
+    buffer_bound: int | None = None  # store buffers of at most K writes
+    stateful: bool = False  # stateful DPOR
+    reduction: str = "dpor"  # dpor, or none (every run)
+    herd_only: bool = False  # ``herdsman herd7``: herd's blocks and nothing else
+
+    @property
+    def trust_summary(self) -> bool:
+        """Whether TruSt's own options are on (each block is then followed by GenMC's
+        summary of the exploration)."""
+        return self.preemption_bound is not None or self.print_executions
+
+    @property
+    def execution_dots(self) -> bool:
+        """Whether each listed execution gets its own DOT file (``DIR/<test>-<n>.dot``,
+        instead of herd's ``DIR/<test>.dot``)."""
+        return self.print_executions and self.outdir not in (None, "-")
+
+    @property
+    def pictures(self) -> bool:
+        """Whether the executions the engine keeps are drawn (``-o DIR`` or ``-o -``)."""
+        return self.outdir is not None
+
+    @property
+    def shows_progress(self) -> bool:
+        """Whether each test's progress is drawn on stderr."""
+        return sys.stderr.isatty() if self.progress is None else self.progress
+
+    def run_options(self) -> RunOptions:
+        """The engine's options for one test."""
+        opts = RunOptions(
+            engine=self.engine,
+            show=self.show,
+            nshow=self.nshow,
+            checkfilter=self.checkfilter,
+            time_limit=self.time_limit,
+            preemption_bound=self.preemption_bound,
+            print_executions=self.print_executions,
+            executions_dot=self.execution_dots,
+            buffer_bound=self.buffer_bound,
+            stateful=self.stateful,
+            reduction=self.reduction,
+            speedcheck=self.speedcheck,
+            progress=TerminalProgress(sys.stderr) if self.shows_progress else None,
+        )
+        if self.unroll is not None:
+            opts.unroll = self.unroll
+        return opts

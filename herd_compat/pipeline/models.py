@@ -1,0 +1,84 @@
+"""Which cat model runs a test, loaded once per run: herd's default model per architecture
+(PPC -> ``power``, X86 -> ``tso``) unless one is given, the test's own variants, herd's
+architecture check, and model files found in ``-I`` directories."""
+
+from __future__ import annotations
+
+import os
+
+from herdsman.cat.api import Model, load_model
+from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.litmus.base.arch import ARCHS, is_arch
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.test import LitmusTest
+
+
+def test_variants(test: LitmusTest) -> frozenset[str]:
+    """Variant tags a test adds itself (info line ``Variant=t1,t2``)."""
+    tags: set[str] = set()
+    for key, value in test.info:
+        if key == "Variant":
+            tags |= {t for t in value.replace(",", " ").split() if t}
+    return frozenset(tags)
+
+
+def resolve_model_spec(spec: str, include_dirs: list[str]) -> str:
+    """A model file found in the current directory or an ``-I`` directory, else the spec
+    unchanged (a built-in model name, or a path load_model reports as missing)."""
+    if os.path.exists(spec):
+        return spec
+    if not os.path.isabs(spec):
+        for d in include_dirs:
+            cand = os.path.join(d, spec)
+            if os.path.exists(cand):
+                return cand
+    return spec
+
+
+class ModelCache:
+    """Models loaded once per (spec, variants): parsed and compiled once per run."""
+
+    def __init__(self, cfg: RunConfig) -> None:
+        self.cfg = cfg
+        self._models: dict[tuple[str, frozenset[str]], Model] = {}
+
+    def spec_for(self, arch: str, path: str) -> str:
+        """The model a test of architecture ``arch`` runs under."""
+        if self.cfg.model:
+            return self.cfg.model
+        rec = ARCHS.get(arch)
+        if rec is None or rec.default_model is None:
+            raise InputError(
+                path, 0, 0, f"no default model for architecture {arch}; give one with -model"
+            )
+        return rec.default_model
+
+    def get(self, spec: str, extra_variants: frozenset[str] = frozenset()) -> Model:
+        """The model ``spec`` with the run's variants and ``extra_variants``."""
+        variants = frozenset(self.cfg.variants) | extra_variants
+        key = (spec, variants)
+        if key not in self._models:
+            self._models[key] = load_model(
+                resolve_model_spec(spec, self.cfg.include_dirs),
+                include_dirs=tuple(self.cfg.include_dirs),
+                variants=variants,
+                skipchecks=tuple(self.cfg.skipchecks),
+                through=self.cfg.through,
+            )
+        return self._models[key]
+
+    def for_test(self, test: LitmusTest) -> Model:
+        """The model ``test`` runs under (an InputError when its architecture is not the
+        model's, unless ``-archcheck false``)."""
+        spec = self.spec_for(test.arch, test.path)
+        model = self.get(spec, test_variants(test))
+        arch = model.arch
+        if self.cfg.archcheck and arch is not None and is_arch(arch) and arch != test.arch:
+            raise InputError(  # the model chosen is the one at fault, not the test
+                spec,
+                0,
+                0,
+                f"model {spec} is for {arch}, test {test.path} is {test.arch} "
+                "(architecture mismatch)",
+            )
+        return model

@@ -1,0 +1,71 @@
+"""The errors of bad input: :class:`InputError`, printed as ``FILE:LINE:COL: error:
+message``, and :class:`UsageError`, a bad command line.
+
+Every parser and checker in herdsman raises :class:`InputError` for a malformed litmus test,
+cat file, unknown model or unsupported instruction; the command line prints
+:meth:`InputError.render` and exits with status 2, never a traceback.  A bad option value
+is a :class:`UsageError`, printed as ``herdsman COMMAND: error: ...`` (exit status 2).
+"""
+
+from __future__ import annotations
+
+
+def printable(text: str) -> str:
+    """``text`` with every unprintable character (control characters, NUL, bytes that were
+    not UTF-8) escaped as Python would (``\\x00``), so that an error never writes them to
+    the user's terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+#: The longest file name an error shows whole (longer: its two ends around "...").
+PATH_SHOWN = 512
+
+
+def _shortened(path: str) -> str:
+    if len(path) <= PATH_SHOWN:
+        return path
+    half = PATH_SHOWN // 2
+    return path[:half] + "..." + path[-half:]
+
+
+class InputError(Exception):
+    """Bad input at ``path:line:col`` (1-based; 0 when unknown).
+
+    ``source_line`` (the text of the offending line), when given, is shown under the
+    message with a caret under column ``col`` (cat files use it).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        col: int,
+        message: str,
+        source_line: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = _shortened(printable(path))
+        self.line = line
+        self.col = col
+        self.message = printable(" ".join(message.split()))  # always one line
+        self.source_line = source_line
+
+    def header(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
+
+    def render(self) -> str:
+        """The error line, plus the source line and a caret when known."""
+        out = self.header()
+        if self.source_line is not None and self.col > 0:
+            src = self.source_line.rstrip("\n").expandtabs(1)
+            out += "\n" + src + "\n" + " " * (self.col - 1) + "^"
+        return out
+
+    def __str__(self) -> str:
+        return self.header()
+
+
+class UsageError(Exception):
+    """A bad command line: an unknown option, a bad value, an option given twice."""
