@@ -69,7 +69,7 @@ class TimedModel:
 def load(spec: str):
     if spec == "oracle-power":
         sys.path.insert(0, str(ROOT / "tests"))
-        from test_engine_helpers import PowerOracleModel
+        from support.engine import PowerOracleModel
 
         return PowerOracleModel()
     from herdsman.cat.api import load_model  # the cat package's checker API

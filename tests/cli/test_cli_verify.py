@@ -1,0 +1,152 @@
+"""``herdsman verify``: GenMC's report, the violating execution as a trace and a DOT file,
+JSON, ``--keep-going``, the loop bound, and bad input as one line with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from herdsman.herd_compat.cli.main import main
+
+PROGRAMS = Path(__file__).resolve().parents[2] / "litmus" / "examples" / "programs"
+
+# main waits for two threads that each add 1 to x without atomicity
+RACY = """#include <pthread.h>
+#include <assert.h>
+int x;
+void *inc(void *arg) { int r = x; x = r + 1; return 0; }
+int main() {
+  pthread_t a, b;
+  pthread_create(&a, 0, inc, 0);
+  pthread_create(&b, 0, inc, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(x == 2);
+  return 0;
+}
+"""
+
+# a loop that needs more iterations than the bound whenever y stays 0
+LOOPING = """#include <pthread.h>
+int y; int n;
+void *w(void *arg) { y = 1; return 0; }
+int main() {
+  pthread_t t;
+  pthread_create(&t, 0, w, 0);
+  while (y == 0) { n = n + 1; }
+  pthread_join(t, 0);
+  return 0;
+}
+"""
+
+
+def _verify(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(["verify", *argv])
+    got = capsys.readouterr()
+    return rc, got.out, got.err
+
+
+def test_error_report_trace_and_picture(capsys, tmp_path) -> None:
+    prog = tmp_path / "racy.c"
+    prog.write_text(RACY)
+    rc, out, err = _verify(capsys, str(prog), "-o", str(tmp_path))
+    assert rc == 42, err
+    lines = out.splitlines()
+    assert lines[0] == "Error detected: Safety violation!"
+    assert lines[1].startswith("Assertion violation: x == 2  (thread 0, line 11)")
+    assert "Thread 1:" in lines and "Coherence order:" in lines
+    assert any(line.startswith("Number of complete executions explored: ") for line in lines)
+    assert any(line.startswith("Number of blocked executions seen: ") for line in lines)
+    dot = (tmp_path / "racy.dot").read_text()
+    assert dot.startswith("digraph") and "rf" in dot
+
+
+def test_keep_going_counts_every_execution(capsys, tmp_path) -> None:
+    prog = tmp_path / "racy.c"
+    prog.write_text(RACY)
+    rc, out, _ = _verify(capsys, str(prog), "--keep-going")
+    assert rc == 42
+    # (2!)^2 = 4 executions under SC; in two of them an update is lost
+    assert "Number of complete executions explored: 4" in out
+    assert "Executions violating an assertion: 2" in out
+
+
+def test_json_gives_the_outcome(capsys, tmp_path) -> None:
+    prog = tmp_path / "racy.c"
+    prog.write_text(RACY)
+    rc, out, _ = _verify(capsys, str(prog), "--json", "--keep-going", "--engine", "reference")
+    data = json.loads(out)
+    assert rc == 42 and data["verdict"] == "unsafe"
+    assert data["outcome"]["errors"][0]["message"] == "x == 2"
+    assert sum(s["executions"] for s in data["outcome"]["states"]) == 4
+
+
+def test_loop_bound_blocks_and_is_reported(capsys, tmp_path) -> None:
+    prog = tmp_path / "loop.c"
+    prog.write_text(LOOPING)
+    rc, out, _ = _verify(capsys, str(prog), "--unroll", "1")
+    assert rc == 0
+    assert "Executions cut by the loop bound (--unroll 1): " in out
+    # with a larger bound, more executions complete and fewer are cut
+    rc2, out2, _ = _verify(capsys, str(prog), "--unroll", "3")
+    assert rc2 == 0
+    assert _complete(out) < _complete(out2)
+
+
+def _complete(report: str) -> int:
+    line = next(x for x in report.splitlines() if x.startswith("Number of complete"))
+    return int(line.rsplit(": ", 1)[1])
+
+
+def test_bad_input_is_one_line(capsys, tmp_path) -> None:
+    prog = tmp_path / "bad.c"
+    prog.write_text("int main() { int *p = malloc(4); return 0; }\n")
+    rc, out, err = _verify(capsys, str(prog))
+    assert rc == 2 and not out
+    assert err.count("\n") == 1 and err.startswith(f"{prog}:1:") and "malloc" in err
+    rc, _, err = _verify(capsys, str(tmp_path / "missing.c"))
+    assert rc == 2 and "no such file" in err
+    rc, _, err = _verify(capsys, str(PROGRAMS / "counter.c"), "--model", "nosuchmodel")
+    assert rc == 2 and err.count("\n") == 1
+    litmus = PROGRAMS.parent / "c" / "SB.litmus"
+    rc, _, err = _verify(capsys, str(litmus))
+    assert rc == 2 and "'herdsman run' runs it" in err
+    assert main(["run", "--model", "sc", str(PROGRAMS / "counter.c")]) == 2
+    assert "'herdsman verify' checks it" in capsys.readouterr().err
+
+
+# two threads filling 300 cells each: the reference engine's enumeration needs memory
+HUNGRY = """#include <pthread.h>
+int a[400];
+void *w(void *arg) { for (int i = 0; i < 300; i++) a[i] = i; return 0; }
+int main() { pthread_t t; pthread_create(&t, 0, w, 0); pthread_create(&t, 0, w, 0); return 0; }
+"""
+
+
+def test_limits_give_up_cleanly(tmp_path) -> None:
+    """``--memory`` and ``--timeout``: one warning line, exit status 3 (run in a child
+    process: an address-space limit stays with the process that set it)."""
+    prog = tmp_path / "hungry.c"
+    prog.write_text(HUNGRY)
+    for limit in (["--memory", "200"], ["--timeout", "0.5"]):
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "herdsman.herd_compat.cli.main",
+                "verify",
+                "--engine",
+                "reference",
+            ]
+            + limit
+            + [str(prog)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert r.returncode == 3, (limit, r.stderr)
+        assert r.stderr.count("\n") == 1 and ": warning: " in r.stderr and "exceeded" in r.stderr
+        assert "Traceback" not in r.stderr
