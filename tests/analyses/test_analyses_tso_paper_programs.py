@@ -4,7 +4,7 @@
 Each program opens with ``herdsman: expect sc=V tso=V`` and ``herdsman: paper-fences N``
 (Fig. 8's #F).  Checked here: the files, the headers against the paper's #P and #F, the
 fenced versions (exactly #F fences, each a statement of its own, and otherwise the
-unfenced program) — C11 validity is checked in tests/test_c_examples.py — and with
+unfenced program) — C11 validity is checked in tests/engine/test_engine_c_examples.py — and with
 ``herdsman verify --engine operational --stateful``: SC safe; the unfenced programs
 unsafe under TSO from the README's bound K (at most 3) on; the fenced programs and the
 alternating-bit protocol safe under TSO with buffer bounds 1 and 2, and for every buffer

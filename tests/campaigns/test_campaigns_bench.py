@@ -12,7 +12,7 @@ from pathlib import Path
 from support.campaigns import OracleWorker
 
 ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

@@ -40,7 +40,7 @@ from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.run_file import Done, Failed
 from herdsman.litmus.base.errors import InputError
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 ROOT = HERE.parent
 X86 = ROOT / "litmus" / "examples" / "x86"
 TESTS = sorted(str(p) for p in X86.glob("*.litmus"))

@@ -41,7 +41,7 @@ from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.run_file import Done, Failed
 from herdsman.litmus.base.errors import InputError
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 ROOT = HERE.parent
 X86 = ROOT / "litmus" / "examples" / "x86"
 NAMES = ["SB", "MP", "LB", "IRIW", "2+2W", "R"]

@@ -1,7 +1,7 @@
 """Campaign machinery: database, resume, worker pool, timeouts, comparisons, reports.
 
 The engine-independent parts are tested with an *oracle worker*
-(``test_compat_helpers.OracleWorker``): a worker factory that "runs" a POWER test by
+(``support.campaigns.OracleWorker``): a worker factory that "runs" a POWER test by
 returning an outcome made from herd's own block (herd's log is loaded once per worker, like
 a model), optionally altered, delayed, hung or crashed on request.  The real engine is
 exercised by tests/test_compat_realrun.py.
@@ -33,7 +33,7 @@ from herdsman.herd_compat.formats.herdlog import read_expectations, read_herd_lo
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.litmus.base.errors import InputError
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 ROOT = HERE.parent
 
 # ----------------------------------------------------------------------------- oracle worker
@@ -286,10 +286,10 @@ def test_campaign_worker_start_failure(tmp_path: Path, fork_workers) -> None:
 
 
 def _validate_cmd(tmp_path: Path, index: Path, db: Path, *extra: str) -> list[str]:
-    """``herdsman validate`` with the oracle as worker (see test_compat_helpers)."""
+    """``herdsman validate`` with the oracle as worker (see support/campaigns.py)."""
     return [
         sys.executable,
-        str(HERE.parent / "support" / "campaigns.py"),
+        str(HERE / "support" / "campaigns.py"),
         f"@{index}",
         "--model",
         "power",

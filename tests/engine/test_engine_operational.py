@@ -261,7 +261,7 @@ def test_zkw15_fig2(tmp_path, spec, naive, explored, reachable):
 
 #: (program, model) cases whose TruSt and operational runs together take seconds (CPU
 #: times measured: szymanski TSO 1.5 s + 2 s, PSO 2.4 s + 4 s; dijkstra PSO 0.3 s + 3 s):
-#: run only with ``HERDSMAN_SLOW=1`` (as test_c_examples.py's reference-slow programs).
+#: run only with ``HERDSMAN_SLOW=1`` (as test_engine_c_examples.py's reference-slow programs).
 SLOW_PROGRAMS = {("szymanski", "tso"), ("szymanski", "pso"), ("dijkstra", "pso")}
 SLOW_SKIP = pytest.mark.skipif(
     not os.environ.get("HERDSMAN_SLOW"), reason="seconds of CPU: set HERDSMAN_SLOW=1 to run"

@@ -2,7 +2,7 @@
 
 The sample (about 400 tests) covers every mnemonic of the campaign, every family prefix
 of test names and a few of herd's slowest tests.  It runs under the Python oracle of the
-Power model (tests/test_engine_helpers.py) and, once the cat evaluator provides
+Power model (tests/support/engine.py) and, once the cat evaluator provides
 ``cat.api``, under herd's own ``ppc.cat`` and the built-in ``power`` model.
 """
 

@@ -3,7 +3,7 @@ another process through its database, to stop it part way; outcomes made from he
 blocks; and the *oracle*, a campaign worker answering with herd's blocks (altered, slow,
 hung or crashing on request) to test the campaign machinery without the engine.
 
-``python tests/test_compat_helpers.py VALIDATE-ARGS...`` runs ``herdsman validate`` with
+``python tests/support/campaigns.py VALIDATE-ARGS...`` runs ``herdsman validate`` with
 the oracle of ``$HERDSMAN_TEST_ORACLE``."""
 
 from __future__ import annotations
