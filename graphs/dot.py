@@ -38,6 +38,7 @@ from herdsman.litmus.base.arch import fence_picture
 __all__ = [
     "DRAWABLE",
     "GRAPH_MODES",
+    "PICTURE_FORMATS",
     "SHOW_EVENTS",
     "PictureOptions",
     "edge_color",
@@ -166,7 +167,10 @@ class PictureOptions:
     accesses, ``memfence``: accesses and fences), ``-squished`` (short labels),
     ``-showinitwrites``, ``-showthread`` (thread labels; ``po:t`` labels in ``free``),
     ``-doshow``/``-unshow`` (relations added, by the names :data:`DRAWABLE` lists, or
-    taken away), and a line under the legend saying which execution this is."""
+    taken away), and a line under the legend saying which execution this is.  Then how
+    the picture is filed: ``format`` (``dot`` text, or an image drawn by herdsman: ``svg``,
+    ``png``) and ``layout``, Graphviz's program that places the events (herd's
+    ``-dotcom``: ``dot``, or ``neato`` for herd's pinned ``columns``)."""
 
     graph: str = "cluster"
     show_events: str = "noregs"
@@ -176,10 +180,14 @@ class PictureOptions:
     doshow: frozenset[str] = frozenset()
     unshow: frozenset[str] = frozenset()
     caption: str = ""
+    format: str = "dot"
+    layout: str = "dot"
 
 
-#: The ``-graph`` modes and the ``-showevents`` values herd knows.
+#: The ``-graph`` modes and the ``-showevents`` values herd knows; the files herdsman
+#: writes (``--format``).
 GRAPH_MODES = ("cluster", "columns", "free")
+PICTURE_FORMATS = ("dot", "svg", "png")
 SHOW_EVENTS = ("all", "noregs", "mem", "memfence")
 #: The relations ``-doshow`` can add to any picture (a model's own are drawn when it
 #: shows them).

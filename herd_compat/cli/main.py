@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from herdsman.herd_compat.cli.args import Parser, UsageError
@@ -122,6 +123,7 @@ def _run_parser() -> _Parser:
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
     p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<test>.dot ('-': stdout)")
+    _format_option(p, "DIR/<test>.dot, or an image per execution")
     p.add_argument("--skipchecks", action="append", default=[], metavar="N1,N2")
     p.add_argument("--through", action="store_true", help="let failing executions through")
     p.add_argument("--candidates", action="store_true", help="print the Candidates line")
@@ -198,6 +200,7 @@ def _cmd_run(argv: list[str]) -> int:
         speedcheck=a.speedcheck,
         progress=a.progress,
     )
+    cfg.picture = replace(cfg.picture, format=a.format)
     _check_operational(a)
     if cfg.json and cfg.outdir == "-":
         raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")
@@ -209,6 +212,18 @@ def _cmd_run(argv: list[str]) -> int:
         raise UsageError("--preemption-bound must be >= 0")
     _check_memory(a.max_memory, "--max-memory")
     return run_tests(cfg)
+
+
+def _format_option(p: _Parser, what: str) -> None:
+    """``--format dot|svg|png``: how ``-o DIR`` files pictures."""
+    from herdsman.graphs.dot import PICTURE_FORMATS
+
+    p.add_argument(
+        "--format",
+        choices=PICTURE_FORMATS,
+        default="dot",
+        help=f"pictures with -o DIR: {what} (svg, png: drawn by herdsman)",
+    )
 
 
 def _check_memory(mb: int | None, option: str) -> None:
@@ -231,9 +246,8 @@ def _cmd_herd7(argv: list[str]) -> int:
         return 0
     if st.viewer:
         sys.stderr.write(
-            "note: herdsman opens no viewer (-gv, -evince): give -show and -o DIR (or -o -) "
-            "and render the .dot files with Graphviz, e.g. 'dot -Tpng -O DIR/TEST.dot' "
-            "('-graph columns': 'dot -Kneato -Tpng -O ...')\n"
+            "note: herdsman opens no viewer (-gv, -evince): give -show and -o DIR "
+            "--format svg (or png) for images, or -o DIR (or -o -) for DOT text\n"
         )
     if st.version:
         sys.stdout.write(f"herdsman {VERSION} (herd7-compatible command line)\n")
@@ -269,6 +283,7 @@ def _verify_parser() -> _Parser:
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--cat-include", action="append", default=[], metavar="DIR")
     p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<program>.dot of an error")
+    _format_option(p, "DIR/<program>.dot of an error, or its image")
     p.add_argument("--json", action="store_true", help="one JSON object per program")
     p.add_argument(
         "--keep-going", action="store_true", help="explore every execution, not to the first error"
@@ -359,6 +374,7 @@ def _cmd_verify(argv: list[str]) -> int:
         include_dirs=a.include,
         cat_include_dirs=a.cat_include,
         outdir=a.outdir,
+        picture_format=a.format,
         json=a.json,
         keep_going=a.keep_going,
         time_limit=a.timeout,

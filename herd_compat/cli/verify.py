@@ -26,9 +26,8 @@ from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, run_program
-from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.analyses.bounds import BoundsConfig, verify_bounds
-from herdsman.herd_compat.formats.dots import check_outdir, write_file
+from herdsman.herd_compat.formats.dots import check_outdir, write_error_picture
 from herdsman.herd_compat.formats.opsummary import operational_lines
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
 from herdsman.herd_compat.formats.trace import trace
@@ -58,6 +57,7 @@ class VerifyConfig:
     include_dirs: list[str] = field(default_factory=list)
     cat_include_dirs: list[str] = field(default_factory=list)
     outdir: str | None = None
+    picture_format: str = "dot"  # the error's picture: DOT text, svg or png
     json: bool = False
     keep_going: bool = False
     time_limit: float | None = None
@@ -74,7 +74,7 @@ def verify(cfg: VerifyConfig) -> int:
     """Verify every program of ``cfg``; the exit status (the worst one)."""
     if cfg.unroll < 0:
         raise InputError("--unroll", 0, 0, "the loop bound must be >= 0")
-    check_outdir(cfg.outdir)
+    check_outdir(cfg.outdir, cfg.picture_format)
     limit_memory(cfg.memory_limit)
     model = load_model(cfg.model, cfg.cat_include_dirs)
     target = cfg.target or target_for_model(cfg.model)
@@ -104,6 +104,7 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
             BoundsConfig(cfg.model, cfg.max_bound, cfg.max_states, cfg.time_limit, cfg.json),
             model,
             cfg.outdir,
+            cfg.picture_format,
         )
     program = replace(program, loop_bound="block")
     opts = RunOptions(
@@ -133,12 +134,10 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         sys.stdout.write(json.dumps(data) + "\n")
     else:
         sys.stdout.write(report(out, cfg.unroll, wall))
-    if out.errors and cfg.outdir:
-        graph = out.errors[0].graph
-        if graph is not None:
-            name = os.path.splitext(os.path.basename(path))[0]
-            dot = to_dot(graph, test_name=program.name, model_name=cfg.model)
-            write_file(os.path.join(cfg.outdir, f"{name}.dot"), dot)
+    if out.errors and cfg.outdir and out.errors[0].graph is not None:
+        write_error_picture(
+            cfg.outdir, path, out.errors[0].graph, program.name, cfg.model, cfg.picture_format
+        )
     return UNSAFE if out.errors else SAFE
 
 
