@@ -134,7 +134,8 @@ def event_letter(k: int) -> str:
 
 
 def event_action(e: Event) -> str:
-    """herd's ``pp_action``: ``W[x]=1``, ``R[y]*=0`` (atomic), ``Sync``, ``Branching(bcc)``."""
+    """herd's ``pp_action``: ``W[x]=1``, ``R[y]*=0`` (atomic), ``Sync``, ``Branching(bcc)``;
+    a C program's ``Spawn(P1)`` and ``Join(P1)``."""
     if e.kind in ("R", "W"):
         star = "*" if e.annots & _ATOMIC else ""
         return f"{e.kind}[{e.loc}]{star}={e.value}"
@@ -142,6 +143,8 @@ def event_action(e: Event) -> str:
         return fence_picture(e.fence) if e.fence else "F"
     if e.kind == "B":
         return "Branching(bcc)"
+    if e.kind in ("S", "J"):  # herdsman's own: a C program's thread spawn and join
+        return f"{'Spawn' if e.kind == 'S' else 'Join'}(P{e.value})"
     return e.kind
 
 

@@ -35,6 +35,7 @@ COMMANDS = {
     "fences": "insert the fewest fences that make a C program or litmus test safe (z3)",
     "explain": "why a model forbids (or allows) a final state: candidates, failing check, cycle",
     "diff": "run two models on many tests and explain where their answers differ",
+    "serve": "the workbench in a browser: run, draw, explain and diff (http://127.0.0.1:8000/)",
 }
 
 
@@ -593,6 +594,24 @@ def _cmd_diff(argv: list[str]) -> int:
     return diff_main(argv)
 
 
+def _cmd_serve(argv: list[str]) -> int:
+    from herdsman.herd_compat.serve.app import serve
+
+    p = _Parser(
+        prog="herdsman serve",
+        description=COMMANDS["serve"] + ". Listens on 127.0.0.1 (this machine only) unless "
+        "--host says otherwise; runs herdsman's engines only, each job in a process it can "
+        "kill, within a time and a memory limit.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    a = p.parse_args(argv)
+    if not 0 < a.port < 65536:
+        raise UsageError(f"--port {a.port}: not a port number (1-65535)")
+    serve(a.host, a.port)
+    return 0
+
+
 # ----------------------------------------------------------------------------- main
 
 HANDLERS: dict[str, Callable[[list[str]], int]] = {
@@ -605,6 +624,7 @@ HANDLERS: dict[str, Callable[[list[str]], int]] = {
     "fences": _cmd_fences,
     "explain": _cmd_explain,
     "diff": _cmd_diff,
+    "serve": _cmd_serve,
 }
 
 
