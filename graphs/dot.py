@@ -32,7 +32,14 @@ import pydot
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
-from herdsman.graphs.layout import add_layout, column_positions, event_rows, header_name, runs_down
+from herdsman.graphs.layout import (
+    add_layout,
+    column_positions,
+    event_rows,
+    header_name,
+    runs_down,
+    spread_flat_labels,
+)
 from herdsman.litmus.base.arch import fence_picture
 
 __all__ = [
@@ -338,6 +345,8 @@ def to_dot(
         color = edge_color(name)
         for a, b in U.pairs(r):
             edge(node(a), node(b), name, color, along(a, b))
+    if mode != "free":
+        spread_flat_labels(dot)
     return dot.to_string()
 
 

@@ -26,7 +26,17 @@ import pydot
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import Relations
 
-__all__ = ["add_layout", "column_positions", "event_rows", "header_name", "runs_down"]
+__all__ = [
+    "add_layout",
+    "column_positions",
+    "event_rows",
+    "header_name",
+    "runs_down",
+    "spread_flat_labels",
+]
+
+#: A label that fits between two columns (characters).
+SHORT_LABEL = 3
 
 
 def event_rows(g: Relations, shown: int) -> dict[int, int]:
@@ -151,3 +161,26 @@ def column_positions(
     for t in range(nthreads):
         pos[("proc", t)] = ((t + 1.0) * xstep, y_label)
     return pos
+
+
+def _unquote(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
+def spread_flat_labels(dot: pydot.Dot) -> None:
+    """Labels of edges within one row kept off the events: ``dot`` draws such an edge
+    straight between the two events and its label halfway, over them when it is longer
+    than the gap; such an edge (a label of more than :data:`SHORT_LABEL` characters) leaves
+    and enters its events from below instead, its label under the row.  Call it once
+    every edge is in (a cycle drawn over a picture adds some)."""
+    rows = [
+        {_unquote(n.get_name()) for n in sub.get_nodes()}
+        for sub in dot.get_subgraphs()
+        if _unquote(sub.get_name()).startswith("rank")
+    ]
+    for e in dot.get_edges():
+        label = _unquote(str(e.get("label") or ""))
+        a, b = _unquote(str(e.get_source())), _unquote(str(e.get_destination()))
+        if len(label) > SHORT_LABEL and any(a in row and b in row for row in rows):
+            e.set("tailport", "s")
+            e.set("headport", "s")

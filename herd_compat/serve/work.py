@@ -251,7 +251,9 @@ def explain_state(req: JobRequest, files: Files, send: Send) -> None:
     text = io.StringIO()
     if explain(cfg, text) != 0:  # over the time limit: its warning line is sent
         return
-    send({"type": "report", "text": text.getvalue()})
+    # the pictures are drawn beside the text: not the files it names
+    lines = [x for x in text.getvalue().splitlines() if not x.startswith("  picture: pictures/")]
+    send({"type": "report", "text": "\n".join(lines) + "\n"})
     names = sorted(os.listdir("pictures"), key=_picture_order)
     texts = []
     for name in names:

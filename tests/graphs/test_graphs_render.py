@@ -10,15 +10,15 @@ import stat
 from pathlib import Path
 
 import pytest
+from support.pictures import layout
 
 from herdsman.graphs import render as rmod
 from herdsman.graphs.build import R, W, build
 from herdsman.graphs.dot import PictureOptions, to_dot
-from herdsman.graphs.render import RenderError, Renderer, find_renderer, render, render_all
+from herdsman.graphs.render import Renderer, RenderError, find_renderer, render, render_all
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.herd_compat.pipeline.run_file import Done, run_file
-from support.pictures import layout
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "litmus" / "examples"

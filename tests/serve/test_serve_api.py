@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from support.serve import Server
 
 ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "litmus" / "examples"
+MP = "ppc/MP+lwsync+addr.litmus"
 
 #: A test the reference engine takes long over (4 threads of 4 writes to x).
 LONG = (
@@ -34,7 +35,9 @@ def _of(events: list[dict], kind: str) -> list[dict]:
 
 
 def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from herdsman.herd_compat.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    code = (
+        "import sys; from herdsman.herd_compat.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
     return subprocess.run(
         [sys.executable, "-c", code, *argv], cwd=cwd, capture_output=True, text=True, timeout=120
     )
@@ -56,9 +59,14 @@ def test_catalog_examples_and_models(server: Server) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/example?path=../../pyproject.toml", "/api/example?path=/etc/passwd",
-     "/api/example?path=ppc/..%2F..%2Fcat%2Fapi.py", "/api/model?name=/etc/passwd",
-     "/static/../../pyproject.toml", "/static/%2e%2e/examples.py"],
+    [
+        "/api/example?path=../../pyproject.toml",
+        "/api/example?path=/etc/passwd",
+        "/api/example?path=ppc/..%2F..%2Fcat%2Fapi.py",
+        "/api/model?name=/etc/passwd",
+        "/static/../../pyproject.toml",
+        "/static/%2e%2e/examples.py",
+    ],
 )
 def test_nothing_outside_the_examples_is_served(server: Server, path: str) -> None:
     status, body = server.get(path)
@@ -88,13 +96,17 @@ def test_mp_under_power_streams_herds_block_and_pictures(server: Server) -> None
     events = server.job({"example": "ppc/MP+lwsync+addr.litmus", "model": "power"})
     assert [e["type"] for e in events[:2]] == ["job", "started"]
     (block,) = _of(events, "block")
-    expected = _cli("herd7", "-model", "power", "ppc/MP+lwsync+addr.litmus", cwd=ROOT / "litmus" / "examples")
+    expected = _cli(
+        "herd7", "-model", "power", "ppc/MP+lwsync+addr.litmus", cwd=ROOT / "litmus" / "examples"
+    )
     drop_time = lambda t: [x for x in t.splitlines() if not x.startswith("Time ")]  # noqa: E731
     assert drop_time(block["text"]) == drop_time(expected.stdout)
     assert "Observation MP+lwsync+addr Never 0 3" in block["text"]
     (states,) = _of(events, "states")
     assert [s["state"] for s in states["states"]] == [
-        "1:r1=0; 1:r4=0;", "1:r1=0; 1:r4=1;", "1:r1=1; 1:r4=1;"
+        "1:r1=0; 1:r4=0;",
+        "1:r1=0; 1:r4=1;",
+        "1:r1=1; 1:r4=1;",
     ]
     assert _of(events, "pictures") == [{"type": "pictures", "total": 3}]
     pics = _of(events, "picture")
@@ -109,7 +121,9 @@ def test_peterson_under_tso_is_genmcs_report(server: Server, tmp_path: Path) -> 
     (report,) = _of(events, "report")
     assert report["text"].startswith("Error detected: Safety violation!\n")
     assert "Assertion violation: in_cs == 0" in report["text"] and report["unsafe"]
-    expected = _cli("verify", "--model", "tso", "programs/peterson.c", cwd=ROOT / "litmus" / "examples")
+    expected = _cli(
+        "verify", "--model", "tso", "programs/peterson.c", cwd=ROOT / "litmus" / "examples"
+    )
     same = lambda t: [x for x in t.splitlines() if not x.startswith("Total wall-clock")]  # noqa: E731
     assert same(report["text"]) == same(expected.stdout)
     (pic,) = _of(events, "picture")
@@ -135,7 +149,9 @@ def test_a_cat_error_points_at_its_line(server: Server) -> None:
 
 
 def test_explain_draws_the_violated_axioms_cycle(server: Server) -> None:
-    events = server.job({"task": "explain", "example": "ppc/MP+lwsync+addr.litmus", "model": "power"})
+    events = server.job(
+        {"task": "explain", "example": "ppc/MP+lwsync+addr.litmus", "model": "power"}
+    )
     (report,) = _of(events, "report")
     assert "Forbidden: 1 candidate execution gives this state" in report["text"]
     assert "rejected by observation" in report["text"]

@@ -71,7 +71,9 @@ def test_a_permalinks_request() -> None:
 def test_pasted_text_and_cat() -> None:
     req = parse_request({"text": "X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nexists (x=1)\n"})
     assert req.kind == "litmus" and req.example is None
-    req = parse_request({"text": "int main() { return 0; }", "model": "custom", "cat": "acyclic po"})
+    req = parse_request(
+        {"text": "int main() { return 0; }", "model": "custom", "cat": "acyclic po"}
+    )
     assert req.kind == "program" and req.model.cat == "acyclic po"
 
 
@@ -89,7 +91,10 @@ def test_pasted_text_and_cat() -> None:
         ({"example": "x86/SB.litmus", "task": "shell"}, "task: 'shell' is not one of"),
         ({"example": "programs/peterson.c", "task": "explain"}, "explain takes a litmus test"),
         ({"task": "diff", "model": "tso", "model_b": "sc", "tests": ["../x"]}, "not a bundled"),
-        ({"task": "diff", "model": "tso", "model_b": "sc", "tests": ["programs/peterson.c"]}, "on litmus tests"),
+        (
+            {"task": "diff", "model": "tso", "model_b": "sc", "tests": ["programs/peterson.c"]},
+            "on litmus tests",
+        ),
         ({"task": "diff", "model": "tso", "tests": ["x86"]}, "choose both models"),
         ([1, 2], "expected a JSON object"),
     ],
@@ -101,7 +106,9 @@ def test_bad_requests_are_one_line(doc: object, needle: str) -> None:
 
 
 def test_a_diff_over_folders() -> None:
-    req = parse_request({"task": "diff", "model": "tso", "model_b": "sc", "tests": "x86,ppc/MP.litmus"})
+    req = parse_request(
+        {"task": "diff", "model": "tso", "model_b": "sc", "tests": "x86,ppc/MP.litmus"}
+    )
     assert "x86/SB.litmus" in req.tests and "ppc/MP.litmus" in req.tests
     assert all(t.endswith(".litmus") for t in req.tests)
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from herdsman.graphs.render import find_renderer
 
-#: Graphviz's default font size (points) and a generous width of one character in it.
+#: Graphviz's default font size (points) and a generous width of one character in it
+#: (when the layout does not say how wide a label's text is).
 FONT = 14.0
 CHAR = 0.55 * FONT
 
@@ -85,6 +86,8 @@ def layout(dot_text: str, engine: str = "dot") -> Layout:
             continue
         x, y = map(float, e["lp"].split(","))
         text = e.get("label", "")
-        w = len(text) * CHAR / 2
+        # the text's width as Graphviz measured it (else a generous guess)
+        widths = [op["width"] for op in e.get("_ldraw_", []) if op.get("op") == "T"]
+        w = (max(widths) if widths else len(text) * CHAR) / 2
         labels.append((text, (x - w, y - FONT / 2, x + w, y + FONT / 2)))
     return Layout(nodes, labels)

@@ -13,6 +13,7 @@ const state = {
   loaded: { path: "", text: "" },   // the example in the editor, as loaded
   job: null,
   running: false,
+  failed: false,
   lastBuiltin: "",
 };
 
@@ -144,6 +145,7 @@ async function applyParams(params) {
 // ----------------------------------------------------------------------------- a job
 
 function clearResults() {
+  state.failed = false;
   hideProblem($("problem"));
   source.clearMark();
   cat.clearMark();
@@ -187,6 +189,7 @@ function onEvent(task, ev) {
     case "progress": status.busy(ev.text); break;
     case "warning":
     case "error":
+      state.failed = ev.type === "error";
       showProblem($("problem"), ev, { "model.cat": cat });
       if (ev.file && !ev.file.endsWith(".cat") && ev.line > 0) source.mark(ev.line, ev.col || 1);
       break;
@@ -200,7 +203,7 @@ function onEvent(task, ev) {
       if (ev.total) $("pictures").classList.remove("hidden");
       break;
     case "picture": viewer.add({ state: ev.state, svg: ev.svg, caption: ev.state }); break;
-    case "done": status.idle(`done in ${ev.seconds.toFixed(2)} s`); break;
+    case "done": status.idle(`${state.failed ? "failed" : "done"} in ${ev.seconds.toFixed(2)} s`); break;
     case "end":
       state.job = null;
       busy(false);
