@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pydot
 
@@ -271,7 +272,7 @@ def to_dot(
     shape = "none" if opts.squished else "box"
 
     def add(where: pydot.Dot | pydot.Subgraph, i: int, e: Event) -> None:
-        extra = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
+        extra: dict[str, Any] = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
         if mode != "free" and not e.is_init:
             extra["group"] = f"t{e.tid}"
         where.add_node(pydot.Node(node(i), label=label(i, e), shape=shape, color="blue", **extra))
@@ -304,7 +305,7 @@ def to_dot(
 
     def edge(a: str, b: str, lbl: str, color: str, ranked: bool = True) -> None:
         q = f'"{color}"' if color.startswith("#") else color
-        extra = {} if ranked or mode == "free" else {"constraint": "false"}
+        extra: dict[str, Any] = {} if ranked or mode == "free" else {"constraint": "false"}
         dot.add_edge(pydot.Edge(a, b, label=f'"{_escape(lbl)}"', color=q, fontcolor=q, **extra))
 
     def along(a: int, b: int) -> bool:

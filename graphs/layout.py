@@ -19,7 +19,8 @@ of them where that saves crossings, as it treats each box as a unit.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pydot
 
@@ -54,7 +55,7 @@ def event_rows(g: Relations, shown: int) -> dict[int, int]:
     return rows
 
 
-def runs_down(events: list[Event], rows: dict[int, int], a: int, b: int) -> bool:
+def runs_down(events: Sequence[Event], rows: dict[int, int], a: int, b: int) -> bool:
     """Whether an edge from event ``a`` to event ``b`` runs down one thread (only those
     order the layout's ranks)."""
     ea, eb = events[a], events[b]
@@ -67,7 +68,9 @@ def header_name(t: int) -> str:
 
 
 def _invisible(dot: pydot.Dot, a: str, b: str, weight: int = 1) -> None:
-    attrs = {"style": "invis"} | ({"weight": str(weight)} if weight != 1 else {})
+    attrs: dict[str, Any] = {"style": "invis"}
+    if weight != 1:
+        attrs["weight"] = str(weight)
     dot.add_edge(pydot.Edge(a, b, **attrs))
 
 
@@ -174,9 +177,9 @@ def spread_flat_labels(dot: pydot.Dot) -> None:
     and enters its events from below instead, its label under the row.  Call it once
     every edge is in (a cycle drawn over a picture adds some)."""
     rows = [
-        {_unquote(n.get_name()) for n in sub.get_nodes()}
+        {_unquote(str(n.get_name())) for n in sub.get_nodes()}
         for sub in dot.get_subgraphs()
-        if _unquote(sub.get_name()).startswith("rank")
+        if _unquote(str(sub.get_name())).startswith("rank")
     ]
     for e in dot.get_edges():
         label = _unquote(str(e.get("label") or ""))

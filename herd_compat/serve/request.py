@@ -55,6 +55,16 @@ class ModelChoice:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """A job's bounds: CPU seconds of each stage (reading, model, engine; a diff's test:
+    each model and the witness), megabytes of address space, executions drawn."""
+
+    time: float = TIME_LIMIT
+    memory: int = MEMORY_LIMIT
+    pictures: int = MAX_PICTURES
+
+
+@dataclass(frozen=True)
 class JobRequest:
     """One job, checked (see the module docstring)."""
 
@@ -68,9 +78,19 @@ class JobRequest:
     state: str | None = None
     unroll: int = 4
     tests: tuple[str, ...] = ()
-    time_limit: float = TIME_LIMIT
-    memory_limit: int = MEMORY_LIMIT
-    pictures: int = MAX_PICTURES
+    limits: Limits = Limits()
+
+    @property
+    def time_limit(self) -> float:
+        return self.limits.time
+
+    @property
+    def memory_limit(self) -> int:
+        return self.limits.memory
+
+    @property
+    def pictures(self) -> int:
+        return self.limits.pictures
 
 
 def detect_kind(text: str) -> str:
@@ -160,20 +180,18 @@ def parse_request(doc: object) -> JobRequest:
     engine = _str(doc, "engine", "auto")
     if engine not in ENGINES:
         raise RequestError(f"engine: '{engine[:40]}' is not one of {', '.join(ENGINES)}")
-    limits = {
-        "time_limit": _number(doc, "timeout", TIME_LIMIT, 0.1, MAX_TIME_LIMIT),
-        "memory_limit": int(
-            _number(doc, "memory", MEMORY_LIMIT, MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT)
-        ),
-        "pictures": int(_number(doc, "pictures", MAX_PICTURES, 0, MAX_PICTURES)),
-    }
+    limits = Limits(
+        _number(doc, "timeout", TIME_LIMIT, 0.1, MAX_TIME_LIMIT),
+        int(_number(doc, "memory", MEMORY_LIMIT, MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT)),
+        int(_number(doc, "pictures", MAX_PICTURES, 0, MAX_PICTURES)),
+    )
     model = _model(doc, "model", "cat")
     if task == "diff":
         model_b = _model(doc, "model_b", "cat_b")
         if not model.name and not model.custom or not model_b.name and not model_b.custom:
             raise RequestError("diff: choose both models")
         return JobRequest(
-            "diff", model=model, model_b=model_b, engine=engine, tests=_tests(doc), **limits
+            "diff", model=model, model_b=model_b, engine=engine, tests=_tests(doc), limits=limits
         )
     example = _str(doc, "example") or None
     text = _str(doc, "text") or None
@@ -208,5 +226,5 @@ def parse_request(doc: object) -> JobRequest:
         engine=engine,
         state=state,
         unroll=unroll,
-        **limits,
+        limits=limits,
     )

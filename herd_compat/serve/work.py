@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -47,7 +47,7 @@ from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.herd_compat.pipeline.progress import TerminalProgress
-from herdsman.herd_compat.pipeline.run_file import Done, run_file
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, run_file
 from herdsman.herd_compat.serve.examples import resolve_example
 from herdsman.herd_compat.serve.request import JobRequest, ModelChoice
 from herdsman.litmus.base.errors import InputError, UsageError
@@ -187,17 +187,17 @@ def run_litmus(req: JobRequest, files: Files, send: Send) -> None:
         herd_only=True,
     )
     rec = run_file(files.source, cfg, ModelCache(cfg))
-    if not isinstance(rec, Done):
-        send(problem(rec.message))  # Skipped: never, a lone test is always selected
+    if isinstance(rec, Failed):
+        send(problem(rec.message))
         return
+    assert isinstance(rec, Done)  # Skipped: never, a lone test is always selected
     out, arch = rec.outcome, rec.test.arch
     send({"type": "block", "text": format_result(rec.herd_block()), "engine": out.engine})
+    lines = {st: state_lines(out.observed, [st], arch)[0] for st in out.states}
     states = [
-        {"state": state_lines(out.observed, [st], arch)[0], "count": c.executions}
-        | {"satisfies": c.satisfies}
-        for st, c in out.states.items()
+        {"state": lines[st], "count": c.executions, "satisfies": c.satisfies}
+        for st, c in sorted(out.states.items(), key=lambda kv: lines[kv[0]])
     ]
-    states.sort(key=lambda s: s["state"])
     send({"type": "states", "states": states, "condition": rec.test.condition})
     metas = [
         {"state": state_lines(out.observed, [w.state], arch)[0] if out.observed else ""}
@@ -272,7 +272,7 @@ def _picture_title(name: str) -> str:
     return f"candidate {m.group(1)}" if m else "an allowed execution"
 
 
-@dataclass(frozen=True)
+@dataclass
 class _DiffReport:
     """What ``diff``'s report needs of its options (``campaigns.diff_report``)."""
 
@@ -280,7 +280,7 @@ class _DiffReport:
     b: str
     json_out: str | None = None
     show: int = -1
-    workers: Workers = Workers()
+    workers: Workers = field(default_factory=Workers)
 
 
 def diff_models(req: JobRequest, files: Files, send: Send) -> None:

@@ -241,7 +241,7 @@ def state_text(state: StateAtoms, arch: str) -> str:
 # ----------------------------------------------------------------------------- pictures
 
 #: How a witness's edges are drawn: thick red, labelled with the check's name.
-HIGHLIGHT = {"color": "red", "fontcolor": "red", "penwidth": "3"}
+HIGHLIGHT: dict[str, Any] = {"color": "red", "fontcolor": "red", "penwidth": "3"}
 
 
 def witness_dot(
