@@ -125,7 +125,11 @@ def test_permalink_peterson_shows_genmcs_report_and_the_violation(
 def test_explain_a_forbidden_state_draws_the_cycle(page: Any, server: Server) -> None:
     open_link(page, server, "example=ppc/MP+lwsync+addr.litmus&model=power")
     page.wait_for_selector("#why")
+    wait_done(page)
     page.click("#why")
+    page.wait_for_function(
+        "() => document.querySelector('#output-title').textContent === 'Explanation'"
+    )
     page.wait_for_selector("#pictures svg")
     wait_done(page)
     assert page.text_content("#output-title") == "Explanation"

@@ -162,8 +162,9 @@ function busy(running) {
   updateExplain();
 }
 
-function start(task) {
-  if (state.job) return;
+// Run a job (a job still running is cancelled first: the newest question wins).
+async function start(task) {
+  if (state.job) await state.job.cancel();
   const req = request(task);
   history.replaceState(null, "", permalink(req));
   clearResults();
