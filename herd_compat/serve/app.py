@@ -115,6 +115,8 @@ async def start_job(request: Request) -> Response:
         return _error(400, str(e))
     jobs: Jobs = request.app.state.jobs
     job = jobs.new(req)
+    if job is None:
+        return _error(503, "the workbench is busy: too many jobs wait already, try again soon")
 
     async def lines() -> AsyncIterator[str]:
         async for event in jobs.run(job):

@@ -22,8 +22,10 @@ from typing import Any
 from herdsman.herd_compat.serve.request import JobRequest
 from herdsman.herd_compat.serve.work import run_job
 
-#: Jobs running at once (the others wait).
+#: Jobs running at once (the others wait), and jobs known at once (running or waiting:
+#: beyond, the server is busy).
 MAX_JOBS = 2
+MAX_WAITING = 16
 #: Stages of a job that each get the request's time limit (a diff: per test), and the
 #: slack beyond them before the server kills a job (s).
 STAGES = 3
@@ -129,7 +131,10 @@ class Jobs:
         self.turns = asyncio.Semaphore(MAX_JOBS)
         self.running: dict[str, Job] = {}
 
-    def new(self, req: JobRequest) -> Job:
+    def new(self, req: JobRequest) -> Job | None:
+        """A job for ``req``, or None when too many wait already."""
+        if len(self.running) >= MAX_WAITING:
+            return None
         job = Job(self.ctx, req)
         self.running[job.id] = job
         return job

@@ -146,6 +146,7 @@ async function applyParams(params) {
 
 function clearResults() {
   state.failed = false;
+  $("intro").classList.add("hidden");
   hideProblem($("problem"));
   source.clearMark();
   cat.clearMark();
@@ -190,6 +191,7 @@ function onEvent(task, ev) {
     case "progress": status.busy(ev.text); break;
     case "warning":
     case "error":
+      if (ev.message === "cancelled") break;  // the person asked: the status says so
       state.failed = ev.type === "error";
       showProblem($("problem"), ev, { "model.cat": cat });
       if (ev.file && !ev.file.endsWith(".cat") && ev.line > 0) source.mark(ev.line, ev.col || 1);

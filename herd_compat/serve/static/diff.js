@@ -101,7 +101,7 @@ export class DiffPanel {
       case "progress": break;
       case "warning":
       case "error":
-        showProblem($("diff-problem"), ev, { "model.cat": this.cats.a, "model_b.cat": this.cats.b });
+        if (ev.message !== "cancelled") showProblem($("diff-problem"), ev, { "model.cat": this.cats.a, "model_b.cat": this.cats.b });
         if (ev.type === "error") this.status.idle(ev.message === "cancelled" ? "cancelled" : "failed");
         break;
       case "diffrow": this.row(ev); break;
