@@ -26,10 +26,13 @@ from herdsman.herd_compat.serve.work import run_job
 #: beyond, the server is busy).
 MAX_JOBS = 2
 MAX_WAITING = 16
-#: Stages of a job that each get the request's time limit (a diff: per test), and the
-#: slack beyond them before the server kills a job (s).
+#: Stages of a job that each get the request's CPU-time limit (a diff: per test), the
+#: slack beyond them (s): the job's CPU budget, which the kernel enforces; and how many
+#: times that budget of wall time a job may take (a busy machine gives it a share of a
+#: core) before the server kills it.
 STAGES = 3
 SLACK = 15.0
+WALL_FACTOR = 10
 #: How often the server looks at a job's process while it says nothing (s).
 POLL = 0.25
 
@@ -44,10 +47,9 @@ def start_method() -> BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def deadline(req: JobRequest) -> float:
-    """The wall-clock seconds a job may take before the server kills it."""
-    per_test = STAGES * req.time_limit
-    return per_test * max(1, len(req.tests)) + SLACK
+def cpu_budget(req: JobRequest) -> float:
+    """The CPU seconds a job's process may use (``RLIMIT_CPU``)."""
+    return STAGES * req.time_limit * max(1, len(req.tests)) + SLACK
 
 
 class Job:
@@ -56,9 +58,10 @@ class Job:
     def __init__(self, ctx: BaseContext, req: JobRequest) -> None:
         self.id = secrets.token_hex(8)
         self.req = req
-        self.limit = deadline(req)
+        self.cpu = int(cpu_budget(req)) + 1
+        self.limit = WALL_FACTOR * self.cpu  # wall seconds
         self.conn, child = ctx.Pipe(duplex=False)
-        cpu = int(self.limit) + 1
+        cpu = self.cpu
         self.proc = ctx.Process(  # type: ignore[attr-defined]
             target=run_job, args=(req, child, cpu), daemon=True, name=f"herdsman-job-{self.id}"
         )
@@ -90,11 +93,12 @@ class Job:
         end = loop.time() + self.limit
         while True:
             ready = await asyncio.to_thread(self.conn.poll, POLL)
+            ended = False
             if ready:
                 try:
                     event = self.conn.recv()
-                except (EOFError, OSError):
-                    ready = False
+                except (EOFError, OSError):  # the process is gone (its end of the pipe)
+                    ended = True
                 else:
                     yield event
                     if event.get("type") == "done":
@@ -103,23 +107,25 @@ class Job:
             if self.cancelled:
                 yield {"type": "error", "message": "cancelled"}
                 return
-            if not ready and not self.proc.is_alive() and not self.conn.poll():
+            if ended or not self.proc.is_alive() and not self.conn.poll():
                 yield {"type": "error", "message": self._death()}
                 return
             if loop.time() > end:
                 self.kill()
                 yield {
                     "type": "error",
-                    "message": f"the job took more than {self.limit:g} s and was stopped",
+                    "message": f"the job took more than {self.limit:g} s (wall) and was stopped",
                 }
                 return
 
     def _death(self) -> str:
         self.proc.join(1)
         code = self.proc.exitcode
-        if code == -signal.SIGXCPU or code == -signal.SIGKILL:
-            return f"the job ran out of CPU time ({int(self.limit)} s) and was stopped"
-        return f"the job's process ended without a result (exit status {code})"
+        if code == -signal.SIGXCPU:
+            return f"the job ran out of CPU time ({self.cpu} s) and was stopped"
+        if code == -signal.SIGKILL:
+            return "the job's process was killed and stopped without a result"
+        return f"the job's process stopped without a result (exit status {code})"
 
 
 class Jobs:
@@ -149,7 +155,7 @@ class Jobs:
                     yield {"type": "error", "message": "cancelled"}
                     return
                 job.start()
-                yield {"type": "started", "limit": job.limit, "pid": job.proc.pid}
+                yield {"type": "started", "cpu": job.cpu, "pid": job.proc.pid}
                 async for event in job.events():
                     yield event
         finally:

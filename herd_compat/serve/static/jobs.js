@@ -8,6 +8,7 @@ export class Job {
     this.id = null;
     this.abort = new AbortController();
     this.finished = false;
+    this.failed = false;
   }
 
   async run() {
@@ -48,21 +49,22 @@ export class Job {
       if (!this.finished) this.finish({ type: "error", message: this.abort.signal.aborted ? "cancelled" : `the stream broke (${err.message})` });
       return;
     }
-    if (!this.finished) this.finish({ type: "error", message: "the server ended the job without a result" });
+    // a stream that ends without "done": its last error said why, else say so
+    if (!this.finished) this.finish(this.failed ? null : { type: "error", message: "the server ended the job without a result" });
   }
 
   deliver(event) {
     if (this.finished) return;
     if (event.type === "job") this.id = event.id;
     if (event.type === "done") { this.finish(event); return; }
-    if (event.type === "error" && /^(cancelled|the job )/.test(event.message)) { this.finish(event); return; }
+    if (event.type === "error") this.failed = true;
     this.onEvent(event);
   }
 
   finish(event) {
     if (this.finished) return;
     this.finished = true;
-    this.onEvent(event);
+    if (event) this.onEvent(event);
     this.onEvent({ type: "end" });
   }
 
