@@ -26,6 +26,7 @@ LAYERS = (
     "herd_compat.pipeline",
     "herd_compat.analyses",
     "herd_compat.campaigns",
+    "herd_compat.serve",  # the workbench in a browser
     "herd_compat.cli",
 )
 #: The module of cat that the later layers may import: the door.
@@ -37,6 +38,7 @@ CATCH_ALL_ALLOWED = {
     "herd_compat/cli/parse.py",
     "herd_compat/campaigns/workers.py",
     "herd_compat/pipeline/run_file.py",
+    "herd_compat/serve/work.py",
 }
 
 

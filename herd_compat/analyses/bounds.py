@@ -13,7 +13,6 @@ searched, or the bound where the assertion fails.  Exit status as ``verify``'s: 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 
@@ -26,8 +25,7 @@ from herdsman.engine.operational.bounded import (
     verify_bounded,
 )
 from herdsman.engine.operational.run import machine_mode
-from herdsman.graphs.dot import to_dot
-from herdsman.herd_compat.formats.dots import write_file
+from herdsman.herd_compat.formats.dots import write_error_picture
 from herdsman.herd_compat.formats.trace import trace
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
@@ -51,7 +49,12 @@ class BoundsConfig:
 
 
 def verify_bounds(
-    path: str, program: Program, cfg: BoundsConfig, model: object, outdir: str | None
+    path: str,
+    program: Program,
+    cfg: BoundsConfig,
+    model: object,
+    outdir: str | None,
+    picture_format: str = "dot",
 ) -> int:
     """Verify ``program`` (read from ``path``) for every buffer size; print the report;
     the exit status."""
@@ -72,9 +75,7 @@ def verify_bounds(
     else:
         sys.stdout.write(bounds_report(res))
     if res.error is not None and res.error.graph is not None and outdir:
-        name = os.path.splitext(os.path.basename(path))[0]
-        dot = to_dot(res.error.graph, test_name=program.name, model_name=cfg.model)
-        write_file(os.path.join(outdir, f"{name}.dot"), dot)
+        write_error_picture(outdir, path, res.error.graph, program.name, cfg.model, picture_format)
     return EXIT.get(res.verdict, NO_VERDICT)
 
 
