@@ -29,7 +29,16 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import CheckPlan, PreparedModel, Verdict
+from herdsman.cat.contract import (
+    AcyclicStep,
+    Base,
+    CheckPlan,
+    EmptyMeetStep,
+    PlanStep,
+    PlanTerm,
+    PreparedModel,
+    Verdict,
+)
 from herdsman.cat.form import Form, StepForm, Term, apply_rel_op, eval_static, is_fr
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
@@ -390,27 +399,29 @@ class IncrementalChecker:
         def slot(key: object) -> int:
             return slots.setdefault(key, len(slots))
 
-        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> tuple:
+        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
             """A filtered base relation over slots (its statics must be relations)."""
             if not all(rel.get(k, False) for k in (*inters, *diffs)):
                 raise _NoPlan  # a set met with a relation, or a node no static
-            return (base, tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs))
+            return PlanTerm(
+                Base(base), tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs)
+            )
 
-        steps = []
+        steps: list[PlanStep] = []
         try:
             for i, (sf, plan) in enumerate(self._steps):
                 if sf.terms is None:
                     if not self._meets[i]:
                         return None
                     pair = _seq_pair(sf) if sf.kind == "empty" else None
-                    seq = () if pair is None else tuple(term(*t) for t in pair)
-                    steps.append((slot(("meet", i)), -1, seq))
+                    seq = None if pair is None else (term(*pair[0]), term(*pair[1]))
+                    steps.append(EmptyMeetStep(slot(("meet", i)), seq))
                     continue
                 if plan is None:
                     return None
                 skey, dyn = plan
-                su = slot(skey) if skey is not None else -1
-                steps.append((-1, su, tuple(term(*t) for t in dyn)))
+                su = slot(skey) if skey is not None else None
+                steps.append(AcyclicStep(su, tuple(term(*t) for t in dyn)))
         except _NoPlan:
             return None
         order = list(slots)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.litmus.base.errors import InputError
 
 
@@ -30,8 +30,7 @@ class ConditionSettled(Exception):
     ``-speedcheck fast``); the outcome so far has it."""
 
 
-def model_refusal(model: object, program_where: str, message: str) -> InputError:
+def model_refusal(model: PreparedModel, program_where: str, message: str) -> InputError:
     """The error for a model that cannot run this program (an engine's refusal): it points
-    at the model (a cat model's spec as the user gave it), naming the program too."""
-    where = model.spec if isinstance(model, Model) else program_where
-    return InputError(where, 0, 0, f"{message} (for {program_where})")
+    at the model (its spec as the user gave it), naming the program too."""
+    return InputError(model.spec, 0, 0, f"{message} (for {program_where})")

@@ -1,7 +1,8 @@
 """Running a program on the operational machine: ``run_operational(program, model, opts)``.
 
-The model names the machine: ``sc``, ``tso`` (also herd's ``x86tso.cat`` and
-``tso.cat``) or ``pso``; any other model is refused with the reason.  Programs are X86
+The model's identity names the machine (``cat.identity``: the built-in ``sc``, ``tso``
+and ``pso``, and herd's files of those models); any other model is refused with the
+reason.  Programs are X86
 litmus tests and C programs (lowered with the x86 mapping).  ``opts.buffer_bound`` bounds
 every store buffer (§5 of Zhang, Kusano and Wang), ``opts.stateful`` runs stateful DPOR
 (loops then run without an unrolling bound), ``opts.reduction`` is ``dpor`` or ``none``
@@ -17,7 +18,7 @@ import resource
 import time
 from dataclasses import dataclass
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import (
     ConditionSettled,
     ErrorFound,
@@ -33,31 +34,20 @@ from herdsman.engine.semantics.step import Semantics
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
-#: The machine each model names (by its file's base name).
-MACHINES = {"sc": "sc", "tso": "tso", "x86tso": "tso", "pso": "pso"}
 #: The unrolling bound of stateful runs: loops end by themselves or revisit a state.
 UNBOUNDED = 1 << 40
 #: The most states counted for the naive number of runs.
 NAIVE_BUDGET = 20_000
 
-__all__ = ["MACHINES", "OperationalRun", "explore_operational", "machine_mode", "run_operational"]
+__all__ = ["OperationalRun", "explore_operational", "run_operational"]
 
 
-def machine_mode(model: object) -> str | None:
-    """The machine a model names (``sc``, ``tso``, ``pso``), or None."""
-    if not isinstance(model, Model):
-        return None
-    base = model.spec.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".cat")
-    return MACHINES.get(base)
-
-
-def refusal(model: object, program: Program) -> str | None:
+def refusal(model: PreparedModel, program: Program) -> str | None:
     """Why the operational engine cannot run ``program`` under ``model`` (None: it can)."""
-    if machine_mode(model) is None:
-        name = model.spec if isinstance(model, Model) else str(model)
+    if model.identity.machine is None:
         return (
             f"the operational engine runs the machines of sc, tso (x86tso.cat) and pso; "
-            f"model {name} is none of them"
+            f"model {model.spec} is none of them"
         )
     if program.arch != "X86":
         return (
@@ -77,7 +67,7 @@ class OperationalRun:
     timed_out: bool = False
 
 
-def run_operational(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_operational(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` on the machine ``model`` names (see the module
     docstring); :class:`TimeLimitExceeded` past ``opts.time_limit``."""
     run = explore_operational(program, model, opts)
@@ -87,7 +77,7 @@ def run_operational(program: Program, model: object, opts: RunOptions) -> Outcom
 
 
 def explore_operational(
-    program: Program, model: object, opts: RunOptions, partial: bool = False
+    program: Program, model: PreparedModel, opts: RunOptions, partial: bool = False
 ) -> OperationalRun:
     """Explore ``program`` on the machine ``model`` names.  Past ``opts.time_limit`` the
     run stops: with ``partial`` its outcome and statistics so far are returned (marked
@@ -101,7 +91,7 @@ def explore_operational(
         raise InputError(where, 0, 0, "the buffer bound must be >= 0")
     if opts.reduction not in ("dpor", "none"):
         raise InputError(where, 0, 0, f"unknown reduction '{opts.reduction}' (dpor, none)")
-    mode = machine_mode(model)
+    mode = model.identity.machine
     assert mode is not None
     t0 = time.process_time()
     deadline = None if opts.time_limit is None else t0 + opts.time_limit

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from herdsman.cat.api import Model, consistency_checker
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
@@ -68,21 +68,17 @@ class RsmcRun:
     stats: RsmcStats
 
 
-def rsmc_refusal(model: object, program: Program) -> str | None:
+def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
-    if not isinstance(model, Model):
-        return "RSMC explores cat models only"
     return choose(model, program.arch, has_rmw(program)).refusal
 
 
-def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRun:
+def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> RsmcRun:
     """Explore ``program`` under ``model`` with RSMC: its outcome and statistics."""
     where = program.where
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
-    if not isinstance(model, Model):
-        raise InputError(where, 0, 0, "RSMC explores cat models only")
     why = choose(model, program.arch, has_rmw(program))
     if why.order is None:
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")
@@ -94,7 +90,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     memory = dict(program.memory)
     while True:
         lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
-        checker = consistency_checker(model, program.arch, lay, "cat")
+        checker = model.consistency_checker(program.arch, lay, "cat")
         tally = RsmcTally(program, checker, opts, None)
         try:
             with sem.reporting():
@@ -120,11 +116,11 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
 
 
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> RsmcRun:
+def explore_test(test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None) -> RsmcRun:
     """:func:`explore_program` on a litmus test's program."""
     return explore_program(lower(test), model, opts or RunOptions(engine="rsmc"))
 
 
-def run_rsmc(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_rsmc(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model`` with RSMC (see :func:`explore_program`)."""
     return explore_program(program, model, opts).result

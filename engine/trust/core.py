@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from herdsman.cat.api import CheckPlan, ConsistencyChecker
+from herdsman.cat.api import CheckPlan, ConsistencyChecker, EmptyMeetStep, PlanTerm
 from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
@@ -75,6 +75,29 @@ Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
 #: (each emptied when full: memory stays flat).
 MAX_ENDS = 4096
 MAX_STATICS = 4096
+
+
+#: A check as the core reads it: (meet slot, static union slot, terms), -1 for none, each
+#: term (base, inters, diffs) (see ``parse_step`` in ``_core.c``).
+CoreTerm = tuple[int, tuple[int, ...], tuple[int, ...]]
+CoreStep = tuple[int, int, tuple[CoreTerm, ...]]
+
+
+def core_steps(plan: CheckPlan) -> list[CoreStep]:
+    """The plan's checks as the flat tuples the compiled core reads (the one place they
+    are built)."""
+
+    def term(t: PlanTerm) -> CoreTerm:
+        return (int(t.base), t.inters, t.diffs)
+
+    out: list[CoreStep] = []
+    for step in plan.steps:
+        if isinstance(step, EmptyMeetStep):
+            out.append((step.meet, -1, tuple(term(t) for t in step.seq or ())))
+        else:
+            su = -1 if step.static is None else step.static
+            out.append((-1, su, tuple(term(t) for t in step.terms)))
+    return out
 
 
 class CoreFallback(Exception):
@@ -141,7 +164,7 @@ class CompiledExplorer:
             list(lay.room),
             spawned,
             initial,
-            list(plan.steps),
+            core_steps(plan),
             plan.nslots,
             progress is not None,  # estimate the search's size as it goes
             MAX_STATICS,

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from herdsman.cat.api import Model, consistency_checker
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
@@ -66,13 +66,13 @@ def has_rmw(program: Program) -> bool:
     return program.has(RMW, CAS, Lock)
 
 
-def trust_applies(model: object, program: Program) -> bool:
-    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``): a cat
-    model it accepts (see :mod:`engine.trust.support`)."""
-    return isinstance(model, Model) and refusal(model, program.arch, has_rmw(program)) is None
+def trust_applies(model: PreparedModel, program: Program) -> bool:
+    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
+    :mod:`engine.trust.support`)."""
+    return refusal(model, program.arch, has_rmw(program)) is None
 
 
-def explore_program(program: Program, model: object, opts: RunOptions) -> TrustRun:
+def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> TrustRun:
     """Explore ``program`` under ``model`` with TruSt: its outcome and statistics."""
     where = program.where
     check_show_mode(where, opts.show)
@@ -80,8 +80,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
     if opts.preemption_bound is not None and opts.speedcheck != "false":
         raise InputError(where, 0, 0, "speedcheck and a preemption bound do not go together")
-    if not isinstance(model, Model):
-        raise InputError(where, 0, 0, "TruSt explores cat models only")
     t0 = time.process_time()
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
@@ -101,7 +99,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         if sem.spawned and bound is not None:
             raise InputError(where, 0, 0, "--preemption-bound is for programs that spawn no thread")
         try:
-            checker = consistency_checker(model, program.arch, lay, opts.checker)
+            checker = model.consistency_checker(program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = TrustTally(program, checker, opts, bound)
@@ -170,11 +168,13 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:
+def explore_test(
+    test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None
+) -> TrustRun:
     """:func:`explore_program` on a litmus test's program."""
     return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
 
 
-def run_trust(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_trust(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model`` with TruSt (see :func:`explore_program`)."""
     return explore_program(program, model, opts).result

@@ -17,6 +17,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.operational.bounded import (
     BOUNDED,
     SAFE,
@@ -25,7 +26,6 @@ from herdsman.engine.operational.bounded import (
     BoundStep,
     verify_bounded,
 )
-from herdsman.engine.operational.run import machine_mode
 from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.formats.dots import write_file
 from herdsman.herd_compat.formats.trace import trace
@@ -51,11 +51,11 @@ class BoundsConfig:
 
 
 def verify_bounds(
-    path: str, program: Program, cfg: BoundsConfig, model: object, outdir: str | None
+    path: str, program: Program, cfg: BoundsConfig, model: PreparedModel, outdir: str | None
 ) -> int:
     """Verify ``program`` (read from ``path``) for every buffer size; print the report;
     the exit status."""
-    mode = machine_mode(model)
+    mode = model.identity.machine
     if mode is None:
         raise InputError(
             path, 0, 0, f"--max-bound needs the model sc, tso or pso (not {cfg.model})"

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.operational.bounded import BOUNDED, SAFE, UNSAFE, verify_bounded
-from herdsman.engine.options import RunOptions
+from herdsman.engine.options import DEFAULT_UNROLL, RunOptions
 from herdsman.engine.run import run_program
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph
@@ -61,7 +61,7 @@ class ProgramOracle:
         max_bound: int,
         time_limit: float | None = None,
         max_states: int | None = None,
-        unroll: int = 2,
+        unroll: int = DEFAULT_UNROLL,
     ) -> None:
         self.source = text
         self.path = path
