@@ -220,9 +220,7 @@ def test_models_travel_typed(name):
         for mod, line in imports_of(name, path):
             if mod == "herdsman.cat.api":
                 node = next(
-                    n
-                    for n in ast.walk(tree)
-                    if isinstance(n, ast.ImportFrom) and n.lineno == line
+                    n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.lineno == line
                 )
                 imported = {a.name for a in node.names}
                 assert "Model" not in imported, f"{path}:{line}: the engine takes PreparedModel"

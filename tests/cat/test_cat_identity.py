@@ -30,7 +30,8 @@ def test_builtins() -> None:
     assert facts("tso") == ("tso", "tso", "tso", "X86")
     assert facts("pso") == ("pso", "pso", "pso", None)
     assert facts("power") == ("power", None, "power", "PPC")
-    for alias, family in (("x86tso", "tso"), ("x86-tso", "tso"), ("ppc", "power"), ("PPC", "power")):
+    aliases = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "PPC": "power"}
+    for alias, family in aliases.items():
         assert facts(alias)[0] == family
     assert load_model("tso").identity.builtin
 

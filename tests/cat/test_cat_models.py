@@ -3,8 +3,6 @@ themselves: every candidate of the classic shapes gets the same verdict."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from conftest import shared_path
 

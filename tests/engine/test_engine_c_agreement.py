@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 from support.c_oracle.gen import c_programs
 from support.c_oracle.interleave import StateCapExceeded, apply, interleavings
-
 from support.engine import c_target
 
 from herdsman.cat.api import PreparedModel, load_model

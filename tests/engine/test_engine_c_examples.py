@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 from support.c_examples import MODELS, PROGRAMS, Header, assertions, parse_header, program_files
-
 from support.engine import c_target
 
 from herdsman.cat.api import load_model

@@ -20,7 +20,6 @@ from functools import cache
 import pytest
 from conftest import ROOT, shared_path
 from support.c_examples import assertions, parse_header, program_files
-
 from support.engine import c_target
 
 from herdsman.cat.api import load_model

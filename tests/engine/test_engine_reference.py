@@ -68,7 +68,10 @@ def run_test(test, model, opts=None):
     """The outcome of ``test`` under ``model`` by the reference engine (``auto`` would
     run TruSt for the oracle models that forbid load buffering)."""
     opts = opts or RunOptions()
-    return run_any(test, model, replace(opts, engine="reference") if opts.engine == "auto" else opts)
+    if opts.engine == "auto":
+        opts = replace(opts, engine="reference")
+    return run_any(test, model, opts)
+
 
 # ----------------------------------------------------------------------------- X86 tests
 # Hand-built exactly as in ../shared/x86/tests (the parser is not needed for them).

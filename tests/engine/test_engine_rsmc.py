@@ -21,11 +21,10 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SHARED, shared_path
+from support.engine import c_target
 
 import herdsman.engine.choice as choice
 import herdsman.engine.run as engine_run
-from support.engine import c_target
-
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.rsmc.run import explore_program, explore_test, rsmc_refusal

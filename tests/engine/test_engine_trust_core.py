@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, shared_path
-
 from support.engine import c_target
 
 from herdsman.cat.api import load_model, load_model_text

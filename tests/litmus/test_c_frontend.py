@@ -4,7 +4,6 @@ IR (shapes, per-target mappings, static unrolling, spin loops, errors with posit
 from __future__ import annotations
 
 import pytest
-
 from support.engine import c_target
 
 from herdsman.litmus.base.errors import InputError
