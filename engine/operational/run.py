@@ -27,10 +27,11 @@ from herdsman.engine.errors import (
 )
 from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
 from herdsman.engine.operational.machine import Effects, Machine, NewLocation
-from herdsman.engine.operational.tally import OperationalTally
+from herdsman.engine.operational.runs import RunReader
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.tally import Tally
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
@@ -100,7 +101,8 @@ def explore_operational(
     init = dict(program.memory)
     while True:
         m = Machine(sem, locations, mode, opts.buffer_bound)
-        tally = OperationalTally(program, m, opts)
+        tally = Tally(program, opts, dedupe=True)
+        runs = RunReader(program, m, tally)
         fx0 = Effects([], [], [])
         try:
             s0 = m.initial(init, fx0)
@@ -108,7 +110,7 @@ def explore_operational(
                 m,
                 s0,
                 fx0,
-                tally.leaf,
+                runs.leaf,
                 opts.reduction,
                 opts.stateful,
                 deadline,
@@ -139,7 +141,7 @@ def explore_operational(
             if not partial:
                 raise
     stats.time = time.process_time() - t0
-    _fill(tally, stats, m, naive, opts)
+    _fill(tally, runs, stats, m, naive, opts)
     tally.stats.time = stats.time
     if timed_out:
         tally.stats.extra["timed_out"] = 1
@@ -147,7 +149,7 @@ def explore_operational(
 
 
 def _fill(
-    tally: OperationalTally, st: DporStats, m: Machine, naive: int | None, opts: RunOptions
+    tally: Tally, runs: RunReader, st: DporStats, m: Machine, naive: int | None, opts: RunOptions
 ) -> None:
     out = tally.stats
     out.complete = st.complete
@@ -155,15 +157,15 @@ def _fill(
     out.candidates = st.complete + st.blocked
     x = out.extra
     x["runs"] = st.complete + st.blocked
-    x["executions"] = len(tally.seen)
+    x["executions"] = len(tally.seen or ())
     x["duplicates"] = tally.duplicates
     x["sleep_blocked"] = st.sleep_blocked
     x["transitions"] = st.transitions
     x["filtered"] = tally.filtered
     if opts.speedcheck != "false":
         x["irrelevant"] = tally.skipped
-    if tally.loop_bound:
-        x["blocked_loop_bound"] = tally.loop_bound
+    if runs.loop_bound:
+        x["blocked_loop_bound"] = runs.loop_bound
     if naive is not None:
         x["naive_runs"] = naive
     if opts.buffer_bound is not None:

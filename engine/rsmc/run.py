@@ -1,10 +1,10 @@
 """Running a program with RSMC: ``explore_program(program, model, opts) -> RsmcRun``.
 
 RSMC (:mod:`engine.rsmc.explore`) fills the same :class:`engine.outcome.Outcome` as the
-other engines (the complete traces are counted by TruSt's tally:
-:class:`engine.trust.tally.TrustTally`), so herd's output is identical whichever engine
-ran.  Its statistics, Nidhugg's (traces explored, blocked runs) and its own (templates
-queued and explored, model checks), are in ``Outcome.stats``.
+other engines (the complete traces are counted by the tally every explorer counts with:
+:class:`engine.tally.Tally`), so herd's output is identical whichever engine ran. Its
+statistics, Nidhugg's (traces explored, blocked runs) and its own (templates queued and
+explored, model checks), are in ``Outcome.stats``.
 
 Graph ids are laid out once per program (room for each thread's longest execution,
 every location the program names); a thread that computes an address outside those
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import model_refusal
@@ -29,35 +30,27 @@ from herdsman.engine.rsmc.support import choose
 from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.run import has_rmw
-from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Assert, MemLoc, Program, RegLoc
+from herdsman.litmus.base.ir import Assert, Program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
 __all__ = ["RsmcRun", "explore_program", "explore_test", "run_rsmc", "rsmc_refusal"]
 
 
-class RsmcTally(TrustTally):
-    """TruSt's tally, which also reports assertions failing in blocked executions of
-    RSMC's state."""
-
-    def blocked_error_state(self, st: RsmcState, fails: list[tuple[int, Failed]]) -> None:
-        """An execution where a thread is blocked and ``fails`` failed an assertion."""
-        g = st.g
-        out = []
-        for loc in self.observed:
-            if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
-                end = st.end[loc.tid]
-                done = end.done if isinstance(end, Failed) else end
-                out.append(done.reg(loc.reg) if isinstance(done, Done) else 0)
-            elif isinstance(loc, MemLoc) and loc.name in g.lay.loc_index:
-                out.append(g.final_value(g.lay.loc_index[loc.name]))
-            else:
-                out.append(self.program.initial_value(loc))
-        self.report_error(g, fails, tuple(out), complete=False)
+def blocked_error(tally: Tally, st: RsmcState, fails: list[tuple[int, Failed]]) -> None:
+    """An execution of RSMC's state ``st`` where a thread is blocked and ``fails`` failed
+    an assertion: an error too."""
+    g = st.g
+    dones: list[Done | None] = []
+    for end in st.end:
+        done = end.done if isinstance(end, Failed) else end
+        dones.append(done if isinstance(done, Done) else None)
+    state = tally.final_state(g.lay.loc_index, g.final_value, dones)
+    tally.blocked_error(state, fails, partial(picture, g))
 
 
 @dataclass
@@ -91,17 +84,17 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     while True:
         lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
         checker = model.consistency_checker(program.arch, lay, "cat")
-        tally = RsmcTally(program, checker, opts, None)
+        tally = Tally(program, opts, checker)
         try:
             with sem.reporting():
                 state = RsmcState(sem, lay, CB_ORDERS[why.order], checker, why.coherent)
                 ex = Explorer(
                     state,
-                    tally.complete,
+                    tally.complete_graph,
                     deadline=deadline,
                     track_duplicates=opts.track_duplicates,
                     progress=opts.progress,
-                    on_blocked_error=tally.blocked_error_state if program.has(Assert) else None,
+                    on_blocked_error=partial(blocked_error, tally) if program.has(Assert) else None,
                 )
                 stats = ex.explore_all()
             break

@@ -28,14 +28,15 @@ from herdsman.engine.errors import TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
+from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
 from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
-from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program
@@ -102,9 +103,9 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
             checker = model.consistency_checker(program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
-        tally = TrustTally(program, checker, opts, bound)
+        tally = Tally(program, opts, checker, bound)
         start = TrustGraph(lay, roots, sem.spawned)
-        on_error = tally.blocked_error if program.has(Assert) else None
+        on_error = partial(blocked_error, tally) if program.has(Assert) else None
         plan = None
         if compiled and bound is None:
             plan = compiled_applies(checker, start)
@@ -114,7 +115,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 start,
                 checker,
                 plan,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 deadline=deadline,
                 on_final=partial(tally.complete_final, lay) if tally.light() else None,
@@ -126,7 +127,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
             ex = Explorer(
                 start,
                 checker,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 bound=bound,
                 deadline=deadline,
@@ -166,6 +167,16 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     stats.time = time.process_time() - t0
     tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return TrustRun(tally.finish(program.name, "trust"), stats)
+
+
+def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, Failed]]) -> None:
+    """A blocked graph (consistent so far) where an assertion failed: an error too."""
+    dones: list[Done | None] = []
+    for t in range(g.T):
+        s = g.at(t).step
+        dones.append(s.done if isinstance(s, Failed) else s if isinstance(s, Done) else None)
+    state = tally.final_state(g.lay.loc_index, g.final_value, dones)
+    tally.blocked_error(state, fails, partial(picture, g))
 
 
 def explore_test(
