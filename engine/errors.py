@@ -20,6 +20,15 @@ def check_deadline(deadline: float | None) -> None:
         raise TimeLimitExceeded()
 
 
+class NewLocation(Exception):
+    """A thread accessed a location the explorer's layout does not have (an address
+    computed at run time): the exploration starts again with it (initially 0)."""
+
+    def __init__(self, loc: str) -> None:
+        super().__init__(loc)
+        self.loc = loc
+
+
 class ErrorFound(Exception):
     """An assertion failed and the run stops at the first error
     (``RunOptions.stop_on_error``); the outcome so far has it."""

@@ -38,7 +38,7 @@ from herdsman.engine.outcome import (
     record,
     wants_show,
 )
-from herdsman.engine.semantics.state import Done, Failed
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
@@ -101,7 +101,7 @@ class Tally(OutcomeBuilder):
         self,
         loc_index: Mapping[str, int],
         final_value: Callable[[int], Value],
-        dones: Sequence[Done | None],
+        dones: Sequence[ThreadDone | None],
     ) -> dict[Loc, Value]:
         """Values of the observed (and filter) locations in a finished execution whose
         location ``loc_index[x]`` ends with ``final_value(loc_index[x])`` and whose
@@ -163,7 +163,10 @@ class Tally(OutcomeBuilder):
         )
 
     def complete_graph(
-        self, g: ExecutionGraph, finals: list[Done], fails: list[tuple[int, Failed]] = ()
+        self,
+        g: ExecutionGraph,
+        finals: list[ThreadDone],
+        fails: list[tuple[int, ThreadFailed]] = (),
     ) -> bool | None:
         """Record a complete graph (its threads ended as ``finals``, those in ``fails``
         failing an assertion); whether the model allows it (None: not asked, under
@@ -171,7 +174,9 @@ class Tally(OutcomeBuilder):
         state = self.final_state(g.lay.loc_index, g.final_value, finals)
         return self.complete(state, any(d.cut for d in finals), fails, g)
 
-    def complete_final(self, lay: Layout, values: list[Value], finals: list[Done]) -> bool | None:
+    def complete_final(
+        self, lay: Layout, values: list[Value], finals: list[ThreadDone]
+    ) -> bool | None:
         """:meth:`complete_graph` for a graph of layout ``lay`` known by its locations'
         final ``values`` (only when :meth:`light`; no thread failed)."""
         state = self.final_state(lay.loc_index, values.__getitem__, finals)
@@ -182,7 +187,7 @@ class Tally(OutcomeBuilder):
         self,
         state: dict[Loc, Value],
         cut: bool,
-        fails: Sequence[tuple[int, Failed]],
+        fails: Sequence[tuple[int, ThreadFailed]],
         g: ExecutionGraph | None,
         draw: Picture | None = None,
         digest: bytes | None = None,
@@ -244,7 +249,7 @@ class Tally(OutcomeBuilder):
         return True
 
     def blocked_error(
-        self, state: dict[Loc, Value], fails: Sequence[tuple[int, Failed]], draw: Picture
+        self, state: dict[Loc, Value], fails: Sequence[tuple[int, ThreadFailed]], draw: Picture
     ) -> None:
         """An execution where a thread is blocked and ``fails`` failed an assertion, with
         final ``state`` (see :meth:`final_state`): an error too."""
@@ -252,7 +257,7 @@ class Tally(OutcomeBuilder):
 
     def report_error(
         self,
-        fails: Sequence[tuple[int, Failed]],
+        fails: Sequence[tuple[int, ThreadFailed]],
         obs: tuple[Value, ...],
         complete: bool,
         draw: Picture,

@@ -32,8 +32,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine, NewLocation
+from herdsman.engine.errors import NewLocation, TimeLimitExceeded
+from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine
 from herdsman.engine.operational.reach import Reach, StateLimit, buffer_last, reach, replay
 from herdsman.engine.operational.run import UNBOUNDED
 from herdsman.engine.operational.runs import run_graph

@@ -22,11 +22,12 @@ from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import (
     ConditionSettled,
     ErrorFound,
+    NewLocation,
     TimeLimitExceeded,
     model_refusal,
 )
 from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
-from herdsman.engine.operational.machine import Effects, Machine, NewLocation
+from herdsman.engine.operational.machine import Effects, Machine
 from herdsman.engine.operational.runs import RunReader
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode

@@ -32,7 +32,7 @@ from herdsman.engine.operational.machine import (
     MState,
     is_loop_bound,
 )
-from herdsman.engine.semantics.state import Done, Failed
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.tally import Tally
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
@@ -54,7 +54,7 @@ class RunReader:
         """A run ended (``complete`` or ``blocked``) with ``stack`` its states."""
         final = stack[-1].state
         effects = [fx0, *(f.fx for f in stack[:-1] if f.fx is not None)]
-        fails: list[tuple[int, Failed]] = [
+        fails: list[tuple[int, ThreadFailed]] = [
             (t, x.end) for t, x in enumerate(final.slots) if x.status == FAILED
         ]
         tally = self.tally
@@ -74,7 +74,7 @@ class RunReader:
                 tally.blocked_error(self.final_state(final), fails, draw)
             return
         state = self.final_state(final)
-        cut = any(isinstance(x.end, Done) and x.end.cut for x in final.slots)
+        cut = any(isinstance(x.end, ThreadDone) and x.end.cut for x in final.slots)
         digest = self._digest(final, effects, state, fails)
         tally.complete(state, cut, fails, None, draw, digest)
 
@@ -83,7 +83,7 @@ class RunReader:
         dones = [self._done(s, t) for t in range(self.m.T)]
         return self.tally.final_state(self.m.loc_index, lambda li: s.mem[li][0], dones)
 
-    def _done(self, s: MState, t: int) -> Done:
+    def _done(self, s: MState, t: int) -> ThreadDone:
         x = s.slots[t]
         if x.status == DONE:
             return x.end  # type: ignore[return-value]
@@ -96,7 +96,7 @@ class RunReader:
         final: MState,
         effects: list[Effects],
         state: dict[Loc, Value],
-        fails: list[tuple[int, Failed]],
+        fails: list[tuple[int, ThreadFailed]],
     ) -> bytes:
         """The execution of a run: rf and co, as a digest (or, stateful, the final
         state: its observed values, memory and the assertions that failed)."""

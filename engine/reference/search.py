@@ -39,7 +39,7 @@ from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
-from herdsman.engine.semantics.state import Failed
+from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, RegLoc
@@ -160,7 +160,7 @@ TRACKED = 8
 
 def combination_status(
     heads: list[ThreadExec], spawned: frozenset[int]
-) -> tuple[list[tuple[int, Failed]], bool, bool] | None:
+) -> tuple[list[tuple[int, ThreadFailed]], bool, bool] | None:
     """Whether thread executions of these shapes (one per thread) make an execution
     together: a thread has events iff it starts (at once, or spawned by one of them), a
     join follows the end of its thread, and one waits at a join only for a thread that
@@ -198,7 +198,7 @@ class Combo(Tables):
         arch: str,
         goal: Goal,
         tally: OutcomeBuilder,
-        fails: list[tuple[int, Failed]] | None = None,
+        fails: list[tuple[int, ThreadFailed]] | None = None,
         blocked: bool = False,
         bound: bool = False,
         tracker: _Tracker | None = None,

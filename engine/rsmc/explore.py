@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from herdsman.engine.errors import ConditionSettled, ErrorFound, check_deadline
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.rsmc.state import RsmcState, Undo
-from herdsman.engine.semantics.state import Blocked, Done, Failed
+from herdsman.engine.semantics.state import Blocked, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.graphs.execution import ExecutionGraph
 
@@ -43,8 +43,10 @@ STAR = -1
 #: read that reads from it.
 Template = tuple[tuple[int, int], ...]
 
-OnComplete = Callable[[ExecutionGraph, list[Done], list[tuple[int, Failed]]], bool | None]
-OnBlockedError = Callable[[RsmcState, list[tuple[int, Failed]]], None]
+OnComplete = Callable[
+    [ExecutionGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None
+]
+OnBlockedError = Callable[[RsmcState, list[tuple[int, ThreadFailed]]], None]
 
 
 @dataclass
@@ -205,7 +207,7 @@ class Explorer:
             else:
                 self.stats.blocked_assume += 1
             if self.on_blocked_error is not None:
-                fails = [(t, end) for t, end in enumerate(st.end) if isinstance(end, Failed)]
+                fails = [(t, end) for t, end in enumerate(st.end) if isinstance(end, ThreadFailed)]
                 if fails:
                     self.on_blocked_error(st, fails)
             return

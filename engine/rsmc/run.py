@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.errors import model_refusal
+from herdsman.engine.errors import NewLocation, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.rsmc.cb import CB_ORDERS
 from herdsman.engine.rsmc.explore import Explorer, RsmcStats
-from herdsman.engine.rsmc.state import NewLocation, RsmcState
+from herdsman.engine.rsmc.state import RsmcState
 from herdsman.engine.rsmc.support import choose
-from herdsman.engine.semantics.state import Done, Failed
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.tally import Tally, picture
@@ -41,14 +41,14 @@ from herdsman.litmus.test import LitmusTest
 __all__ = ["RsmcRun", "explore_program", "explore_test", "run_rsmc", "rsmc_refusal"]
 
 
-def blocked_error(tally: Tally, st: RsmcState, fails: list[tuple[int, Failed]]) -> None:
+def blocked_error(tally: Tally, st: RsmcState, fails: list[tuple[int, ThreadFailed]]) -> None:
     """An execution of RSMC's state ``st`` where a thread is blocked and ``fails`` failed
     an assertion: an error too."""
     g = st.g
-    dones: list[Done | None] = []
+    dones: list[ThreadDone | None] = []
     for end in st.end:
-        done = end.done if isinstance(end, Failed) else end
-        dones.append(done if isinstance(done, Done) else None)
+        done = end.done if isinstance(end, ThreadFailed) else end
+        dones.append(done if isinstance(done, ThreadDone) else None)
     state = tally.final_state(g.lay.loc_index, g.final_value, dones)
     tally.blocked_error(state, fails, partial(picture, g))
 

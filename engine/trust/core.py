@@ -32,12 +32,17 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from herdsman.cat.api import CheckPlan, ConsistencyChecker, EmptyMeetStep, PlanTerm
-from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import (
+    ConditionSettled,
+    ErrorFound,
+    NewLocation,
+    TimeLimitExceeded,
+)
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND, StepError
-from herdsman.engine.trust.explore import NewLocation, TrustStats, signature
+from herdsman.engine.trust.explore import TrustStats, signature
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.litmus.base.ir import Value
 
@@ -63,13 +68,13 @@ _KINDS = {"R": 0, "W": 1, "S": 2, "J": 3}
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 #: A complete graph recorded: (graph, threads' final states, failures) -> allowed.
-OnComplete = Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None]
+OnComplete = Callable[[TrustGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None]
 
 
 T = TypeVar("T")
 
 #: How the threads ended at a leaf: final states (None: blocked), failures, why blocked.
-Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
+Ends = tuple[list[ThreadDone] | None, list[tuple[int, ThreadFailed]], str]
 
 #: Leaves whose ends are remembered, and skeletons whose static relations the core keeps
 #: (each emptied when full: memory stays flat).
@@ -124,9 +129,10 @@ class CompiledExplorer:
         checker: ConsistencyChecker,
         plan: CheckPlan,
         on_complete: OnComplete,
-        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, ThreadFailed]]], None]
+        | None = None,
         deadline: float | None = None,
-        on_final: Callable[[list[Value], list[Done]], bool | None] | None = None,
+        on_final: Callable[[list[Value], list[ThreadDone]], bool | None] | None = None,
         track_duplicates: bool = False,
         progress: ProgressReporter | None = None,
         executions: Callable[[], int] | None = None,
@@ -226,9 +232,9 @@ class CompiledExplorer:
             elif kind <= 3:
                 tgt = ev.value
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
-        if ts is Done:
+        if ts is ThreadDone:
             return (2, 4, -1, -1, -1, -1)
-        if ts is Failed:
+        if ts is ThreadFailed:
             return (3, 4, -1, -1, -1, -1)
         if ts is Stall:
             raise AssertionError("concrete values never stall")
@@ -313,23 +319,23 @@ class CompiledExplorer:
         assertion (only when they are reported), and why a blocked graph is blocked."""
         nodes = self.nodes
         steps = [nodes[i].step for i in curs]
-        finals: list[Done] | None = []
+        finals: list[ThreadDone] | None = []
         for t, s in enumerate(steps):
-            if type(s) is Done:
+            if type(s) is ThreadDone:
                 finals.append(s)  # type: ignore[union-attr]
-            elif type(s) is Failed:
+            elif type(s) is ThreadFailed:
                 finals.append(s.done)  # type: ignore[union-attr]
             elif not (started >> t) & 1:
                 finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
             else:
                 finals = None
                 break
-        fails: list[tuple[int, Failed]] = []
+        fails: list[tuple[int, ThreadFailed]] = []
         if self.on_blocked_error is not None:
             fails = [
                 (t, s)  # type: ignore[misc]
                 for t, s in enumerate(steps)
-                if type(s) is Failed and (started >> t) & 1
+                if type(s) is ThreadFailed and (started >> t) & 1
             ]
         why = ""
         if finals is None:

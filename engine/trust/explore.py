@@ -39,24 +39,20 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
-from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import (
+    ConditionSettled,
+    ErrorFound,
+    NewLocation,
+    TimeLimitExceeded,
+)
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
-from herdsman.engine.semantics.state import Blocked, Done, Failed
+from herdsman.engine.semantics.state import Blocked, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
 
-__all__ = ["Explorer", "NewLocation", "TrustStats", "TimeLimitExceeded", "signature"]
+__all__ = ["Explorer", "TrustStats", "TimeLimitExceeded", "signature"]
 
 _LOOP_BOUND = Blocked(LOOP_BOUND)
-
-
-class NewLocation(Exception):
-    """A thread accessed a location the graph's layout does not have (an address
-    computed at run time): the exploration starts again with it."""
-
-    def __init__(self, loc: str) -> None:
-        super().__init__(loc)
-        self.loc = loc
 
 
 @dataclass
@@ -99,8 +95,11 @@ class Explorer:
         self,
         start: TrustGraph,
         checker: ConsistencyChecker,
-        on_complete: Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None],
-        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
+        on_complete: Callable[
+            [TrustGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None
+        ],
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, ThreadFailed]]], None]
+        | None = None,
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,

@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from functools import partial
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.errors import TimeLimitExceeded, model_refusal
+from herdsman.engine.errors import NewLocation, TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
-from herdsman.engine.semantics.state import Done, Failed
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
-from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
+from herdsman.engine.trust.explore import Explorer, TrustStats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
@@ -169,12 +169,14 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 
-def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, Failed]]) -> None:
+def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFailed]]) -> None:
     """A blocked graph (consistent so far) where an assertion failed: an error too."""
-    dones: list[Done | None] = []
+    dones: list[ThreadDone | None] = []
     for t in range(g.T):
         s = g.at(t).step
-        dones.append(s.done if isinstance(s, Failed) else s if isinstance(s, Done) else None)
+        dones.append(
+            s.done if isinstance(s, ThreadFailed) else s if isinstance(s, ThreadDone) else None
+        )
     state = tally.final_state(g.lay.loc_index, g.final_value, dones)
     tally.blocked_error(state, fails, partial(picture, g))
 
