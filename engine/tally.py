@@ -25,7 +25,7 @@ not graphs, counts with that builder directly).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
@@ -49,9 +49,9 @@ MAX_JUDGED = 4096
 
 #: A finished execution's graph, made when the tally needs one (pictures, errors).
 Picture = Callable[[], ExecutionGraph]
-#: How each needed location is read: (location, 0: register of thread a | 1: memory
-#: location a | 2: the constant a).
-Getters = list[tuple[Loc, int, object]]
+#: How each needed location is read: (location, 0: a register of thread a | 1: memory
+#: location a | 2: the constant c, a, c).
+Getters = list[tuple[Loc, int, int, Value]]
 
 
 class Bound(Protocol):
@@ -59,7 +59,9 @@ class Bound(Protocol):
 
     k: int
 
-    def count(self, g: ExecutionGraph) -> int: ...
+    def count(self, g: Any) -> int:
+        """The preemptions of the graph ``g`` (a graph of the explorer's own kind)."""
+        ...
 
 
 class Tally(OutcomeBuilder):
@@ -111,14 +113,14 @@ class Tally(OutcomeBuilder):
         getters = self._getters
         if getters is None or getters[0] is not loc_index:
             getters = self._getters = (loc_index, self._plan(loc_index, len(dones)))
-        for loc, kind, a in getters[1]:
+        for loc, kind, a, c in getters[1]:
             if kind == 0:  # a register of thread a
-                done = dones[a]  # type: ignore[index]
+                done = dones[a]
                 out[loc] = 0 if done is None else done.reg(loc.reg)  # type: ignore[union-attr]
             elif kind == 1:  # memory location a
-                out[loc] = final_value(a)  # type: ignore[arg-type]
+                out[loc] = final_value(a)
             else:  # nothing writes it: its initial value
-                out[loc] = a  # type: ignore[assignment]
+                out[loc] = c
         return out
 
     def _plan(self, loc_index: Mapping[str, int], T: int) -> Getters:
@@ -126,11 +128,11 @@ class Tally(OutcomeBuilder):
         plan: Getters = []
         for loc in self.needed:
             if isinstance(loc, RegLoc) and 0 <= loc.tid < T:
-                plan.append((loc, 0, loc.tid))
+                plan.append((loc, 0, loc.tid, 0))
             elif isinstance(loc, MemLoc) and loc.name in loc_index:
-                plan.append((loc, 1, loc_index[loc.name]))
+                plan.append((loc, 1, loc_index[loc.name], 0))
             else:
-                plan.append((loc, 2, self.program.initial_value(loc)))
+                plan.append((loc, 2, 0, self.program.initial_value(loc)))
         return plan
 
     def judged(self, state: dict[Loc, Value]) -> tuple[bool, bool, tuple[Value, ...]]:
@@ -166,7 +168,7 @@ class Tally(OutcomeBuilder):
         self,
         g: ExecutionGraph,
         finals: list[ThreadDone],
-        fails: list[tuple[int, ThreadFailed]] = (),
+        fails: Sequence[tuple[int, ThreadFailed]] = (),
     ) -> bool | None:
         """Record a complete graph (its threads ended as ``finals``, those in ``fails``
         failing an assertion); whether the model allows it (None: not asked, under

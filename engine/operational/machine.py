@@ -73,7 +73,7 @@ class Slot(NamedTuple):
     kind: str = ""
     loc: int = -1
     step: object = None
-    end: object = None
+    end: ThreadDone | ThreadFailed | Blocked | None = None
 
 
 class Tr(NamedTuple):
@@ -215,11 +215,11 @@ class Machine:
                     if k == "S" or k == "J":
                         return Slot(RUNNING, k, -1, s), buf
                     raise StepError(f"P{t}: an event of kind {k} in an operational run")
-                if cls is ThreadDone:
+                if type(s) is ThreadDone:
                     return Slot(DONE, end=s), buf
-                if cls is ThreadFailed:
+                if type(s) is ThreadFailed:
                     return Slot(FAILED, end=s), buf
-                if cls is Blocked:
+                if type(s) is Blocked:
                     return Slot(BLOCKED, end=s), buf
                 assert cls is Stall
                 raise StepError(f"P{t}: waits for read values (symbolic)")

@@ -26,11 +26,11 @@ from herdsman.engine.errors import (
     TimeLimitExceeded,
     model_refusal,
 )
-from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
+from herdsman.engine.operational.dpor import Explorer, count_runs
 from herdsman.engine.operational.machine import Effects, Machine
 from herdsman.engine.operational.runs import RunReader
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.tally import Tally
 from herdsman.litmus.base.errors import InputError
@@ -65,7 +65,7 @@ class OperationalRun:
     search's statistics, and whether it ran out of time (``partial`` explorations)."""
 
     result: Outcome
-    stats: DporStats
+    stats: Stats
     timed_out: bool = False
 
 
@@ -150,7 +150,7 @@ def explore_operational(
 
 
 def _fill(
-    tally: Tally, runs: RunReader, st: DporStats, m: Machine, naive: int | None, opts: RunOptions
+    tally: Tally, runs: RunReader, st: Stats, m: Machine, naive: int | None, opts: RunOptions
 ) -> None:
     out = tally.stats
     out.complete = st.complete
@@ -160,8 +160,8 @@ def _fill(
     x["runs"] = st.complete + st.blocked
     x["executions"] = len(tally.seen or ())
     x["duplicates"] = tally.duplicates
-    x["sleep_blocked"] = st.sleep_blocked
-    x["transitions"] = st.transitions
+    x["sleep_blocked"] = st.extra["sleep_blocked"]
+    x["transitions"] = st.extra["transitions"]
     x["filtered"] = tally.filtered
     if opts.speedcheck != "false":
         x["irrelevant"] = tally.skipped
@@ -172,7 +172,7 @@ def _fill(
     if opts.buffer_bound is not None:
         x["buffer_bound"] = opts.buffer_bound
     if opts.stateful:
-        x["states"] = st.states
-        x["visited_cut"] = st.visited_cut
+        x["states"] = st.extra["states"]
+        x["visited_cut"] = st.extra["visited_cut"]
     x["processes"] = m.P
     x["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

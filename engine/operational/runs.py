@@ -25,8 +25,6 @@ import hashlib
 
 from herdsman.engine.operational.dpor import Frame
 from herdsman.engine.operational.machine import (
-    DONE,
-    FAILED,
     Effects,
     Machine,
     MState,
@@ -54,9 +52,7 @@ class RunReader:
         """A run ended (``complete`` or ``blocked``) with ``stack`` its states."""
         final = stack[-1].state
         effects = [fx0, *(f.fx for f in stack[:-1] if f.fx is not None)]
-        fails: list[tuple[int, ThreadFailed]] = [
-            (t, x.end) for t, x in enumerate(final.slots) if x.status == FAILED
-        ]
+        fails = [(t, x.end) for t, x in enumerate(final.slots) if isinstance(x.end, ThreadFailed)]
         tally = self.tally
 
         def draw() -> ExecutionGraph:
@@ -84,12 +80,12 @@ class RunReader:
         return self.tally.final_state(self.m.loc_index, lambda li: s.mem[li][0], dones)
 
     def _done(self, s: MState, t: int) -> ThreadDone:
-        x = s.slots[t]
-        if x.status == DONE:
-            return x.end  # type: ignore[return-value]
-        if x.status == FAILED:
-            return x.end.done  # type: ignore[union-attr]
-        return self.m.codes[t].initial()  # never started
+        end = s.slots[t].end
+        if isinstance(end, ThreadDone):
+            return end
+        if isinstance(end, ThreadFailed):
+            return end.done
+        return self.m.codes[t].initial()  # blocked, or never started
 
     def _digest(
         self,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
-from herdsman.engine.errors import ErrorFound, TimeLimitExceeded, check_deadline
+from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.reference.skeletons import build_skeleton
@@ -44,14 +44,7 @@ from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, RegLoc
 
-__all__ = [
-    "Combo",
-    "Goal",
-    "TimeLimitExceeded",
-    "combination_status",
-    "enumerate_test",
-    "wanted_execs",
-]
+__all__ = ["Combo", "Goal", "combination_status", "enumerate_test", "wanted_execs"]
 
 
 @dataclass

@@ -22,9 +22,9 @@ from functools import partial
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import NewLocation, model_refusal
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.rsmc.cb import CB_ORDERS
-from herdsman.engine.rsmc.explore import Explorer, RsmcStats
+from herdsman.engine.rsmc.explore import Explorer
 from herdsman.engine.rsmc.state import RsmcState
 from herdsman.engine.rsmc.support import choose
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
@@ -58,7 +58,7 @@ class RsmcRun:
     """An RSMC run: its outcome and the exploration's statistics."""
 
     result: Outcome
-    stats: RsmcStats
+    stats: Stats
 
 
 def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
@@ -105,7 +105,8 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0
-    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
+    stats.candidates = stats.complete + int(stats.extra["rejected"])
+    tally.stats.absorb(stats)
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
 
 

@@ -38,11 +38,12 @@ from herdsman.engine.errors import (
     NewLocation,
     TimeLimitExceeded,
 )
+from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND, StepError
-from herdsman.engine.trust.explore import TrustStats, signature
+from herdsman.engine.trust.explore import signature, trust_stats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.litmus.base.ir import Value
 
@@ -146,7 +147,7 @@ class CompiledExplorer:
         self.deadline = deadline
         self.progress = progress
         self.executions = executions
-        self.stats = TrustStats()
+        self.stats = trust_stats()
         self._seen: set | None = set() if track_duplicates else None
         self._ends: dict[tuple[tuple[int, ...], int], Ends] = {}  # see _ends_of
         self.plan = plan
@@ -176,7 +177,7 @@ class CompiledExplorer:
             MAX_STATICS,
         )
 
-    def run(self) -> TrustStats:
+    def run(self) -> Stats:
         t0 = time.process_time()
         try:
             self.core.run()
@@ -192,11 +193,11 @@ class CompiledExplorer:
     def _absorb(self) -> None:
         got = self.core.stats()
         st = self.stats
-        st.pruned += got["pruned"]
-        st.revisits += got["revisits"]
-        st.revisits_inconsistent += got["revisits_inconsistent"]
-        st.revisits_doomed += got["revisits_doomed"]
-        st.refused += got["refused"]
+        st.extra["pruned"] += got["pruned"]
+        st.extra["revisits"] += got["revisits"]
+        st.extra["revisits_inconsistent"] += got["revisits_inconsistent"]
+        st.extra["revisits_doomed"] += got["revisits_doomed"]
+        st.extra["refused"] += got["refused"]
         if got["dead_end"]:
             st.blocked += got["dead_end"]
             st.extra["blocked_dead_end"] = st.extra.get("blocked_dead_end", 0) + got["dead_end"]
@@ -297,7 +298,7 @@ class CompiledExplorer:
             g = self._graph()
             sig = signature(g)
             if sig in self._seen:
-                stats.duplicates += 1
+                stats.extra["duplicates"] += 1
             self._seen.add(sig)
         try:
             if self.on_final is not None and not fails:
@@ -310,7 +311,7 @@ class CompiledExplorer:
         if ok:
             stats.complete += 1
         elif ok is not None:
-            stats.rejected += 1
+            stats.extra["rejected"] += 1
         return bool(ok)
 
     def _ends_of(self, curs: tuple[int, ...], started: int) -> Ends:

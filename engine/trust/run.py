@@ -4,7 +4,7 @@ TruSt (:mod:`engine.trust.explore`) fills the same :class:`engine.outcome.Outcom
 reference engine, so herd's output is identical whichever engine ran.  Its statistics
 (GenMC's "complete executions explored" and "blocked executions seen", revisits,
 preemption-bound counts) are in ``Outcome.stats``; :func:`explore_program` also returns
-them as :class:`TrustStats`.
+them (:class:`engine.outcome.Stats`, TruSt's counters: ``TRUST_COUNTERS``).
 
 TruSt drives the program's step function (:mod:`engine.semantics`) itself: each thread's
 next event comes from its path in the program's tree of thread prefixes.  Graph ids are
@@ -26,14 +26,14 @@ from functools import partial
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import NewLocation, TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
-from herdsman.engine.trust.explore import Explorer, TrustStats
+from herdsman.engine.trust.explore import Explorer
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
@@ -59,7 +59,7 @@ class TrustRun:
     statistics."""
 
     result: Outcome
-    stats: TrustStats
+    stats: Stats
 
 
 def has_rmw(program: Program) -> bool:
@@ -159,13 +159,14 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     if opts.speedcheck != "false":
         extra["irrelevant"] = tally.skipped
     if bound is not None:
-        stats.beyond_bound = tally.beyond
+        extra["beyond_bound"] = float(tally.beyond)
         extra["bound"] = bound.k
         extra["within_bound"] = tally.within
         extra["decisive_within_bound"] = tally.decisive_within
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     stats.time = time.process_time() - t0
-    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
+    stats.candidates = stats.complete + int(extra["rejected"])
+    tally.stats.absorb(stats)
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 

@@ -167,12 +167,15 @@ class Placement:
 
 def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) -> Placement:
     if oc is not None:
-        line = int(c.site)  # type: ignore[call-overload]
+        line = c.site
+        assert isinstance(line, int)  # a C program's sites are its lines
         src = oc.source.splitlines()
         stmt = src[line - 1].strip() if 0 < line <= len(src) else ""
         return Placement(f"line {line}", stmt, C_FENCES[c.kind].rstrip(";"), COSTS[c.kind])
     assert ol is not None
-    t, p = c.site  # type: ignore[misc]
+    site = c.site
+    assert isinstance(site, tuple)  # a litmus test's sites: (thread, instruction)
+    t, p = site
     code = ol.test.threads[t]
     nxt = next((it for it in code[p:] if isinstance(it, Instruction)), None)
     before = nxt.text if nxt is not None else "(end)"

@@ -27,11 +27,11 @@ EXAMPLES = ROOT / "litmus" / "examples"
 def stats_key(st):
     return (
         st.complete,
-        st.revisits,
-        st.refused,
+        st.extra["revisits"],
+        st.extra["refused"],
         st.blocked,
-        st.pruned,
-        st.revisits_inconsistent + st.revisits_doomed,
+        st.extra["pruned"],
+        st.extra["revisits_inconsistent"] + st.extra["revisits_doomed"],
     )
 
 

@@ -518,7 +518,7 @@ def test_stateful_revisits_cycling_local_states():
     )
     opts = RunOptions(engine="operational", stateful=True, naive_budget=0, time_limit=1)
     ok = explore_operational(constant, model("sc"), opts, partial=True)
-    assert not ok.timed_out and ok.stats.visited_cut > 0
+    assert not ok.timed_out and ok.stats.extra["visited_cut"] > 0
     run = explore_operational(prog, model("sc"), opts, partial=True)
     assert not run.timed_out
 

@@ -277,7 +277,10 @@ def witness_dot(
                 edge.set(k, v)
             edge.set("label", label)
         else:
-            g.add_edge(pydot.Edge(a, b, label=label, **HIGHLIGHT))
+            edge = pydot.Edge(a, b, label=label)
+            for k, v in HIGHLIGHT.items():
+                edge.set(k, v)
+            g.add_edge(edge)
     out = g.to_string()
     return out if out.endswith("\n") else out + "\n"
 

@@ -404,7 +404,7 @@ class RelationLens:
             if got is not None:
                 display = self.axiom_display(info, failure)
                 return Witness(display, failure.name, failure.kind, view.expression, *got, True)
-        info, expression = fallback
+        first, expression = fallback
         steps = _unevaluated(failure.kind, cycle, U, names, expression or failure.kind)
-        display = self.axiom_display(info, failure)
+        display = self.axiom_display(first, failure)
         return Witness(display, failure.name, failure.kind, expression, cycle, steps, False)

@@ -217,10 +217,10 @@ class ProgramOracle:
             for x in chosen:
                 if x.site in lines and (x.kind != "lwsync" or not wr):
                     have = max(have, _LEVEL[x.kind])
-            for x in lines:
+            for line in lines:
                 for k in KINDS[self.mode]:
                     if _LEVEL[k] > have and not (k == "lwsync" and wr):
-                        out.add(Candidate(x, k))
+                        out.add(Candidate(line, k))
         return tuple(sorted(out & known, key=repr))
 
 
