@@ -34,10 +34,8 @@ from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Assert, MemLoc, Program, RegLoc
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
-__all__ = ["RsmcRun", "explore_program", "explore_test", "run_rsmc", "rsmc_refusal"]
+__all__ = ["RsmcRun", "explore_program", "run_rsmc", "rsmc_refusal"]
 
 
 class RsmcTally(TrustTally):
@@ -118,11 +116,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     stats.time = time.process_time() - t0
     tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
-
-
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> RsmcRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="rsmc"))
 
 
 def run_rsmc(program: Program, model: object, opts: RunOptions) -> Outcome:

@@ -39,13 +39,10 @@ from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
 __all__ = [
     "TrustRun",
     "explore_program",
-    "explore_test",
     "run_trust",
     "trust_applies",
     "TimeLimitExceeded",
@@ -168,11 +165,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     stats.time = time.process_time() - t0
     tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return TrustRun(tally.finish(program.name, "trust"), stats)
-
-
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
 
 
 def run_trust(program: Program, model: object, opts: RunOptions) -> Outcome:

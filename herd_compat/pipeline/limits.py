@@ -1,5 +1,7 @@
-"""Resource limits of a run: a CPU-time alarm over one test's whole pipeline, and a bound
-on the process's memory.
+"""Resource limits of a run: how much CPU time and memory a unit of work may take
+(:class:`Limits`, the one type every command's configuration holds them in), the
+documented defaults, a CPU-time alarm over one unit's whole pipeline, a bound on the
+process's memory, and the one warning line that reports an exceeded limit.
 
 The engines check their own deadline (:func:`engine.errors.check_deadline`) in their
 search loops, but a test spends time elsewhere too: parsing, loading a model (a ``let
@@ -26,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from types import FrameType, TracebackType
 
 from herdsman.cat.api import DeadlinePassed, cpu_deadline
@@ -33,6 +36,60 @@ from herdsman.engine.errors import TimeLimitExceeded
 
 #: The smallest memory limit accepted, in MB (the interpreter and herdsman need ~40 MB).
 MIN_MEMORY_MB = 64
+#: The largest memory limit accepted, in MB (16 TB: beyond any machine, within RLIMIT_AS).
+MAX_MEMORY_MB = 1 << 24
+#: The default memory bound of every command that evaluates a model, in MB of address
+#: space: the command's process, or each of a campaign's local workers.
+DEFAULT_MEMORY_MB = 2048
+#: The largest time limit accepted, in CPU seconds (about 11.6 days).
+MAX_TIME_LIMIT = 1_000_000.0
+#: The default time limit of each test, program or analysis of the commands that run
+#: them, in CPU seconds.
+DEFAULT_TIME_LIMIT = 3600.0
+#: The largest loop bound accepted (``--unroll``, herd7's ``-unroll``).
+MAX_UNROLL = 1_000_000
+#: The default time limit of the commands that read one file or model at a time (``cat
+#: check``, whose whole work is evaluating models; ``parse``): CPU seconds per file.
+READ_TIME_LIMIT = 60.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a unit of work (a test, a program, a model, an analysis) may take:
+    ``time_limit`` CPU seconds and ``memory_limit`` MB of address space (None: no bound).
+    The command line's ``--timeout`` and ``--max-memory``; what the unit is, each
+    command says (README, "Limits and exit statuses")."""
+
+    time_limit: float | None = None
+    memory_limit: int | None = None
+
+
+#: The default limits of the commands that run tests, programs or analyses (each test,
+#: program or analysis; each campaign worker's memory), and of those that read one file
+#: or model at a time (``parse``, ``cat check``).
+RUN_LIMITS = Limits(DEFAULT_TIME_LIMIT, DEFAULT_MEMORY_MB)
+READ_LIMITS = Limits(READ_TIME_LIMIT, DEFAULT_MEMORY_MB)
+
+
+def grace(time_limit: float) -> float:
+    """The extra time a backstop (the alarm over a search that checks its own limit and
+    reports how far it got, or a campaign's kill of a worker) gives beyond
+    ``time_limit``."""
+    return min(5.0, max(0.5, 0.2 * time_limit))
+
+
+def time_line(path: str, limits: Limits, missing: str = "no result") -> str:
+    """The one line reporting that ``path``'s unit of work ran out of time."""
+    limit = f" of {limits.time_limit:g} s" if limits.time_limit is not None else ""
+    return f"{path}:0:0: warning: time limit{limit} exceeded, {missing}"
+
+
+def memory_line(path: str, limits: Limits, missing: str = "no result") -> str:
+    """The one line reporting that ``path``'s unit of work ran out of memory."""
+    if limits.memory_limit is None:
+        return f"{path}:0:0: warning: out of memory, {missing}"
+    return f"{path}:0:0: warning: memory limit of {limits.memory_limit} MB exceeded, {missing}"
+
 
 #: A signal's disposition, as ``signal.signal`` takes and returns it.
 Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
@@ -96,10 +153,6 @@ class CpuTimeLimit:
         if self._previous is not None:  # None: not set from Python; ours ignores signals
             signal.signal(signal.SIGPROF, self._previous)
         self._armed = False
-
-
-#: A campaign worker's default limit (``validate --max-memory``), in MB of address space.
-DEFAULT_WORKER_MB = 2048
 
 
 def limit_memory(mb: int | None) -> None:
