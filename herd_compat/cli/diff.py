@@ -16,10 +16,12 @@ from herdsman.herd_compat.cli.options import (
     add_output_options,
     add_worker_options,
     limits_of,
+    models_first,
     models_of,
     workers_of,
 )
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
+from herdsman.herd_compat.pipeline.status import failure_status
 
 
 def parser() -> Parser:
@@ -78,6 +80,11 @@ def main(argv: Sequence[str]) -> int:
         progress=a.progress,
         show=a.show,
     )
+    for spec in (cfg.a, cfg.b):  # a model that cannot load: one line, before any test
+        failed = models_first(spec, models, cfg.limits)
+        if failed is not None:
+            sys.stderr.write(failed.message + "\n")
+            return failure_status(failed.kind)
     try:
         return run_diff(cfg).status
     except ClusterError as e:  # not reached, not started, or lost: one line, exit 2

@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
 from herdsman.herd_compat.cli.jsonl import json_line
@@ -30,7 +29,6 @@ from herdsman.herd_compat.cli.options import (
     models_of,
 )
 from herdsman.herd_compat.formats.dots import (
-    check_outdir,
     several_graphs_note,
     write_execution_pictures,
     write_pictures,
@@ -41,11 +39,11 @@ from herdsman.herd_compat.formats.opsummary import operational_summary
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_summary
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.inputs import expand_test_args
-from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, CpuTimeLimit, MemoryLimit
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, MemoryLimit
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, load_first, run_file
 from herdsman.herd_compat.pipeline.selection import Selection
-from herdsman.herd_compat.pipeline.status import BAD_INPUT, LIMIT, failure_status, worst
+from herdsman.herd_compat.pipeline.status import BAD_INPUT, failure_status, worst
 from herdsman.litmus.base.errors import InputError
 
 DESCRIPTION = COMMANDS["run"]
@@ -154,32 +152,11 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
 
 def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     models = ModelCache(cfg)
-    line = load_first(cfg, models)
-    if line is None:
+    failed = load_first(cfg, models)
+    if failed is None:
         return _run_each(cfg, models, out, err)
-    err.write(line + "\n")
-    return BAD_INPUT if ": error: " in line else LIMIT
-
-
-def load_first(cfg: RunConfig, models: ModelCache) -> str | None:
-    """Check the output directory and load the model named on the command line (if one
-    is) before any test, within the run's time limit: None, or the one line saying why
-    no test can run (a bad model or directory is reported once, not per test)."""
-    try:
-        check_outdir(cfg.outdir)
-        if cfg.model:
-            with CpuTimeLimit(cfg.limits.time_limit):
-                models.get(cfg.model)
-    except InputError as e:
-        return e.render()
-    except TimeLimitExceeded:
-        over = f"took more than the time limit of {cfg.limits.time_limit:g} s"
-    except MemoryError:
-        mb = cfg.limits.memory_limit
-        over = "ran out of memory" if mb is None else f"exceeded the memory limit of {mb} MB"
-    else:
-        return None
-    return f"{cfg.model}:0:0: warning: loading the model {over}, no test ran"
+    err.write(failed.message + "\n")
+    return failure_status(failed.kind)
 
 
 def _run_each(cfg: RunConfig, models: ModelCache, out: IO[str], err: IO[str]) -> int:

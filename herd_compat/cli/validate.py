@@ -17,10 +17,12 @@ from herdsman.herd_compat.cli.options import (
     add_output_options,
     add_worker_options,
     limits_of,
+    models_first,
     models_of,
     workers_of,
 )
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
+from herdsman.herd_compat.pipeline.status import failure_status
 
 DESCRIPTION = COMMANDS["validate"]
 
@@ -97,6 +99,10 @@ def main(argv: list[str], worker: WorkerFactory | None = None) -> int:
         dask_local=workers.dask_local,
         connect_timeout=workers.connect_timeout,
     )
+    failed = models_first(cfg.model, models, limits)
+    if failed is not None:
+        sys.stderr.write(failed.message + "\n")
+        return failure_status(failed.kind)
     try:
         return run_campaign(cfg, worker=worker or engine_worker).status
     except ClusterError as e:  # not reached, not started, or lost: one line, exit 2

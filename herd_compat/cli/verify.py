@@ -39,7 +39,6 @@ from herdsman.herd_compat.cli.options import (
     limits_of,
     models_of,
 )
-from herdsman.herd_compat.cli.run import load_first
 from herdsman.herd_compat.formats.dots import write_file
 from herdsman.herd_compat.formats.opsummary import operational_lines
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
@@ -48,10 +47,15 @@ from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits, MemoryLimit
 from herdsman.herd_compat.pipeline.load import Loaded, load_program
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Done, Failed, Naming, run_file, within_limits
+from herdsman.herd_compat.pipeline.run_file import (
+    Done,
+    Failed,
+    Naming,
+    load_first,
+    run_file,
+    within_limits,
+)
 from herdsman.herd_compat.pipeline.status import (
-    BAD_INPUT,
-    LIMIT,
     OK,
     UNSAFE,
     failure_status,
@@ -169,10 +173,10 @@ def verify(cfg: RunConfig, bounds: Bounds | None = None) -> int:
     for every buffer size with ``bounds``; the exit status."""
     with MemoryLimit(cfg.limits.memory_limit):
         models = ModelCache(cfg)
-        line = load_first(cfg, models)
-        if line is not None:
-            sys.stderr.write(line + "\n")
-            return BAD_INPUT if ": error: " in line else LIMIT
+        failed = load_first(cfg, models)
+        if failed is not None:
+            sys.stderr.write(failed.message + "\n")
+            return failure_status(failed.kind)
         statuses = []
         for path in cfg.tests:
             if bounds is not None:

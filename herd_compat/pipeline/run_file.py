@@ -24,10 +24,16 @@ from typing import Literal, TypeVar
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import run_program
-from herdsman.herd_compat.formats.dots import dot_base, execution_pictures
+from herdsman.herd_compat.formats.dots import check_outdir, dot_base, execution_pictures
 from herdsman.herd_compat.formats.herd_block import HerdBlock, herd_result
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, Limits, memory_line, time_line
+from herdsman.herd_compat.pipeline.limits import (
+    CpuTimeLimit,
+    Limits,
+    MemoryLimit,
+    memory_line,
+    time_line,
+)
 from herdsman.herd_compat.pipeline.load import (
     Admit,
     HeaderFacts,
@@ -48,6 +54,7 @@ __all__ = [
     "Skipped",
     "TestRecord",
     "internal_error_line",
+    "load_first",
     "run_file",
     "within_limits",
 ]
@@ -199,6 +206,31 @@ def _run_file(
         else []
     )
     return Done(path, facts, model_name, outcome, cpu, tuple(pictures), wall, loaded.target)
+
+
+def load_first(cfg: RunConfig, models: ModelCache) -> Failed | None:
+    """Check the output directory and load the model named on the command line (if one
+    is) before any test, within ``cfg.limits``: None, or why no test can run (a bad model
+    or directory is reported once, not for each test)."""
+    spec = cfg.model
+    try:
+        check_outdir(cfg.outdir)
+        if spec:
+            with MemoryLimit(cfg.limits.memory_limit), CpuTimeLimit(cfg.limits.time_limit):
+                models.get(spec)
+    except InputError as e:
+        return Failed(e.path, dot_base(e.path), "input", e.render())
+    except TimeLimitExceeded:
+        over = f"took more than the time limit of {cfg.limits.time_limit:g} s"
+        kind: FailureKind = "timeout"
+    except MemoryError:
+        mb = cfg.limits.memory_limit
+        over = "ran out of memory" if mb is None else f"exceeded the memory limit of {mb} MB"
+        kind = "memory"
+    else:
+        return None
+    line = f"{spec}:0:0: warning: loading the model {over}, no test ran"
+    return Failed(spec or "", dot_base(spec or ""), kind, line)
 
 
 def _since(start: float) -> float:
