@@ -370,8 +370,8 @@ def _init_worker(model_spec: str, memory_mb: int | None) -> None:
     as in ``herdsman validate``'s workers), bound the worker's memory."""
     from herdsman.herd_compat.pipeline.config import RunConfig
     from herdsman.herd_compat.pipeline.limits import limit_memory
-    from herdsman.herd_compat.pipeline.models import ModelCache
     from herdsman.herd_compat.pipeline.load import warm_up_parser
+    from herdsman.herd_compat.pipeline.models import ModelCache
 
     global _MODELS
     _MODELS = ModelCache(RunConfig(model=model_spec))
