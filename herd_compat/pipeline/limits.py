@@ -6,13 +6,17 @@ process's memory, and the one warning line that reports an exceeded limit.
 The engines check their own deadline (:func:`engine.errors.check_deadline`) in their
 search loops, but a test spends time elsewhere too: parsing, loading a model (a ``let
 rec`` over values is computed then), building the skeleton and its relations, preparing
-the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of it: an
-``ITIMER_PROF`` timer (CPU time of the process, as ``time.process_time()``) raises
-:class:`~engine.errors.TimeLimitExceeded` wherever the test is when its time is up.  The
-timer fires once, is cancelled and its handler restored when the block ends, so nothing
-leaks into the next test; without a main thread to take the signal (a test run from
-another thread, as on a cluster's workers) the engines' own checks remain, and the cat
-evaluator's (``cat.api.cpu_deadline``: a ``let rec`` iterated at load time).
+the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of it: when
+the process's CPU time (``time.process_time()``) reaches the limit, a watchdog thread
+sends ``SIGPROF`` to the main thread, whose handler raises
+:class:`~engine.errors.TimeLimitExceeded` wherever the test is.  (Not an ``ITIMER_PROF``
+timer: while a process-wide CPU timer is armed, Linux reads the process's CPU clock from
+a sample taken at scheduler ticks, and every CPU time measured — herd's ``Time``, the
+engines' statistics — would come out short.)  The alarm fires once, is cancelled and its
+handler restored when the block ends, so nothing leaks into the next test; without a main
+thread to take the signal (a test run from another thread, as on a cluster's workers) the
+engines' own checks remain, and the cat evaluator's (``cat.api.cpu_deadline``: a ``let
+rec`` iterated at load time).
 
 :class:`MemoryLimit` lowers the soft limit of the process's address space
 (``RLIMIT_AS``) for a block: an allocation beyond it raises :class:`MemoryError`, which
@@ -22,6 +26,7 @@ hard one is never touched).
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import threading
@@ -107,10 +112,61 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
     raise TimeLimitExceeded()
 
 
+class _Watchdog:
+    """A thread that sends ``SIGPROF`` to the main thread once the process's CPU time
+    reaches ``due`` (one per process, started when first needed)."""
+
+    #: The longest the watchdog sleeps between looks at the clock, in seconds.
+    LOOK_EVERY = 0.05
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.due: float | None = None
+        self.wake = threading.Condition()
+        thread = threading.Thread(target=self._watch, name="herdsman-cpu-limit", daemon=True)
+        thread.start()
+
+    def arm(self, due: float) -> None:
+        with self.wake:
+            self.due = due
+            self.wake.notify()
+
+    def disarm(self) -> None:
+        """No signal is sent once this returns."""
+        with self.wake:
+            self.due = None
+
+    def _watch(self) -> None:
+        main = threading.main_thread().ident
+        assert main is not None
+        with self.wake:
+            while True:
+                if self.due is None:
+                    self.wake.wait()
+                    continue
+                left = self.due - time.process_time()
+                if left <= 0:
+                    self.due = None
+                    signal.pthread_kill(main, signal.SIGPROF)
+                    continue
+                self.wake.wait(min(max(left, 0.001), self.LOOK_EVERY))
+
+
+_watchdog: _Watchdog | None = None
+
+
+def _the_watchdog() -> _Watchdog:
+    """This process's watchdog (a forked child starts its own)."""
+    global _watchdog
+    if _watchdog is None or _watchdog.pid != os.getpid():
+        _watchdog = _Watchdog()
+    return _watchdog
+
+
 class CpuTimeLimit:
     """``with CpuTimeLimit(seconds):`` raises :class:`TimeLimitExceeded` inside the block
     once it has used ``seconds`` of CPU time (no limit: None).  One at a time: the
-    process has one ``ITIMER_PROF`` timer."""
+    process has one watchdog."""
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
@@ -129,8 +185,7 @@ class CpuTimeLimit:
         self._previous = signal.signal(signal.SIGPROF, _on_alarm)
         self._armed = True
         _due = time.process_time() + self.seconds
-        # setitimer(0) would disarm it: a limit of 0 s fires at once
-        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 1e-6))
+        _the_watchdog().arm(_due)  # a limit of 0 s fires at once
         return self
 
     def __exit__(
@@ -148,8 +203,8 @@ class CpuTimeLimit:
         global _due
         if not self._armed:
             return
-        _due = None
-        signal.setitimer(signal.ITIMER_PROF, 0)
+        _due = None  # a signal already on its way is ignored
+        _the_watchdog().disarm()
         if self._previous is not None:  # None: not set from Python; ours ignores signals
             signal.signal(signal.SIGPROF, self._previous)
         self._armed = False
