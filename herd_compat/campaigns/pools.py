@@ -62,7 +62,7 @@ def open_pool(
     cluster = DaskCluster(
         scheduler=workers.scheduler,
         local_workers=workers.dask_local,
-        memory_mb=None if workers.scheduler is not None else limits.memory_limit,
+        memory_limit=None if workers.scheduler is not None else limits.memory_limit,
         connect_timeout=workers.connect_timeout,
     )
     return DaskPool(factory, arg, cluster, timeout=kill_after, retries=1)

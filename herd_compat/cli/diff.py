@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
-from herdsman.herd_compat.campaigns.workers import ClusterError
-from herdsman.herd_compat.cli.args import Parser, UsageError
+from herdsman.herd_compat.cli.args import Parser
+from herdsman.herd_compat.cli.campaigns import run_campaign_command
 from herdsman.herd_compat.cli.options import (
     add_engine_options,
     add_limit_options,
@@ -16,12 +15,10 @@ from herdsman.herd_compat.cli.options import (
     add_output_options,
     add_worker_options,
     limits_of,
-    models_first,
     models_of,
     workers_of,
 )
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
-from herdsman.herd_compat.pipeline.status import failure_status
 
 
 def parser() -> Parser:
@@ -80,15 +77,6 @@ def main(argv: Sequence[str]) -> int:
         progress=a.progress,
         show=a.show,
     )
-    for spec in (cfg.a, cfg.b):  # a model that cannot load: one line, before any test
-        failed = models_first(spec, models, cfg.limits)
-        if failed is not None:
-            sys.stderr.write(failed.message + "\n")
-            return failure_status(failed.kind)
-    try:
-        return run_diff(cfg).status
-    except ClusterError as e:  # not reached, not started, or lost: one line, exit 2
-        raise UsageError(str(e)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted: finished tests are in the journal; continue with --resume\n")
-        return 130
+    return run_campaign_command(
+        [cfg.a, cfg.b], models, cfg.limits, lambda: run_diff(cfg).status, "journal"
+    )

@@ -34,8 +34,6 @@ from herdsman.herd_compat.pipeline.limits import (
     MIN_MEMORY_MB,
     Limits,
 )
-from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Failed, load_first
 from herdsman.litmus.base.errors import UsageError
 
 
@@ -228,15 +226,6 @@ def models_of(a: argparse.Namespace, model: str | None, checks: bool = True) -> 
         return ModelOptions(model, list(a.cat_include), variants)
     skip = [t for s in a.skipchecks for t in s.split(",") if t]
     return ModelOptions(model, list(a.cat_include), variants, skip, a.through)
-
-
-def models_first(spec: str | None, models: ModelOptions, limits: Limits) -> Failed | None:
-    """The model ``spec`` (with the model group ``models``) loaded in this process within
-    ``limits``, before a campaign's workers start: None, or why no test can run (as
-    ``run`` says it, :func:`~herd_compat.pipeline.run_file.load_first`)."""
-    cfg = models.into(RunConfig(limits=limits))
-    cfg.model = spec
-    return load_first(cfg, ModelCache(cfg))
 
 
 # ----------------------------------------------------------------------------- engine

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import sys
-
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
-from herdsman.herd_compat.campaigns.workers import ClusterError
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
+from herdsman.herd_compat.cli.campaigns import run_campaign_command
 from herdsman.herd_compat.cli.options import (
     add_engine_options,
     add_limit_options,
@@ -17,12 +15,10 @@ from herdsman.herd_compat.cli.options import (
     add_output_options,
     add_worker_options,
     limits_of,
-    models_first,
     models_of,
     workers_of,
 )
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
-from herdsman.herd_compat.pipeline.status import failure_status
 
 DESCRIPTION = COMMANDS["validate"]
 
@@ -99,16 +95,10 @@ def main(argv: list[str], worker: WorkerFactory | None = None) -> int:
         dask_local=workers.dask_local,
         connect_timeout=workers.connect_timeout,
     )
-    failed = models_first(cfg.model, models, limits)
-    if failed is not None:
-        sys.stderr.write(failed.message + "\n")
-        return failure_status(failed.kind)
-    try:
-        return run_campaign(cfg, worker=worker or engine_worker).status
-    except ClusterError as e:  # not reached, not started, or lost: one line, exit 2
-        raise UsageError(str(e)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write(
-            "interrupted: finished tests are in the database; continue with --resume\n"
-        )
-        return 130
+    return run_campaign_command(
+        [cfg.model],
+        models,
+        limits,
+        lambda: run_campaign(cfg, worker=worker or engine_worker).status,
+        "database",
+    )

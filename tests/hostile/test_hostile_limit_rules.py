@@ -16,12 +16,12 @@ test instead of stopping the suite."""
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import shared_path
+from support.hostile import herdsman as _herdsman
+from support.hostile import x86_test as _x86
 
 from herdsman.herd_compat.cli.main import main
 from herdsman.herd_compat.cli.options import limits_of, memory_limit_value, time_limit_value
@@ -100,29 +100,29 @@ def test_time_and_memory_values_that_are_taken() -> None:
     assert READ_LIMITS == Limits(READ_TIME_LIMIT, DEFAULT_MEMORY_MB) == Limits(60, 2048)
 
 
-@pytest.mark.parametrize(
-    ("command", "value"), list(itertools.product(sorted(COMMANDS), BAD_TIMEOUTS))
-)
-def test_every_command_refuses_the_same_timeouts(
-    command: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(_argv(command, tmp_path, f"--timeout={value}")) == 2
-    out, err = capsys.readouterr()
-    option = "-timeout" if command == "herd7" else "--timeout"
-    line = _one_line(err, f"{option} must be positive seconds, at most 1000000, or 0 for no limit")
-    assert line.startswith(f"herdsman {COMMANDS[command][0]}: error: ") and not out
+#: Each limit's option, its values beyond the rule, and the start of the one error line.
+BAD_VALUES = {
+    "timeout": (BAD_TIMEOUTS, "must be positive seconds, at most 1000000, or 0 for no limit"),
+    "max-memory": (BAD_MEMORIES, "must be at least 64 (MB), at most 16777216, or 0"),
+}
 
 
 @pytest.mark.parametrize(
-    ("command", "value"), list(itertools.product(sorted(COMMANDS), BAD_MEMORIES))
+    ("command", "option", "value"),
+    [
+        (command, option, value)
+        for command in sorted(COMMANDS)
+        for option, (values, _) in BAD_VALUES.items()
+        for value in values
+    ],
 )
-def test_every_command_refuses_the_same_memory_bounds(
-    command: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_every_command_refuses_the_same_limits(
+    command: str, option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(_argv(command, tmp_path, f"--max-memory={value}")) == 2
+    assert main(_argv(command, tmp_path, f"--{option}={value}")) == 2
     out, err = capsys.readouterr()
-    option = "-max-memory" if command == "herd7" else "--max-memory"
-    line = _one_line(err, f"{option} must be at least 64 (MB), at most 16777216, or 0")
+    dashes = "-" if command == "herd7" else "--"
+    line = _one_line(err, f"{dashes}{option} {BAD_VALUES[option][1]}")
     assert line.startswith(f"herdsman {COMMANDS[command][0]}: error: ") and not out
 
 
@@ -238,23 +238,6 @@ def test_parse_ends_at_its_time_limit(monkeypatch, capsys: pytest.CaptureFixture
     assert out.startswith("X86 MP")
 
 
-def _x86(n: int, rows: int, name: str) -> str:
-    head = " | ".join(f"P{i}" for i in range(n)) + " ;\n"
-    row = " | ".join("MOV [x],$1" if i % 2 == 0 else "MOV EAX,[x]" for i in range(n)) + " ;\n"
-    return f"X86 {name}\n{{\n}}\n{head}{row * rows}exists (1:EAX=0)\n"
-
-
-def _herdsman(*argv: str, limit: float = 180) -> subprocess.CompletedProcess[str]:
-    """``herdsman ARGV`` in a child process (killed after ``limit`` seconds)."""
-    return subprocess.run(
-        [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv],
-        capture_output=True,
-        text=True,
-        timeout=limit,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def hungry(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A test whose reference search fills hundreds of MB within a second."""
@@ -311,7 +294,7 @@ def test_every_command_stops_at_the_memory_bound(hungry: str, tmp_path: Path) ->
         (["fences", hungry, "--model", "tso", "--engine", "reference"], hungry),
     ):
         memory = ["-max-memory", "200"] if argv[0] == "herd7" else ["--max-memory", "200"]
-        r = _herdsman(*argv, *memory)
+        r = _herdsman(*argv, *memory, limit=180)
         assert r.returncode == 3, (argv, r.stderr)
         line = _one_line(r.stderr, f"{who}:0:0: warning: {bound}")
         assert "None" not in line

@@ -11,12 +11,13 @@ import io
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from support.hostile import herdsman as _herdsman
+from support.hostile import x86_test as _x86
 
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.size import MAX_THREADS
@@ -34,24 +35,6 @@ SB = str(EXAMPLES / "x86" / "SB.litmus")
 ERROR_LINE = r"^\S+:\d+:\d+: (error|warning): "
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
-
-
-def _x86(n: int, rows: int = 1, name: str = "T") -> str:
-    """An X86 test of ``n`` threads, each ``rows`` instructions (writes and reads of x)."""
-    head = " | ".join(f"P{i}" for i in range(n)) + " ;\n"
-    row = " | ".join("MOV [x],$1" if i % 2 == 0 else "MOV EAX,[x]" for i in range(n)) + " ;\n"
-    return f"X86 {name}\n{{\n}}\n{head}{row * rows}exists (1:EAX=0)\n"
-
-
-def _herdsman(*argv: str, limit: float = 60) -> subprocess.CompletedProcess[str]:
-    """``herdsman ARGV`` in a child process (killed after ``limit`` seconds)."""
-    return subprocess.run(
-        [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv],
-        capture_output=True,
-        text=True,
-        timeout=limit,
-        check=False,
-    )
 
 
 def _one_line(err: str, fragment: str) -> None:
