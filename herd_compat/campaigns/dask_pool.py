@@ -459,7 +459,7 @@ class DaskPool(Generic[R]):
             if value is None and f.status not in ("error", "cancelled"):
                 done.add(f)  # its result was lost with a worker: it comes back computed again
                 continue
-            batch = self._batches.pop(f.key)
+            batch = self._batches.pop(str(f.key))  # our keys are strings
             if value is None:
                 self._failed(f, batch, on_result)
                 continue
@@ -523,7 +523,7 @@ class DaskPool(Generic[R]):
             task = str(news["task"])
             if batch is None or task not in batch.tasks:
                 continue  # its batch came back already
-            del self._batches[batch.future.key]
+            del self._batches[str(batch.future.key)]
             self.client.cancel([batch.future])
             others = [t for t in batch.tasks if t != task]
             if batch.suspect:

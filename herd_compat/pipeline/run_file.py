@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from herdsman.cat.api import DeadlinePassed
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import run_program
@@ -156,7 +157,7 @@ def _guarded(
         return work(naming)
     except InputError as e:
         return Failed(path, naming.name, "input", e.render())
-    except TimeLimitExceeded:
+    except (TimeLimitExceeded, DeadlinePassed):  # the alarm, or cat's own check
         line = time_line(path, limits, missing)
         return Failed(path, naming.name, "timeout", line, _since(start))
     except MemoryError:

@@ -123,5 +123,5 @@ def test_model_without_incremental_form_uses_the_cat_checker(tmp_path):
         consistency_checker(model, "X86", lay, "incremental")
     sc = load_model("sc")
     assert isinstance(consistency_checker(sc, "X86", lay), IncrementalChecker)
-    run = explore_program(lower(test), model)
+    run = explore_program(lower(test), model, RunOptions(engine="trust"))
     assert run.stats.complete == 3
