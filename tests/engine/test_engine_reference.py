@@ -162,7 +162,7 @@ def assert_like_herd(result, rec) -> None:
 def test_x86_hand_built_tests_match_herd(log, tso):
     recs = herd_records(log)
     for name in X86:
-        r = run_program(lower(x86_test(name)), OracleModel(tso))
+        r = run_test(x86_test(name), OracleModel(tso))
         assert_like_herd(r, recs[name])
         assert r.quantifier == "exists"
 
@@ -180,7 +180,7 @@ def run_all_x86(model, logname: str) -> int:
         recs = herd_records(log)
         for f in sorted((x86 / sub).glob("*.litmus")):
             t = parse_file(f)
-            assert_like_herd(run_program(lower(t), model), recs[t.name])
+            assert_like_herd(run_test(t, model), recs[t.name])
             n += 1
     return n
 
@@ -205,19 +205,19 @@ def test_all_x86_tests_match_herd_with_cat_models(spec, log):
 def test_pruning_modes_and_generic_mode_agree(tso):
     for name in X86:
         t = x86_test(name)
-        ref = run_program(lower(t), OracleModel(tso), RunOptions(prune="never"))
+        ref = run_test(t, OracleModel(tso), RunOptions(prune="never"))
         for prune in ("step", "location"):
-            r = run_program(lower(t), OracleModel(tso), RunOptions(prune=prune))
+            r = run_test(t, OracleModel(tso), RunOptions(prune=prune))
             assert (r.states, r.positive, r.negative) == (ref.states, ref.positive, ref.negative)
             assert r.stats.candidates <= ref.stats.candidates
-        g = run_program(lower(t), GenericOracleModel(tso))
+        g = run_test(t, GenericOracleModel(tso))
         assert (g.states, g.positive, g.negative) == (ref.states, ref.positive, ref.negative)
 
 
 def test_pruning_saves_candidates():
     t = x86_test("SB+rfi-pos")
-    full = run_program(lower(t), OracleModel(False), RunOptions(prune="never"))
-    pruned = run_program(lower(t), OracleModel(False))
+    full = run_test(t, OracleModel(False), RunOptions(prune="never"))
+    pruned = run_test(t, OracleModel(False))
     assert pruned.stats.candidates < full.stats.candidates
     assert pruned.stats.extra["pruned"] > 0
 
@@ -369,7 +369,7 @@ def cowr2():
 def test_explorer_matches_brute_force(name, tso):
     t = cowr2() if name == "CoWR2" else PPC[name]
     model = AcceptAll() if tso is None else OracleModel(tso)
-    r = run_program(lower(t), model)
+    r = run_test(t, model)
     states, pos, neg = brute_force(t, tso)
     assert (set(r.states), r.positive, r.negative) == (states, pos, neg)
     assert pos + neg > 0
@@ -393,7 +393,7 @@ def test_cowr2_like_herd_under_sc():
 
 
 def test_lb_datas_cycle_rejected_even_if_model_accepts():
-    r = run_program(lower(PPC["LB+datas"]), AcceptAll())
+    r = run_test(PPC["LB+datas"], AcceptAll())
     assert r.positive == 0 and r.stats.extra.get("cyclic_values", 0) > 0
 
 
@@ -402,14 +402,14 @@ def test_lb_datas_cycle_rejected_even_if_model_accepts():
 
 def test_result_fields_and_quantifiers():
     t = x86_test("SB")
-    r = run_program(lower(t), OracleModel(True))
+    r = run_test(t, OracleModel(True))
     assert r.program == "SB" and r.quantifier == "exists" and r.engine == "reference"
     assert r.observed == (RegLoc(0, "EAX"), RegLoc(1, "EAX"))
     assert r.stats.candidates >= r.positive + r.negative and r.stats.time >= 0
     assert r.condition_holds
     for quant, holds in (("~exists", False), ("forall", False)):
         t2 = litmus("X86", "SB", X86["SB"][0], X86["SB"][1], quant=quant)
-        r2 = run_program(lower(t2), OracleModel(True))
+        r2 = run_test(t2, OracleModel(True))
         assert r2.quantifier == quant and r2.condition_holds == holds
         assert (r2.positive, r2.negative) == (r.positive, r.negative)
 
@@ -417,13 +417,13 @@ def test_result_fields_and_quantifiers():
 def test_locations_and_filter():
     threads, prop = X86["SB"]
     t = litmus("X86", "SB", threads, PTrue(), locations=(MemLoc("x"), RegLoc(0, "EAX")))
-    r = run_program(lower(t), OracleModel(True))
+    r = run_test(t, OracleModel(True))
     assert r.observed == (MemLoc("x"), RegLoc(0, "EAX"))
     assert set(r.states) == {(1, 0), (1, 1)} and r.negative == 0 and r.positive == 4
     f = litmus("X86", "SB", threads, prop, filter=Not(Atom(RegLoc(0, "EAX"), 0)))
-    rf = run_program(lower(f), OracleModel(True))
+    rf = run_test(f, OracleModel(True))
     assert rf.positive == 0 and rf.negative == 2
-    off = run_program(lower(f), OracleModel(True), RunOptions(checkfilter=False))
+    off = run_test(f, OracleModel(True), RunOptions(checkfilter=False))
     assert (off.positive, off.negative) == (1, 3)
 
 
@@ -431,7 +431,7 @@ def test_locations_and_filter():
     "mode,expect", [("prop", 1), ("neg", 2), ("all", 2), ("cond", 1), ("wit", 1)]
 )
 def test_show_modes(mode, expect):
-    r = run_program(lower(x86_test("SB")), OracleModel(True), RunOptions(show=mode, nshow=2))
+    r = run_test(x86_test("SB"), OracleModel(True), RunOptions(show=mode, nshow=2))
     assert len(r.witnesses) == expect
     # SB's exists: prop, cond and wit keep satisfying executions, neg the others, all both
     want = {"prop": {True}, "cond": {True}, "wit": {True}, "neg": {False}, "all": {True, False}}
@@ -450,14 +450,14 @@ def test_time_limit():
     code = [mov_st("x", 1), mov_st("x", 2), mov_ld("EAX", "x")]
     t = litmus("X86", "big", [code, code, code], PTrue())
     with pytest.raises(TimeLimitExceeded):
-        run_program(lower(t), AcceptAll(), RunOptions(time_limit=0.0))
+        run_test(t, AcceptAll(), RunOptions(time_limit=0.0))
 
 
 def test_bad_options_are_input_errors():
     with pytest.raises(InputError, match="engine"):
-        run_program(lower(x86_test("SB")), OracleModel(), RunOptions(engine="trust-me"))
+        run_test(x86_test("SB"), OracleModel(), RunOptions(engine="trust-me"))
     with pytest.raises(InputError, match="show"):
-        run_program(lower(x86_test("SB")), OracleModel(), RunOptions(show="pictures"))
+        run_test(x86_test("SB"), OracleModel(), RunOptions(show="pictures"))
 
 
 class Recorder(StubModel):
@@ -480,7 +480,7 @@ class Recorder(StubModel):
 
 def test_native_mode_passes_total_coherence_orders():
     rec = Recorder("native")
-    r = run_program(lower(x86_test("2+2W")), rec, RunOptions(prune="never"))
+    r = run_test(x86_test("2+2W"), rec, RunOptions(prune="never"))
     sk = rec.sk
     U = sk.U
     assert len(rec.calls) == 4 == r.positive + r.negative
@@ -495,7 +495,7 @@ def test_native_mode_passes_total_coherence_orders():
 
 def test_generic_mode_chooses_final_writes_of_observed_locations_only():
     rec = Recorder("generic")
-    run_program(lower(x86_test("2+2W")), rec)
+    run_test(x86_test("2+2W"), rec)
     sk = rec.sk
     fws = {fw for _, co, fw in rec.calls}
     assert all(co is None for _, co, _ in rec.calls)
@@ -504,7 +504,7 @@ def test_generic_mode_chooses_final_writes_of_observed_locations_only():
     for fw in fws:
         assert all(bin(fw & ws).count("1") == 1 for ws in sk.writes_by_loc.values())
     rec2 = Recorder("generic")
-    run_program(lower(x86_test("SB")), rec2)  # no memory location observed: no final write chosen
+    run_test(x86_test("SB"), rec2)  # no memory location observed: no final write chosen
     assert {fw for *_, fw in rec2.calls} == {0}
 
 
