@@ -144,7 +144,7 @@ class Journal(Generic[R]):
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self._lock_fd, self._file_id = _lock(path, names)
         except OSError as e:
-            raise InputError(path, 0, 0, f"cannot open {names.noun}: {e}") from None
+            raise InputError(path, 0, 0, f"cannot open {names.noun}: {e.strerror or e}") from None
         conn: sqlite3.Connection | None = None
         try:
             with self._sqlite_errors(f"cannot open {names.noun}", "use another --db"):
