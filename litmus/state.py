@@ -35,6 +35,7 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
 )
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.test import InitItem
 
@@ -61,8 +62,10 @@ def register_hint(arch: str) -> str:
 
 
 def _num(tok: Token) -> int:
-    s = str(tok)
-    return int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+    try:
+        return parse_literal(str(tok))
+    except ValueOutOfRange as e:
+        raise TokenError(tok, str(e)) from None
 
 
 def _flat(cls: type, items: list) -> Prop:
@@ -87,10 +90,11 @@ class _Build(Transformer):
     # ---- locations and values
     def thread_reg(self, c: list) -> RegLoc:
         tid_tok, reg_tok = c
-        tid = int(tid_tok[1:]) if tid_tok.type == "PROC" else _num(tid_tok)
-        if not 0 <= tid < self.nthreads:
+        digits = str(tid_tok)[1:] if tid_tok.type == "PROC" else str(tid_tok)
+        tid = small_index(digits, self.nthreads) if digits.isdigit() else None
+        if tid is None:
             raise TokenError(
-                tid_tok, f"thread {tid} does not exist (the test has {self.nthreads} threads)"
+                tid_tok, f"thread {digits} does not exist (the test has {self.nthreads} threads)"
             )
         reg = check_register(self.arch, str(reg_tok))
         if reg is None:
