@@ -235,14 +235,14 @@ def _run_file(path: str, cfg: RunConfig, models: ModelCache, admit: Admit) -> Te
         return Failed(path, name, "input", e.render())
     except TimeLimitExceeded:
         return Failed(path, name, "timeout", timeout_line(path, cfg), _since(start))
-    except MemoryError:
-        pass  # reported below, once this handler has let go of the test's data
+    except MemoryError as e:  # reported below, once this handler has let go of the test's data
+        bound = str(e)  # a bound of herdsman's says which, an allocation that failed nothing
     except Exception as e:  # a bug, not bad input: one line for this test, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
         return Failed(path, name, "internal", internal_error_line(path, e))
     gc.collect()  # what the test built, cycles included, before the next test
-    return Failed(path, name, "memory", memory_line(path, cfg), _since(start))
+    return Failed(path, name, "memory", memory_line(path, cfg, bound), _since(start))
 
 
 def _since(start: float) -> float:
@@ -255,8 +255,11 @@ def timeout_line(path: str, cfg: RunConfig) -> str:
     return f"{path}:0:0: warning: time limit{limit} exceeded, no result"
 
 
-def memory_line(path: str, cfg: RunConfig) -> str:
-    """The one line reporting a test that ran out of memory (``--max-memory``)."""
+def memory_line(path: str, cfg: RunConfig, bound: str = "") -> str:
+    """The one line reporting a test that ran out of memory (``--max-memory``), or that
+    would have, by one of herdsman's bounds (``bound`` says which)."""
+    if bound:
+        return f"{path}:0:0: warning: {bound} (herdsman's bound), no result"
     if cfg.memory_limit is None:
         return f"{path}:0:0: warning: out of memory, no result"
     return f"{path}:0:0: warning: memory limit of {cfg.memory_limit} MB exceeded, no result"
