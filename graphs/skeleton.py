@@ -55,30 +55,13 @@ class Skeleton:
 
     def declared_deps(self) -> dict[str, int]:
         """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
-        spread, base = self.U.spread, self.base
-        addr = data = ctrl = 0
-        for i, e in enumerate(self.events):
-            if e.tid < 0 or not (e.addr or e.data or e.ctrl):
-                continue
-            b = base[e.tid]
-            if e.addr:
-                addr |= spread(e.addr << b) << i
-            if e.data:
-                data |= spread(e.data << b) << i
-            if e.ctrl:
-                ctrl |= spread(e.ctrl << b) << i
-        return {"addr": addr, "data": data, "ctrl": ctrl}
+        return {name: self._dep(name) for name in ("addr", "data", "ctrl")}
 
     def _dep(self, name: str) -> int:
         """The dependency ``name`` the events declare, as a relation."""
-        U = self.U
-        out = 0
         field = Event._fields.index(name)
-        for i, e in enumerate(self.events):
-            mask = e[field]
-            if mask and e.tid >= 0:
-                out |= U.spread(mask << self.base[e.tid]) << i
-        return out
+        cols = [e[field] << self.base[e.tid] if e.tid >= 0 else 0 for e in self.events]
+        return self.U.from_columns(cols) if any(cols) else 0
 
     @cached_property
     def valdep(self) -> int:
@@ -208,9 +191,8 @@ class Skeleton:
     @cached_property
     def _thread_po(self) -> tuple[int, list[int]]:
         """:attr:`thread_po`, and the spawn and join events (one pass)."""
-        U = self.U
-        r = 0
         spawns = []
+        cols = [0] * len(self.events)  # per event: its po-predecessors in its thread
         before: dict[int, int] = {}  # per thread: events of earlier instances
         current: dict[int, tuple[int, int]] = {}  # per thread: (poi, its events so far)
         for i, e in enumerate(self.events):
@@ -224,28 +206,25 @@ class Skeleton:
                 b |= same
                 before[e.tid] = b
                 same = 0
-            if b:
-                r |= U.spread(b) << i
+            cols[i] = b
             current[e.tid] = (e.poi, same | (1 << i))
-        return r, spawns
+        return (self.U.from_columns(cols) if any(cols) else 0), spawns
 
     @cached_property
     def iico(self) -> int:
         """Order inside one instruction instance (herd's intra-instruction causality
         restricted to the events we keep): its events in order, e.g. the read before the
         write of a read-modify-write."""
-        U = self.U
-        r = 0
+        cols = [0] * len(self.events)  # per event: the earlier events of its instance
         earlier: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
             if e.tid < 0:
                 continue
             key = (e.tid, e.poi)
             b = earlier.get(key, 0)
-            if b:
-                r |= U.spread(b) << i
+            cols[i] = b
             earlier[key] = b | (1 << i)
-        return r
+        return self.U.from_columns(cols) if any(cols) else 0
 
     @cached_property
     def po_iico(self) -> int:
@@ -255,16 +234,16 @@ class Skeleton:
     @cached_property
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
-        U = self.U
         groups: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
             if e.tid >= 0:
                 key = (e.tid, e.poi)
                 groups[key] = groups.get(key, 0) | (1 << i)
-        r = 0
-        for s in groups.values():
-            r |= U.product(s, s)
-        return r
+        rows = [0] * len(self.events)
+        for i, e in enumerate(self.events):
+            if e.tid >= 0:
+                rows[i] = groups[(e.tid, e.poi)]
+        return self.U.from_rows(rows)
 
     @cached_property
     def loc(self) -> int:

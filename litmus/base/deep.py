@@ -39,11 +39,11 @@ TOO_DEEP = (
 )
 
 
-def run_deep(path: str, work: Callable[[], T]) -> T:
+def run_deep(path: str, work: Callable[[], T], too_deep: str = TOO_DEEP) -> T:
     """``work()``, run with room for deep recursion (see the module docstring); a
-    ``RecursionError`` is an :class:`InputError` about ``path``.  Where no such thread
-    can start (an address space too small for its stack), it runs here, with Python's
-    usual limit."""
+    ``RecursionError`` is an :class:`InputError` about ``path`` saying ``too_deep``.
+    Where no such thread can start (an address space too small for its stack), it runs
+    here, with Python's usual limit."""
     box: list[T] = []
     failure: list[BaseException] = []
 
@@ -57,7 +57,7 @@ def run_deep(path: str, work: Callable[[], T]) -> T:
     try:
         old_stack = threading.stack_size(STACK_BYTES)
     except (ValueError, RuntimeError):
-        return _here(path, work)
+        return _here(path, work, too_deep)
     thread = threading.Thread(target=body, name="herdsman-deep", daemon=True)
     try:
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
@@ -65,7 +65,7 @@ def run_deep(path: str, work: Callable[[], T]) -> T:
             thread.start()
         except RuntimeError:  # "can't start new thread": no room for the stack
             sys.setrecursionlimit(old_limit)
-            return _here(path, work)
+            return _here(path, work, too_deep)
         finally:
             threading.stack_size(old_stack)
         _wait(thread)
@@ -74,16 +74,16 @@ def run_deep(path: str, work: Callable[[], T]) -> T:
     if failure:
         e = failure[0]
         if isinstance(e, RecursionError):
-            raise InputError(path, 0, 0, TOO_DEEP) from None
+            raise InputError(path, 0, 0, too_deep) from None
         raise e
     return box[0]
 
 
-def _here(path: str, work: Callable[[], T]) -> T:
+def _here(path: str, work: Callable[[], T], too_deep: str) -> T:
     try:
         return work()
     except RecursionError:
-        raise InputError(path, 0, 0, TOO_DEEP) from None
+        raise InputError(path, 0, 0, too_deep) from None
 
 
 def _wait(thread: threading.Thread) -> None:

@@ -23,7 +23,7 @@ def printable(text: str) -> str:
 PATH_SHOWN = 160
 #: The longest word (a token of the input quoted in a message: a label, an identifier, a
 #: register, a number, an option's value, ``#error`` text...) a message shows whole.
-WORD_SHOWN = 80
+WORD_SHOWN = 160
 #: The longest message shown whole (after its words are shortened).
 MESSAGE_SHOWN = 400
 
