@@ -84,9 +84,8 @@ def verify(cfg: VerifyConfig) -> int:
             status = max(status, _verify_one(path, cfg, model, target))
         except MemoryError:
             limit = cfg.memory_limit
-            sys.stderr.write(
-                f"{path}:0:0: warning: memory limit of {limit} MB exceeded, no verdict\n"
-            )
+            over = "out of memory" if limit is None else f"memory limit of {limit} MB exceeded"
+            sys.stderr.write(f"{path}:0:0: warning: {over}, no verdict\n")
             status = max(status, TIMEOUT)
     return status
 

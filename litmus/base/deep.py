@@ -27,10 +27,10 @@ from herdsman.litmus.base.errors import InputError
 T = TypeVar("T")
 
 #: The stack of the thread that runs deep work (virtual memory, used as it is touched).
-STACK_BYTES = 256 << 20
+STACK_BYTES = 32 << 20
 #: Python's recursion limit while deep work runs: about 1,000 levels of C nesting in the
 #: worst constructs (parentheses, casts), far more in most (a sum of 10,000 terms).
-RECURSION_LIMIT = 100_000
+RECURSION_LIMIT = 20_000
 
 #: What a too deeply nested program is told.
 TOO_DEEP = (
