@@ -12,14 +12,10 @@ from herdsman.engine.reference.search import Goal, enumerate_test
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.semantics.step import semantics_of
 from herdsman.engine.size import check_events
-from herdsman.litmus.base.deep import run_deep
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
 PRUNE_MODES = ("step", "location", "never")
-
-#: What a search deeper than the deep thread allows says.
-DEEP = "the reference engine's search nests deeper than herdsman's recursion allows"
 
 
 def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
@@ -50,8 +46,8 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow, opts.speedcheck)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds
-    try:  # the search recurses once per event placed: room for thousands of them
-        run_deep(where, lambda: enumerate_test(threads, model, program.arch, goal, tally), DEEP)
+    try:
+        enumerate_test(threads, model, program.arch, goal, tally)
     except ErrorFound:
         tally.stats.extra["stopped_at_error"] = 1
     except ConditionSettled:
