@@ -4,6 +4,8 @@ The rule (README, "Limits"): a result, or clean lines — ``FILE:LINE:COL: error
 cat file's followed by its source line and a caret) or ``herdsman COMMAND: error: ...``,
 warnings at a limit — with a documented exit status; never a traceback, an "internal
 error", unprintable bytes, or a line longer than a screen's worth of the culprit.
+Also generated tests, and commands run in a child process, where an address-space limit
+or a hang cannot reach the suite.
 """
 
 from __future__ import annotations
@@ -86,3 +88,21 @@ def one_error(a: Answer, fragment: str, what: str = "") -> str:
     assert len(lines) == 1, f"{what}: {a.err[:500]}"
     assert fragment in lines[0], f"{what}: {lines[0]}"
     return lines[0]
+
+
+def x86_test(n: int, rows: int = 1, name: str = "T") -> str:
+    """An X86 test of ``n`` threads, each ``rows`` instructions (writes and reads of x)."""
+    head = " | ".join(f"P{i}" for i in range(n)) + " ;\n"
+    row = " | ".join("MOV [x],$1" if i % 2 == 0 else "MOV EAX,[x]" for i in range(n)) + " ;\n"
+    return f"X86 {name}\n{{\n}}\n{head}{row * rows}exists (1:EAX=0)\n"
+
+
+def herdsman(*argv: str, limit: float = 60) -> subprocess.CompletedProcess[str]:
+    """``herdsman ARGV`` in a child process (killed after ``limit`` seconds)."""
+    return subprocess.run(
+        [sys.executable, "-m", "herdsman.herd_compat.cli.main", *argv],
+        capture_output=True,
+        text=True,
+        timeout=limit,
+        check=False,
+    )
