@@ -55,12 +55,19 @@ class Skeleton:
 
     def declared_deps(self) -> dict[str, int]:
         """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
-        return {name: self._dep(name) for name in ("addr", "data", "ctrl")}
+        return {
+            "addr": self._dep([e.addr for e in self.events]),
+            "data": self._dep([e.data for e in self.events]),
+            "ctrl": self._dep([e.ctrl for e in self.events]),
+        }
 
-    def _dep(self, name: str) -> int:
-        """The dependency ``name`` the events declare, as a relation."""
-        field = Event._fields.index(name)
-        cols = [e[field] << self.base[e.tid] if e.tid >= 0 else 0 for e in self.events]
+    def _dep(self, sources: list[int]) -> int:
+        """A dependency the events declare (``sources[i]``: the events of event ``i``'s
+        thread it depends on), as a relation."""
+        cols = [
+            s << self.base[e.tid] if e.tid >= 0 else 0
+            for s, e in zip(sources, self.events, strict=True)
+        ]
         return self.U.from_columns(cols) if any(cols) else 0
 
     @cached_property
@@ -68,7 +75,7 @@ class Skeleton:
         """read -> write whose stored value is computed from it, whatever the port (not
         one of herd's names: explorers reject the candidates where rf closes a cycle with
         it, as herd does when it cannot solve their value equations)."""
-        return self._dep("valdep")
+        return self._dep([e.valdep for e in self.events])
 
     @property
     def n(self) -> int:

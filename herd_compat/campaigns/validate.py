@@ -136,9 +136,9 @@ def run_campaign(
     reports; its status, rows and totals."""
     out = out or sys.stdout
     err = err or sys.stderr
-    for report, option in ((cfg.json_out, "--json"), (cfg.junit_out, "--junit")):
-        if report is not None:
-            check_output_file(report, option)
+    for written, option in ((cfg.json_out, "--json"), (cfg.junit_out, "--junit")):
+        if written is not None:
+            check_output_file(written, option)
     given = tests_by_key(cfg.inputs)
     order = list(given)
     expectations = read_expectations(cfg.expect, cfg.expect_column)
