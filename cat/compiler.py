@@ -131,6 +131,11 @@ class Compiled:
     bindings: list = field(default_factory=list)
 
 
+#: The most checks a model may have (herd's models have tens): the code made for each
+#: costs memory, about 30 KB a check to compile.
+MAX_CHECKS = 10_000
+
+
 @dataclass
 class _St:
     env: Env
@@ -440,6 +445,9 @@ class ModelCompiler:
         st.env = env.bind({ins.name: tagset}).retag(tags, enums)
 
     def new_axiom(self, test: A.AppTest, mode: str, name: str | None, skipped: bool) -> int:
+        if len(self.axioms) >= MAX_CHECKS:
+            too_many = f"more than {MAX_CHECKS} checks in the model (herdsman's limit)"
+            raise CatError(test.pos, too_many)
         self.axioms.append(Axiom(name, test.kind, test.negated, mode, test.pos, skipped))
         return len(self.axioms) - 1
 

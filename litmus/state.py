@@ -35,6 +35,7 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
 )
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.test import InitItem
 
@@ -61,18 +62,25 @@ def register_hint(arch: str) -> str:
 
 
 def _num(tok: Token) -> int:
-    s = str(tok)
-    return int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+    try:
+        return parse_literal(str(tok))
+    except ValueOutOfRange as e:
+        raise TokenError(tok, str(e)) from None
 
 
-def _flat(cls: type, items: list) -> Prop:
-    out: list[Prop] = []
-    for p in items:
-        if isinstance(p, cls):
-            out.extend(p.props)
-        else:
-            out.append(p)
-    return cls(tuple(out))
+#: The deepest a condition's proposition may nest (``~`` inside ``~``, ``/\\`` inside
+#: ``\\/``, ``=>``...; a chain of one connective is flat, parentheses around one atom add
+#: nothing): every consumer of a proposition (evaluation, printing, hashing, JSON) may
+#: then recurse on it.  herd's tests nest a few levels.
+MAX_CONDITION_DEPTH = 100
+
+
+class _TooDeep(Exception):
+    """A proposition nested beyond :data:`MAX_CONDITION_DEPTH`, near ``offset``."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
 
 
 class _Build(Transformer):
@@ -83,14 +91,35 @@ class _Build(Transformer):
         self.arch = ""
         self.nthreads = 0
         self.pos = 0
+        #: the nesting depth of each proposition built by this parse, by its id (atoms: 0)
+        self.depths: dict[int, int] = {}
+
+    def _nested(self, p: Prop, parts: list | tuple) -> Prop:
+        """``p`` (built from ``parts``), its depth recorded: :class:`_TooDeep` beyond the
+        limit, at the last location read (the innermost part reduced last)."""
+        depth = 1 + max((self.depths.get(id(q), 0) for q in parts), default=0)
+        if depth > MAX_CONDITION_DEPTH:
+            raise _TooDeep(self.pos)
+        self.depths[id(p)] = depth
+        return p
+
+    def _flat(self, cls: type, items: list) -> Prop:
+        out: list[Prop] = []
+        for p in items:
+            if isinstance(p, cls):
+                out.extend(p.props)
+            else:
+                out.append(p)
+        return self._nested(cls(tuple(out)), out)
 
     # ---- locations and values
     def thread_reg(self, c: list) -> RegLoc:
         tid_tok, reg_tok = c
-        tid = int(tid_tok[1:]) if tid_tok.type == "PROC" else _num(tid_tok)
-        if not 0 <= tid < self.nthreads:
+        digits = str(tid_tok)[1:] if tid_tok.type == "PROC" else str(tid_tok)
+        tid = small_index(digits, self.nthreads) if digits.isdigit() else None
+        if tid is None:
             raise TokenError(
-                tid_tok, f"thread {tid} does not exist (the test has {self.nthreads} threads)"
+                tid_tok, f"thread {digits} does not exist (the test has {self.nthreads} threads)"
             )
         reg = check_register(self.arch, str(reg_tok))
         if reg is None:
@@ -190,16 +219,16 @@ class _Build(Transformer):
         return str(c[0])
 
     def p_or(self, c: list) -> Prop:
-        return _flat(Or, c)
+        return self._flat(Or, c)
 
     def p_and(self, c: list) -> Prop:
-        return _flat(And, c)
+        return self._flat(And, c)
 
     def p_implies(self, c: list) -> Prop:
-        return Implies(c[0], c[1])
+        return self._nested(Implies(c[0], c[1]), c)
 
     def p_not(self, c: list) -> Prop:
-        return Not(c[1])
+        return self._nested(Not(c[1]), c[1:])
 
     def p_true(self, c: list) -> Prop:
         return PTrue()
@@ -230,10 +259,10 @@ class _Build(Transformer):
         return Condition("forall", PTrue(), "")
 
     def obs(self, c: list) -> Prop:
-        return Or(tuple(c))
+        return self._nested(Or(tuple(c)), c)
 
     def obs_group(self, c: list) -> Prop:
-        return And(tuple(c))
+        return self._nested(And(tuple(c)), c)
 
     def loc_item(self, c: list) -> Loc:
         return c[0]
@@ -325,9 +354,19 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
         with _LOCK:
             build.arch = arch
             build.nthreads = nthreads
-            result = lark.parse(text, start=start)
+            build.depths = {}
+            try:
+                result = lark.parse(text, start=start)
+            finally:
+                build.depths = {}
     except TokenError as exc:
         raise _RelError(exc.token.start_pos or 0, exc.message) from None
+    except _TooDeep as exc:
+        raise _RelError(
+            exc.offset,
+            f"the {what} nests more than {MAX_CONDITION_DEPTH} deep (~, /\\ inside \\/, "
+            "=>...): herdsman's limit",
+        ) from None
     except UnexpectedToken as exc:
         tok = exc.token
         if tok.type == "$END":

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from herdsman.litmus.base.ir import Sym, Value
-
-_MASK64 = (1 << 64) - 1
+from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
 
 
 class EvalError(Exception):
@@ -77,11 +76,6 @@ def loc_name(a: Value) -> str:
     return str(a)
 
 
-def _signed(v: int) -> int:
-    v &= _MASK64
-    return v - (1 << 64) if v >> 63 else v
-
-
 def cmp_key(v: Value) -> tuple:
     return (0, v, "", 0) if isinstance(v, int) else (1, 0, v.name, v.offset)
 
@@ -111,49 +105,12 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     if isinstance(a, Sym) or isinstance(b, Sym):
         return _on_addresses(fn, a, b)  # type: ignore[arg-type]
     assert isinstance(a, int) and isinstance(b, int)
-    if fn == "add":
-        return a + b
-    if fn == "sub":
-        return a - b
-    if fn == "mul":
-        return a * b
-    if fn == "div":
-        return _div(a, b)
-    if fn == "mod":
-        return a - b * _div(a, b) if b else 0
-    if fn == "and":
-        return a & b
-    if fn == "or":
-        return a | b
-    if fn == "xor":
-        return a ^ b
-    if fn == "nor":
-        return ~(a | b)
-    if fn == "neg":
-        return -a
-    if fn == "not":
-        return int(a == 0)
-    if fn == "shl":
-        return _signed(a << (b & 63))
-    if fn == "shr":
-        return _signed((a & _MASK64) >> (b & 63))
-    if fn == "sra":
-        return a >> (b & 63)
-    if fn == "cmp":
-        return (a > b) - (a < b)
-    if fn == "cmpu":
-        ua, ub = a & _MASK64, b & _MASK64
-        return (ua > ub) - (ua < ub)
-    if fn in _COMPARE:
-        return int(_COMPARE[fn]((a > b) - (a < b)))
-    raise EvalError(f"unknown register operation '{fn}'")
-
-
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        return 0
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+    try:
+        return int_op(fn, a, b)
+    except ValueOutOfRange as e:
+        raise EvalError(str(e)) from None
+    except KeyError:
+        raise EvalError(f"unknown register operation '{fn}'") from None
 
 
 def _on_addresses(fn: str, a: Value, b: Value) -> Value:

@@ -645,10 +645,11 @@ class Semantics:
 
     @contextmanager
     def reporting(self) -> Iterator[None]:
-        """Turn a :class:`StepError` into bad input of the program's file."""
+        """Turn a :class:`StepError` into bad input of the program's file (and an
+        :class:`EvalError` met resolving read values: a value beyond the bound)."""
         try:
             yield
-        except StepError as e:
+        except (StepError, EvalError) as e:
             raise InputError(self.program.where, 0, 0, str(e)) from None
 
     def start(self, tid: int) -> ThreadState:

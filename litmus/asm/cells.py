@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.ir import Label
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: A token: (kind, text, offset in the cell); kind is a group name of the token pattern.
@@ -26,6 +27,15 @@ class CellError(Exception):
         super().__init__(message)
         self.offset = offset
         self.message = message
+
+
+def literal(text: str, offset: int) -> int:
+    """The integer literal ``text`` of an operand at ``offset`` (a CellError beyond
+    herdsman's bound, :mod:`litmus.base.numbers`)."""
+    try:
+        return parse_literal(text)
+    except ValueOutOfRange as e:
+        raise CellError(offset, str(e)) from None
 
 
 @dataclass(frozen=True, slots=True)

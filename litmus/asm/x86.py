@@ -32,6 +32,7 @@ from herdsman.litmus.asm.cells import (
     assemble,
     branch,
     fence,
+    literal,
     load,
     lower_at,
     nop,
@@ -102,9 +103,9 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
             raise CellError(ipos, "absolute numeric addresses are not supported")
         raise CellError(ipos, f"malformed memory operand of '{m}': unexpected '{itext}'")
     if kind == "imm":
-        return Operand("num", text, pos, int(text[1:])), i + 1
+        return Operand("num", text, pos, literal(text[1:], pos + 1)), i + 1
     if kind == "num":
-        return Operand("num", text, pos, int(text)), i + 1
+        return Operand("num", text, pos, literal(text, pos)), i + 1
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":

@@ -47,11 +47,11 @@ class Arch:
 
 # ----------------------------------------------------------------------------- PPC
 
-_PPC_GPR = re.compile(r"[rR](\d+)")
-_GPR = re.compile(r"r(\d+)$")
-_FPR = re.compile(r"fpr(\d+)$")
-_CRBIT = re.compile(r"cr:(\d+)$")
-_CRFIELD = re.compile(r"cr(\d+)$")
+_PPC_GPR = re.compile(r"[rR](\d{1,9})")
+_GPR = re.compile(r"r(\d{1,9})$")
+_FPR = re.compile(r"fpr(\d{1,9})$")
+_CRBIT = re.compile(r"cr:(\d{1,9})$")
+_CRFIELD = re.compile(r"cr(\d{1,9})$")
 #: PPC special registers after the GPRs and FPRs, in constructor order (lib/PPCBase.ml).
 _PPC_SPECIAL = ("pc", "rc", "oe", "xer_0", "xer_1", "xer_2")
 _PPC_LATE = ("lr", "ctr", "carry")

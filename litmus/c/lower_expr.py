@@ -16,6 +16,7 @@ from pycparser import c_ast
 
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Branch, Imm, Instr, Label, Op, Operand, Reg, Sym, Value
+from herdsman.litmus.base.numbers import ValueOutOfRange, int_op, parse_c_literal
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import INT, VOID, CType, pointer_to
 from herdsman.litmus.c.parse import node_error
@@ -44,32 +45,9 @@ _COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def fold(fn: str, a: int, b: int) -> int:
-    """``fn(a, b)`` on integers (C's truncating division; division by 0 gives 0)."""
-    if fn in ("div", "mod"):
-        if b == 0:
-            return 0
-        q = abs(a) // abs(b)
-        q = q if (a >= 0) == (b >= 0) else -q
-        return q if fn == "div" else a - b * q
-    ops = {
-        "add": a + b,
-        "sub": a - b,
-        "mul": a * b,
-        "and": a & b,
-        "or": a | b,
-        "xor": a ^ b,
-        "eq": int(a == b),
-        "ne": int(a != b),
-        "lt": int(a < b),
-        "le": int(a <= b),
-        "gt": int(a > b),
-        "ge": int(a >= b),
-    }
-    if fn in ops:
-        return ops[fn]
-    if fn == "shl":
-        return a << b if 0 <= b < 64 else 0
-    return a >> b if 0 <= b < 64 else (0 if a >= 0 else -1)  # sra
+    """``fn(a, b)`` on integers, as the program computes it at run time
+    (:func:`litmus.base.numbers.int_op`: C's truncating division, bounded values)."""
+    return int_op(fn, a, b)
 
 
 # ----------------------------------------------------------------------------- bindings
@@ -261,7 +239,7 @@ class ExprLowerer:
             if fn is None:
                 return None
             if isinstance(a, int) and isinstance(b, int):
-                return fold(fn, a, b)
+                return self.folded(node, fn, a, b)
             if isinstance(a, Sym) and isinstance(b, int) and fn in ("add", "sub"):
                 return Sym(a.name, a.offset + (b if fn == "add" else -b))
             return None
@@ -296,6 +274,13 @@ class ExprLowerer:
             return Sym(base[0].name, base[0].offset + f[0]), f[1]
         return None
 
+    def folded(self, node: c_ast.Node, fn: str, a: int, b: int) -> int:
+        """``fold(fn, a, b)``; a value beyond the bound is an error at ``node``."""
+        try:
+            return fold(fn, a, b)
+        except ValueOutOfRange as e:
+            raise self.error(node, str(e)) from None
+
     def constant(self, node: c_ast.Constant) -> int:
         v = node.value
         if node.type == "char":
@@ -310,15 +295,10 @@ class ExprLowerer:
             raise self.error(node, "unsupported: string literal")
         if node.type in ("float", "double", "long double"):
             raise self.error(node, f"unsupported: floating constant {v}")
-        s = v.rstrip("uUlL")
         try:
-            if s.lower().startswith("0x"):
-                return int(s, 16)
-            if s.lower().startswith("0b"):
-                return int(s, 2)
-            if len(s) > 1 and s.startswith("0"):
-                return int(s, 8)
-            return int(s)
+            return parse_c_literal(v)
+        except ValueOutOfRange as e:
+            raise self.error(node, str(e)) from None
         except ValueError:
             raise self.error(node, f"bad integer constant {v}") from None
 
@@ -619,7 +599,7 @@ class ExprLowerer:
         if isinstance(x, Imm) and isinstance(y, Imm):
             xv, yv = x.value, y.value
             if isinstance(xv, int) and isinstance(yv, int):
-                return Val(Imm(fold(fn, xv, yv)), rtype)
+                return Val(Imm(self.folded(node, fn, xv, yv)), rtype)
             if isinstance(xv, Sym) and isinstance(yv, int) and fn in ("add", "sub"):
                 k = yv if fn == "add" else -yv
                 return Val(Imm(Sym(xv.name, xv.offset + k)), rtype)
