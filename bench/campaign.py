@@ -70,6 +70,16 @@ SETS = {
         "sc",
         "sc",
     ),
+    "arm": Set(
+        "arm", SHARED / "arm" / "tests" / "@all", SHARED / "arm" / "herd7-arm.log", "arm", "arm"
+    ),
+    "riscv": Set(
+        "riscv",
+        SHARED / "riscv" / "tests" / "@all",
+        SHARED / "riscv" / "herd7-riscv.log",
+        "riscv",
+        "riscv",
+    ),
 }
 
 
@@ -168,6 +178,16 @@ def main(
     ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
     ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
+    ap.add_argument(
+        "--model-arm",
+        default=str(SHARED / "arm" / "cat" / "arm.cat"),
+        help="model for the ARM set (default herd's arm.cat; 'arm': the built-in one)",
+    )
+    ap.add_argument(
+        "--model-riscv",
+        default=str(SHARED / "riscv" / "cat" / "riscv.cat"),
+        help="model for the RISC-V set (default herd's riscv.cat; 'riscv': the built-in one)",
+    )
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument("--timeout", type=float, help="per-test time limit (seconds)")
@@ -183,7 +203,13 @@ def main(
     if not SHARED.exists():
         print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
         return 2
-    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
+    models = {
+        "ppc": a.model_ppc,
+        "tso": a.model_tso,
+        "sc": a.model_sc,
+        "arm": a.model_arm,
+        "riscv": a.model_riscv,
+    }
     status = 0
     grand_ours = grand_herd = 0.0
     os.makedirs(a.db_dir, exist_ok=True)

@@ -141,6 +141,10 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return a >> (b & 63)
     if fn == "cmp":
         return (a > b) - (a < b)
+    if fn == "max":
+        return max(a, b)
+    if fn == "min":
+        return min(a, b)
     if fn == "cmpu":
         ua, ub = a & _MASK64, b & _MASK64
         return (ua > ub) - (ua < ub)

@@ -147,12 +147,14 @@ class Op:
 @dataclass(frozen=True, slots=True)
 class Load:
     """``dst <- mem[sum(addr)]``; ``annots`` are herd event-set names the read joins
-    (``X`` for atomic, ``EX`` for exclusives...)."""
+    (``X`` for atomic, ``EX`` for exclusives...).  ``reserve``: a load-reserve, which also
+    writes the address to that register (the reservation a :class:`StoreCond` reads)."""
 
     dst: str
     addr: tuple[Operand, ...]
     size: int = 4
     annots: frozenset[str] = frozenset()
+    reserve: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +190,23 @@ class CAS:
     expected: Operand
     desired: Operand
     annots: frozenset[str] = frozenset({"X"})
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCond:
+    """Store-conditional: it may always fail (``status <- 1``, no write); it may succeed
+    (``mem[a] <- src``, ``status <- 0``) when register ``reserve`` holds the address ``a``
+    (a load-reserve put it there).  Either way ``reserve <- 0``.  With ``status_deps``
+    the status of a success depends on the address registers and on the write itself
+    (herd's RISC-V: later ``addr``/``data``/``ctrl`` through it start at the write)."""
+
+    status: str
+    src: Operand
+    addr: tuple[Operand, ...]
+    reserve: str
+    size: int = 4
+    annots: frozenset[str] = frozenset({"X"})
+    status_deps: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +288,7 @@ Instr = (
     | Store
     | RMW
     | CAS
+    | StoreCond
     | Fence
     | Branch
     | Assume
@@ -305,6 +325,8 @@ OP_FUNCTIONS: dict[str, int] = {
     "ge": 2,
     "not": 1,  # 1 if a == 0 else 0 (C's !)
     "second": 2,  # b (X86 XCHG's new value)
+    "max": 2,  # signed maximum (RISC-V amomax)
+    "min": 2,
 }
 
 
@@ -320,6 +342,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
+    if isinstance(ins, StoreCond):
+        return (*_regs((*ins.addr, ins.src)), ins.reserve)
     if isinstance(ins, CAS):
         return tuple(_regs((*ins.addr, ins.expected, ins.desired)))
     if isinstance(ins, Branch):
@@ -334,7 +358,9 @@ def defines(ins: Instr) -> tuple[str, ...]:
     if isinstance(ins, Op):
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
     if isinstance(ins, Load):
-        return (ins.dst,)
+        return (ins.dst,) if ins.reserve is None else (ins.dst, ins.reserve)
+    if isinstance(ins, StoreCond):
+        return (ins.status, ins.reserve)
     if isinstance(ins, RMW | CAS):
         return (ins.dst,) if ins.dst else ()
     return ()
