@@ -49,6 +49,7 @@ from herdsman.cat.explainable import (
 )
 from herdsman.cat.explainable import check_site as _check_site
 from herdsman.cat.form import Form, incremental_form
+from herdsman.cat.fused import FusedSession
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.cat.monotone import STABLE, Analysis
 from herdsman.cat.parser import parse_text
@@ -57,6 +58,7 @@ from herdsman.cat.runtime import Runtime
 from herdsman.cat.specialise import Specialiser, frontier
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
+from herdsman.graphs.fuse import fuse
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS, is_arch
@@ -410,8 +412,17 @@ class Model:
             self._forms[arch] = incremental_form(unit.compiled, unit.analysis, unit.monotone)
         return self._forms[arch]
 
-    def prepare(self, sk: Skeleton, arch: str) -> CatSession:
-        """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
+    def prepare(self, sk: Skeleton, arch: str) -> CatSession | FusedSession:
+        """Compile for ``arch`` if needed and compute the skeleton-only part of the model
+        (a skeleton with read-modify-writes herd makes one event is judged fused:
+        :mod:`cat.fused`)."""
+        fused = fuse(sk)
+        if fused is not None:
+            return FusedSession(self._prepare(fused.sk, arch), fused)
+        return self._prepare(sk, arch)
+
+    def _prepare(self, sk: Skeleton, arch: str) -> CatSession:
+        """:meth:`prepare` on a skeleton without fused read-modify-writes."""
         if is_arch(self.arch) and arch != self.arch:
             raise InputError(
                 self.path,

@@ -26,6 +26,7 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 from __future__ import annotations
 
 from herdsman.graphs.execution import Relations
+from herdsman.graphs.relalg import bits
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS
 
@@ -112,6 +113,8 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         env[name] = ("rel", rel)
     for name, s in sk.extra_sets.items():
         env[name] = ("set", s)
+    if rec is not None and rec.exclusive_pairs:
+        env["rmw"] = ("rel", exclusive_pairs(sk))
     same = sk.same_instance
     env["same-instance"] = ("rel", same)
     # same-instr / same-static relate instances of one static instruction: without loop
@@ -121,6 +124,27 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
     env["sm"] = ("rel", U.ident(M))
     env["si"] = ("rel", U.ident(M))
     return env
+
+
+def exclusive_pairs(sk: Skeleton) -> int:
+    """herd's ``rmw`` where it comes from the events (``mem.ml``, ``atomic_load_store``):
+    an ``X`` read and an ``X`` write of one location, the read before the write in
+    ``po | iico``, with no ``X`` access between them (of any location); an event that is
+    both a read and a write (RISC-V's amo) is in no pair, but it stands between."""
+    U = sk.U
+    X = sk.annot_set("X") & sk.M
+    if not X:
+        return 0
+    both = sk.R & sk.W
+    before = sk.po_iico
+    out = 0
+    for s in sk.by_loc.values():
+        for r in bits(s & X & sk.R & ~both):
+            after = U.row(before, r)
+            for w in bits(after & s & X & sk.W & ~both):
+                if not after & U.col(before, w) & X:
+                    out |= U.pair(r, w)
+    return out
 
 
 def co0(g: Relations, fw: int) -> int:

@@ -10,7 +10,7 @@ leave this module: they become :class:`InputError` at the offending token.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -83,6 +83,7 @@ class _Build(Transformer):
         self.arch = ""
         self.nthreads = 0
         self.pos = 0
+        self.spelled: dict[RegLoc, str] = {}  # registers written otherwise than canonically
 
     # ---- locations and values
     def thread_reg(self, c: list) -> RegLoc:
@@ -99,7 +100,10 @@ class _Build(Transformer):
                 f"bad {self.arch} register '{reg_tok}' (expected {register_hint(self.arch)})",
             )
         self.pos = tid_tok.start_pos or 0
-        return RegLoc(tid, reg)
+        loc = RegLoc(tid, reg)
+        if reg != str(reg_tok):
+            self.spelled.setdefault(loc, str(reg_tok))
+        return loc
 
     def symb_reg(self, c: list) -> SymRegLoc:
         self.pos = c[0].start_pos or 0
@@ -284,6 +288,9 @@ class ConditionPart:
     locations: tuple[Loc, ...] = ()
     filter: Prop | None = None
     kinds: tuple[tuple[str, str], ...] = ()
+    #: registers written otherwise than canonically (RISC-V's ``a0`` is ``x10``), as
+    #: written: herd's hash digests them so
+    spelled: tuple[tuple[RegLoc, str], ...] = ()
 
 
 _LOCK = threading.Lock()  # the transformer carries the arch and thread count of one parse
@@ -325,7 +332,9 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
         with _LOCK:
             build.arch = arch
             build.nthreads = nthreads
+            build.spelled = {}
             result = lark.parse(text, start=start)
+            spelled = tuple(build.spelled.items())
     except TokenError as exc:
         raise _RelError(exc.token.start_pos or 0, exc.message) from None
     except UnexpectedToken as exc:
@@ -345,7 +354,7 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
     except UnexpectedInput as exc:  # any other lark input error
         at = getattr(exc, "pos_in_stream", 0) or 0
         raise _RelError(at, f"syntax error in the {what}") from None
-    return tuple(result) if isinstance(result, list) else result
+    return (tuple(result) if isinstance(result, list) else result), spelled
 
 
 def _parse(src: Source, arch: str, span: tuple[int, int], start: str, nthreads: int, what: str):
@@ -359,9 +368,14 @@ def parse_init(
     src: Source, arch: str, span: tuple[int, int], nthreads: int
 ) -> tuple[InitItem, ...]:
     """The init items between the braces at ``span``."""
-    items: tuple[tuple[InitItem, int], ...] = _parse(
-        src, arch, span, "init_start", nthreads, "init section"
-    )
+    items: tuple[tuple[InitItem, int], ...]
+    items, spelled = _parse(src, arch, span, "init_start", nthreads, "init section")
+    if spelled:
+        written = dict(spelled)
+        items = tuple(
+            (replace(it, written=written.get(it.loc, "")), pos)  # type: ignore[arg-type]
+            for it, pos in items
+        )
     seen: dict[Loc, InitItem] = {}
     for it, pos in items:
         old = seen.get(it.loc)
@@ -379,4 +393,5 @@ def parse_condition(src: Source, arch: str, span: tuple[int, int], nthreads: int
     """The condition part at ``span`` (empty span: no condition, i.e. ``forall (true)``)."""
     if span[0] >= span[1]:
         return ConditionPart(Condition("forall", PTrue(), ""))
-    return _parse(src, arch, span, "cond_start", nthreads, "condition")
+    part, spelled = _parse(src, arch, span, "cond_start", nthreads, "condition")
+    return replace(part, spelled=spelled) if spelled else part

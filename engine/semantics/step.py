@@ -51,6 +51,7 @@ from herdsman.engine.semantics.state import (
     Done,
     Emit,
     Failed,
+    Fork,
     Pending,
     Read,
     Stall,
@@ -80,6 +81,7 @@ from herdsman.litmus.base.ir import (
     Reg,
     Spawn,
     Store,
+    StoreCond,
     Sym,
     Thread,
     Unlock,
@@ -306,6 +308,8 @@ class ThreadCode:
                     poi += 1
                     continue
                 here = _state(st, pc, regs, taint, st.n, poi)
+                if cls is StoreCond:
+                    return self._store_cond(th, ins, here)  # type: ignore[arg-type]
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -362,11 +366,16 @@ class ThreadCode:
             slot = th.slots[ins.creg]
             c = regs[slot]
             c = 0 if c is None else c
+            t = taint[slot]
+            if ins.rhs is not None:  # compared with a register, not with 0
+                slot2 = th.slots[ins.rhs]
+                c2 = regs[slot2]
+                c = apply_op("cmp", [c, 0 if c2 is None else c2])
+                t |= taint[slot2]
             if not is_known(c):
                 return Stall(reads_of(c)), st, pc
             taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
             if self.branch_commit:
-                t = taint[slot]
                 event = _new(
                     Event,
                     (
@@ -478,6 +487,50 @@ class ThreadCode:
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
         return _new(Read, (_new(Event, fields), st, sym))
 
+    def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
+        """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
+        succeed (its write, then status 0) when the reservation holds its address.  The
+        reservation is cleared either way."""
+        pc, n, regs, taint = st.pc, st.n, st.regs, st.taint
+        a, at = _address(regs, taint, th.addr_ops[pc])
+        rslot, sslot = th.slots[ins.reserve], th.slots[ins.status]
+        held = regs[rslot]
+        held = 0 if held is None else held
+        for v in (a, held):
+            if v is not None and not is_known(v):
+                return Stall(reads_of(v))
+        regs, taint = _set(regs, taint, rslot, 0, 0)
+        fregs, ftaint = _set(regs, taint, sslot, 1, 0)
+        fail = _state(st, pc + 1, fregs, ftaint, n, st.poi + 1)
+        if type(a) is not Sym or held != a:
+            return _new(Fork, ((fail,),))
+        slot, v = th.args[pc][-1]
+        vt = 0
+        if slot >= 0:
+            v, vt = st.regs[slot], st.taint[slot]
+            if v is None:
+                v = 0
+        loc = _loc_name(a)
+        fields = (
+            "W",
+            th.tid,
+            n,
+            st.poi,
+            loc,
+            v,
+            None,
+            ins.annots,
+            th.origins[pc],
+            at,
+            vt,
+            st.ctrl,
+            vt,
+        )
+        status_taint = (at | (1 << n)) if ins.status_deps else 0
+        pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
+        ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
+        return _new(Fork, ((fail, ok),))
+
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
@@ -491,6 +544,9 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
+                if ins.reserve is not None:  # type: ignore[union-attr]
+                    a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
+                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)  # type: ignore[union-attr]
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -580,6 +636,11 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
     elif cls is Load:
         ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
+        if ins.reserve is not None:  # type: ignore[union-attr]
+            out.append(ins.reserve)  # type: ignore[union-attr]
+    elif cls is StoreCond:
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
+        out = [ins.status, ins.reserve]  # type: ignore[union-attr]
     elif cls is Store or cls is RMW:
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]
@@ -591,7 +652,9 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
     elif cls is Lock or cls is Unlock:
         ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
     elif cls is Branch:
-        out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
+        out = [] if ins.cond is None else [ins.creg]  # type: ignore[union-attr]
+        if ins.rhs is not None:  # type: ignore[union-attr]
+            out.append(ins.rhs)  # type: ignore[union-attr]
     elif cls is Assume or cls is Assert:
         out = [ins.creg]  # type: ignore[union-attr]
     regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]
@@ -750,7 +813,7 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     cls = type(ins)
     if cls is RMW or cls is CAS or cls is Lock:
         return 2
-    if cls in (Load, Store, Unlock, Fence, Spawn, Join):
+    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
         return 1
     if cls is Branch:
         return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]

@@ -297,8 +297,9 @@ def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
 
 
 def source_text(ins: Instruction) -> str:
-    """Text that parses back to ``ins``: its canonical text."""
-    return ins.text
+    """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
+    _, _, rest = ins.text.partition(" ")
+    return f"{ins.mnemonic} {rest}".rstrip()
 
 
 __all__ = ["FLAGS", "OPTIONS", "parse_cell", "hash_text", "source_text"]

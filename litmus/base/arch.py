@@ -39,7 +39,7 @@ class Arch:
     architecture with.  ``register``: the canonical name of a register (None: not one);
     ``register_key``: herd's order of registers in state lines (OCaml's ``compare`` on its
     register type); ``fence_pictures``: how herd names each fence in pictures
-    (``pp_barrier``)."""
+    (``pp_barrier``); ``exclusive_pairs``: herd predefines ``rmw`` (see the field)."""
 
     name: str
     parsed: bool = False
@@ -52,6 +52,9 @@ class Arch:
     register_hint: str = ""
     register_key: Callable[[str], tuple] = lambda reg: (0, 0, reg)
     fence_pictures: tuple[tuple[str, str], ...] = ()  # how herd draws each fence event
+    #: herd predefines ``rmw`` from the events (its ``atomic_load_store``): exclusive
+    #: pairs of ``X`` accesses, a read-modify-write event being one event
+    exclusive_pairs: bool = False
 
 
 # ----------------------------------------------------------------------------- PPC
@@ -331,6 +334,7 @@ ARCHS: dict[str, Arch] = {
             register_hint="R0..R12, SP, LR or PC",
             register_key=_arm_register_key,
             fence_pictures=_arm_fence_pictures(),
+            exclusive_pairs=True,
         ),
         Arch(
             "RISCV",
@@ -344,6 +348,7 @@ ARCHS: dict[str, Arch] = {
             register_hint="x0..x31 or an ABI name (a0, t1, s2...)",
             register_key=_riscv_register_key,
             fence_pictures=_riscv_fence_pictures(),
+            exclusive_pairs=True,
         ),
         # herd's other architectures: their names are known (models declare them, tests
         # name them); herdsman has no front-end for them.

@@ -223,11 +223,13 @@ class Branch:
     """Jump to ``target`` if ``cond`` holds of register ``creg`` (``cond`` None: always).
 
     ``cond`` is one of eq, ne, lt, le, gt, ge, comparing the register (a comparison
-    result, or any integer) with 0: PPC ``beq`` is ('cr0', 'eq')."""
+    result, or any integer) with 0: PPC ``beq`` is ('cr0', 'eq'); with ``rhs``, comparing
+    it with that register (RISC-V's ``bne x5,x6,L`` is ('x5', 'ne', 'x6'))."""
 
     target: str
     cond: str | None = None
     creg: str = "cr0"
+    rhs: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +349,9 @@ def uses(ins: Instr) -> tuple[str, ...]:
     if isinstance(ins, CAS):
         return tuple(_regs((*ins.addr, ins.expected, ins.desired)))
     if isinstance(ins, Branch):
-        return (ins.creg,) if ins.cond is not None else ()
+        if ins.cond is None:
+            return ()
+        return (ins.creg,) if ins.rhs is None else (ins.creg, ins.rhs)
     if isinstance(ins, Assume | Assert):
         return (ins.creg,)
     return ()
