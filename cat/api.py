@@ -112,7 +112,14 @@ OpN = A.OpN
 MODELS_DIR = Path(__file__).with_name("models")
 
 #: Built-in model names (files in cat/models) and aliases.
-BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
+BUILTINS = {
+    "sc": "sc",
+    "tso": "tso",
+    "pso": "pso",
+    "power": "power",
+    "arm": "arm",
+    "riscv": "riscv",
+}
 ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
