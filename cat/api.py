@@ -115,12 +115,19 @@ MODELS_DIR = Path(__file__).with_name("models")
 BUILTINS = {
     "sc": "sc",
     "tso": "tso",
+    "tso64": "tso64",
     "pso": "pso",
     "power": "power",
     "arm": "arm",
     "riscv": "riscv",
 }
-ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
+ALIASES = {
+    "x86tso": "tso",
+    "x86-tso": "tso",
+    "ppc": "power",
+    "sparc-pso": "pso",
+    "x86tso-mixed": "tso64",
+}
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
 #: those with herd's fence sets (a model must type-check with each one's names).

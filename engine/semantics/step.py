@@ -554,6 +554,10 @@ class ThreadCode:
             if cls is RMW:
                 src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
                 new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
+                if ins.sets_cr:  # type: ignore[union-attr]
+                    flags = apply_op("cmp", [new, 0])
+                    regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
+                    st = st._replace(regs=regs, taint=taint)
                 guard: AnyValue = 1
                 fail = "skip"
             elif cls is CAS:
@@ -567,8 +571,9 @@ class ThreadCode:
                 fail = "block"
         except EvalError as e:
             raise self._error(th, st.pc, str(e)) from None
-        # the new value of a read-modify-write is computed from the old one
-        valdep = stain | (1 << r) if cls is RMW else stain
+        # the new value of a read-modify-write is computed from the old one (but an
+        # exchange's is its operand's alone)
+        valdep = stain | (1 << r) if cls is RMW and ins.fn != "second" else stain  # type: ignore[union-attr]
         w = Event(
             "W",
             tid,
@@ -645,6 +650,8 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]
             out = [ins.dst]  # type: ignore[union-attr]
+        if cls is RMW and ins.sets_cr:  # type: ignore[union-attr]
+            out.append("cr0")
     elif cls is CAS:
         ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
         naddr = len(ins.addr)  # type: ignore[union-attr]

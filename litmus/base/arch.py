@@ -20,6 +20,7 @@ __all__ = [
     "arch",
     "arm_register",
     "fence_picture",
+    "x86_64_part",
     "parsed_archs",
     "is_arch",
     "riscv_register",
@@ -147,6 +148,47 @@ def _x86_64_names() -> dict[str, int]:
 
 
 _X86_64_NAMES = _x86_64_names()
+
+
+def _x86_64_parts() -> dict[str, tuple[str, int]]:
+    """Each register name of each size -> its 64-bit register's name and its width."""
+    out: dict[str, tuple[str, int]] = {}
+    for i, b in enumerate(_X86_64_BASES):
+        if i < 8:
+            full = "r" + b
+            names = [(full, 64), ("e" + b, 32), (b, 16)]
+            if b in ("ax", "bx", "cx", "dx"):
+                names += [(b[0] + "l", 8), (b[0] + "h", 8)]
+            else:
+                names += [(b + "l", 8)]
+        else:
+            full = b
+            names = [(b, 64), (b + "d", 32), (b + "w", 16), (b + "b", 8)]
+        for n, bits in names:
+            out[n] = (full, bits)
+    return out
+
+
+_X86_64_PARTS = _x86_64_parts()
+
+
+def x86_64_part(name: str) -> tuple[str, int] | None:
+    """The 64-bit register a register name of X86_64 is part of (``eax``: ``rax``), and
+    its width in bits; any case, as herd's lexer."""
+    return _X86_64_PARTS.get(name.lower())
+
+
+def _x86_64_register(name: str) -> str | None:
+    """A register of an X86_64 initial state or condition: a 64-bit one (herd refuses the
+    others there), ``rip`` or ``cs``, in any case; canonical in lower case."""
+    if name.startswith("%"):
+        return name
+    low = name.lower()
+    if low in ("rip", "cs") or _X86_64_PARTS.get(low, ("", 0))[1] == 64:
+        return low
+    return None
+
+
 _X86_64_XMM = re.compile(r"xmm(\d)$")
 _X86_64_FLAGS = ("zf", "sf", "cf")
 
@@ -304,13 +346,16 @@ ARCHS: dict[str, Arch] = {
         ),
         Arch(
             "X86_64",
+            parsed=True,
             fences=_X86_FENCES,
             annot_sets=("X", "NT"),  # NT: non-temporal accesses
             branch_commit=False,
-            store_data_port=False,
-            default_model="tso",
+            store_data_port=True,  # herd reads a stored register as data (X86_64Sem.ml)
+            default_model="tso64",
+            register=_x86_64_register,
+            register_hint="a 64-bit register: rax, rbx, ..., r15",
             register_key=_x86_64_register_key,
-            fence_pictures=tuple((f, f) for f in _X86_FENCES),
+            fence_pictures=tuple((f, f.lower()) for f in _X86_FENCES),
         ),
         Arch(
             "C",  # its tests are read by litmus/c, not by the assembly splitter

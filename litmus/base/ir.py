@@ -170,7 +170,10 @@ class Store:
 @dataclass(frozen=True, slots=True)
 class RMW:
     """Atomic read-modify-write: ``old <- mem[a]; mem[a] <- fn(old, src); dst <- old``
-    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None)."""
+    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None).  Without the
+    ``X`` annotation it is a read and a write of one instruction, not atomic (X86_64's
+    ``add`` to memory).  With ``sets_cr`` it also writes ``cr0``, the comparison of the
+    new value with 0 (X86_64's flags)."""
 
     dst: str | None
     addr: tuple[Operand, ...]
@@ -178,6 +181,7 @@ class RMW:
     src: Operand
     size: int = 4
     annots: frozenset[str] = frozenset({"X"})
+    sets_cr: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +369,8 @@ def defines(ins: Instr) -> tuple[str, ...]:
         return (ins.dst,) if ins.reserve is None else (ins.dst, ins.reserve)
     if isinstance(ins, StoreCond):
         return (ins.status, ins.reserve)
+    if isinstance(ins, RMW) and ins.sets_cr:
+        return (ins.dst, "cr0") if ins.dst else ("cr0",)
     if isinstance(ins, RMW | CAS):
         return (ins.dst,) if ins.dst else ()
     return ()
