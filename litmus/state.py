@@ -36,6 +36,7 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 from herdsman.litmus.base.source import Source
+from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.test import InitItem
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
@@ -326,7 +327,21 @@ class _RelError(Exception):
 
 @lru_cache(maxsize=1 << 14)
 def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
-    """Parse one section's text (cached: sections repeat across a campaign's tests)."""
+    """Parse one section's text (cached: sections repeat across a campaign's tests); the
+    usual forms are read without the grammar (:mod:`litmus.quickstate`)."""
+    if start == "init_start":
+        got = quick_init(text, arch, nthreads)
+        if got is not None:
+            return got
+    else:
+        cond = quick_condition(text, arch, nthreads)
+        if cond is not None:
+            return ConditionPart(cond[0]), cond[1]
+    return _grammar(arch, start, nthreads, text, what)
+
+
+def _grammar(arch: str, start: str, nthreads: int, text: str, what: str):
+    """Parse one section's text with the grammar."""
     lark, build = _parser()
     try:
         with _LOCK:

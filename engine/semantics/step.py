@@ -32,7 +32,7 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -126,6 +126,8 @@ class ThreadCode:
     ) -> None:
         self.tid = tid
         self.bound_blocks = bound_blocks
+        self._max_events: int | None = None  # computed once (compiled threads are shared)
+        self._max_writes: int | None = None
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -205,6 +207,19 @@ class ThreadCode:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
         taken at most ``unroll`` times (explorers reserve that much room)."""
+        if self._max_events is None:
+            self._max_events = self._longest(lambda ins: _events_of(ins, self.branch_commit))
+        return self._max_events
+
+    def max_writes(self) -> int:
+        """An upper bound of the writes of any execution of the thread (as
+        :meth:`max_events`)."""
+        if self._max_writes is None:
+            self._max_writes = self._longest(_writes_of)
+        return self._max_writes
+
+    def _longest(self, weight: Callable[[Instr], int]) -> int:
+        """The heaviest path through the thread's code (see :meth:`max_events`)."""
         th = self
         code = th.code
         end = len(code)
@@ -224,7 +239,7 @@ class ThreadCode:
                 stack.extend(todo)
                 continue
             stack.pop()
-            here = _events_of(code[key[0]], self.branch_commit)
+            here = weight(code[key[0]])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
 
@@ -827,6 +842,12 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
+
+
+def _writes_of(ins: Instr) -> int:
+    """The writes an operation issues at most."""
+    cls = type(ins)
+    return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
 
 
 def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
