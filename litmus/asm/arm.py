@@ -103,6 +103,8 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
                 if j == n:
                     break
             part, j = _operand(toks, j, m)
+            if part.kind == "name" and part.text.upper() == "LSL":
+                raise CellError(part.pos, f"shifted offsets are not supported in '{m}'")
             if part.kind == "mem":
                 raise CellError(part.pos, f"nested '[' in the address of '{m}'")
             parts.append(part)
@@ -281,6 +283,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     canon = _mnemonic(m) if kind == "name" else None
     if canon is None:
         raise unknown_instruction(toks, i, "ARM")
+    if canon in _UNMODELLED:  # before its operands, which may be of forms not read here
+        raise CellError(pos, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     ops = operands(toks, i + 1, m, _operand)
     return lower_at(pos, _lower, m, canon, ops, len(text))
 

@@ -332,7 +332,7 @@ def source_text(ins: Instruction) -> str:
     """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
     text: str = ins.text
     if text == "NOP":
-        return "NOP"
+        return ins.mnemonic
     lock = text.startswith("lock; ")
     inner = text[len("lock; ") :] if lock else text
     _, _, rest = inner.partition(" ")
