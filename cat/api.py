@@ -186,7 +186,7 @@ class Predefined(Mapping[str, Any]):
     """herd's predefined names of a skeleton as cat values, made on first use (the run
     time rarely looks one up: ``fromto``, ``tag2events``)."""
 
-    def __init__(self, names: dict[str, tuple[str, int]]) -> None:
+    def __init__(self, names: Mapping[str, tuple[str, int]]) -> None:
         self._names = names
         self._made: dict[str, Any] = {}
 
@@ -395,12 +395,12 @@ class Model:
 
     def _signature(
         self, unit: _Unit, sk: Skeleton, arch: str
-    ) -> tuple[int, dict[str, int], dict[int, Any], Runtime, Evaluator]:
+    ) -> tuple[int, Mapping[str, int], dict[int, Any], Runtime, Evaluator]:
         """The skeleton's signature (which of the frontier nodes are empty: a mask), the
         predefined names' bits, the static nodes' values, and the run-time support and
         evaluator of ``sk``."""
         names = static_names(sk, arch)
-        N = {name: bits for name, (_, bits) in names.items()}
+        N = names.bits()
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
         ev.predef = Predefined(names)
         env = unit.compiled.env

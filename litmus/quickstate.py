@@ -176,11 +176,11 @@ def quick_init(
     return tuple(items), tuple(rd.spelled.items())
 
 
-def _flat(cls: type, items: list[Prop]) -> Prop:
+def _flat(cls: type[And] | type[Or], items: list[Prop]) -> Prop:
     out: list[Prop] = []
     for p in items:
-        if isinstance(p, cls):
-            out.extend(p.props)  # type: ignore[attr-defined]
+        if isinstance(p, And | Or) and type(p) is cls:
+            out.extend(p.props)
         else:
             out.append(p)
     return cls(tuple(out))

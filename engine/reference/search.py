@@ -232,12 +232,12 @@ class _Combo(Tables):
         last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
         self._leafcache: dict[tuple, tuple] = {}
         self._judged: dict[tuple, tuple] = {}
-        key = tuple(self.needed)
-        compiled = goal.compiled.get(key)
+        needed = tuple(self.needed)
+        compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
             index = {loc: i for i, loc in enumerate(self.needed)}
             keep = None if goal.filter is None else compile_prop(goal.filter, index)
-            compiled = goal.compiled[key] = (compile_prop(goal.prop, index), keep)
+            compiled = goal.compiled[needed] = (compile_prop(goal.prop, index), keep)
         self.sat, self.keep = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation

@@ -75,4 +75,4 @@ def po_preds(events: Sequence[Event], i: int) -> int:
     return (1 << i) - 1
 
 
-CB_ORDERS: dict[str, PredsFn] = {"power": power_preds, "arm": arm_preds, "po": po_preds}
+CB_ORDERS: dict[str, PredsFn] = {"power": power_preds, "po": po_preds, "arm": arm_preds}

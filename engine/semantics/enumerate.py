@@ -170,8 +170,8 @@ def run_thread(
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
-            if cls is Fork:  # a choice of the thread's own: every way
-                for nxt in s[0]:  # type: ignore[attr-defined]
+            if isinstance(s, Fork):  # a choice of the thread's own: every way
+                for nxt in s.states:
                     go(nxt)
                 break
             if cls is Done:

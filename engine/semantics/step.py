@@ -323,8 +323,8 @@ class ThreadCode:
                     poi += 1
                     continue
                 here = _state(st, pc, regs, taint, st.n, poi)
-                if cls is StoreCond:
-                    return self._store_cond(th, ins, here)  # type: ignore[arg-type]
+                if isinstance(ins, StoreCond):
+                    return self._store_cond(th, ins, here)
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -511,20 +511,20 @@ class ThreadCode:
         rslot, sslot = th.slots[ins.reserve], th.slots[ins.status]
         held = regs[rslot]
         held = 0 if held is None else held
-        for v in (a, held):
-            if v is not None and not is_known(v):
-                return Stall(reads_of(v))
+        for x in (a, held):
+            if x is not None and not is_known(x):
+                return Stall(reads_of(x))
         regs, taint = _set(regs, taint, rslot, 0, 0)
         fregs, ftaint = _set(regs, taint, sslot, 1, 0)
         fail = _state(st, pc + 1, fregs, ftaint, n, st.poi + 1)
         if type(a) is not Sym or held != a:
             return _new(Fork, ((fail,),))
-        slot, v = th.args[pc][-1]
+        slot, imm = th.args[pc][-1]
+        v: AnyValue = imm
         vt = 0
         if slot >= 0:
-            v, vt = st.regs[slot], st.taint[slot]
-            if v is None:
-                v = 0
+            got = st.regs[slot]
+            v, vt = (0 if got is None else got), st.taint[slot]
         loc = _loc_name(a)
         fields = (
             "W",
@@ -559,9 +559,9 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
-                if ins.reserve is not None:  # type: ignore[union-attr]
+                if isinstance(ins, Load) and ins.reserve is not None:
                     a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
-                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)  # type: ignore[union-attr]
+                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -569,7 +569,7 @@ class ThreadCode:
             if cls is RMW:
                 src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
                 new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
-                if ins.sets_cr:  # type: ignore[union-attr]
+                if isinstance(ins, RMW) and ins.sets_cr:
                     flags = apply_op("cmp", [new, 0])
                     regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
                     st = st._replace(regs=regs, taint=taint)
@@ -588,7 +588,7 @@ class ThreadCode:
             raise self._error(th, st.pc, str(e)) from None
         # the new value of a read-modify-write is computed from the old one (but an
         # exchange's is its operand's alone)
-        valdep = stain | (1 << r) if cls is RMW and ins.fn != "second" else stain  # type: ignore[union-attr]
+        valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
         w = Event(
             "W",
             tid,
@@ -654,18 +654,18 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
     if cls is Op:
         ops = ins.args  # type: ignore[union-attr]
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
-    elif cls is Load:
-        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
-        if ins.reserve is not None:  # type: ignore[union-attr]
-            out.append(ins.reserve)  # type: ignore[union-attr]
-    elif cls is StoreCond:
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
-        out = [ins.status, ins.reserve]  # type: ignore[union-attr]
+    elif isinstance(ins, Load):
+        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
+        if ins.reserve is not None:
+            out.append(ins.reserve)
+    elif isinstance(ins, StoreCond):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        out = [ins.status, ins.reserve]
     elif cls is Store or cls is RMW:
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]
             out = [ins.dst]  # type: ignore[union-attr]
-        if cls is RMW and ins.sets_cr:  # type: ignore[union-attr]
+        if isinstance(ins, RMW) and ins.sets_cr:
             out.append("cr0")
     elif cls is CAS:
         ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
@@ -673,10 +673,10 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
     elif cls is Lock or cls is Unlock:
         ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
-    elif cls is Branch:
-        out = [] if ins.cond is None else [ins.creg]  # type: ignore[union-attr]
-        if ins.rhs is not None:  # type: ignore[union-attr]
-            out.append(ins.rhs)  # type: ignore[union-attr]
+    elif isinstance(ins, Branch):
+        out = [] if ins.cond is None else [ins.creg]
+        if ins.rhs is not None:
+            out.append(ins.rhs)
     elif cls is Assume or cls is Assert:
         out = [ins.creg]  # type: ignore[union-attr]
     regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]

@@ -48,6 +48,7 @@ from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import CodeItem, Instruction
 
 FLAGS = "cr0"  # the register standing for the flags (see the module docstring)
+RESERVE = "RESADDR"  # the register an exclusive load leaves its address in (herd's)
 
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n]+)|(?P<num>#?-?[0-9]+)"
@@ -182,7 +183,8 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         if canon == "STR":
             return store(text, m, Reg(rt.reg), addr)
         if canon == "LDREX":
-            return Instruction(text, m, ir.Load(rt.reg, addr, 4, frozenset({"X"}), reserve=True))
+            lrx = ir.Load(rt.reg, addr, 4, frozenset({"X"}), reserve=RESERVE)
+            return Instruction(text, m, lrx)
         return load(text, m, rt.reg, addr)
     if canon == "STREX":
         _arity(m, ops, 3, "rd,rt,[rn]", end)
@@ -193,7 +195,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         if mem.text:
             raise CellError(mem.pos, f"'{m}' takes an address [rn] without offset")
         text = f"STREX {rd.reg},{rt.reg},[{mem.reg}]"
-        sc = ir.StoreCond(rd.reg, Reg(rt.reg), (Reg(mem.reg),), 4, frozenset({"X"}))
+        sc = ir.StoreCond(rd.reg, Reg(rt.reg), (Reg(mem.reg),), RESERVE, 4, frozenset({"X"}))
         return Instruction(text, m, sc)
     if canon == "MOV":
         _arity(m, ops, 2, "rd,rs|#k", end)
@@ -306,4 +308,4 @@ def source_text(ins: Instruction) -> str:
     return f"{ins.mnemonic} {rest}".rstrip()
 
 
-__all__ = ["FLAGS", "OPTIONS", "parse_cell", "hash_text", "source_text"]
+__all__ = ["FLAGS", "OPTIONS", "RESERVE", "parse_cell", "hash_text", "source_text"]

@@ -112,9 +112,9 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":
-        reg = riscv_register(text)
-        if reg is not None:
-            return Operand("reg", text, pos, reg=reg), i + 1
+        named = riscv_register(text)
+        if named is not None:
+            return Operand("reg", text, pos, reg=named), i + 1
         return Operand("name", text, pos), i + 1
     raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
 

@@ -265,13 +265,13 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
         a, b = ops
         text = f"{prefix}xchg{size} {_text(a)},{_text(b)}"
         if a.kind == "mem" and b.kind == "reg":
-            mem, reg = a, b
+            mem, other = a, b
         elif b.kind == "mem" and a.kind == "reg":
-            mem, reg = b, a
+            mem, other = b, a
         else:
             bad = b if a.kind in ("mem", "reg") else a
             raise CellError(bad.pos, f"'{m}' needs one register and one memory operand")
-        return rmw(text, m, _written(reg, m), _addr(mem), "second", Reg(reg.reg))
+        return rmw(text, m, _written(other, m), _addr(mem), "second", Reg(other.reg))
     if canon == "jmp" or canon in _JCC:
         _arity(m, ops, 1, "label", end)
         _expect(ops[0].kind == "name", ops[0], "a label", m)

@@ -500,8 +500,9 @@ class Program:
     ``condition``: the final condition; ``filter``: executions whose final state does not
     satisfy it are not counted (herd's ``filter``); ``loop_bound``: what the unrolling
     bound does to a thread that would take a backward branch once more: ``cut`` stops the
-    thread and the execution counts (herd's ``-unroll``, litmus tests), ``block`` blocks
-    the execution (GenMC's ``--unroll``, C programs: never counted as complete)."""
+    thread, and the execution only marks the verdict ``Loop`` (herd's ``-unroll``, litmus
+    tests), ``block`` blocks the execution (GenMC's ``--unroll``, C programs): neither is
+    counted as complete."""
 
     name: str
     arch: str
