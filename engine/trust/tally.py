@@ -178,6 +178,8 @@ class TrustTally(OutcomeBuilder):
             return True
         cut = any(d.cut for d in finals)
         self.count(obs, sat, cut, allowed)
+        if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
+            return None
         if fails:
             assert g is not None
             self.report_error(g, fails, obs, complete=True)
