@@ -30,8 +30,12 @@ from herdsman.litmus.asm.cells import (
     CellError,
     Operand,
     Token,
+    arity,
     assemble,
     branch,
+    branch_hash_text,
+    cased,
+    expect,
     fence,
     load,
     lower_at,
@@ -43,7 +47,7 @@ from herdsman.litmus.asm.cells import (
 )
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import arm_register
-from herdsman.litmus.base.ir import Branch, Imm, Reg
+from herdsman.litmus.base.ir import Imm, Reg
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import CodeItem, Instruction
 
@@ -144,16 +148,8 @@ def _memory(parts: list[Operand], pos: int, m: str) -> Operand:
     raise CellError(off.pos, f"expected a register or an immediate offset in '{m}'")
 
 
-def _arity(m: str, ops: list[Operand], n: int, syntax: str, end: int) -> None:
-    if len(ops) < n:
-        raise CellError(end, f"missing operand for '{m}' (syntax: {m} {syntax})")
-    if len(ops) > n:
-        raise CellError(ops[n].pos, f"too many operands for '{m}' (syntax: {m} {syntax})")
-
-
 def _kind(o: Operand, kinds: str, what: str, m: str) -> None:
-    if o.kind not in kinds.split("|"):
-        raise CellError(o.pos, f"expected {what} as operand of '{m}', found '{o.text}'")
+    expect(o.kind in kinds.split("|"), o, what, m)
 
 
 def _address(o: Operand) -> tuple[str, tuple[IrOperand, ...]]:
@@ -172,7 +168,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     if canon in _UNMODELLED:
         raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     if canon in ("LDR", "STR", "LDREX"):
-        _arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
+        arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
         rt, mem = ops
         _kind(rt, "reg", "a register", m)
         _kind(mem, "mem|reg", "an address [rn]", m)
@@ -187,7 +183,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
             return Instruction(text, m, lrx)
         return load(text, m, rt.reg, addr)
     if canon == "STREX":
-        _arity(m, ops, 3, "rd,rt,[rn]", end)
+        arity(m, ops, 3, "rd,rt,[rn]", end)
         rd, rt, mem = ops
         _kind(rd, "reg", "a register", m)
         _kind(rt, "reg", "a register", m)
@@ -198,7 +194,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         sc = ir.StoreCond(rd.reg, Reg(rt.reg), (Reg(mem.reg),), RESERVE, 4, frozenset({"X"}))
         return Instruction(text, m, sc)
     if canon == "MOV":
-        _arity(m, ops, 2, "rd,rs|#k", end)
+        arity(m, ops, 2, "rd,rs|#k", end)
         rd, src = ops
         _kind(rd, "reg", "a register", m)
         _kind(src, "reg|num", "a register or an immediate", m)
@@ -210,7 +206,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         base = "EOR"
     if base in _ARITH:
         setflags = base != canon and canon != "XOR"
-        _arity(m, ops, 3, "rd,rn,rm|#k", end)
+        arity(m, ops, 3, "rd,rn,rm|#k", end)
         rd, rn, src = ops
         _kind(rd, "reg", "a register", m)
         _kind(rn, "reg", "a register", m)
@@ -225,7 +221,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
             return op(text, m, rd.reg, _ARITH[base], (Reg(rn.reg), arg))
         return Instruction(text, m, ir.Op(rd.reg, _ARITH[base], (Reg(rn.reg), arg), True))
     if canon == "CMP":
-        _arity(m, ops, 2, "rn,rm|#k", end)
+        arity(m, ops, 2, "rn,rm|#k", end)
         a, b = ops
         _kind(a, "reg", "a register", m)
         _kind(b, "reg|num", "a register or an immediate", m)
@@ -233,13 +229,13 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         arg = Imm(b.value) if b.kind == "num" else Reg(b.reg)
         return op(f"CMP {a.reg},{shown}", m, FLAGS, "cmp", (Reg(a.reg), arg))
     if canon in ("B", "BEQ", "BNE"):
-        _arity(m, ops, 1, "label", end)
+        arity(m, ops, 1, "label", end)
         _kind(ops[0], "name", "a label", m)
         target = ops[0].text
         cond = {"B": None, "BEQ": "eq", "BNE": "ne"}[canon]
         return branch(f"{canon} {target}", m, target, cond, FLAGS)
     if canon in ("CBZ", "CBNZ"):
-        _arity(m, ops, 2, "rn,label", end)
+        arity(m, ops, 2, "rn,label", end)
         r, lbl = ops
         _kind(r, "reg", "a register", m)
         _kind(lbl, "name", "a label", m)
@@ -260,18 +256,15 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         kind = canon if opt == "SY" else f"{canon}.{opt}"
         return fence(text, m, kind)
     if canon == "ISB":
-        _arity(m, ops, 0, "", end)
+        arity(m, ops, 0, "", end)
         return fence("ISB", m, "ISB")
-    _arity(m, ops, 0, "", end)
+    arity(m, ops, 0, "", end)
     return nop("NOP", m)
 
 
 def _mnemonic(text: str) -> str | None:
     """The canonical (upper-case) mnemonic of ``text`` if herd's lexer accepts it."""
-    up = text.upper()
-    if up in _KNOWN and text in (up, text.lower()):
-        return up
-    return None
+    return cased(text, _KNOWN, True)
 
 
 def parse_cell(text: str) -> tuple[CodeItem, ...]:
@@ -294,12 +287,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
 # ----------------------------------------------------------------------------- texts
 
 
-def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
-    """herd's text of ``ins`` for the hash (labels renamed)."""
-    if isinstance(ins.op, Branch):
-        head, _, rest = ins.text.rpartition(ins.op.target)
-        return head + rename[ins.op.target] + rest
-    return ins.text
+#: herd's text of an instruction for the hash (labels renamed)
+hash_text = branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

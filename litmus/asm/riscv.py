@@ -34,6 +34,7 @@ from herdsman.litmus.asm.cells import (
     Token,
     assemble,
     branch,
+    branch_hash_text,
     fence,
     lower_at,
     nop,
@@ -300,12 +301,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
 # ----------------------------------------------------------------------------- texts
 
 
-def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
-    """herd's text of ``ins`` for the hash (labels renamed)."""
-    if isinstance(ins.op, Branch):
-        head, _, rest = ins.text.rpartition(ins.op.target)
-        return head + rename[ins.op.target] + rest
-    return ins.text
+#: herd's text of an instruction for the hash (labels renamed)
+hash_text = branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

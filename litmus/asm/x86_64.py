@@ -33,21 +33,26 @@ from herdsman.litmus.asm.cells import (
     CellError,
     Operand,
     Token,
+    arity,
     assemble,
     branch,
+    branch_hash_text,
+    cased,
+    expect,
     fence,
     load,
     lower_at,
     nop,
     op,
     operands,
+    prefixed,
     rmw,
     store,
     unknown_instruction,
 )
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import x86_64_part
-from herdsman.litmus.base.ir import Branch, Imm, Reg, Sym
+from herdsman.litmus.base.ir import Imm, Reg, Sym
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import CodeItem, Instruction
 
@@ -89,10 +94,7 @@ _WORDS = (
 
 def _canon(text: str) -> str | None:
     """herd's mnemonic of ``text`` (its lexer takes lower or upper case), or None."""
-    low = text.lower()
-    if low in _WORDS and text in (low, text.upper()) or text == "endbr64":
-        return low
-    return None
+    return "endbr64" if text == "endbr64" else cased(text, _WORDS, False)
 
 
 def _register(text: str, pos: int) -> Operand | None:
@@ -167,18 +169,6 @@ def _src(o: Operand) -> IrOperand:
     return Imm(o.value) if o.kind == "imm" else Reg(o.reg)
 
 
-def _arity(m: str, ops: list[Operand], k: int, syntax: str, end: int) -> None:
-    if len(ops) < k:
-        raise CellError(end, f"missing operand for '{m}' (syntax: {m} {syntax})")
-    if len(ops) > k:
-        raise CellError(ops[k].pos, f"too many operands for '{m}' (syntax: {m} {syntax})")
-
-
-def _expect(cond: bool, o: Operand, what: str, m: str) -> None:
-    if not cond:
-        raise CellError(o.pos, f"expected {what} as operand of '{m}', found '{o.text}'")
-
-
 def _written(o: Operand, m: str) -> str:
     """The register ``o`` writes: 32- and 64-bit parts only (a write to an 8- or 16-bit
     part keeps the register's other bits, which the IR does not express)."""
@@ -211,11 +201,11 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
     annots = frozenset({"X"}) if locked else frozenset()
     width = _SIZES[size]
     if base in ("mov", "movnti", "movntil", "movntiq"):
-        _arity(m, ops, 2, "src,dst", end)
+        arity(m, ops, 2, "src,dst", end)
         src, dst = ops
         if base != "mov":
-            _expect(src.kind == "reg", src, "a register", m)
-            _expect(dst.kind == "mem", dst, "memory", m)
+            expect(src.kind == "reg", src, "a register", m)
+            expect(dst.kind == "mem", dst, "memory", m)
             word = "movnti" + {"movntil": "l", "movntiq": "q"}.get(canon, "")
             return store(
                 f"{word} {_text(src)},{_text(dst)}",
@@ -226,23 +216,23 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
                 frozenset({"NT"}),
             )
         text = f"mov{size} {_text(src)},{_text(dst)}"
-        _expect(src.kind in ("imm", "reg", "mem"), src, "an immediate, a register or memory", m)
+        expect(src.kind in ("imm", "reg", "mem"), src, "an immediate, a register or memory", m)
         if dst.kind == "reg":
             if src.kind == "mem":
                 return load(text, m, _written(dst, m), _addr(src), width)
             return op(text, m, _written(dst, m), "mov", (_src(src),))
-        _expect(dst.kind == "mem", dst, "a register or memory destination", m)
-        _expect(src.kind != "mem", src, "a register or an immediate (no memory-to-memory move)", m)
+        expect(dst.kind == "mem", dst, "a register or memory destination", m)
+        expect(src.kind != "mem", src, "a register or an immediate (no memory-to-memory move)", m)
         return store(text, m, _src(src), _addr(dst), width)
     if base in _ARITH or base in ("inc", "dec"):
         if base in _ARITH:
-            _arity(m, ops, 2, "src,dst", end)
+            arity(m, ops, 2, "src,dst", end)
             src, dst = ops
             fn = _ARITH[base]
             text = f"{prefix}{base}{size} {_text(src)},{_text(dst)}"
-            _expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
+            expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
         else:
-            _arity(m, ops, 1, "dst", end)
+            arity(m, ops, 1, "dst", end)
             dst, src = ops[0], Operand("imm", "$1", -1, 1)
             fn = "add" if base == "inc" else "sub"
             text = f"{prefix}{base}{size} {_text(dst)}"
@@ -250,18 +240,18 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
             return Instruction(
                 text, m, ir.RMW(None, _addr(dst), fn, _src(src), width, annots, True)
             )
-        _expect(dst.kind == "reg", dst, "a register or memory destination", m)
+        expect(dst.kind == "reg", dst, "a register or memory destination", m)
         reg = _written(dst, m)
         return Instruction(text, m, ir.Op(reg, fn, (Reg(dst.reg), _src(src)), True))
     if base == "cmp":
-        _arity(m, ops, 2, "src,dst", end)
+        arity(m, ops, 2, "src,dst", end)
         src, dst = ops
-        _expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
-        _expect(dst.kind == "reg", dst, "a register", m)
+        expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
+        expect(dst.kind == "reg", dst, "a register", m)
         text = f"cmp{size} {_text(src)},{_text(dst)}"
         return op(text, m, FLAGS, "cmp", (Reg(dst.reg), _src(src)))
     if base == "xchg":
-        _arity(m, ops, 2, "a,b", end)
+        arity(m, ops, 2, "a,b", end)
         a, b = ops
         text = f"{prefix}xchg{size} {_text(a)},{_text(b)}"
         if a.kind == "mem" and b.kind == "reg":
@@ -273,17 +263,17 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
             raise CellError(bad.pos, f"'{m}' needs one register and one memory operand")
         return rmw(text, m, _written(other, m), _addr(mem), "second", Reg(other.reg))
     if canon == "jmp" or canon in _JCC:
-        _arity(m, ops, 1, "label", end)
-        _expect(ops[0].kind == "name", ops[0], "a label", m)
+        arity(m, ops, 1, "label", end)
+        expect(ops[0].kind == "name", ops[0], "a label", m)
         target = ops[0].text
         word = _JCC_TEXT.get(canon, canon)
         return branch(f"{word} {target}", m, target, _JCC.get(canon), FLAGS)
     if canon in _FENCES:
-        _arity(m, ops, 0, "", end)
+        arity(m, ops, 0, "", end)
         return fence(canon, m, canon.upper())
     if canon in _NOPS:
         if canon in ("nop", "endbr64"):
-            _arity(m, ops, 0, "", end)
+            arity(m, ops, 0, "", end)
         return nop("NOP", m)
     raise CellError(0, f"unsupported X86_64 instruction '{m}'")
 
@@ -299,18 +289,10 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     canon = _canon(m) if kind == "name" else None
     if canon is None:
         raise unknown_instruction(toks, i, "X86_64")
-    locked = False
-    if canon == "lock":
-        locked = True
-        i += 1
-        if i < len(toks) and toks[i][1] == ";":
-            i += 1
-        if i == len(toks):
-            raise CellError(len(text), "lock must be followed by an instruction")
-        kind, m, pos = toks[i]
-        canon = _canon(m) if kind == "name" else None
-        if canon is None or canon == "lock":
-            raise CellError(pos, f"unknown X86_64 instruction '{m}'")
+    locked = canon == "lock"
+    if locked:
+        i, canon = prefixed(text, toks, i, "lock", _canon, "X86_64")
+        m, pos = toks[i][1], toks[i][2]
     if canon in _NOPS and not locked:  # herd reads an address after nopl/nopw: ignored
         return nop("NOP", m)
     ops = operands(toks, i + 1, m, _operand)
@@ -320,12 +302,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
 # ----------------------------------------------------------------------------- texts
 
 
-def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
-    """herd's text of ``ins`` for the hash (labels renamed)."""
-    if isinstance(ins.op, Branch):
-        word = ins.text.partition(" ")[0]
-        return f"{word} {rename[ins.op.target]}"
-    return ins.text
+#: herd's text of an instruction for the hash (labels renamed)
+hash_text = branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:
