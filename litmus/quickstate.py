@@ -187,7 +187,7 @@ def _flat(cls: type[And] | type[Or], items: list[Prop]) -> Prop:
 
 
 def _prop(rd: _Reader) -> Prop | None:
-    """A proposition of atoms, ``~``, ``/\\``, ``\\/`` and parentheses (no ``=>``): the
+    """A proposition of atoms, ``~`` or ``not``, ``/\\``, ``\\/`` and parentheses (no ``=>``): the
     grammar's precedences, read with an explicit stack (no recursion)."""
     # operands and operators of the current parenthesis level, one frame per level
     frames: list[tuple[list[Prop], list[str], int]] = [([], [], 0)]
@@ -195,7 +195,8 @@ def _prop(rd: _Reader) -> Prop | None:
     while True:
         vals, ops, nots = frames[-1]
         if expect_operand:
-            if rd.is_op("~"):
+            t = rd.peek()
+            if t is not None and (t[1] == "~" and t[0] == "op" or t[1] == "not" and t[0] == "name"):
                 rd.i += 1
                 frames[-1] = (vals, ops, nots + 1)
                 continue
