@@ -87,3 +87,18 @@ def test_x86_64_identical_to_herd(test: str) -> None:
     got = run_blocks([test], X86_64)
     want = (X86_64 / test).with_suffix(".expected").read_text()
     assert "".join(got.values()) == want
+
+
+def test_graph_explorers_refuse_what_they_cannot_explore(capsys) -> None:
+    """A store-conditional's failure and herd's single-event amos: TruSt and RSMC say so
+    in one line; ``auto`` runs the reference engine, with herd's answer under sc."""
+    tests = shared_path("riscv", "tests")
+    lrsc = "ATOMICS/BASIC_2_THREAD/LB+poxxs.litmus"
+    amo = "AMO_X0_2_THREAD/2+2W+po+poarar+NEW.litmus"
+    for engine, test in (("trust", lrsc), ("rsmc", amo)):
+        out = io.StringIO()
+        with contextlib.chdir(tests), contextlib.redirect_stdout(out):
+            assert main(["herd7", "-model", "sc", "-engine", engine, test]) == 2
+        assert "reference engine" in capsys.readouterr().err
+    got = run_blocks(["-model", "sc", lrsc], tests)
+    assert "Positive: 0 Negative: 40" in got["LB+poxxs"]  # herd7 -model sc.cat: 32 states
