@@ -8,6 +8,10 @@ slowest tests with our time beside herd's.
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
+    .venv/bin/python bench/campaign.py --sets riscv --herd-sample 400  # herd7 run here too
+
+``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``) on N of each set's
+tests after the campaign and prints both CPU times on them, side by side.
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -22,6 +26,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from herd7_side import herd7_binary, run_herd7
 
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
@@ -148,6 +154,25 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
+def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str]:
+    """herd7 run here on ``n`` of the campaign's tests: its CPU time beside ours on them."""
+    binary = herd7_binary()
+    if binary is None:
+        return ["side by side: no herd7 built here (set $HERD7)"]
+    ours = {r.path: r.cpu for r in outcome.rows if r.status == "done" and r.cpu is not None}
+    files = sample(sorted(ours), n)
+    if not files:
+        return []
+    herd = run_herd7(binary, files, model, timeout=60.0 * len(files))
+    mine = sum(ours[f] or 0.0 for f in files)
+    return [
+        f"side by side on {len(files)} tests: herd7 here {herd.cpu:.2f} s CPU "
+        f"(its Time lines {herd.time_lines:.2f} s), ours {mine:.2f} s: "
+        f"ratio {mine / max(herd.cpu, 1e-9):.3f} (process), "
+        f"{mine / max(herd.time_lines, 1e-9):.3f} (Time lines)"
+    ]
+
+
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
     """The campaign of one set under ``model``, with the options of the command line, on
     workers made by ``worker``."""
@@ -195,6 +220,9 @@ def main(
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--show-mismatches", type=int, default=20)
+    ap.add_argument(
+        "--herd-sample", type=int, default=0, help="run herd7 built here on N tests, beside us"
+    )
     a = ap.parse_args(argv)
     names = [x for x in a.sets.split(",") if x]
     unknown = [x for x in names if x not in SETS]
@@ -231,6 +259,9 @@ def main(
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
+        if a.herd_sample:
+            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample):
+                print(line)
         print(flush=True)
     if len(names) > 1:
         ratio = f" (ratio {grand_ours / grand_herd:.3f})" if grand_herd else ""
