@@ -41,13 +41,10 @@ from herdsman.graphs.execution import Layout
 from herdsman.graphs.fuse import FUSED
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
 __all__ = [
     "TrustRun",
     "explore_program",
-    "explore_test",
     "run_trust",
     "trust_applies",
     "TimeLimitExceeded",
@@ -89,8 +86,7 @@ def trust_applies(model: PreparedModel, program: Program) -> bool:
     """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
     :mod:`engine.trust.support`): a program it can explore, a model it accepts."""
     return (
-        program_refusal(program) is None
-        and refusal(model, program.arch, has_rmw(program)) is None
+        program_refusal(program) is None and refusal(model, program.arch, has_rmw(program)) is None
     )
 
 
@@ -204,13 +200,6 @@ def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFail
         )
     state = tally.final_state(g.lay.loc_index, g.final_value, dones)
     tally.blocked_error(state, fails, partial(picture, g))
-
-
-def explore_test(
-    test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None
-) -> TrustRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
 
 
 def run_trust(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
