@@ -170,11 +170,19 @@ def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str
     mine = sum(rows[f].cpu or 0.0 for f in files)
     logged = sum(rows[f].herd_time or 0.0 for f in files)
     scale = herd.time_lines / max(logged, 1e-9)
-    return [
+    lines = [
         f"side by side on {len(files)} tests: herd7 here {herd.cpu:.2f} s CPU (its Time "
         f"lines {herd.time_lines:.2f} s, its log's {logged:.2f} s: x{scale:.2f}), ours "
         f"{mine:.2f} s: ratio {mine / max(herd.cpu, 1e-9):.3f}",
     ]
+    t = outcome.totals
+    if t is not None and t.herd_cpu:
+        here = t.herd_cpu * scale
+        lines.append(
+            f"whole campaign against herd7 at this machine's speed now (its log's times "
+            f"x{scale:.2f}: {here:.2f} s): ours {t.our_cpu:.2f} s, ratio {t.our_cpu / here:.3f}"
+        )
+    return lines
 
 
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:

@@ -42,6 +42,7 @@ from herdsman.litmus.asm.cells import (
     nop,
     op,
     operands,
+    plain_operand,
     store,
     unknown_instruction,
 )
@@ -116,16 +117,7 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
         if j == n:
             raise CellError(toks[-1][2] + 1, f"missing ']' in the address of '{m}'")
         return _memory(parts, pos, m), j + 1
-    if kind == "num":
-        return Operand("num", text, pos, int(text.lstrip("#"))), i + 1
-    if kind == "sreg":
-        return Operand("reg", text, pos, reg=text), i + 1
-    if kind == "name":
-        reg = arm_register(text)
-        if reg is not None:
-            return Operand("reg", text, pos, reg=reg), i + 1
-        return Operand("name", text, pos), i + 1
-    raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
+    return plain_operand(toks[i], m, arm_register), i + 1
 
 
 def _memory(parts: list[Operand], pos: int, m: str) -> Operand:

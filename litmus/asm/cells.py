@@ -162,6 +162,20 @@ def prefixed(
     return i, canon
 
 
+def plain_operand(tok: Token, m: str, register: Callable[[str], str | None]) -> Operand:
+    """The operand of the one token ``tok`` of ``m``: a number (``#k`` or ``k``), a
+    register (``sreg`` as written, or a name ``register`` knows) or a name."""
+    kind, text, pos = tok
+    if kind == "num":
+        return Operand("num", text, pos, int(text.lstrip("#")))
+    if kind == "sreg":
+        return Operand("reg", text, pos, reg=text)
+    if kind == "name":
+        reg = register(text)
+        return Operand("name", text, pos) if reg is None else Operand("reg", text, pos, reg=reg)
+    raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
+
+
 def branch_hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     """herd's text of ``ins`` for the hash: a branch's label renamed (its last word)."""
     if isinstance(ins.op, ir.Branch):

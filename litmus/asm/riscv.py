@@ -40,6 +40,7 @@ from herdsman.litmus.asm.cells import (
     nop,
     op,
     operands,
+    plain_operand,
     unknown_instruction,
 )
 from herdsman.litmus.base import ir
@@ -108,16 +109,7 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
         reg = _register(rk, rtext, rpos)
         off = 0 if text == "(" else int(text)
         return Operand("mem", text, pos, off, reg), j + 3
-    if kind == "num":
-        return Operand("num", text, pos, int(text)), i + 1
-    if kind == "sreg":
-        return Operand("reg", text, pos, reg=text), i + 1
-    if kind == "name":
-        named = riscv_register(text)
-        if named is not None:
-            return Operand("reg", text, pos, reg=named), i + 1
-        return Operand("name", text, pos), i + 1
-    raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
+    return plain_operand(toks[i], m, riscv_register), i + 1
 
 
 def _register(kind: str, text: str, pos: int) -> str:
@@ -183,14 +175,10 @@ def _lower(m: str, ops: list[Operand], end: int) -> Instruction:
         _form(m, ops, "RK", "rd,k", end)
         rd, k = ops[0].reg, ops[1].value
         return _write(f"lui {rd},{k}", m, rd, "mov", (Imm(k << 12),))
-    if m == "mv":
+    if m in ("mv", "sext.w"):  # a copy (sext.w: of a 32-bit value, as herd's values are)
         _form(m, ops, "RR", "rd,rs", end)
         rd, rs = ops[0].reg, ops[1].reg
-        return _write(f"mv {rd},{rs}", m, rd, "mov", (_src(rs),))
-    if m == "sext.w":
-        _form(m, ops, "RR", "rd,rs", end)
-        rd, rs = ops[0].reg, ops[1].reg
-        return _write(f"sext.w {rd},{rs}", m, rd, "mov", (_src(rs),))
+        return _write(f"{m} {rd},{rs}", m, rd, "mov", (_src(rs),))
     if m in _OPI:
         _form(m, ops, "RRK", "rd,rs,k", end)
         rd, rs, k = ops[0].reg, ops[1].reg, ops[2].value
