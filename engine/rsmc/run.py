@@ -103,6 +103,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
             memory[e.loc] = 0
     stats.extra["cb"] = float(list(CB_ORDERS).index(why.order))
     stats.extra["filtered"] = tally.filtered
+    stats.extra["cut"] = tally.cut
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0
