@@ -8,6 +8,10 @@ slowest tests with our time beside herd's.
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
+    .venv/bin/python bench/campaign.py --sets riscv --herd-sample 400  # herd7 run here too
+
+``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``) on N of each set's
+tests after the campaign and prints both CPU times on them, side by side.
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -22,6 +26,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from herd7_side import herd7_binary, run_herd7
 
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
@@ -70,6 +76,16 @@ SETS = {
         SHARED / "x86" / "generated" / "herd7-sc.log",
         "sc",
         "sc",
+    ),
+    "arm": Set(
+        "arm", SHARED / "arm" / "tests" / "@all", SHARED / "arm" / "herd7-arm.log", "arm", "arm"
+    ),
+    "riscv": Set(
+        "riscv",
+        SHARED / "riscv" / "tests" / "@all",
+        SHARED / "riscv" / "herd7-riscv.log",
+        "riscv",
+        "riscv",
     ),
 }
 
@@ -139,6 +155,36 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
+def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str]:
+    """herd7 run here on ``n`` of the campaign's tests: its CPU time beside ours on them,
+    and beside its log's on them (how fast this machine runs herd7 against the log's)."""
+    binary = herd7_binary()
+    if binary is None:
+        return ["side by side: no herd7 built here (set $HERD7)"]
+    done = [r for r in outcome.rows if r.status == "done" and r.cpu is not None]
+    rows = {r.path: r for r in done}
+    files = sample(sorted(rows), n)
+    if not files:
+        return []
+    herd = run_herd7(binary, files, model, timeout=60.0 * len(files))
+    mine = sum(rows[f].cpu or 0.0 for f in files)
+    logged = sum(rows[f].herd_time or 0.0 for f in files)
+    scale = herd.time_lines / max(logged, 1e-9)
+    lines = [
+        f"side by side on {len(files)} tests: herd7 here {herd.cpu:.2f} s CPU (its Time "
+        f"lines {herd.time_lines:.2f} s, its log's {logged:.2f} s: x{scale:.2f}), ours "
+        f"{mine:.2f} s: ratio {mine / max(herd.cpu, 1e-9):.3f}",
+    ]
+    t = outcome.totals
+    if t is not None and t.herd_cpu:
+        here = t.herd_cpu * scale
+        lines.append(
+            f"whole campaign against herd7 at this machine's speed now (its log's times "
+            f"x{scale:.2f}: {here:.2f} s): ours {t.our_cpu:.2f} s, ratio {t.our_cpu / here:.3f}"
+        )
+    return lines
+
+
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
     """The campaign of one set under ``model``, with the options of the command line, on
     workers made by ``worker``."""
@@ -169,6 +215,16 @@ def main(
     ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
     ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
+    ap.add_argument(
+        "--model-arm",
+        default=str(SHARED / "arm" / "cat" / "arm.cat"),
+        help="model for the ARM set (default herd's arm.cat; 'arm': the built-in one)",
+    )
+    ap.add_argument(
+        "--model-riscv",
+        default=str(SHARED / "riscv" / "cat" / "riscv.cat"),
+        help="model for the RISC-V set (default herd's riscv.cat; 'riscv': the built-in one)",
+    )
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument(
@@ -178,6 +234,9 @@ def main(
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--show-mismatches", type=int, default=20)
+    ap.add_argument(
+        "--herd-sample", type=int, default=0, help="run herd7 built here on N tests, beside us"
+    )
     a = ap.parse_args(argv)
     names = [x for x in a.sets.split(",") if x]
     unknown = [x for x in names if x not in SETS]
@@ -186,7 +245,13 @@ def main(
     if not SHARED.exists():
         print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
         return 2
-    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
+    models = {
+        "ppc": a.model_ppc,
+        "tso": a.model_tso,
+        "sc": a.model_sc,
+        "arm": a.model_arm,
+        "riscv": a.model_riscv,
+    }
     status = 0
     grand_ours = grand_herd = 0.0
     os.makedirs(a.db_dir, exist_ok=True)
@@ -208,6 +273,9 @@ def main(
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
+        if a.herd_sample:
+            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample):
+                print(line)
         print(flush=True)
     if len(names) > 1:
         ratio = f" (ratio {grand_ours / grand_herd:.3f})" if grand_herd else ""

@@ -59,6 +59,7 @@ from herdsman.cat.explainable import (
     with_shows,
 )
 from herdsman.cat.form import Form, incremental_form
+from herdsman.cat.fused import FusedSession
 from herdsman.cat.identity import (
     BUILTINS,
     MODELS_DIR,
@@ -75,6 +76,7 @@ from herdsman.cat.runtime import Runtime
 from herdsman.cat.specialise import Specialiser, frontier
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
+from herdsman.graphs.fuse import fuse
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS, is_arch
@@ -156,7 +158,7 @@ class Predefined(Mapping[str, Any]):
     """herd's predefined names of a skeleton as cat values, made on first use (the run
     time rarely looks one up: ``fromto``, ``tag2events``)."""
 
-    def __init__(self, names: dict[str, tuple[str, int]]) -> None:
+    def __init__(self, names: Mapping[str, tuple[str, int]]) -> None:
         self._names = names
         self._made: dict[str, Any] = {}
 
@@ -375,12 +377,12 @@ class Model:
 
     def _signature(
         self, unit: _Unit, sk: Skeleton, arch: str
-    ) -> tuple[int, dict[str, int], dict[int, Any], Runtime, Evaluator]:
+    ) -> tuple[int, Mapping[str, int], dict[int, Any], Runtime, Evaluator]:
         """The skeleton's signature (which of the frontier nodes are empty: a mask), the
         predefined names' bits, the static nodes' values, and the run-time support and
         evaluator of ``sk``."""
         names = static_names(sk, arch)
-        N = {name: bits for name, (_, bits) in names.items()}
+        N = names.bits()
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
         ev.predef = Predefined(names)
         env = unit.compiled.env
@@ -406,8 +408,17 @@ class Model:
             self._forms[arch] = incremental_form(unit.compiled, unit.analysis, unit.monotone)
         return self._forms[arch]
 
-    def prepare(self, sk: Skeleton, arch: str) -> CatSession:
-        """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
+    def prepare(self, sk: Skeleton, arch: str) -> CatSession | FusedSession:
+        """Compile for ``arch`` if needed and compute the skeleton-only part of the model
+        (a skeleton with read-modify-writes herd makes one event is judged fused:
+        :mod:`cat.fused`)."""
+        fused = fuse(sk)
+        if fused is not None:
+            return FusedSession(self._prepare(fused.sk, arch), fused)
+        return self._prepare(sk, arch)
+
+    def _prepare(self, sk: Skeleton, arch: str) -> CatSession:
+        """:meth:`prepare` on a skeleton without fused read-modify-writes."""
         if is_arch(self.arch) and arch != self.arch:
             raise InputError(
                 self.path,

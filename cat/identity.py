@@ -83,12 +83,21 @@ BUILTINS: tuple[Builtin, ...] = (
         machine="tso",
         target="tso",
     ),
+    Builtin("tso64", aliases=("x86tso-mixed",)),
     Builtin("pso", aliases=("sparc-pso",), machine="pso", target="pso"),
     Builtin(
         "power",
         aliases=("ppc",),
         herd=("591b4fe462f49b9ca18c4959f72e355753428609d797f8ecbfba480d70c6610a",),  # ppc.cat
         target="power",
+    ),
+    Builtin(
+        "arm",
+        herd=("7c3fbd9c86bf4daff3e977c0a2f81fb4ab09556882595e49638f7efd502bd2fc",),  # arm.cat
+    ),
+    Builtin(
+        "riscv",
+        herd=("b68db0b2267bb8bc872fe5e1e6db3fe636a316db75f166048cf7c34656be146c",),  # riscv.cat
     ),
 )
 

@@ -321,9 +321,10 @@ class OutcomeBuilder:
 
     def count(self, obs: State, sat: bool, loop: bool, verdicts: Iterable[Verdict]) -> int:
         """Count the allowed ones of ``verdicts`` (one candidate's) as executions with
-        observed final state ``obs``, satisfying the proposition or not (``sat``), from
-        threads that hit the unrolling bound or not (``loop``); how many (with
-        speedcheck ``fast``, the first allowed one only: herd stops there)."""
+        observed final state ``obs``, satisfying the proposition or not (``sat``); how many
+        (with speedcheck ``fast``, the first allowed one only: herd stops there).  An
+        allowed candidate whose threads hit the unrolling bound (``loop``) is not counted:
+        as herd, it only marks the verdict ``Loop``."""
         if self.fast:
             verdicts = [v for v in verdicts if v.allowed][:1]
         n = 0
@@ -334,14 +335,15 @@ class OutcomeBuilder:
                     self.flags.update(v.flags)
                 if v.undefined:
                     self.undefined = True
+        if n and loop:  # as herd: cut by the unrolling bound, it only marks the verdict
+            self.unroll_cut = True
+            return 0
         if n:
             entry = self.states.get(obs)
             if entry is None:
                 self.states[obs] = [n, sat]
             else:
                 entry[0] += n  # type: ignore[operator]
-            if loop:
-                self.unroll_cut = True
         return n
 
     def executions_so_far(self) -> int:

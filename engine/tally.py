@@ -88,6 +88,7 @@ class Tally(OutcomeBuilder):
         self.needed = needed_locations(list(self.observed), self.filter)
         self.filtered = 0
         self.skipped = 0  # speedcheck: executions settling nothing, not judged
+        self.cut = 0  # allowed executions cut by the unrolling bound: only herd's Loop
         #: dedupe: the digests of the executions counted, and how many came again
         self.seen: set[bytes] | None = set() if dedupe else None
         self.duplicates = 0
@@ -237,6 +238,9 @@ class Tally(OutcomeBuilder):
             self.filtered += 1
             return True
         self.count(obs, sat, cut, allowed)
+        if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
+            self.cut += 1
+            return None
         if fails:
             self.report_error(fails, obs, True, draw)
         if want:

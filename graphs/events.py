@@ -15,8 +15,10 @@ from typing import NamedTuple
 
 from herdsman.litmus.base.ir import Value
 
-#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join.
-KINDS = ("R", "W", "F", "B", "S", "J")
+#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join;
+#: and ``U``, an update (a read and a write at once: herd's single amo event), which only
+#: the skeletons a model judges have (:mod:`graphs.fuse`).
+KINDS = ("R", "W", "F", "B", "S", "J", "U")
 
 INIT = -1  # the thread of the initial writes
 
@@ -45,7 +47,7 @@ class Event(NamedTuple):
 
     @property
     def is_mem(self) -> bool:
-        return self.kind == "R" or self.kind == "W"
+        return self.kind == "R" or self.kind == "W" or self.kind == "U"
 
     def key(self) -> tuple:
         """Everything but the value (a spawn's or join's thread stays): events of one

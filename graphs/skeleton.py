@@ -91,11 +91,11 @@ class Skeleton:
 
     @cached_property
     def R(self) -> int:
-        return self._set(lambda e: e.kind == "R")
+        return self._set(lambda e: e.kind == "R" or e.kind == "U")
 
     @cached_property
     def W(self) -> int:
-        return self._set(lambda e: e.kind == "W")
+        return self._set(lambda e: e.kind == "W" or e.kind == "U")
 
     @cached_property
     def M(self) -> int:

@@ -10,7 +10,7 @@ leave this module: they become :class:`InputError` at the offending token.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
+from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.test import InitItem
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
@@ -91,6 +92,7 @@ class _Build(Transformer):
         self.arch = ""
         self.nthreads = 0
         self.pos = 0
+        self.spelled: dict[RegLoc, str] = {}  # registers written otherwise than canonically
         #: the nesting depth of each proposition built by this parse, by its id (atoms: 0)
         self.depths: dict[int, int] = {}
 
@@ -128,7 +130,10 @@ class _Build(Transformer):
                 f"bad {self.arch} register '{reg_tok}' (expected {register_hint(self.arch)})",
             )
         self.pos = tid_tok.start_pos or 0
-        return RegLoc(tid, reg)
+        loc = RegLoc(tid, reg)
+        if reg != str(reg_tok):
+            self.spelled.setdefault(loc, str(reg_tok))
+        return loc
 
     def symb_reg(self, c: list) -> SymRegLoc:
         self.pos = c[0].start_pos or 0
@@ -313,6 +318,9 @@ class ConditionPart:
     locations: tuple[Loc, ...] = ()
     filter: Prop | None = None
     kinds: tuple[tuple[str, str], ...] = ()
+    #: registers written otherwise than canonically (RISC-V's ``a0`` is ``x10``), as
+    #: written: herd's hash digests them so
+    spelled: tuple[tuple[RegLoc, str], ...] = ()
 
 
 _LOCK = threading.Lock()  # the transformer carries the arch and thread count of one parse
@@ -348,17 +356,33 @@ class _RelError(Exception):
 
 @lru_cache(maxsize=1 << 14)
 def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
-    """Parse one section's text (cached: sections repeat across a campaign's tests)."""
+    """Parse one section's text (cached: sections repeat across a campaign's tests); the
+    usual forms are read without the grammar (:mod:`litmus.quickstate`)."""
+    if start == "init_start":
+        got = quick_init(text, arch, nthreads)
+        if got is not None:
+            return got
+    else:
+        cond = quick_condition(text, arch, nthreads)
+        if cond is not None:
+            return ConditionPart(cond[0]), cond[1]
+    return _grammar(arch, start, nthreads, text, what)
+
+
+def _grammar(arch: str, start: str, nthreads: int, text: str, what: str):
+    """Parse one section's text with the grammar."""
     lark, build = _parser()
     try:
         with _LOCK:
             build.arch = arch
             build.nthreads = nthreads
             build.depths = {}
+            build.spelled = {}
             try:
                 result = lark.parse(text, start=start)
             finally:
                 build.depths = {}
+            spelled = tuple(build.spelled.items())
     except TokenError as exc:
         raise _RelError(exc.token.start_pos or 0, exc.message) from None
     except _TooDeep as exc:
@@ -384,7 +408,7 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
     except UnexpectedInput as exc:  # any other lark input error
         at = getattr(exc, "pos_in_stream", 0) or 0
         raise _RelError(at, f"syntax error in the {what}") from None
-    return tuple(result) if isinstance(result, list) else result
+    return (tuple(result) if isinstance(result, list) else result), spelled
 
 
 def _parse(src: Source, arch: str, span: tuple[int, int], start: str, nthreads: int, what: str):
@@ -398,9 +422,14 @@ def parse_init(
     src: Source, arch: str, span: tuple[int, int], nthreads: int
 ) -> tuple[InitItem, ...]:
     """The init items between the braces at ``span``."""
-    items: tuple[tuple[InitItem, int], ...] = _parse(
-        src, arch, span, "init_start", nthreads, "init section"
-    )
+    items: tuple[tuple[InitItem, int], ...]
+    items, spelled = _parse(src, arch, span, "init_start", nthreads, "init section")
+    if spelled:
+        written = dict(spelled)
+        items = tuple(
+            (replace(it, written=written.get(it.loc, "")), pos)  # type: ignore[arg-type]
+            for it, pos in items
+        )
     seen: dict[Loc, InitItem] = {}
     for it, pos in items:
         old = seen.get(it.loc)
@@ -418,4 +447,5 @@ def parse_condition(src: Source, arch: str, span: tuple[int, int], nthreads: int
     """The condition part at ``span`` (empty span: no condition, i.e. ``forall (true)``)."""
     if span[0] >= span[1]:
         return ConditionPart(Condition("forall", PTrue(), ""))
-    return _parse(src, arch, span, "cond_start", nthreads, "condition")
+    part, spelled = _parse(src, arch, span, "cond_start", nthreads, "condition")
+    return replace(part, spelled=spelled) if spelled else part

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
@@ -65,6 +65,8 @@ class Goal:
     deadline: float | None = None  # process_time() limit
     stop_on_error: bool = False  # stop at the first execution failing an assertion
     progress: ProgressReporter | None = None  # told where the search is, now and then
+    #: the proposition and filter compiled, per order of the locations they read
+    compiled: dict[tuple[Loc, ...], tuple] = field(default_factory=dict)
 
 
 def enumerate_test(
@@ -207,9 +209,13 @@ class Combo(Tables):
         last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
         self._leafcache: dict[tuple, tuple] = {}
         self._judged: dict[tuple, tuple] = {}
-        index = {loc: i for i, loc in enumerate(self.needed)}
-        self.sat = compile_prop(goal.prop, index)
-        self.keep = None if goal.filter is None else compile_prop(goal.filter, index)
+        needed = tuple(self.needed)
+        compiled = goal.compiled.get(needed)
+        if compiled is None:  # the same for every combination of a test
+            index = {loc: i for i, loc in enumerate(self.needed)}
+            keep = None if goal.filter is None else compile_prop(goal.filter, index)
+            compiled = goal.compiled[needed] = (compile_prop(goal.prop, index), keep)
+        self.sat, self.keep = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
         self.check = self.session.check

@@ -85,13 +85,19 @@ class Tables:
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant
         # writes of a value the read never takes are left out
+        # a read never reads from the write of its own instruction (herd's default
+        # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
         for li in range(len(self.loc_names)):
             srcs = [self.loc_init[li], *self.loc_writes[li]]
             for r in self.loc_reads[li]:
                 rm = self.rmask[r]
                 out = []
+                er = events[r]
                 for w in srcs:
+                    ew = events[w]
+                    if ew.tid == er.tid and ew.poi == er.poi:
+                        continue
                     cw = self.wconst[w]
                     m = None if cw is None else rm.get(cw, 0)
                     if m != 0:

@@ -31,7 +31,7 @@ from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.tally import Tally, picture
-from herdsman.engine.trust.run import has_rmw
+from herdsman.engine.trust.run import has_rmw, program_refusal
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Assert, Program
@@ -61,7 +61,7 @@ class RsmcRun:
 
 def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
-    return choose(model, program.arch, has_rmw(program)).refusal
+    return program_refusal(program) or choose(model, program.arch, has_rmw(program)).refusal
 
 
 def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> RsmcRun:
@@ -70,6 +70,9 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
+    msg = program_refusal(program)
+    if msg is not None:
+        raise InputError(where, 0, 0, f"RSMC cannot explore this program: {msg}")
     why = choose(model, program.arch, has_rmw(program))
     if why.order is None:
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")
@@ -100,6 +103,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
             memory[e.loc] = 0
     stats.extra["cb"] = float(list(CB_ORDERS).index(why.order))
     stats.extra["filtered"] = tally.filtered
+    stats.extra["cut"] = tally.cut
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0

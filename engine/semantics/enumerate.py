@@ -19,6 +19,7 @@ from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
+    Fork,
     Read,
     Stall,
     ThreadDone,
@@ -33,7 +34,14 @@ from herdsman.engine.semantics.step import (
     semantics_of,
 )
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.base.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
+from herdsman.litmus.base.ir import (
+    Assert,
+    Assume,
+    Loc,
+    Lock,
+    Program,
+    Value,
+)
 
 
 class ThreadExec(NamedTuple):
@@ -162,6 +170,10 @@ def run_thread(
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
+            if isinstance(s, Fork):  # a choice of the thread's own: every way
+                for nxt in s.states:
+                    go(nxt)
+                break
             if cls is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
@@ -185,11 +197,10 @@ def run_thread(
     return out, dropped
 
 
-def _max_rounds(program: Program, unroll: int) -> int:
-    code = [ins for th in program.threads for ins in th.code]
-    stores = sum(1 for ins in code if isinstance(ins, Store | RMW))
-    loops = any(isinstance(ins, Branch) for ins in code)
-    return stores * ((unroll + 1) if loops else 1) + 2
+def _max_rounds(threads: Sequence[ThreadCode]) -> int:
+    """How many rounds the value fixpoint needs at most: an execution's values come from
+    chains of its own writes, at most the writes its threads may issue together."""
+    return sum(code.max_writes() for code in threads) + 2
 
 
 def thread_executions(
@@ -216,7 +227,7 @@ def thread_executions(
             vl = vlists[loc] = sorted(vs, key=cmp_key)
         return vl
 
-    limit = _max_rounds(program, unroll)
+    limit = _max_rounds(sem.threads)
     stops = program.has(Assert)
     # programs whose threads may block (an assume, a lock, the loop bound): their blocked
     # executions feed the value sets; the search keeps only executions with no blocked

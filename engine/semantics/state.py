@@ -4,8 +4,9 @@ A thread's state (:class:`ThreadState`) is an immutable named tuple, cheap to co
 and compare.  A step (:data:`Step`) is what the thread does next: an event other than a
 read with the state after it (:class:`Emit`), a read whose value is to be chosen
 (:class:`Read`), or the end: finished (:class:`ThreadDone`), blocked for good
-(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read values not
-chosen yet (:class:`Stall`).  See :mod:`engine.semantics.step`.
+(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read
+values not chosen yet (:class:`Stall`); or a choice of the thread's own (:class:`Fork`).
+See :mod:`engine.semantics.step`.
 """
 
 from __future__ import annotations
@@ -107,4 +108,11 @@ class Stall(NamedTuple):
     waits: int
 
 
-Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall
+class Fork(NamedTuple):
+    """The thread goes on from any one of ``states``, a choice no event records (a
+    store-conditional may fail, or succeed)."""
+
+    states: tuple[ThreadState, ...]
+
+
+Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall | Fork

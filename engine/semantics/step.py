@@ -32,7 +32,7 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -49,6 +49,7 @@ from herdsman.engine.semantics.arith import (
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
+    Fork,
     Pending,
     Read,
     Stall,
@@ -80,6 +81,7 @@ from herdsman.litmus.base.ir import (
     Reg,
     Spawn,
     Store,
+    StoreCond,
     Sym,
     Thread,
     Unlock,
@@ -124,6 +126,8 @@ class ThreadCode:
     ) -> None:
         self.tid = tid
         self.bound_blocks = bound_blocks
+        self._max_events: int | None = None  # computed once (compiled threads are shared)
+        self._max_writes: int | None = None
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -203,6 +207,19 @@ class ThreadCode:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
         taken at most ``unroll`` times (explorers reserve that much room)."""
+        if self._max_events is None:
+            self._max_events = self._longest(lambda ins: _events_of(ins, self.branch_commit))
+        return self._max_events
+
+    def max_writes(self) -> int:
+        """An upper bound of the writes of any execution of the thread (as
+        :meth:`max_events`)."""
+        if self._max_writes is None:
+            self._max_writes = self._longest(_writes_of)
+        return self._max_writes
+
+    def _longest(self, weight: Callable[[Instr], int]) -> int:
+        """The heaviest path through the thread's code (see :meth:`max_events`)."""
         th = self
         code = th.code
         end = len(code)
@@ -222,7 +239,7 @@ class ThreadCode:
                 stack.extend(todo)
                 continue
             stack.pop()
-            here = _events_of(code[key[0]], self.branch_commit)
+            here = weight(code[key[0]])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
 
@@ -306,6 +323,8 @@ class ThreadCode:
                     poi += 1
                     continue
                 here = _state(st, pc, regs, taint, st.n, poi)
+                if isinstance(ins, StoreCond):
+                    return self._store_cond(th, ins, here)
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -362,11 +381,16 @@ class ThreadCode:
             slot = th.slots[ins.creg]
             c = regs[slot]
             c = 0 if c is None else c
+            t = taint[slot]
+            if ins.rhs is not None:  # compared with a register, not with 0
+                slot2 = th.slots[ins.rhs]
+                c2 = regs[slot2]
+                c = apply_op("cmp", [c, 0 if c2 is None else c2])
+                t |= taint[slot2]
             if not is_known(c):
                 return Stall(reads_of(c)), st, pc
             taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
             if self.branch_commit:
-                t = taint[slot]
                 event = _new(
                     Event,
                     (
@@ -478,6 +502,50 @@ class ThreadCode:
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
         return _new(Read, (_new(Event, fields), st, sym))
 
+    def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
+        """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
+        succeed (its write, then status 0) when the reservation holds its address.  The
+        reservation is cleared either way."""
+        pc, n, regs, taint = st.pc, st.n, st.regs, st.taint
+        a, at = _address(regs, taint, th.addr_ops[pc])
+        rslot, sslot = th.slots[ins.reserve], th.slots[ins.status]
+        held = regs[rslot]
+        held = 0 if held is None else held
+        for x in (a, held):
+            if x is not None and not is_known(x):
+                return Stall(reads_of(x))
+        regs, taint = _set(regs, taint, rslot, 0, 0)
+        fregs, ftaint = _set(regs, taint, sslot, 1, 0)
+        fail = _state(st, pc + 1, fregs, ftaint, n, st.poi + 1)
+        if type(a) is not Sym or held != a:
+            return _new(Fork, ((fail,),))
+        slot, imm = th.args[pc][-1]
+        v: AnyValue = imm
+        vt = 0
+        if slot >= 0:
+            got = st.regs[slot]
+            v, vt = (0 if got is None else got), st.taint[slot]
+        loc = _loc_name(a)
+        fields = (
+            "W",
+            th.tid,
+            n,
+            st.poi,
+            loc,
+            v,
+            None,
+            ins.annots,
+            th.origins[pc],
+            at,
+            vt,
+            st.ctrl,
+            vt,
+        )
+        status_taint = (at | (1 << n)) if ins.status_deps else 0
+        pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
+        ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
+        return _new(Fork, ((fail, ok),))
+
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
@@ -491,6 +559,9 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
+                if isinstance(ins, Load) and ins.reserve is not None:
+                    a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
+                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -498,6 +569,10 @@ class ThreadCode:
             if cls is RMW:
                 src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
                 new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
+                if isinstance(ins, RMW) and ins.sets_cr:
+                    flags = apply_op("cmp", [new, 0])
+                    regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
+                    st = st._replace(regs=regs, taint=taint)
                 guard: AnyValue = 1
                 fail = "skip"
             elif cls is CAS:
@@ -511,8 +586,9 @@ class ThreadCode:
                 fail = "block"
         except EvalError as e:
             raise self._error(th, st.pc, str(e)) from None
-        # the new value of a read-modify-write is computed from the old one
-        valdep = stain | (1 << r) if cls is RMW else stain
+        # the new value of a read-modify-write is computed from the old one (but an
+        # exchange's is its operand's alone)
+        valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
         w = Event(
             "W",
             tid,
@@ -578,20 +654,29 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
     if cls is Op:
         ops = ins.args  # type: ignore[union-attr]
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
-    elif cls is Load:
-        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
+    elif isinstance(ins, Load):
+        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
+        if ins.reserve is not None:
+            out.append(ins.reserve)
+    elif isinstance(ins, StoreCond):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        out = [ins.status, ins.reserve]
     elif cls is Store or cls is RMW:
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]
             out = [ins.dst]  # type: ignore[union-attr]
+        if isinstance(ins, RMW) and ins.sets_cr:
+            out.append("cr0")
     elif cls is CAS:
         ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
         naddr = len(ins.addr)  # type: ignore[union-attr]
         out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
     elif cls is Lock or cls is Unlock:
         ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
-    elif cls is Branch:
-        out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
+    elif isinstance(ins, Branch):
+        out = [] if ins.cond is None else [ins.creg]
+        if ins.rhs is not None:
+            out.append(ins.rhs)
     elif cls is Assume or cls is Assert:
         out = [ins.creg]  # type: ignore[union-attr]
     regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]
@@ -751,13 +836,19 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     cls = type(ins)
     if cls is RMW or cls is CAS or cls is Lock:
         return 2
-    if cls in (Load, Store, Unlock, Fence, Spawn, Join):
+    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
         return 1
     if cls is Branch:
         return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
+
+
+def _writes_of(ins: Instr) -> int:
+    """The writes an operation issues at most."""
+    cls = type(ins)
+    return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
 
 
 def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:

@@ -59,7 +59,7 @@ def _parse_block(src: _Lines) -> HerdBlock:
     states = []
     for _ in range(n):
         line = src.peek()
-        if line is None or not line.endswith(";"):
+        if line is None or not (line.endswith(";") or line == ""):  # "": no location
             raise InputError(src.path, src.i + 1, 1, f"expected {n} state lines for {name}")
         states.append(line)
         src.i += 1

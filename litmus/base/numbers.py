@@ -126,6 +126,8 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     "shr": lambda a, b: _shift_right(a, b, True),
     "sra": lambda a, b: _shift_right(a, b, False),
     "cmp": lambda a, b: (a > b) - (a < b),
+    "max": lambda a, b: max(a, b),
+    "min": lambda a, b: min(a, b),
     "cmpu": lambda a, b: ((a & _MASK64) > (b & _MASK64)) - ((a & _MASK64) < (b & _MASK64)),
     "eq": lambda a, b: int(a == b),
     "ne": lambda a, b: int(a != b),
