@@ -46,6 +46,14 @@ _QUANT |= {"final": ("exists", "final")}
 
 Token = tuple[str, str, int]
 
+#: The deepest parentheses and the longest run of negations read here; deeper
+#: propositions are the grammar's, which bounds their depth with a clean error
+#: (``MAX_CONDITION_DEPTH``).
+_QUICK_DEPTH = 8
+#: The longest number read here (well within herdsman's bound on integers,
+#: ``litmus.base.numbers``); longer ones are the grammar's.
+_QUICK_DIGITS = 15
+
 
 def _tokens(text: str) -> list[Token] | None:
     """The tokens of ``text`` (kind, text, offset), or None at anything unusual."""
@@ -58,6 +66,8 @@ def _tokens(text: str) -> list[Token] | None:
             return out if not text[pos:].strip() else None
         kind = m.lastgroup
         assert kind is not None
+        if kind == "num" and len(m.group(kind)) > _QUICK_DIGITS:
+            return None  # maybe beyond the bound: the grammar says so
         out.append((kind, m.group(kind), m.start(kind)))
         pos = m.end()
         if pos >= n:
@@ -198,10 +208,14 @@ def _prop(rd: _Reader) -> Prop | None:
             t = rd.peek()
             if t is not None and (t[1] == "~" and t[0] == "op" or t[1] == "not" and t[0] == "name"):
                 rd.i += 1
+                if nots >= _QUICK_DEPTH:
+                    return None
                 frames[-1] = (vals, ops, nots + 1)
                 continue
             if rd.is_op("("):
                 rd.i += 1
+                if len(frames) > _QUICK_DEPTH:
+                    return None
                 frames.append(([], [], 0))
                 continue
             loc = rd.location()
