@@ -112,6 +112,8 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         env[name] = ("rel", rel)
     for name, s in sk.extra_sets.items():
         env[name] = ("set", s)
+    if arch == "C":
+        _c_names(sk, env)
     same = sk.same_instance
     env["same-instance"] = ("rel", same)
     # same-instr / same-static relate instances of one static instruction: without loop
@@ -121,6 +123,20 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
     env["sm"] = ("rel", U.ident(M))
     env["si"] = ("rel", U.ident(M))
     return env
+
+
+def _c_names(sk: Skeleton, env: dict[str, Tagged]) -> None:
+    """herd's C events where ours differ: a C11 read-modify-write is one event of herd's
+    (``RMW``, in ``R`` and ``W``), ordered in ``po`` like any event of its thread; here
+    it is a read and a write of one instruction (a lock's too), so ``po`` orders the
+    read before the write (as GenMC's ``po`` does), and what is before or after herd's event in ``po``
+    is before or after both.  ``NA`` is every event that is not atomic (``A``): initial
+    writes and fences too (not our branch events, which herd's C has not)."""
+    U = sk.U
+    pairs = sk.iico & U.product(sk.R, sk.W)
+    env["po"] = ("rel", sk.po | pairs)
+    env["partial_po"] = env["po"]
+    env["NA"] = ("set", U.ALL & ~sk.annot_set("A") & ~sk.B)
 
 
 def co0(g: Relations, fw: int) -> int:

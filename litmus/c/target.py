@@ -64,6 +64,9 @@ _C_ANNOT = {
 #: the C11 order a kernel flavour behaves as on hardware targets
 _HW_ORDER = {"once": "rlx", "acquire": "acq", "release": "rel", "mb": "mb", "na": "rlx"}
 _X = frozenset({"X"})
+#: the read and the write of a C read-modify-write: herd's one ``RMW`` event (its set
+#: ``RMW``; ``rmw`` pairs them) with the instruction's order on both
+_RMW = frozenset({"X", "RMW"})
 
 
 def target_for_model(name: str) -> str:
@@ -75,13 +78,23 @@ def target_for_model(name: str) -> str:
 
 
 class Mapping:
-    """The operations of each C primitive on one target."""
+    """The operations of each C primitive on one target.
 
-    def __init__(self, target: str, label: Callable[[], str]) -> None:
+    ``herd``: the code is a C litmus test, read as herd reads it: a plain access (``*x``,
+    ``x = 1``) is non-atomic whatever the type of its location (herd's ``LoadMem``/
+    ``StoreMem`` with no annotation), where a C program (as clang compiles it for GenMC)
+    accesses an ``_Atomic`` object seq_cst."""
+
+    def __init__(self, target: str, label: Callable[[], str], herd: bool = False) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r} (expected one of {TARGETS})")
         self.target = target
         self.label = label
+        self.herd = herd
+
+    def plain(self, atomic: bool) -> str:
+        """The order of a plain C access to an object, ``_Atomic`` or not."""
+        return "sc" if atomic and not self.herd else "na"
 
     def _hw(self, order: str) -> str:
         return _HW_ORDER.get(order, order)
@@ -149,7 +162,7 @@ class Mapping:
     def _rmw_annots(self, order: str) -> frozenset[str]:
         if self.target != "c":
             return _X
-        return _X | _C_ANNOT[order]
+        return _RMW | _C_ANNOT[order]
 
     def rmw(
         self, dst: str | None, addr: tuple[Operand, ...], fn: str, src: Operand, order: str
