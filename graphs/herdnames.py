@@ -134,7 +134,7 @@ def _c_names(sk: Skeleton, env: dict[str, Tagged]) -> None:
     writes and fences too (not our branch events, which herd's C has not)."""
     U = sk.U
     pairs = sk.iico & U.product(sk.R, sk.W)
-    env["po"] = ("rel", sk.po | pairs)
+    env["po"] = ("rel", sk.po)
     env["partial_po"] = env["po"]
     env["NA"] = ("set", U.ALL & ~sk.annot_set("A") & ~sk.B)
 
