@@ -1,12 +1,13 @@
 """Full validation campaigns against herd's logs, with CPU time compared to herd's.
 
-Runs the 8141 POWER tests (and the X86 sets) with ``herdsman validate``'s machinery, then
+Runs the 8141 POWER tests (and the X86 sets, the 69 C11 tests) with ``herdsman validate``'s machinery, then
 prints per set the summary, our total CPU time and its ratio to herd's (the sum of the
 ``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests), and the ten
 slowest tests with our time beside herd's.
 
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
+    .venv/bin/python bench/campaign.py --sets c11 --model-c11 ../shared/c11/cat/rc11.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
@@ -69,6 +70,9 @@ SETS = {
         SHARED / "x86" / "generated" / "herd7-sc.log",
         "sc",
         "sc",
+    ),
+    "c11": Set(
+        "c11", SHARED / "c11" / "tests" / "@all", SHARED / "c11" / "herd7-c11.log", "c11", "rc11"
     ),
 }
 
@@ -168,6 +172,7 @@ def main(
     ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
     ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
+    ap.add_argument("--model-c11", default="rc11", help="model for the C11 set (or rc11.cat)")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument("--timeout", type=float, help="per-test time limit (seconds)")
@@ -183,7 +188,7 @@ def main(
     if not SHARED.exists():
         print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
         return 2
-    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
+    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc, "c11": a.model_c11}
     status = 0
     grand_ours = grand_herd = 0.0
     os.makedirs(a.db_dir, exist_ok=True)
