@@ -1,9 +1,9 @@
 """Full validation campaigns against herd's logs, with CPU time compared to herd's.
 
-Runs the 8141 POWER tests (and the X86 sets, the 69 C11 tests) with ``herdsman validate``'s machinery, then
-prints per set the summary, our total CPU time and its ratio to herd's (the sum of the
-``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests), and the ten
-slowest tests with our time beside herd's.
+Runs the 8141 POWER tests (and the X86 sets, the 69 C11 tests) with ``herdsman validate``'s
+machinery, then prints per set the summary, our total CPU time and its ratio to herd's (the
+sum of the ``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests),
+and the ten slowest tests with our time beside herd's.
 
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat

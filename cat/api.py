@@ -25,6 +25,7 @@ from typing import Any
 from herdsman.cat import ast as A
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
+from herdsman.cat.c11 import C11Checker, c11_family
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
     CheckPlan,
@@ -448,9 +449,9 @@ class Model:
 
 
 #: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
-#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
-#: incremental one when the model has an incremental form: measured faster,
-#: ``bench/bench_trust.py``).
+#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (RC11's
+#: and RA's own on C programs, ``cat/c11.py``; else the incremental one when the model
+#: has an incremental form: measured faster, ``bench/bench_trust.py``).
 CHECKERS = ("auto", "cat", "incremental")
 
 
@@ -462,6 +463,11 @@ def consistency_checker(
     (a ``ValueError``)."""
     if kind not in CHECKERS:
         raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
+    if kind == "auto" and arch == "C":  # RC11 and RA: GenMC's views (cat/c11.py)
+        plain = not (model.skipchecks or model.variants or model.through)
+        family = c11_family(model.path, plain)
+        if family is not None:
+            return C11Checker(model, arch, lay, sc=family == "rc11")
     if kind != "cat":
         form = model.incremental_form(arch)
         if form is not None:
