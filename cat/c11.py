@@ -21,58 +21,29 @@ evaluating the model (``tests/engine/test_engine_c11.py`` compares them):
 * a data race (two threads' conflicting accesses, one not atomic, unordered by hb) makes
   the execution undefined (``undefined_unless``): the first one is remembered per graph.
 
-:func:`c11_family` says whether a model is one of these (by its text: the built-in files
-and herd's ``rc11.cat``); :mod:`cat.c11_sc` computes psc.
+:data:`C11_FAMILIES` names the models it decides (their identity: the built-in files and
+herd's ``rc11.cat``, ``cat.identity``); :mod:`cat.c11_sc` computes psc.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from herdsman.cat.c11_sc import psc_acyclic
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import CheckPlan, Failure, PreparedModel, Verdict
-from herdsman.cat.parser import strip_comments
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
 from herdsman.graphs.herdnames import static_names
 
-__all__ = ["C11Checker", "C11Statics", "c11_family", "c11_statics"]
-
-MODELS_DIR = Path(__file__).with_name("models")
-
-#: herd's own files of these models, by digest (:func:`_digest`; herd's text is a test
-#: input, never copied): herd7 7.57's ``rc11.cat``.
-HERD_FILES = {"b5af1c79b499807a22f5d4a7129b0bf6f730ede5befa1fb23b7c9a74bb26a890": "rc11"}
+__all__ = ["C11_FAMILIES", "C11Checker", "C11Statics", "c11_statics"]
 
 #: Skeletons whose statics are kept (emptied when full: memory stays flat).
 MAX_SKELETONS = 1024
 
-
-def _digest(text: str) -> str:
-    """The digest of a model's text: its tokens, comments and layout aside."""
-    return hashlib.sha256(" ".join(strip_comments(text, "<model>").split()).encode()).hexdigest()
-
-
-_FAMILIES: dict[str, str] = {}
-
-
-def c11_family(path: str, plain: bool = True) -> str | None:
-    """``rc11`` or ``ra`` when the model read from ``path`` is that model (the built-in
-    file or herd's, by text), else None; ``plain``: no check skipped, no variant."""
-    if not plain or not path or path.startswith("<"):
-        return None
-    if not _FAMILIES:
-        for name in ("rc11", "ra"):
-            _FAMILIES[_digest((MODELS_DIR / f"{name}.cat").read_text(encoding="utf-8"))] = name
-        _FAMILIES.update(HERD_FILES)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return _FAMILIES.get(_digest(text))
+#: The families (``cat.identity``) this checker decides, and whether each has RC11's SC
+#: axiom.
+C11_FAMILIES = {"rc11": True, "ra": False}
 
 
 # ----------------------------------------------------------------------------- statics

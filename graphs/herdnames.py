@@ -126,17 +126,13 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
 
 
 def _c_names(sk: Skeleton, env: dict[str, Tagged]) -> None:
-    """herd's C events where ours differ: a C11 read-modify-write is one event of herd's
-    (``RMW``, in ``R`` and ``W``), ordered in ``po`` like any event of its thread; here
-    it is a read and a write of one instruction (a lock's too), so ``po`` orders the
-    read before the write (as GenMC's ``po`` does), and what is before or after herd's event in ``po``
-    is before or after both.  ``NA`` is every event that is not atomic (``A``): initial
-    writes and fences too (not our branch events, which herd's C has not)."""
-    U = sk.U
-    pairs = sk.iico & U.product(sk.R, sk.W)
-    env["po"] = ("rel", sk.po)
-    env["partial_po"] = env["po"]
-    env["NA"] = ("set", U.ALL & ~sk.annot_set("A") & ~sk.B)
+    """herd's C names where ours differ: ``NA`` is every event that is not atomic
+    (``A``): initial writes and fences too (not our branch events, which herd's C has
+    not).  ``po`` is herd's: the read and the write of one read-modify-write, two events
+    of one instruction, are not ordered by it (herd7 7.57 allows imm-R2 under rc11.cat,
+    where an ``acq_rel`` RMW's write would be hb-after its synchronised read if they
+    were; GenMC's po orders them)."""
+    env["NA"] = ("set", sk.U.ALL & ~sk.annot_set("A") & ~sk.B)
 
 
 def co0(g: Relations, fw: int) -> int:

@@ -16,6 +16,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.operational.bounded import (
     BOUNDED,
     SAFE,
@@ -24,7 +25,6 @@ from herdsman.engine.operational.bounded import (
     BoundStep,
     verify_bounded,
 )
-from herdsman.engine.operational.run import machine_mode
 from herdsman.herd_compat.formats.dots import write_error_picture
 from herdsman.herd_compat.formats.trace import trace
 from herdsman.litmus.base.errors import InputError
@@ -52,13 +52,13 @@ def verify_bounds(
     path: str,
     program: Program,
     cfg: BoundsConfig,
-    model: object,
+    model: PreparedModel,
     outdir: str | None,
     picture_format: str = "dot",
 ) -> int:
     """Verify ``program`` (read from ``path``) for every buffer size; print the report;
     the exit status."""
-    mode = machine_mode(model)
+    mode = model.identity.machine
     if mode is None:
         raise InputError(
             path, 0, 0, f"--max-bound needs the model sc, tso or pso (not {cfg.model})"

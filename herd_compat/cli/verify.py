@@ -22,8 +22,9 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 
-from herdsman.cat.api import load_model
+from herdsman.cat.api import PreparedModel, load_model
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.options import VERIFY_UNROLL
 from herdsman.engine.run import RunOptions, run_program
 from herdsman.herd_compat.analyses.bounds import BoundsConfig, verify_bounds
 from herdsman.herd_compat.formats.dots import check_outdir, write_error_picture
@@ -31,14 +32,10 @@ from herdsman.herd_compat.formats.genmc import verify_report
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.pipeline.progress import TerminalProgress
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 
 #: Exit statuses: no error, an assertion can fail (GenMC, Nidhugg), time limit exceeded.
 SAFE, UNSAFE, TIMEOUT = 0, 42, 3
-
-#: The default bound on loop iterations (GenMC has none; spin loops need none: they
-#: become assumptions).
-DEFAULT_UNROLL = 4
 
 
 @dataclass
@@ -49,7 +46,7 @@ class VerifyConfig:
     model: str = "sc"
     target: str | None = None
     engine: str = "auto"
-    unroll: int = DEFAULT_UNROLL
+    unroll: int = VERIFY_UNROLL
     defines: dict[str, str] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
     cat_include_dirs: list[str] = field(default_factory=list)
@@ -74,7 +71,7 @@ def verify(cfg: VerifyConfig) -> int:
     check_outdir(cfg.outdir, cfg.picture_format)
     limit_memory(cfg.memory_limit)
     model = load_model(cfg.model, cfg.cat_include_dirs)
-    target = cfg.target or target_for_model(cfg.model)
+    target = cfg.target or model.identity.target
     status = SAFE
     for path in cfg.programs:
         try:
@@ -88,7 +85,7 @@ def verify(cfg: VerifyConfig) -> int:
     return status
 
 
-def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int:
+def _verify_one(path: str, cfg: VerifyConfig, model: PreparedModel, target: str) -> int:
     if not os.path.exists(path):  # directories, FIFOs and devices: refused when read
         raise InputError(path, 0, 0, "no such file")
     if path.endswith(".litmus"):

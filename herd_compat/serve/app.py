@@ -76,7 +76,7 @@ async def catalog(request: Request) -> Response:
     return JSONResponse(
         {
             "examples": [{"path": e.path, "kind": e.kind} for e in list_examples()],
-            "models": sorted(BUILTINS),
+            "models": sorted(b.name for b in BUILTINS),
             "engines": list(ENGINES),
             "limits": {
                 "timeout": rq.TIME_LIMIT,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from herdsman.cat.api import BUILTINS
+from herdsman.cat.api import builtin_names
 from herdsman.engine.options import ENGINES
 from herdsman.herd_compat.serve.examples import NotAnExample, list_examples, resolve_example
 from herdsman.litmus.base.source import MAX_MODEL_BYTES, MAX_SOURCE_BYTES
@@ -135,9 +135,9 @@ def _model(doc: dict[str, Any], key: str, cat_key: str) -> ModelChoice:
         if len(cat.encode()) > MAX_MODEL_BYTES:
             raise RequestError(f"{cat_key}: a cat file of at most {MAX_MODEL_BYTES} bytes")
         return ModelChoice(cat=cat)
-    if name and name not in BUILTINS:
+    if name and name not in builtin_names():
         raise RequestError(
-            f"{key}: '{name[:40]}' is not a built-in model ({', '.join(sorted(BUILTINS))}, "
+            f"{key}: '{name[:40]}' is not a built-in model ({', '.join(builtin_names())}, "
             f"or {CUSTOM} with cat text)"
         )
     return ModelChoice(name)

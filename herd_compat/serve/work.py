@@ -51,7 +51,7 @@ from herdsman.herd_compat.pipeline.run_file import Done, Failed, run_file
 from herdsman.herd_compat.serve.examples import resolve_example
 from herdsman.herd_compat.serve.request import JobRequest, ModelChoice
 from herdsman.litmus.base.errors import InputError, UsageError
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -211,7 +211,7 @@ def verify_program(req: JobRequest, files: Files, send: Send) -> None:
     drawn."""
     spec = files.model or "sc"
     model = load_model(spec)
-    program = load_c_program(files.source, target_for_model(spec))
+    program = load_c_program(files.source, model.identity.target)
     program = replace(program, loop_bound="block")
     opts = RunOptions(
         engine=req.engine,

@@ -10,12 +10,12 @@ from dataclasses import replace
 from functools import cache
 
 import pytest
-from conftest import ROOT
+from conftest import shared_path
 from hypothesis import HealthCheck, event, given, reject, settings
 from support.c_oracle.gen import c_programs
 
-from herdsman.cat.api import PreparedModel, consistency_checker, load_model
-from herdsman.cat.c11 import C11Checker, c11_family
+from herdsman.cat.api import PreparedModel, load_model
+from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_program
 from herdsman.graphs.execution import Layout
@@ -54,10 +54,11 @@ def run(program: Program, name: str, engine: str, checker: str = "auto") -> Summ
 
 
 def test_the_built_in_models_are_c11s() -> None:
-    assert c11_family(model_of("rc11").path) == "rc11"
-    assert c11_family(model_of("ra").path) == "ra"
-    assert c11_family(model_of("sc").path) is None
-    assert c11_family(str(ROOT.parent / "shared" / "c11" / "cat" / "rc11.cat")) in ("rc11", None)
+    assert model_of("rc11").identity.family == "rc11"
+    assert model_of("ra").identity.family == "ra"
+    herd = shared_path("c11", "cat", "rc11.cat")
+    assert load_model(str(herd)).identity.family == "rc11"  # herd's file, by its text
+    assert set(C11_FAMILIES) == {"rc11", "ra"}
 
 
 def agree(text: str, name: str) -> None:
@@ -95,5 +96,7 @@ def test_views_agree_with_the_model(name: str) -> None:
 
 def test_the_checker_is_the_c11_one_on_c_programs() -> None:
     lay = Layout(["x"], [0], [2, 2])
-    assert isinstance(consistency_checker(model_of("rc11"), "C", lay), C11Checker)
-    assert not isinstance(consistency_checker(model_of("rc11"), "C", lay, "cat"), C11Checker)
+    rc11 = model_of("rc11")
+    assert isinstance(rc11.consistency_checker("C", lay), C11Checker)
+    assert not isinstance(rc11.consistency_checker("C", lay, "cat"), C11Checker)
+    assert not isinstance(model_of("sc").consistency_checker("C", lay), C11Checker)

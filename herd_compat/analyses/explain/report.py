@@ -64,7 +64,7 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 from herdsman.litmus.base.source import Source
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus
 from herdsman.litmus.lower import lower
 from herdsman.litmus.printer import loc_text, value_text
 from herdsman.litmus.state import parse_condition
@@ -164,7 +164,7 @@ def load_test(path: str, spec: str, models: ModelCache) -> tuple[LoadedTest, Mod
     test = read_test(path)
     if isinstance(test, CLitmus):
         model = models.get(spec)
-        program = lower_c_litmus(test, target_for_model(spec))
+        program = lower_c_litmus(test, model.identity.target)
         loaded = LoadedTest(path, test.name, "C", program, test.condition, len(test.threads))
         return loaded, model
     model = models.for_test(test)
