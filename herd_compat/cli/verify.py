@@ -105,6 +105,7 @@ def _verify_one(path: str, cfg: VerifyConfig, model: PreparedModel, target: str)
         engine=cfg.engine,
         unroll=cfg.unroll,
         stop_on_error=not cfg.keep_going,
+        races=True,
         time_limit=cfg.time_limit,
         buffer_bound=cfg.buffer_bound,
         stateful=cfg.stateful,
