@@ -186,7 +186,7 @@ class C11Checker:
         return got
 
     def _of(self, g: ExecutionGraph) -> C11Statics:
-        return self.statics(g.completion_key())  # type: ignore[attr-defined]
+        return self.statics(g.completion_key())
 
     # ------------------------------------------------------------------ views
     def _view(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> None:
@@ -232,7 +232,7 @@ class C11Checker:
         if not before:
             return True
         pos = {w: i for i, w in enumerate(g.co[li])}
-        mine = pos.get(g.rf[e], -1) if g.ev[e].kind == "R" else pos[e]  # type: ignore[union-attr]
+        mine = pos.get(g.rf[e], -1) if g.event(e).kind == "R" else pos[e]
         return all(_copos(g, pos, p) <= mine for p in _bits(before))
 
     def _atomic(self, g: ExecutionGraph, e: int) -> bool:
@@ -276,7 +276,7 @@ class C11Checker:
         """Views and checks of ``e`` (its porf predecessors done)."""
         self._view(g, S, st, e)
         ok = True
-        kind = g.ev[e].kind  # type: ignore[union-attr]
+        kind = g.event(e).kind
         if kind == "R" or kind == "W":
             ok = self._coherent(g, S, st, e) and (kind == "R" or self._atomic(g, e))
             x = self._race(g, S, st, e)
@@ -304,19 +304,19 @@ class C11Checker:
                         continue
                     stack.append((x, True))
                     deps = S.popred[x]
-                    if g.ev[x].kind == "R":  # type: ignore[union-attr]
+                    if g.event(x).kind == "R":
                         deps |= 1 << g.rf[x]
                     stack.extend((p, False) for p in _bits(deps & ~st.done))
         return ok and self._sc_ok(g, S, st, -1)
 
     def added(self, g: ExecutionGraph, e: int) -> bool:
         self.checks += 1
-        st: _State = g.cstate  # type: ignore[assignment]
+        st = _state_of(g)
         S = self._of(g)
         return self._event(g, S, st, e) and self._sc_ok(g, S, st, e)
 
     def removed(self, g: ExecutionGraph, e: int) -> None:
-        st: _State = g.cstate  # type: ignore[assignment]
+        st = _state_of(g)
         st.done &= ~(1 << e)
         if st.races and st.races[-1][0] == e:
             st.races.pop()
@@ -332,7 +332,7 @@ class C11Checker:
         the next event ``e`` at location ``li`` or read by a read hb-before it (what its
         po predecessors tell: a read from the writes co-before it, or a write placed
         co-before it, is incoherent)."""
-        st: _State = g.cstate  # type: ignore[assignment]
+        st = _state_of(g)
         S = self._of(g)
         pred = S.popred[e]
         h = pred
@@ -364,18 +364,25 @@ class C11Checker:
         return [Verdict(allowed=True, failed=(fail,), undefined=True)], None
 
 
+def _state_of(g: ExecutionGraph) -> _State:
+    """The checker's state kept in ``g`` (set by :meth:`C11Checker.restart`)."""
+    st = g.cstate
+    assert isinstance(st, _State)
+    return st
+
+
 def _rmw_read(g: ExecutionGraph, w: int) -> int:
     """The read of the read-modify-write whose write is ``w`` (-1: w is none)."""
     if w < g.L or not g.idx[w]:
         return -1
-    r, ev = g.ev[w - 1], g.ev[w]
-    return w - 1 if r.kind == "R" and r.poi == ev.poi else -1  # type: ignore[union-attr]
+    r, ev = g.event(w - 1), g.event(w)
+    return w - 1 if r.kind == "R" and r.poi == ev.poi else -1
 
 
 def _copos(g: ExecutionGraph, pos: dict[int, int], p: int) -> int:
     """The coherence position of the write ``p``, or of the write the read ``p`` reads
     (-1: the initial write)."""
-    return pos.get(p if g.ev[p].kind == "W" else g.rf[p], -1)  # type: ignore[union-attr]
+    return pos.get(p if g.event(p).kind == "W" else g.rf[p], -1)
 
 
 def _present(g: ExecutionGraph) -> int:

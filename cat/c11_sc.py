@@ -64,12 +64,12 @@ def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: in
             later |= 1 << w
         moafter[li] = later
     for y in events:
-        if g.ev[y].kind == "R":  # type: ignore[union-attr]
+        if g.event(y).kind == "R":
             readers[g.rf[y]] |= 1 << y
 
     def after(x: int) -> int:
         """Writes mo-after x (a write), or rb-after it (a read)."""
-        kind = g.ev[x].kind  # type: ignore[union-attr]
+        kind = g.event(x).kind
         if kind == "W":
             return moafter[x]
         return moafter[g.rf[x]] if kind == "R" else 0
@@ -82,7 +82,7 @@ def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: in
 
     def eco(x: int) -> int:
         m = after(x)
-        return m | read_by(m) | (readers[x] if g.ev[x].kind == "W" else 0)  # type: ignore[union-attr]
+        return m | read_by(m) | (readers[x] if g.event(x).kind == "W" else 0)
 
     def scb(x: int) -> int:
         s = sbsucc[x]
