@@ -265,11 +265,24 @@ class C11Checker:
         return -1
 
     def _sc_ok(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
-        """RC11's SC axiom (e >= 0: only where the new event ``e`` can change psc)."""
+        """RC11's SC axiom (e >= 0: only where the new event ``e`` can change psc).
+
+        The new event has no hb successor, so unless it is SC itself it adds psc edges
+        only when it is hb-after an SC fence and mo- or rb-before a write present (a
+        write placed before another in co, a read of a write that is not co-last): every
+        other path through it would need an hb edge out of it."""
         if not self.sc:
             return True
-        if e >= 0 and not (S.SC >> e) & 1 and not st.hb[e] & S.F & S.SC:
-            return True
+        if e >= 0 and not (S.SC >> e) & 1:
+            if not st.hb[e] & S.F & S.SC:
+                return True
+            kind = g.event(e).kind
+            if kind != "R" and kind != "W":
+                return True
+            w = g.rf[e] if kind == "R" else e
+            order = g.co[g.loc(e)]
+            if not order or order[-1] == w:
+                return True
         return psc_acyclic(g, S, st.hb, _present(g))
 
     def _event(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
