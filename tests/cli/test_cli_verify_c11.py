@@ -84,3 +84,14 @@ def test_seq_cst_is_sc_under_rc11_not_under_ra(capsys, tmp_path: Path) -> None:
     assert "Number of complete executions explored: 3" in capsys.readouterr().out
     assert _verify(tmp_path, SB, "--model", "ra") == 42
     assert capsys.readouterr().out.startswith("Error detected: Safety violation!")
+
+
+def test_rc11_is_the_default_for_a_program_using_c11_atomics(capsys, tmp_path: Path) -> None:
+    racy = MP.replace("ORDW", "relaxed").replace("ORDR", "relaxed")
+    assert _verify(tmp_path, racy) == 42  # rc11: the race on data
+    assert capsys.readouterr().out.startswith("Error detected: Non-atomic race!")
+    plain = racy.replace("atomic_int flag;", "int flag;").replace("#include <stdatomic.h>", "")
+    plain = plain.replace("atomic_store_explicit(&flag, 1, memory_order_relaxed)", "flag = 1")
+    plain = plain.replace("atomic_load_explicit(&flag, memory_order_relaxed)", "flag")
+    assert _verify(tmp_path, plain) == 0  # no atomics: sc, where message passing holds
+    assert capsys.readouterr().out.startswith("No errors were detected.")
