@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from herdsman.cat.c11_sc import psc_acyclic
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import CheckPlan, Failure, PreparedModel, Verdict
+from herdsman.cat.renumber import blocks_of, renumber_set
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
 from herdsman.graphs.herdnames import static_names
 
@@ -75,19 +76,10 @@ def c11_statics(lay: Layout, key: tuple[int, ...], arch: str) -> C11Statics:
     sk = lay.shapes.skeleton(key)
     names = {name: b for name, (_, b) in static_names(sk, arch).items()}
     U = sk.U
-    blocks = [(0, 0, lay.L)]
-    off = lay.L
-    for t, sid in enumerate(key):
-        m = lay.shapes.length[sid]
-        blocks.append((off, lay.base[t], m))
-        off += m
+    blocks = blocks_of(lay, key)
 
     def move(s: int) -> int:
-        out = 0
-        for a, b, m in blocks:
-            if m:
-                out |= ((s >> a) & ((1 << m) - 1)) << b
-        return out
+        return renumber_set(s, blocks)
 
     size = lay.size
     to_graph = [0] * U.n
