@@ -13,12 +13,9 @@ with events as bits of Python ints, row by row from each SC event.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from herdsman.cat.c11_statics import C11Statics
 from herdsman.graphs.execution import ExecutionGraph
-
-if TYPE_CHECKING:
-    from herdsman.cat.c11 import C11Statics
 
 __all__ = ["psc_acyclic"]
 
