@@ -192,8 +192,8 @@ class Mapping:
         return [Fence("SFENCE")] if t == "pso" and kind == "wmb" else []
 
     def lock(self, addr: tuple[Operand, ...]) -> list[Instr]:
-        if self.target == "c":
-            return [Lock(addr, frozenset({"LK"}))]
+        if self.target == "c":  # a C program's mutex: an acquire (C11's, GenMC's)
+            return [Lock(addr, frozenset({"LK"}) | (frozenset() if self.herd else _C_ANNOT["acq"]))]
         if self.target == "power":
             # lwarx; cmpwi; bne (held: blocked); stwcx.; isync -- as a compare-and-swap
             # of 0 by 1 whose old value must be 0, then the acquire sequence on it
@@ -208,8 +208,10 @@ class Mapping:
         return [Lock(addr, _X)]
 
     def unlock(self, addr: tuple[Operand, ...]) -> list[Instr]:
-        if self.target == "c":
-            return [Unlock(addr, frozenset({"UL"}))]
+        if self.target == "c":  # a C program's mutex: a release
+            return [
+                Unlock(addr, frozenset({"UL"}) | (frozenset() if self.herd else _C_ANNOT["rel"]))
+            ]
         if self.target == "power":
             return [Fence("LWSYNC"), Unlock(addr)]
         if self.target == "pso":
