@@ -1,12 +1,13 @@
 """Full validation campaigns against herd's logs, with CPU time compared to herd's.
 
-Runs the 8141 POWER tests (and the X86 sets) with ``herdsman validate``'s machinery, then
-prints per set the summary, our total CPU time and its ratio to herd's (the sum of the
-``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests), and the ten
-slowest tests with our time beside herd's.
+Runs the 8141 POWER tests (and the X86 sets, the 69 C11 tests) with ``herdsman validate``'s
+machinery, then prints per set the summary, our total CPU time and its ratio to herd's (the
+sum of the ``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests),
+and the ten slowest tests with our time beside herd's.
 
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
+    .venv/bin/python bench/campaign.py --sets c11 --model-c11 ../shared/c11/cat/rc11.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
     .venv/bin/python bench/campaign.py --sets riscv --herd-sample 400  # herd7 run here too
 
@@ -86,6 +87,9 @@ SETS = {
         SHARED / "riscv" / "herd7-riscv.log",
         "riscv",
         "riscv",
+    ),
+    "c11": Set(
+        "c11", SHARED / "c11" / "tests" / "@all", SHARED / "c11" / "herd7-c11.log", "c11", "rc11"
     ),
 }
 
@@ -225,6 +229,7 @@ def main(
         default=str(SHARED / "riscv" / "cat" / "riscv.cat"),
         help="model for the RISC-V set (default herd's riscv.cat; 'riscv': the built-in one)",
     )
+    ap.add_argument("--model-c11", default="rc11", help="model for the C11 set (or rc11.cat)")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument(
@@ -251,6 +256,7 @@ def main(
         "sc": a.model_sc,
         "arm": a.model_arm,
         "riscv": a.model_riscv,
+        "c11": a.model_c11,
     }
     status = 0
     grand_ours = grand_herd = 0.0

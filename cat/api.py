@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
@@ -240,9 +241,9 @@ class CatSession:
 
 
 #: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
-#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
-#: incremental one when the model has an incremental form: measured faster,
-#: ``bench/bench_trust.py``).
+#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (RC11's
+#: and RA's own on C, ``cat/c11.py``; else the incremental one when the model has an
+#: incremental form: measured faster, ``bench/bench_trust.py``).
 CHECKERS = ("auto", "cat", "incremental")
 
 
@@ -274,6 +275,8 @@ class Model:
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
         exact = not through and not any(ax.skipped for ax in self.axioms)
+        #: every check applies as written (no check skipped, no -through, no variant)
+        self.exact = exact and not self.variants
         #: which model this is (``cat.identity``): decided here, once
         self.identity: ModelIdentity = identify(ast.source, ast.arch, exact)
 
@@ -451,6 +454,9 @@ class Model:
         ``ValueError``)."""
         if kind not in CHECKERS:
             raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
+        sc = C11_FAMILIES.get(self.identity.family)
+        if kind == "auto" and arch == "C" and sc is not None and self.exact:
+            return C11Checker(self, arch, lay, sc=sc)  # RC11 and RA: GenMC's views
         if kind != "cat":
             form = self.incremental_form(arch)
             if form is not None:

@@ -99,6 +99,11 @@ BUILTINS: tuple[Builtin, ...] = (
         "riscv",
         herd=("b68db0b2267bb8bc872fe5e1e6db3fe636a316db75f166048cf7c34656be146c",),  # riscv.cat
     ),
+    Builtin(
+        "rc11",
+        herd=("b5af1c79b499807a22f5d4a7129b0bf6f730ede5befa1fb23b7c9a74bb26a890",),  # rc11.cat
+    ),
+    Builtin("ra"),
 )
 
 _BY_NAME = {name: b for b in BUILTINS for name in (b.name, *b.aliases)}

@@ -48,6 +48,7 @@ from herdsman.cat.form import (
     is_fr,
     seq_pair,
 )
+from herdsman.cat.renumber import blocks_of, renumber
 from herdsman.graphs import widerel
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
@@ -184,15 +185,8 @@ class IncrementalChecker:
         N = static_names(sk, self.arch).bits()
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
-        # renumber: skeleton (init, then each thread's events) -> graph ids
-        blocks = []
-        off = lay.L
-        blocks.append((0, 0, off))
-        for t, sid in enumerate(key[1:]):
-            m = lay.shapes.length[sid]
-            blocks.append((off, lay.base[t], m))
-            off += m
-        out = {k: _renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
+        blocks = blocks_of(lay, key[1:])  # skeleton (init, then each thread) -> graph ids
+        out = {k: renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
         self._statics[key] = out
         self._statics_bytes += _bytes(out)
         return out
@@ -659,25 +653,3 @@ class _NoPlan(Exception):
 def _bytes(values: dict[int, int]) -> int:
     """About how much memory the values of ``values`` take."""
     return sum(v.bit_length() for v in values.values()) // 8 + 64 * len(values)
-
-
-def _renumber(v: int, src: Universe, dst: Universe, blocks, rel: bool) -> int:
-    """Move a set or relation from a skeleton's numbering to graph ids; ``blocks`` are
-    (first number in the skeleton, first id in the graph, length)."""
-
-    def move_set(s: int) -> int:
-        out = 0
-        for a, b, m in blocks:
-            if m:
-                out |= ((s >> a) & ((1 << m) - 1)) << b
-        return out
-
-    if not rel:
-        return move_set(v)
-    out = 0
-    for a, b, m in blocks:
-        for i in range(m):
-            row = (v >> ((a + i) * src.cap)) & src.ROW
-            if row:
-                out |= move_set(row) << ((b + i) * dst.cap)
-    return out

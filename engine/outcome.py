@@ -101,7 +101,10 @@ class ErrorRecord:
     """An execution where a thread failed an assertion: the assertion (``message``), the
     thread, the front-end's text of the operation (``origin``: a C program's is
     ``LINE: text``), whether the execution is complete (else another thread is blocked),
-    its observed final state and its graph (for the trace and the picture)."""
+    its observed final state and its graph (for the trace and the picture).  A data race
+    (``RunOptions.races``) is one too: ``race`` names its two accesses, the later one
+    first, each ``(thread, index)`` as the graph's events are named (empty when the
+    model gave no witness); ``thread`` is then the later access's."""
 
     message: str
     thread: int
@@ -109,6 +112,7 @@ class ErrorRecord:
     complete: bool
     state: State
     graph: ExecutionGraph | None = None
+    race: tuple[tuple[int, int], ...] | None = None
 
     def to_json(self, names: list[str]) -> dict[str, Any]:
         return {
@@ -117,6 +121,7 @@ class ErrorRecord:
             "origin": self.origin,
             "complete": self.complete,
             "values": dict(zip(names, map(_json_value, self.state), strict=True)),
+            **({} if self.race is None else {"race": [list(e) for e in self.race]}),
         }
 
 

@@ -19,7 +19,9 @@ not graphs, counts with that builder directly).
   and ``~exists``, contradicting it for ``forall``) found within and beyond the bound.
 * With ``dedupe`` (the operational engine: several runs may give one execution) an
   execution is counted once, by a digest of it; runs the filter drops are counted before.
-* An execution where an assertion failed is an error (the first kept with its picture).
+* An execution where an assertion failed is an error (the first kept with its picture);
+  so is, with ``races`` (``herdsman verify``), one the model finds undefined (a data
+  race: its ``undefined_unless`` check's witness names the two accesses).
 """
 
 from __future__ import annotations
@@ -160,6 +162,7 @@ class Tally(OutcomeBuilder):
             self.checker is not None
             and self.checker.exact
             and self.bound is None
+            and not self.opts.races
             and not self.opts.print_executions
             and not wants_show(self.show, self.quant, True)
             and not wants_show(self.show, self.quant, False)
@@ -241,7 +244,10 @@ class Tally(OutcomeBuilder):
         if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
             self.cut += 1
             return None
-        if fails:
+        racy = [v for v in allowed if v.undefined] if self.opts.races else []
+        if racy:  # found as its later access is added: before any assertion after it
+            self.report_race(racy[0], g, obs, draw)
+        elif fails:
             self.report_error(fails, obs, True, draw)
         if want:
             for v in allowed:
@@ -274,6 +280,23 @@ class Tally(OutcomeBuilder):
         origin = self.program.threads[t].origins[f.site]
         graph = draw() if not self.errors else None
         self.error(ErrorRecord(f.message, t, origin, complete, obs, graph))
+        if self.opts.stop_on_error:
+            raise ErrorFound()
+
+    def report_race(
+        self, v: Verdict, g: ExecutionGraph | None, obs: tuple[Value, ...], draw: Picture
+    ) -> None:
+        """Record a complete execution the model finds undefined (``v``): a data race,
+        its two accesses from the failed check's witness (a pair of events of ``g``)."""
+        pair: list[int] = []
+        for f in v.failed:
+            if f.witness and len(f.witness) == 2:
+                pair = [f.witness[1], f.witness[0]]
+                break
+        race = tuple((g.tid[e], g.idx[e]) for e in pair) if g is not None else ()
+        thread = race[0][0] if race else 0
+        graph = draw() if not self.errors and g is not None else None
+        self.error(ErrorRecord("Non-atomic race", thread, "", True, obs, graph, race))
         if self.opts.stop_on_error:
             raise ErrorFound()
 

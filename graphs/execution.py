@@ -219,6 +219,11 @@ class ExecutionGraph:
             out.append(self.shape[self.base[t] + k - 1] if k else 0)
         return tuple(out)
 
+    def completion_key(self) -> tuple[int, ...]:
+        """Per thread, the shape of a complete path through its present prefix: here the
+        prefix's own (a finished graph); an explorer's graph extends unfinished ones."""
+        return self.shape_key()
+
     def final_value(self, li: int) -> Value:
         """The value of location ``li``'s co-last write."""
         co = self.co[li]

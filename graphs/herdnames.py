@@ -152,7 +152,15 @@ def _makers(arch: str) -> dict[str, Maker]:
         out[name] = _set(partial(_annotated, name))
     if rec is not None and rec.exclusive_pairs:
         out["rmw"] = _rel(exclusive_pairs)
+    if arch == "C":
+        out["NA"] = _set(_c_non_atomic)
     return out
+
+
+def _c_non_atomic(sk: Skeleton) -> int:
+    """herd's C ``NA``: every event that is not atomic (``A``), initial writes and fences
+    too (not our branch events, which herd's C has not)."""
+    return sk.U.ALL & ~sk.annot_set("A") & ~sk.B
 
 
 class StaticNames(Mapping[str, Tagged]):
@@ -222,6 +230,16 @@ def exclusive_pairs(sk: Skeleton) -> int:
                 if not after & U.col(before, w) & X:
                     out |= U.pair(r, w)
     return out
+
+
+def _c_names(sk: Skeleton, env: dict[str, Tagged]) -> None:
+    """herd's C names where ours differ: ``NA`` is every event that is not atomic
+    (``A``): initial writes and fences too (not our branch events, which herd's C has
+    not).  ``po`` is herd's: the read and the write of one read-modify-write, two events
+    of one instruction, are not ordered by it (herd7 7.57 allows imm-R2 under rc11.cat,
+    where an ``acq_rel`` RMW's write would be hb-after its synchronised read if they
+    were; GenMC's po orders them)."""
+    env["NA"] = ("set", sk.U.ALL & ~sk.annot_set("A") & ~sk.B)
 
 
 def co0(g: Relations, fw: int) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
-from herdsman.engine.semantics.arith import cmp_key
+from herdsman.engine.semantics.arith import cmp_key, loc_name
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
@@ -35,11 +35,15 @@ from herdsman.engine.semantics.step import (
 )
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.base.ir import (
+    CAS,
     Assert,
     Assume,
+    Imm,
     Loc,
     Lock,
     Program,
+    Store,
+    Sym,
     Value,
 )
 
@@ -216,6 +220,9 @@ def thread_executions(
     sem = semantics_of(program, unroll)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
+    if program.arch == "C":  # herd's C values are symbolic (see _stored_constants)
+        for x, v in _stored_constants(program):
+            values.setdefault(x, {init_mem.setdefault(x, 0)}).add(v)
     vlists: dict[str, list[Value]] = {}
 
     def values_of(loc: str) -> list[Value]:
@@ -274,6 +281,29 @@ def thread_executions(
         spawned=sem.spawned,
         partial=blocks,
     )
+
+
+def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
+    """The constants the program's code stores at known addresses, reached or not.
+
+    The value sets start with them: a value a store writes only on a path that needs
+    the very value to be read first (load buffering with control dependencies, C11's
+    out-of-thin-air executions) is never found by growing the sets from the initial
+    state, and herd's symbolic values see it.  A value no execution writes costs only
+    candidates that no rf justifies.  (For assembly tests, whose enumeration reproduces
+    herd's campaigns as it is, the sets grow from the initial state alone.)"""
+    for th in program.threads:
+        for ins in th.code:
+            if isinstance(ins, Store):
+                v = ins.src
+            elif isinstance(ins, CAS):
+                v = ins.desired
+            else:
+                continue
+            if len(ins.addr) == 1 and isinstance(ins.addr[0], Imm) and isinstance(v, Imm):
+                a = ins.addr[0].value
+                if isinstance(a, Sym):
+                    yield loc_name(a), v.value
 
 
 def _grow(

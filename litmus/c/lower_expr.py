@@ -139,7 +139,7 @@ class ExprLowerer:
         self.ctx = ctx
         self.tid = tid
         self.path = ctx.path
-        self.map = Mapping(ctx.target, self.new_label)
+        self.map = Mapping(ctx.target, self.new_label, herd=ctx.lkmm)
         self.code: list[Instr] = []
         self.targets: set[str] = set()  # labels some branch of ``code`` jumps to
         self.origins: list[str] = []
@@ -450,7 +450,7 @@ class ExprLowerer:
         if t.kind == "func":
             raise self.error(node, "unsupported: function pointer")
         d = dst or self.temp()
-        self.emit(*self.map.load(d, lv.addr, "sc" if t.atomic else "na"))
+        self.emit(*self.map.load(d, lv.addr, self.map.plain(t.atomic)))
         return Val(Reg(d), CType(t.kind, False, t.target))
 
     def store(self, lv: LValue, v: Operand, node: c_ast.Node) -> None:
@@ -461,7 +461,7 @@ class ExprLowerer:
             raise self.error(node, "unsupported: assignment of a pthread_t")
         if not lv.ctype.scalar:
             raise self.error(node, f"unsupported: assignment of a {lv.ctype.show()}")
-        self.emit(*self.map.store(v, lv.addr, "sc" if lv.ctype.atomic else "na"))
+        self.emit(*self.map.store(v, lv.addr, self.map.plain(lv.ctype.atomic)))
 
     # ---- expressions
     def expr(self, node: c_ast.Node, dst: str | None = None, used: bool = True) -> Val:
