@@ -63,6 +63,10 @@ MAX_RESTRICTED = 4096
 # ----------------------------------------------------------------------------- checker
 
 
+#: The static nodes' values by their ``id``, and memos of the checks by tuple keys.
+Statics = dict[int | tuple, int]
+
+
 class _Frame(NamedTuple):
     """The checker's state for one graph (a named tuple: one is made per event added)."""
 
@@ -70,7 +74,7 @@ class _Frame(NamedTuple):
     co: int
     fr: int
     present: int  # event set of the graph
-    statics: dict[int, int]  # static node -> value (restricted to the present events)
+    statics: Statics  # static node -> value (restricted to the present events)
     acyc: list[int]  # per step: the value of its relation (incremental acyclic steps)
     key: tuple = ()  # which skeleton the statics come from (see _key)
 
@@ -97,8 +101,8 @@ class IncrementalChecker:
         # a cycle is searched by the compiled kernel on graphs of one word per row (faster
         # there than a search from the new event in Python), else from the new event
         self._compiled = KERNEL and size <= 64
-        self._statics: dict[tuple, dict[int, int]] = {}
-        self._pp: dict[tuple, dict[int, int]] = {}
+        self._statics: dict[tuple, Statics] = {}
+        self._pp: dict[tuple, Statics] = {}
         self.checks = 0
         # per event: the pairs from or to it (a relation)
         self._at = [(self.U.ROW << (e * size)) | (self.U.COL0 << e) for e in range(size)]
@@ -140,12 +144,12 @@ class IncrementalChecker:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            done = g.completion_key()
+            done = g.completion_key()  # type: ignore[attr-defined]  # TrustGraph's (issue 32)
             if done is not None:
                 return ("c", *done)
         return ("p", *g.shape_key())
 
-    def _full_statics(self, key: tuple) -> dict[int, int]:
+    def _full_statics(self, key: tuple) -> Statics:
         got = self._statics.get(key)
         if got is not None:
             return got
@@ -164,13 +168,13 @@ class IncrementalChecker:
             m = lay.shapes.length[sid]
             blocks.append((off, lay.base[t], m))
             off += m
-        out = {k: _renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
+        out: Statics = {
+            k: _renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds
+        }
         self._statics[key] = out
         return out
 
-    def _restricted(
-        self, g: ExecutionGraph, present: int, key: tuple | None = None
-    ) -> dict[int, int]:
+    def _restricted(self, g: ExecutionGraph, present: int, key: tuple | None = None) -> Statics:
         if key is None:
             key = self._key(g)
         if not self.form.stable:
@@ -183,7 +187,7 @@ class IncrementalChecker:
         if len(self._pp) > MAX_RESTRICTED:
             self._pp.clear()
         pp = self.U.product(present, present)
-        out = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
+        out: Statics = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
         self._pp[ck] = out
         return out
 
@@ -228,12 +232,15 @@ class IncrementalChecker:
 
     def added(self, g: ExecutionGraph, e: int) -> bool:
         self.checks += 1
+        # hot path, so no check: restart() set cstate to this checker's stack of frames
         stack: list[_Frame] = g.cstate  # type: ignore[assignment]
         top = stack[-1]
         U = self.U
         cap = U.cap
         drf = dco = dfr = 0  # the pairs the new event brings
-        kind = g.ev[e].kind  # type: ignore[union-attr]
+        ev = g.ev[e]
+        assert ev is not None, "e was just added"
+        kind = ev.kind
         # stable statics come from the threads' complete paths, which change only when
         # a value is read; the others from the prefixes themselves
         key = top.key if top.key[0] == "c" and kind != "R" else self._key(g)
@@ -307,21 +314,23 @@ class IncrementalChecker:
         return True
 
     def removed(self, g: ExecutionGraph, e: int) -> None:
-        g.cstate.pop()  # type: ignore[union-attr]
+        g.cstate.pop()  # type: ignore[attr-defined]  # hot path: restart() set a list here
 
     # ------------------------------------------------------------------ option filters
     def _forbidden(self, g: ExecutionGraph, e: int, base: str) -> int:
         """Events ``x`` such that a pair (e, x) of ``base`` (filtered as some incremental
         acyclic check filters it) closes a cycle with the check's skeleton-only part: x
         reaches e through it.  Options giving e such a pair are certainly inconsistent."""
-        top: _Frame = g.cstate[-1]  # type: ignore[index]
+        stack = g.cstate
+        assert isinstance(stack, list), "restart() set the stack of frames"
+        top: _Frame = stack[-1]
         return self._forbidden_at(g, e, base, top.present | (1 << e))
 
     def _forbidden_at(self, g: ExecutionGraph, e: int, base: str, present: int) -> int:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
         st = self._restricted(g, present)
         memo = ("forbidden", base, e)  # it depends on the statics only: kept with them
-        got = st.get(memo)  # type: ignore[call-overload]
+        got = st.get(memo)
         if got is not None:
             return got
         U = self.U
@@ -332,13 +341,13 @@ class IncrementalChecker:
             if sf.terms is None or not any(t.base == base for t in sf.terms):
                 continue
             sk = ("splus", i)
-            sp = st.get(sk)  # type: ignore[call-overload]
+            sp = st.get(sk)
             if sp is None:
                 s = 0
                 for t in sf.terms:
                     if t.base is None:
                         s |= st[id(t.inters[0])]
-                sp = st[sk] = U.plus(s)  # type: ignore[index]
+                sp = st[sk] = U.plus(s)
             reach = U.col(sp, e)
             if not reach:
                 continue
@@ -351,7 +360,7 @@ class IncrementalChecker:
                 for k in t.diffs:
                     x &= ~((st[id(k)] >> (e * cap)) & row)
                 out |= x
-        st[memo] = out  # type: ignore[index]
+        st[memo] = out
         return out
 
     def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: Sequence[int]) -> bool:
@@ -402,9 +411,9 @@ class IncrementalChecker:
         if not self.form.stable:
             return None
         rel = dict(self.form.kinds)
-        slots: dict[object, int] = {}
+        slots: dict[int | tuple, int] = {}
 
-        def slot(key: object) -> int:
+        def slot(key: int | tuple) -> int:
             return slots.setdefault(key, len(slots))
 
         def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
@@ -437,7 +446,7 @@ class IncrementalChecker:
             tuple(steps), len(order), lambda key, words: self._slot_rows(order, key, words)
         )
 
-    def _slot_rows(self, order: list[object], key: tuple[int, ...], words: int) -> bytes:
+    def _slot_rows(self, order: list[int | tuple], key: tuple[int, ...], words: int) -> bytes:
         """The relations of the slots ``order`` for the skeleton of completion ``key``,
         rows of ``words`` 64-bit words (see :class:`CheckPlan`)."""
         full = self._full_statics(("c", *key))
@@ -450,7 +459,7 @@ class IncrementalChecker:
             elif isinstance(k, tuple):
                 v = self._static_union(k[1], k, full)
             else:
-                v = full[k]  # type: ignore[index]
+                v = full[k]
             for i in range(n):
                 r = (v >> (i * cap)) & row
                 out.extend((r >> (64 * w)) & _WORD for w in range(words))

@@ -65,7 +65,7 @@ def _num(tok: Token) -> int:
     return int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
 
 
-def _flat(cls: type, items: list) -> Prop:
+def _flat(cls: type[And] | type[Or], items: list) -> Prop:
     out: list[Prop] = []
     for p in items:
         if isinstance(p, cls):
@@ -336,9 +336,10 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
             tok.start_pos or 0, f"syntax error in the {what}: unexpected {_describe(tok)}"
         ) from None
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        pos = exc.pos_in_stream
+        ch = text[pos] if pos is not None and pos < len(text) else ""
         raise _RelError(
-            exc.pos_in_stream, f"syntax error in the {what}: unexpected character {ch!r}"
+            pos or 0, f"syntax error in the {what}: unexpected character {ch!r}"
         ) from None
     except UnexpectedEOF:
         raise _RelError(len(text), f"unexpected end of the {what}") from None
