@@ -144,7 +144,8 @@ class IncrementalChecker:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            done = g.completion_key()  # type: ignore[attr-defined]  # TrustGraph's (issue 32)
+            # TrustGraph's (engine/trust); ExecutionGraph (graphs/) does not declare it yet
+            done = g.completion_key()  # type: ignore[attr-defined]
             if done is not None:
                 return ("c", *done)
         return ("p", *g.shape_key())
