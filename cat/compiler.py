@@ -283,7 +283,7 @@ class ModelCompiler:
         vals["rf"] = rf
         if self.native_allowed:
             co = g.node("input", (), REL, info="co", deps=frozenset({"co"}))
-            self.co_input = co
+            self.co_input: Node | None = co
             vals["FW"] = g.diff(vals["W"], g.domain(co), SET)
         else:
             self.co_input = None
@@ -558,7 +558,7 @@ class ModelCompiler:
             st.prog.steps.append(RejectStep(ins.pos, "empty with set"))
             return
         if type(v) is VValSet:
-            branches = []
+            branches: list[tuple[object, Program]] = []
             step = WithStep(None, v, None, ins.pos, branches)
             st.prog.tail = step
             for x in sorted_items(v):
@@ -585,6 +585,7 @@ def standard_generations() -> Digests:
     own ``cross.cat`` (compiled once, without recognising anything)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
     env = ModelCompiler("PPC", native=False).compile(model).env
+    assert env is not None, "the probe runs to its end"
     return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))
 
 

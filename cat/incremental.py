@@ -161,7 +161,8 @@ class IncrementalChecker:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            done = g.completion_key()
+            # TrustGraph's (engine/trust); ExecutionGraph (graphs/) does not declare it yet
+            done = g.completion_key()  # type: ignore[attr-defined]
             if done is not None:
                 return ("c", *done)
         return ("p", *g.shape_key())
@@ -191,9 +192,7 @@ class IncrementalChecker:
         self._statics_bytes += _bytes(out)
         return out
 
-    def _restricted(
-        self, g: ExecutionGraph, present: int, key: tuple | None = None
-    ) -> dict[int, int]:
+    def _restricted(self, g: ExecutionGraph, present: int, key: tuple | None = None) -> Statics:
         if key is None:
             key = self._key(g)
         if not self.form.stable:
@@ -207,7 +206,7 @@ class IncrementalChecker:
             self._pp.clear()
             self._pp_bytes = 0
         pp = self.U.product(present, present)
-        out = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
+        out: Statics = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
         self._pp[ck] = out
         self._pp_bytes += _bytes(out)
         return out
@@ -259,7 +258,9 @@ class IncrementalChecker:
         U = self.U
         cap = U.cap
         drf = dco = dfr = 0  # the pairs the new event brings
-        kind = g.ev[e].kind  # type: ignore[union-attr]
+        ev = g.ev[e]
+        assert ev is not None, "e was just added"
+        kind = ev.kind
         # stable statics come from the threads' complete paths, which change only when
         # a value is read; the others from the prefixes themselves
         key = top_key if top_key[0] == "c" and kind != "R" else self._key(g)
@@ -367,7 +368,7 @@ class IncrementalChecker:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
         st = self._restricted(g, present)
         memo = ("forbidden", base, e)  # it depends on the statics only: kept with them
-        got = st.get(memo)  # type: ignore[call-overload]
+        got = st.get(memo)
         if got is not None:
             return got
         U = self.U
@@ -401,7 +402,7 @@ class IncrementalChecker:
                 for k in t.diffs:
                     x &= ~((st[id(k)] >> (e * cap)) & row)
                 out |= x
-        st[memo] = out  # type: ignore[index]
+        st[memo] = out
         return out
 
     def _inverse_rows(self, g: ExecutionGraph, i: int) -> bytes:
@@ -472,9 +473,9 @@ class IncrementalChecker:
         if not self.form.stable:
             return None
         rel = dict(self.form.kinds)
-        slots: dict[object, int] = {}
+        slots: dict[int | tuple, int] = {}
 
-        def slot(key: object) -> int:
+        def slot(key: int | tuple) -> int:
             return slots.setdefault(key, len(slots))
 
         def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
@@ -507,7 +508,7 @@ class IncrementalChecker:
             tuple(steps), len(order), lambda key, words: self._slot_rows(order, key, words)
         )
 
-    def _slot_rows(self, order: list[object], key: tuple[int, ...], words: int) -> bytes:
+    def _slot_rows(self, order: list[int | tuple], key: tuple[int, ...], words: int) -> bytes:
         """The relations of the slots ``order`` for the skeleton of completion ``key``,
         rows of ``words`` 64-bit words (see :class:`CheckPlan`)."""
         full = self._full_statics(("c", *key))
@@ -520,7 +521,7 @@ class IncrementalChecker:
             elif isinstance(k, tuple):
                 v = self._static_union(k[1], k, full)
             else:
-                v = full[k]  # type: ignore[index]
+                v = full[k]
             for i in range(n):
                 r = (v >> (i * cap)) & row
                 out.extend((r >> (64 * w)) & _WORD for w in range(words))

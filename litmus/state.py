@@ -399,9 +399,10 @@ def _grammar(arch: str, start: str, nthreads: int, text: str, what: str):
             tok.start_pos or 0, f"syntax error in the {what}: unexpected {_describe(tok)}"
         ) from None
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        pos = exc.pos_in_stream
+        ch = text[pos] if pos is not None and pos < len(text) else ""
         raise _RelError(
-            exc.pos_in_stream, f"syntax error in the {what}: unexpected character {ch!r}"
+            pos or 0, f"syntax error in the {what}: unexpected character {ch!r}"
         ) from None
     except UnexpectedEOF:
         raise _RelError(len(text), f"unexpected end of the {what}") from None

@@ -61,6 +61,7 @@ def tokenize(pattern: re.Pattern[str], text: str) -> list[Token]:
     out = []
     for m in pattern.finditer(text):
         kind = m.lastgroup
+        assert kind is not None, "every alternative of the pattern is a named group"
         if kind == "ws":
             continue
         if kind == "bad":

@@ -70,9 +70,9 @@ def _operand(toks: list[Token], i: int, mnemonic: str) -> tuple[Operand, int]:
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":
-        reg = check_register("PPC", text)
-        if reg is not None:
-            return Operand("reg", text, pos, reg=reg), i + 1
+        named = check_register("PPC", text)
+        if named is not None:
+            return Operand("reg", text, pos, reg=named), i + 1
         if _CR.fullmatch(text):
             return Operand("cr", text, pos, int(text[2])), i + 1
         return Operand("name", text, pos), i + 1

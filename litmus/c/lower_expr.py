@@ -204,12 +204,12 @@ class ExprLowerer:
         if isinstance(node, c_ast.Constant):
             return self.constant(node)
         if isinstance(node, c_ast.ID):
-            b = self.lookup(node.name)
-            if isinstance(b, Const):
-                return b.value
-            if b is None and node.name in self.ctx.types.enums:
+            bound = self.lookup(node.name)
+            if isinstance(bound, Const):
+                return bound.value
+            if bound is None and node.name in self.ctx.types.enums:
                 return self.ctx.types.enums[node.name]
-            if b is None and node.name in self.ctx.globals:
+            if bound is None and node.name in self.ctx.globals:
                 t = self.ctx.globals[node.name]
                 return Sym(node.name) if t.kind == "array" else None
             return None
@@ -217,8 +217,8 @@ class ExprLowerer:
             return self.const_value(node.expr)
         if isinstance(node, c_ast.UnaryOp):
             if node.op == "&":
-                a = self.const_address(node.expr)
-                return a[0] if a is not None else None
+                place = self.const_address(node.expr)
+                return place[0] if place is not None else None
             if node.op == "sizeof":
                 return self.sizeof(node.expr)
             v = self.const_value(node.expr)
@@ -410,10 +410,10 @@ class ExprLowerer:
             elem = v.ctype.target
             addr = (v.op,)
         assert elem is not None
-        i = self.expr(node.subscript)
-        if isinstance(i.op, Imm) and isinstance(i.op.value, int):
-            return MemLV(add_offset(addr, i.op.value * elem.size), elem)
-        idx = i.op
+        sub = self.expr(node.subscript)
+        if isinstance(sub.op, Imm) and isinstance(sub.op.value, int):
+            return MemLV(add_offset(addr, sub.op.value * elem.size), elem)
+        idx = sub.op
         if elem.size != 1:
             t = self.temp()
             self.emit(Op(t, "mul", (idx, Imm(elem.size))))
@@ -511,7 +511,7 @@ class ExprLowerer:
             return Val(Imm(self.ctx.types.enums[node.name]), INT)
         return self.load(self.name_lvalue(node), node, dst)
 
-    def value_op(self, fn: str, args: tuple[Operand, ...], dst: str | None) -> Operand:
+    def value_op(self, fn: str, args: tuple[Operand, ...], dst: str | None) -> Reg:
         d = dst or self.temp()
         self.emit(Op(d, fn, args))
         return Reg(d)
@@ -634,7 +634,7 @@ class ExprLowerer:
         if isinstance(v.op, Imm):
             return int(v.op.value != 0)
         if v.ctype.kind == "ptr":
-            return self.value_op("ne", (v.op, Imm(0)), None).name  # type: ignore[union-attr]
+            return self.value_op("ne", (v.op, Imm(0)), None).name
         return v.op.name
 
     def pure(self, node: c_ast.Node) -> bool:
