@@ -339,7 +339,7 @@ class OutcomeBuilder:
             if entry is None:
                 self.states[obs] = [n, sat]
             else:
-                entry[0] += n  # type: ignore[operator]
+                entry[0] += n
             if loop:
                 self.unroll_cut = True
         return n

@@ -201,7 +201,7 @@ class ExecutionGraph:
         """Location index of a memory event."""
         if e < self.L:
             return e
-        return self.lay.loc_index[self.ev[e].loc]  # type: ignore[union-attr,index]
+        return self.lay.loc_index[self.ev[e].loc]
 
     def last(self, t: int) -> int:
         """Id of the last event of thread ``t`` (-1 when it has none)."""
@@ -246,7 +246,7 @@ class ExecutionGraph:
         e = self._append(t, ev, shape)
         self.rf[e] = w
         self.val[e] = self.val[w]
-        self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
+        self.rl[self.lay.loc_index[ev.loc]].append(e)
         return e
 
     def add_write(self, t: int, ev: Event, shape: int, pos: int) -> int:
@@ -254,7 +254,7 @@ class ExecutionGraph:
         (0: right after the initial write); its id."""
         e = self._append(t, ev, shape)
         self.val[e] = ev.value
-        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)
         return e
 
     def add_other(self, t: int, ev: Event, shape: int) -> int:
@@ -268,9 +268,9 @@ class ExecutionGraph:
         assert ev is not None
         if ev.kind == "R":
             self.rf[e] = -1
-            self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[index]
+            self.rl[self.lay.loc_index[ev.loc]].pop()
         elif ev.kind == "W":
-            self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[index]
+            self.co[self.lay.loc_index[ev.loc]].remove(e)
         self.ev[e] = None
         self.val[e] = None
         self.n[t] -= 1
@@ -295,12 +295,12 @@ class ExecutionGraph:
         ``pos`` of its location (0: right after the initial write)."""
         self.ev[e] = ev
         self.val[e] = ev.value
-        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)
         self._rel = None
 
     def uncommit_write(self, e: int) -> None:
         """Undo :meth:`commit_write` (the event keeps its value)."""
-        self.co[self.lay.loc_index[self.ev[e].loc]].remove(e)  # type: ignore[union-attr,index]
+        self.co[self.lay.loc_index[self.ev[e].loc]].remove(e)
         self.val[e] = None
         self._rel = None
 
@@ -386,8 +386,8 @@ class ExecutionGraph:
                 if r >= L:
                     todo.append(r)
                 ej = ev[j]
-                if ej is not None and ej.kind == "J" and n[ej.value]:  # type: ignore[index]
-                    c: int = ej.value  # type: ignore[assignment]
+                if ej is not None and ej.kind == "J" and n[ej.value]:
+                    c: int = ej.value
                     todo.append(base[c] + n[c] - 1)
             view[t] = upto
         return view
@@ -417,7 +417,7 @@ class ExecutionGraph:
             evs = list(self.ev[: self.L])
             for e in self.events():
                 evs.append(self.event(e))
-            sk = Skeleton(tuple(evs), self.T)  # type: ignore[arg-type]
+            sk = Skeleton(tuple(evs), self.T)
         else:
             sk = self.lay.shapes.skeleton(self.shape_key())
         assert sk.n == size
@@ -456,8 +456,8 @@ class ExecutionGraph:
             if e.tid >= 0:
                 room[e.tid] += 1
         lay = Layout(
-            [e.loc for e in inits],  # type: ignore[misc]
-            [e.value for e in inits],  # type: ignore[misc]
+            [e.loc for e in inits],
+            [e.value for e in inits],
             room,
         )
         if lay.locations != tuple(sk.locations) or len(inits) != lay.L:
@@ -482,7 +482,7 @@ class ExecutionGraph:
                     w = src.bit_length() - 1
                     we = sk.events[w]
                     g.rf[gid] = w if we.tid < 0 else lay.base[we.tid] + we.index
-                g.rl[lay.loc_index[e.loc]].append(gid)  # type: ignore[index]
+                g.rl[lay.loc_index[e.loc]].append(gid)
         for li, x in enumerate(lay.locations):
             for w in sk.co_order(co, x):
                 we = sk.events[w]

@@ -179,7 +179,7 @@ def _error(
 ) -> tuple[ErrorRecord, list[str]]:
     """The failed assertion at the end of ``path``, with its run's execution graph, and
     the run, one line per transition."""
-    final, effects = replay(m, s0, path)  # type: ignore[arg-type]
+    final, effects = replay(m, s0, path)
     # let the buffers drain, so that every write of the run has its place in co
     while True:
         shadows = [p for p, _ in m.enabled(final) if p >= m.T]
@@ -193,11 +193,11 @@ def _error(
     graph = run_graph(program, m, [fx0, *effects])
     t, slot = next((t, x) for t, x in enumerate(final.slots) if x.status == FAILED)
     f = slot.end
-    origin = program.threads[t].origins[f.site]  # type: ignore[union-attr]
+    origin = program.threads[t].origins[f.site]
     complete = all(x.status != RUNNING for x in final.slots)
     values = {(t, ev.index): ev.value for fx in effects for t, ev in fx.events if ev.kind == "W"}
     run = [_step_text(m, p, fx, values) for p, fx in zip(path, effects, strict=False)]
-    record = ErrorRecord(f.message, t, origin, complete, (), graph)  # type: ignore[union-attr]
+    record = ErrorRecord(f.message, t, origin, complete, (), graph)
     return record, run
 
 

@@ -165,7 +165,7 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):  # type: ignore[index]
+        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):
             return None
         if te.end == "join":
             if heads[te.waits].ended:
@@ -324,7 +324,7 @@ class Combo(Tables):
         return rank
 
     def _node_tracker(self, options: int, step):
-        tree = self.tracker.tree  # type: ignore[union-attr]
+        tree = self.tracker.tree
 
         def tracked(rf, co, masks, pending, finals):
             tree.enter(options)
@@ -334,7 +334,7 @@ class Combo(Tables):
         return tracked
 
     def _child_tracker(self, kind: str, arg: int, nxt):
-        tree = self.tracker.tree  # type: ignore[union-attr]
+        tree = self.tracker.tree
         option = self._option
 
         def tracked(rf, co, masks, pending, finals):

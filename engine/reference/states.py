@@ -67,7 +67,7 @@ class _StateSearch(Combo):
         super().__init__(threads, variants, model, arch, goal, tally)
         self.visit = visit
 
-    def _leaf(self, rf, co, masks, pending, finals) -> None:  # type: ignore[override]
+    def _leaf(self, rf, co, masks, pending, finals) -> None:
         self.tally.stats.candidates += 1
         self._budget -= 1
         if not self._budget:

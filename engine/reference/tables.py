@@ -58,16 +58,16 @@ class Tables:
                         self.wconst[b + i] = first
                     else:
                         self.wconst[b + i] = None
-                        self.wvals[b + i] = vals  # type: ignore[assignment]
+                        self.wvals[b + i] = vals
                 elif e.kind == "R":
                     m: dict[Value, int] = {}
                     rv = []
                     for k, v in enumerate(vs):
                         val = v.events[i].value
-                        m[val] = m.get(val, 0) | (1 << k)  # type: ignore[index]
+                        m[val] = m.get(val, 0) | (1 << k)
                         rv.append(val)
                     self.rmask[b + i] = m
-                    self.rvals[b + i] = rv  # type: ignore[assignment]
+                    self.rvals[b + i] = rv
         # locations and their events
         self.loc_names = list(sk.locations)
         self.loc_index = {x: i for i, x in enumerate(self.loc_names)}

@@ -76,7 +76,7 @@ class ThreadExec(NamedTuple):
 
     @property
     def read_values(self) -> tuple[Value, ...]:
-        return tuple(e.value for e in self.events if e.kind == "R")  # type: ignore[misc]
+        return tuple(e.value for e in self.events if e.kind == "R")
 
     def pairs(self, dep: str) -> frozenset[tuple[int, int]]:
         """The dependency ``dep`` (addr, data, ctrl, valdep) as pairs of positions."""
@@ -149,17 +149,17 @@ def run_thread(
             if cls is Emit:
                 if len(events) >= MAX_THREAD_EVENTS:
                     raise StepError(f"P{tid}: more than {MAX_THREAD_EVENTS} events in one run")
-                if stops and s[0][0] == "J":  # type: ignore[index]
-                    waits = s[0][5]  # type: ignore[index]
+                if stops and s[0][0] == "J":
+                    waits = s[0][5]
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))
-                events.append(s[0])  # type: ignore[arg-type]
-                st = s[1]  # type: ignore[assignment]
+                events.append(s[0])
+                st = s[1]
                 continue
             if cls is Read:
                 ev = s[0]
-                for v in values_of(ev[4]):  # type: ignore[index]
-                    events.append(with_value(ev, v))  # type: ignore[arg-type]
-                    go(after_read(s, v))  # type: ignore[arg-type]
+                for v in values_of(ev[4]):
+                    events.append(with_value(ev, v))
+                    go(after_read(s, v))
                     events.pop()
                 break
             if cls is ThreadDone:
@@ -172,11 +172,11 @@ def run_thread(
                 if not dropped & 255:
                     check_deadline(deadline)
                 if blocked:
-                    end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
+                    end = "bound" if s[0] == LOOP_BOUND else "blocked"
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
             if cls is ThreadFailed:
-                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
+                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))
                 break
             assert cls is not Stall, "concrete values never stall"
         del events[mark:]
@@ -276,6 +276,6 @@ def _grow(
                 if e.kind == "W" and e.loc is not None:
                     vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
                     if e.value not in vs:
-                        vs.add(e.value)  # type: ignore[arg-type]
+                        vs.add(e.value)
                         grew = True
     return grew

@@ -50,11 +50,11 @@ from herdsman.litmus.base.ir import Value
 try:
     from herdsman.engine.trust import _core
 except ImportError:  # no C compiler at install time: the Python explorer serves
-    _core = None  # type: ignore[assignment]
+    _core = None
 try:
     from herdsman.engine.trust import _core128
 except ImportError:  # no compiler, or none with 128-bit integers
-    _core128 = None  # type: ignore[assignment]
+    _core128 = None
 
 __all__ = ["CORE", "CompiledExplorer", "CoreFallback", "compiled_applies"]
 
@@ -157,7 +157,7 @@ class CompiledExplorer:
         self._ids: dict[PathNode, int] = {n: i for i, n in enumerate(self.nodes)}
         self.values: list[Value] = []
         self._vids: dict[Value, int] = {}
-        initial = [self._vid(start.val[li]) for li in range(lay.L)]  # type: ignore[arg-type]
+        initial = [self._vid(start.val[li]) for li in range(lay.L)]
         spawned = [int(t in start.spawned) for t in range(lay.T)]
         build = _core if lay.size <= 64 else _core128
         assert build is not None
@@ -221,7 +221,7 @@ class CompiledExplorer:
         s = self.nodes[nid].step
         ts = type(s)
         if ts is Read or ts is Emit:
-            ev = s.event  # type: ignore[union-attr]
+            ev = s.event
             kind = _KINDS.get(ev.kind, 4)
             li = vid = tgt = -1
             if kind <= 1:
@@ -242,7 +242,7 @@ class CompiledExplorer:
         return (4, 4, -1, -1, -1, -1)
 
     def new_location(self, nid: int) -> None:
-        raise NewLocation(self.nodes[nid].step.event.loc)  # type: ignore[union-attr]
+        raise NewLocation(self.nodes[nid].step.event.loc)
 
     def child(self, nid: int, vid: int) -> int:
         return self._id(self.nodes[nid].child(self.values[vid]))
@@ -323,18 +323,18 @@ class CompiledExplorer:
         finals: list[ThreadDone] | None = []
         for t, s in enumerate(steps):
             if type(s) is ThreadDone:
-                finals.append(s)  # type: ignore[union-attr]
+                finals.append(s)
             elif type(s) is ThreadFailed:
-                finals.append(s.done)  # type: ignore[union-attr]
+                finals.append(s.done)
             elif not (started >> t) & 1:
-                finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
+                finals.append(nodes[curs[t]].tree.code.initial())
             else:
                 finals = None
                 break
         fails: list[tuple[int, ThreadFailed]] = []
         if self.on_blocked_error is not None:
             fails = [
-                (t, s)  # type: ignore[misc]
+                (t, s)
                 for t, s in enumerate(steps)
                 if type(s) is ThreadFailed and (started >> t) & 1
             ]
@@ -359,7 +359,7 @@ class CompiledExplorer:
             prev = start.roots[t]
             for e in range(b, b + n[t]):
                 nd = nodes[node[e]]
-                g.ev[e] = prev.step.event  # type: ignore[union-attr]
+                g.ev[e] = prev.step.event
                 g.shape[e] = prev.next_shape()
                 g.stamp[e] = stamp[e]
                 g.rf[e] = rf[e]

@@ -157,7 +157,7 @@ class Explorer:
         if node is None:
             self._leaf(g)
             return
-        ev = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        ev = node._step.event
         checker = self.checker
         stats = self.stats
         e = g.base[t] + g.n[t]
@@ -296,7 +296,7 @@ class Explorer:
         for j in victims:
             if not g.revisitable[j]:
                 return False
-            kind = g.ev[j].kind  # type: ignore[union-attr]
+            kind = g.ev[j].kind
             if kind == "R":
                 src = g.rf[j]
             elif kind == "W":

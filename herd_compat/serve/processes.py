@@ -62,7 +62,7 @@ class Job:
         self.limit = WALL_FACTOR * self.cpu  # wall seconds
         self.conn, child = ctx.Pipe(duplex=False)
         cpu = self.cpu
-        self.proc = ctx.Process(  # type: ignore[attr-defined]
+        self.proc = ctx.Process(
             target=run_job, args=(req, child, cpu), daemon=True, name=f"herdsman-job-{self.id}"
         )
         self._child = child

@@ -97,13 +97,13 @@ class LitmusOracle:
         return tuple(out)
 
     def placements(self, chosen: frozenset[Candidate]) -> list[FencePlacement]:
-        return sorted(FencePlacement(c.site[0], c.site[1], c.kind) for c in chosen)  # type: ignore[index]
+        return sorted(FencePlacement(c.site[0], c.site[1], c.kind) for c in chosen)
 
     def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
         text, origin = fenced_test(self.test, self.placements(chosen))
         self.text, self.origin = text, origin
         self.fenced = parse_text(text, self.test.path or "<fenced>")
-        out = run_program(lower(self.fenced), self.model, self.opts)  # type: ignore[arg-type]
+        out = run_program(lower(self.fenced), self.model, self.opts)
         return [w.graph for w in out.witnesses if w.graph is not None]
 
     def item(self, e: Event) -> int | None:
@@ -111,10 +111,10 @@ class LitmusOracle:
         code = self.fenced.threads[e.tid]
         instrs = [i for i, it in enumerate(code) if isinstance(it, Instruction)]
         k = instrs[e.poi] if e.poi < len(instrs) else None
-        if k is None or code[k].text != e.instr:  # type: ignore[union-attr]
+        if k is None or code[k].text != e.instr:
             start = k if k is not None else 0
             k = next(
-                (i for i in instrs if i >= start and code[i].text == e.instr),  # type: ignore[union-attr]
+                (i for i in instrs if i >= start and code[i].text == e.instr),
                 None,
             )
         return None if k is None else self.origin[e.tid][k]

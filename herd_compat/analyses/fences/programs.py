@@ -140,7 +140,7 @@ class ProgramOracle:
         added (0: none)."""
         text, added = self.source, 0
         for kind in KINDS[self.mode]:
-            lines = sorted(int(c.site) for c in chosen if c.kind == kind)  # type: ignore[call-overload]
+            lines = sorted(int(c.site) for c in chosen if c.kind == kind)
             if not lines:
                 continue
             lines = [x + 1 if added and x >= added else x for x in lines]
