@@ -28,7 +28,7 @@ from functools import partial
 try:  # the optional compiled operators (setup.py builds them when it can)
     from herdsman.graphs import _relalg as _kernel
 except ImportError:
-    _kernel = None
+    _kernel = None  # type: ignore[assignment]  # the optional extension is absent
 
 __all__ = ["Universe", "members", "bits", "KERNEL"]
 
@@ -130,7 +130,7 @@ class Universe:
         return (self.n, self.cap)
 
     def __setstate__(self, state: tuple[int, int]) -> None:
-        self.__init__(*state)
+        Universe.__init__(self, *state)
 
     # ----------------------------------------------------------------- conversions
     def spread(self, s: int) -> int:

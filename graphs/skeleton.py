@@ -76,6 +76,7 @@ class Skeleton:
         field = Event._fields.index(name)
         for i, e in enumerate(self.events):
             mask = e[field]
+            assert isinstance(mask, int), f"{name} is no dependency field"
             if mask and e.tid >= 0:
                 out |= U.spread(mask << self.base[e.tid]) << i
         return out
@@ -191,7 +192,7 @@ class Skeleton:
                 groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
         for i in spawns:
             e = self.events[i]
-            other = groups.get(e.value, 0)
+            other = groups.get(e.other, 0)
             if not other:
                 continue
             if e.kind == "S":
