@@ -116,6 +116,7 @@ class Tally(OutcomeBuilder):
         for loc, kind, a, c in getters[1]:
             if kind == 0:  # a register of thread a
                 done = dones[a]
+                assert isinstance(loc, RegLoc)
                 out[loc] = 0 if done is None else done.reg(loc.reg)
             elif kind == 1:  # memory location a
                 out[loc] = final_value(a)

@@ -202,6 +202,12 @@ class ExecutionGraph:
         assert ev is not None
         return ev if ev.kind != "R" else ev._replace(value=self.val[e])
 
+    def event_at(self, e: int) -> Event:
+        """Event ``e`` as added (a read without its value)."""
+        ev = self.ev[e]
+        assert ev is not None, f"no event {e}"
+        return ev
+
     def loc(self, e: int) -> int:
         """Location index of a memory event."""
         if e < self.L:

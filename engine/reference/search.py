@@ -165,7 +165,7 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):
+        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
             return None
         if te.end == "join":
             if heads[te.waits].ended:
@@ -324,6 +324,7 @@ class Combo(Tables):
         return rank
 
     def _node_tracker(self, options: int, step):
+        assert self.tracker is not None
         tree = self.tracker.tree
 
         def tracked(rf, co, masks, pending, finals):
@@ -334,6 +335,7 @@ class Combo(Tables):
         return tracked
 
     def _child_tracker(self, kind: str, arg: int, nxt):
+        assert self.tracker is not None
         tree = self.tracker.tree
         option = self._option
 

@@ -76,7 +76,7 @@ class ThreadExec(NamedTuple):
 
     @property
     def read_values(self) -> tuple[Value, ...]:
-        return tuple(e.value for e in self.events if e.kind == "R")
+        return tuple(e.known_value for e in self.events if e.kind == "R")
 
     def pairs(self, dep: str) -> frozenset[tuple[int, int]]:
         """The dependency ``dep`` (addr, data, ctrl, valdep) as pairs of positions."""
@@ -84,6 +84,7 @@ class ThreadExec(NamedTuple):
         out = set()
         for j, e in enumerate(self.events):
             mask = e[field]
+            assert isinstance(mask, int), f"{dep} is no dependency"
             i = 0
             while mask:
                 if mask & 1:
@@ -145,29 +146,30 @@ def run_thread(
         mark = len(events)
         while True:
             s = step(st)
-            cls = type(s)
-            if cls is Emit:
+            if type(s) is Emit:
                 if len(events) >= MAX_THREAD_EVENTS:
                     raise StepError(f"P{tid}: more than {MAX_THREAD_EVENTS} events in one run")
                 if stops and s[0][0] == "J":
-                    waits = s[0][5]
+                    waits = s[0].other
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))
                 events.append(s[0])
                 st = s[1]
                 continue
-            if cls is Read:
+            if type(s) is Read:
                 ev = s[0]
-                for v in values_of(ev[4]):
+                loc = ev[4]
+                assert loc is not None, "concrete values give known addresses"
+                for v in values_of(loc):
                     events.append(with_value(ev, v))
                     go(after_read(s, v))
                     events.pop()
                 break
-            if cls is ThreadDone:
+            if type(s) is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
                 break
-            if cls is Blocked:
+            if type(s) is Blocked:
                 dropped += 1
                 if not dropped & 255:
                     check_deadline(deadline)
@@ -175,10 +177,10 @@ def run_thread(
                     end = "bound" if s[0] == LOOP_BOUND else "blocked"
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is ThreadFailed:
+            if type(s) is ThreadFailed:
                 out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))
                 break
-            assert cls is not Stall, "concrete values never stall"
+            assert type(s) is not Stall, "concrete values never stall"
         del events[mark:]
 
     go(code.start())
@@ -276,6 +278,6 @@ def _grow(
                 if e.kind == "W" and e.loc is not None:
                     vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
                     if e.value not in vs:
-                        vs.add(e.value)
+                        vs.add(e.known_value)
                         grew = True
     return grew
