@@ -31,6 +31,7 @@ from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.errors import ErrorFound
 from herdsman.engine.options import RunOptions
+from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.outcome import (
     ErrorRecord,
     ExecutionRecord,
@@ -117,7 +118,9 @@ class Tally(OutcomeBuilder):
             if kind == 0:  # a register of thread a
                 done = dones[a]
                 assert isinstance(loc, RegLoc)
-                out[loc] = 0 if done is None else done.reg(loc.reg)
+                v = 0 if done is None else done.reg(loc.reg)
+                assert is_known(v), "a final register is known"
+                out[loc] = v
             elif kind == 1:  # memory location a
                 out[loc] = final_value(a)
             else:  # nothing writes it: its initial value

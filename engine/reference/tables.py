@@ -47,12 +47,12 @@ class Tables:
         self.rmask: dict[int, dict[Value, int]] = {}
         self.rvals: dict[int, list[Value]] = {}
         for eid in lay.init_eid.values():
-            self.wconst[eid] = events[eid].value
+            self.wconst[eid] = events[eid].known_value
         for t, vs in enumerate(variants):
             b = lay.base[t]
             for i, e in enumerate(vs[0].events):
                 if e.kind == "W":
-                    vals = [v.events[i].value for v in vs]
+                    vals = [v.events[i].known_value for v in vs]
                     first = vals[0]
                     if all(v == first for v in vals):
                         self.wconst[b + i] = first
@@ -63,7 +63,7 @@ class Tables:
                     m: dict[Value, int] = {}
                     rv = []
                     for k, v in enumerate(vs):
-                        val = v.events[i].value
+                        val = v.events[i].known_value
                         m[val] = m.get(val, 0) | (1 << k)
                         rv.append(val)
                     self.rmask[b + i] = m
@@ -93,9 +93,9 @@ class Tables:
                 out = []
                 for w in srcs:
                     cw = self.wconst[w]
-                    m = None if cw is None else rm.get(cw, 0)
-                    if m != 0:
-                        out.append((w, 1 << (w * cap + r), m, self.tid_of[w]))
+                    mk = None if cw is None else rm.get(cw, 0)
+                    if mk != 0:
+                        out.append((w, 1 << (w * cap + r), mk, self.tid_of[w]))
                 self.cands[r] = out
         self.valdep = sk.valdep
         self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0

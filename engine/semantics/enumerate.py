@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
-from herdsman.engine.semantics.arith import cmp_key
+from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
@@ -62,12 +62,14 @@ class ThreadExec(NamedTuple):
         return self.done.cut
 
     @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
+    def regs(self) -> tuple[tuple[str, AnyValue], ...]:
         """The final registers, by name."""
         return self.done.regs
 
     def reg(self, name: str, default: Value = 0) -> Value:
-        return self.done.reg(name, default)
+        v = self.done.reg(name, default)
+        assert is_known(v), "an enumerated thread has concrete values"
+        return v
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""

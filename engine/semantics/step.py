@@ -557,7 +557,8 @@ class ThreadCode:
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
         if p is not None:
-            ev = p.event._replace(value=evaluate(p.event.value, reads))
+            v = p.event.value
+            ev = p.event._replace(value=None if v is None else evaluate(v, reads))
             p = p._replace(
                 event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
             )
