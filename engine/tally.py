@@ -31,7 +31,6 @@ from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.errors import ErrorFound
 from herdsman.engine.options import RunOptions
-from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.outcome import (
     ErrorRecord,
     ExecutionRecord,
@@ -39,6 +38,7 @@ from herdsman.engine.outcome import (
     record,
     wants_show,
 )
+from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
