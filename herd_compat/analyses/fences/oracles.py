@@ -97,7 +97,7 @@ class LitmusOracle:
         return tuple(out)
 
     def placements(self, chosen: frozenset[Candidate]) -> list[FencePlacement]:
-        return sorted(FencePlacement(c.site[0], c.site[1], c.kind) for c in chosen)
+        return sorted(FencePlacement(*_thread_site(c), c.kind) for c in chosen)
 
     def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
         text, origin = fenced_test(self.test, self.placements(chosen))
@@ -110,11 +110,12 @@ class LitmusOracle:
         """The original code item of an event of the fenced test (None: inserted)."""
         code = self.fenced.threads[e.tid]
         instrs = [i for i, it in enumerate(code) if isinstance(it, Instruction)]
+        texts = {i: it.text for i, it in enumerate(code) if isinstance(it, Instruction)}
         k = instrs[e.poi] if e.poi < len(instrs) else None
-        if k is None or code[k].text != e.instr:
+        if k is None or texts[k] != e.instr:
             start = k if k is not None else 0
             k = next(
-                (i for i in instrs if i >= start and code[i].text == e.instr),
+                (i for i in instrs if i >= start and texts[i] == e.instr),
                 None,
             )
         return None if k is None else self.origin[e.tid][k]
@@ -228,3 +229,12 @@ def _jumped_over(code: tuple) -> set[int]:
             j = labels.get(it.op.target, -1)
             out.update(range(i + 1, j + 1))
     return out
+
+
+def _thread_site(c: Candidate) -> tuple[int, int]:
+    """The site of a placement in a litmus test: (thread, position in its code)."""
+    site = c.site
+    assert isinstance(site, tuple) and len(site) == 2
+    t, p = site
+    assert isinstance(t, int) and isinstance(p, int)
+    return t, p
