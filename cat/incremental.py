@@ -67,6 +67,10 @@ CACHE_BYTES = 64 << 20
 # ----------------------------------------------------------------------------- checker
 
 
+#: The static nodes' values by their ``id``, and memos of the checks by tuple keys.
+Statics = dict[int | tuple, int]
+
+
 class _State:
     """The checker's state for one graph: its relations now, and what taking back each
     event added needs.  Every pair an event brings touches it (it is the newest event of

@@ -348,7 +348,7 @@ class OutcomeBuilder:
             if entry is None:
                 self.states[obs] = [n, sat]
             else:
-                entry[0] += n  # type: ignore[operator]
+                entry[0] += n
         return n
 
     def executions_so_far(self) -> int:

@@ -40,6 +40,7 @@ from herdsman.engine.outcome import (
     record,
     wants_show,
 )
+from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
@@ -119,7 +120,10 @@ class Tally(OutcomeBuilder):
         for loc, kind, a, c in getters[1]:
             if kind == 0:  # a register of thread a
                 done = dones[a]
-                out[loc] = 0 if done is None else done.reg(loc.reg)  # type: ignore[union-attr]
+                assert isinstance(loc, RegLoc)
+                v = 0 if done is None else done.reg(loc.reg)
+                assert is_known(v), "a final register is known"
+                out[loc] = v
             elif kind == 1:  # memory location a
                 out[loc] = final_value(a)
             else:  # nothing writes it: its initial value

@@ -30,7 +30,7 @@ from herdsman.graphs import widerel
 try:  # the optional compiled operators (setup.py builds them when it can)
     from herdsman.graphs import _relalg as _kernel
 except ImportError:
-    _kernel = None
+    _kernel = None  # type: ignore[assignment]  # the optional extension is absent
 
 __all__ = ["Universe", "members", "bits", "KERNEL"]
 
@@ -126,10 +126,10 @@ class Universe:
         self.inverse: Callable[[int], int]
         self.acyclic: Callable[[int], bool]
         if KERNEL:
-            self.seq = partial(_kernel.seq, n, cap)  # type: ignore[union-attr]
-            self.plus = partial(_kernel.plus, n, cap)  # type: ignore[union-attr]
-            self.inverse = partial(_kernel.inverse, n, cap)  # type: ignore[union-attr]
-            self.acyclic = partial(_kernel.acyclic, n, cap)  # type: ignore[union-attr]
+            self.seq = partial(_kernel.seq, n, cap)
+            self.plus = partial(_kernel.plus, n, cap)
+            self.inverse = partial(_kernel.inverse, n, cap)
+            self.acyclic = partial(_kernel.acyclic, n, cap)
         else:
             self.seq = self.seq_py
             self.plus = self.plus_py
@@ -140,7 +140,7 @@ class Universe:
         return (self.n, self.cap)
 
     def __setstate__(self, state: tuple[int, int]) -> None:
-        self.__init__(*state)  # type: ignore[misc]
+        Universe.__init__(self, *state)
 
     # ----------------------------------------------------------------- conversions
     def spread(self, s: int) -> int:

@@ -181,7 +181,7 @@ class Skeleton:
                 groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
         for i in spawns:
             e = self.events[i]
-            other = groups.get(e.value, 0)  # type: ignore[arg-type]
+            other = groups.get(e.other, 0)
             if not other:
                 continue
             if e.kind == "S":

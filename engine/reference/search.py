@@ -143,7 +143,7 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):  # type: ignore[index]
+        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
             return None
         if te.end == "join":
             if heads[te.waits].ended:

@@ -11,8 +11,9 @@ explorer has not chosen yet gives a :class:`ReadValue`; operations on it build a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import TypeGuard
 
+from herdsman.graphs.symbolic import AnyValue, Expr, ReadValue
 from herdsman.litmus.base.ir import Sym, Value
 from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
 
@@ -21,27 +22,7 @@ class EvalError(Exception):
     """A register computation herd cannot perform (e.g. arithmetic on addresses)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReadValue:
-    """The value of the read at position ``index`` of its thread, not chosen yet."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Expr:
-    """``fn(args)`` where some argument is not known yet."""
-
-    fn: str
-    args: tuple[Value | ReadValue | Expr, ...]
-
-
-Symbolic = ReadValue | Expr
-#: A register's value: known, or symbolic.
-AnyValue = Value | ReadValue | Expr
-
-
-def is_known(v: object) -> bool:
+def is_known(v: object) -> TypeGuard[Value]:
     return not isinstance(v, ReadValue | Expr)
 
 
@@ -65,7 +46,7 @@ def evaluate(v: AnyValue, reads: Mapping[int, Value]) -> AnyValue:
     if isinstance(v, Expr):
         args = [evaluate(a, reads) for a in v.args]
         if all(is_known(a) for a in args):
-            return apply_op(v.fn, args)  # type: ignore[arg-type]
+            return apply_op(v.fn, args)
         return Expr(v.fn, tuple(args))
     return v
 
@@ -103,7 +84,7 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
     if isinstance(a, Sym) or isinstance(b, Sym):
-        return _on_addresses(fn, a, b)  # type: ignore[arg-type]
+        return _on_addresses(fn, a, b)
     assert isinstance(a, int) and isinstance(b, int)
     try:
         return int_op(fn, a, b)

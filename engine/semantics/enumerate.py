@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
-from herdsman.engine.semantics.arith import cmp_key, loc_name
+from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
@@ -74,12 +74,14 @@ class ThreadExec(NamedTuple):
         return self.done.cut
 
     @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
+    def regs(self) -> tuple[tuple[str, AnyValue], ...]:
         """The final registers, by name."""
         return self.done.regs
 
     def reg(self, name: str, default: Value = 0) -> Value:
-        return self.done.reg(name, default)
+        v = self.done.reg(name, default)
+        assert is_known(v), "an enumerated thread has concrete values"
+        return v
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
@@ -88,7 +90,7 @@ class ThreadExec(NamedTuple):
 
     @property
     def read_values(self) -> tuple[Value, ...]:
-        return tuple(e.value for e in self.events if e.kind == "R")  # type: ignore[misc]
+        return tuple(e.known_value for e in self.events if e.kind == "R")
 
     def pairs(self, dep: str) -> frozenset[tuple[int, int]]:
         """The dependency ``dep`` (addr, data, ctrl, valdep) as pairs of positions."""
@@ -96,6 +98,7 @@ class ThreadExec(NamedTuple):
         out = set()
         for j, e in enumerate(self.events):
             mask = e[field]
+            assert isinstance(mask, int), f"{dep} is no dependency"
             i = 0
             while mask:
                 if mask & 1:
@@ -157,44 +160,45 @@ def run_thread(
         mark = len(events)
         while True:
             s = step(st)
-            cls = type(s)
-            if cls is Emit:
+            if type(s) is Emit:
                 if len(events) >= MAX_THREAD_EVENTS:
                     raise StepError(f"P{tid}: more than {MAX_THREAD_EVENTS} events in one run")
-                if stops and s[0][0] == "J":  # type: ignore[index]
-                    waits = s[0][5]  # type: ignore[index]
+                if stops and s[0][0] == "J":
+                    waits = s[0].other
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))
-                events.append(s[0])  # type: ignore[arg-type]
-                st = s[1]  # type: ignore[assignment]
+                events.append(s[0])
+                st = s[1]
                 continue
-            if cls is Read:
+            if type(s) is Read:
                 ev = s[0]
-                for v in values_of(ev[4]):  # type: ignore[index]
-                    events.append(with_value(ev, v))  # type: ignore[arg-type]
-                    go(after_read(s, v))  # type: ignore[arg-type]
+                loc = ev[4]
+                assert loc is not None, "concrete values give known addresses"
+                for v in values_of(loc):
+                    events.append(with_value(ev, v))
+                    go(after_read(s, v))
                     events.pop()
                 break
             if isinstance(s, Fork):  # a choice of the thread's own: every way
                 for nxt in s.states:
                     go(nxt)
                 break
-            if cls is ThreadDone:
+            if type(s) is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
                 break
-            if cls is Blocked:
+            if type(s) is Blocked:
                 dropped += 1
                 if not dropped & 255:
                     check_deadline(deadline)
                 if blocked:
-                    end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
+                    end = "bound" if s[0] == LOOP_BOUND else "blocked"
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is ThreadFailed:
-                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
+            if type(s) is ThreadFailed:
+                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))
                 break
-            assert cls is not Stall, "concrete values never stall"
+            assert type(s) is not Stall, "concrete values never stall"
         del events[mark:]
 
     go(code.start())
@@ -317,6 +321,6 @@ def _grow(
                 if e.kind == "W" and e.loc is not None:
                     vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
                     if e.value not in vs:
-                        vs.add(e.value)  # type: ignore[arg-type]
+                        vs.add(e.known_value)
                         grew = True
     return grew

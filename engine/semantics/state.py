@@ -74,16 +74,16 @@ class ThreadDone(NamedTuple):
     order: tuple[tuple[int, str], ...]  # (slot, name) in name order
 
     @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
+    def regs(self) -> tuple[tuple[str, AnyValue], ...]:
         """The registers the thread has set (or was given), by name."""
         v = self.values
-        return tuple([(name, v[i]) for i, name in self.order if v[i] is not None])  # type: ignore[misc]
+        return tuple([(name, x) for i, name in self.order if (x := v[i]) is not None])
 
-    def reg(self, name: str, default: Value = 0) -> Value:
+    def reg(self, name: str, default: Value = 0) -> AnyValue:
         """The final value of register ``name``."""
         i = self.slots.get(name)
         v = None if i is None else self.values[i]
-        return default if v is None else v  # type: ignore[return-value]
+        return default if v is None else v
 
 
 class Blocked(NamedTuple):

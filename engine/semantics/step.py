@@ -161,7 +161,7 @@ class ThreadCode:
         self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
         self.const_loc: list[str | None] = []
         for _regs, operands, naddr in infos:
-            cargs = tuple([(slots[x], 0) if reg else (-1, x) for reg, x in operands])
+            cargs = tuple([(slots[x], 0) if isinstance(x, str) else (-1, x) for _, x in operands])
             self.args.append(cargs)
             ops = cargs[:naddr]
             self.addr_ops.append(ops)
@@ -288,7 +288,8 @@ class ThreadCode:
                 continue
             try:
                 if cls is Op:
-                    regs, taint = self._op(th, ins, th.args[pc], regs, taint)  # type: ignore[arg-type]
+                    assert isinstance(ins, Op)
+                    regs, taint = self._op(th, ins, th.args[pc], regs, taint)
                     pc += 1
                     poi += 1
                     continue
@@ -309,14 +310,16 @@ class ThreadCode:
                     poi += 1
                     continue
                 if cls is Assume or cls is Assert:
-                    c = self._value(th, regs, ins.creg)  # type: ignore[union-attr]
+                    assert isinstance(ins, Assume | Assert)
+                    c = self._value(th, regs, ins.creg)
                     if not is_known(c):
                         return Stall(reads_of(c))
-                    if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
+                    if not branch_taken(ins.cond, c):
                         if cls is Assume:
                             return Blocked("assume")
                         done = _new(ThreadDone, (regs, False, self.slots, self.order))
-                        return ThreadFailed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
+                        assert isinstance(ins, Assert)
+                        return ThreadFailed(ins.message or "assertion", pc, done)
                     if self.branch_commit:  # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
@@ -336,9 +339,9 @@ class ThreadCode:
         return 0 if v is None else v
 
     def _operand(self, th: ThreadCode, regs: tuple, taint: tuple, op: Operand) -> tuple:
-        if type(op) is Imm:
+        if isinstance(op, Imm):
             return op.value, 0
-        i = th.slots[op.name]  # type: ignore[union-attr]
+        i = th.slots[op.name]
         v = regs[i]
         return (0 if v is None else v), taint[i]
 
@@ -389,7 +392,7 @@ class ThreadCode:
                 t |= taint[slot2]
             if not is_known(c):
                 return Stall(reads_of(c)), st, pc
-            taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
+            taken = branch_taken(ins.cond, c)
             if self.branch_commit:
                 event = _new(
                     Event,
@@ -471,8 +474,9 @@ class ThreadCode:
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
         if cls is Spawn or cls is Join:
+            assert isinstance(ins, Spawn | Join)
             kind = "S" if cls is Spawn else "J"
-            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
+            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
         loc = th.const_loc[pc]
@@ -486,21 +490,22 @@ class ThreadCode:
                 loc = _loc_name(a)
             else:
                 sym = a
-        annots = ins.annots  # type: ignore[union-attr]
+        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock)
+        annots = ins.annots
         if cls is Store or cls is Unlock:
-            v, vt = 0, 0
+            v: AnyValue = 0
+            vt = 0
             if cls is Store:
                 slot, v = cops[-1]
                 if slot >= 0:
-                    v, vt = st.regs[slot], st.taint[slot]
-                    if v is None:
-                        v = 0
+                    got, vt = st.regs[slot], st.taint[slot]
+                    v = 0 if got is None else got
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
-            fields = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
+            w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, fields), after, sym))
-        fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
-        return _new(Read, (_new(Event, fields), st, sym))
+            return _new(Emit, (_new(Event, w), after, sym))
+        r = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
+        return _new(Read, (_new(Event, r), st, sym))
 
     def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
         """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
@@ -575,9 +580,10 @@ class ThreadCode:
                     st = st._replace(regs=regs, taint=taint)
                 guard: AnyValue = 1
                 fail = "skip"
-            elif cls is CAS:
-                exp, _ = self._operand(th, regs, taint, ins.expected)  # type: ignore[union-attr]
-                new, stain = self._operand(th, regs, taint, ins.desired)  # type: ignore[union-attr]
+            elif isinstance(ins, CAS):
+                dst = th.slots[ins.dst] if ins.dst else -1
+                exp, _ = self._operand(th, regs, taint, ins.expected)
+                new, stain = self._operand(th, regs, taint, ins.desired)
                 guard = apply_op("eq", [value, exp])
                 fail = "skip"
             else:  # Lock
@@ -628,7 +634,8 @@ class ThreadCode:
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
         if p is not None:
-            ev = p.event._replace(value=evaluate(p.event.value, reads))  # type: ignore[arg-type]
+            v = p.event.value
+            ev = p.event._replace(value=None if v is None else evaluate(v, reads))
             p = p._replace(
                 event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
             )
@@ -639,21 +646,23 @@ class ThreadCode:
         return StepError(f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}")
 
 
-_NO_INFO: tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int] = ((), (), 0)
+#: An operation's registers, value operands (is a register, its name or the immediate
+#: value) and how many of them make the address (see :func:`_info`).
+_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
+_NO_INFO: _Info = ((), (), 0)
 
 
-def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int]:
+def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
     register name or immediate value) in a fixed order (an Op's arguments; the address
     of an access, then a store's or RMW's source, a CAS's expected and desired values),
     and how many of them make the address."""
-    cls = type(ins)
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
-    if cls is Op:
-        ops = ins.args  # type: ignore[union-attr]
-        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
+    if isinstance(ins, Op):
+        ops = ins.args
+        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
     elif isinstance(ins, Load):
         ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
         if ins.reserve is not None:
@@ -661,26 +670,26 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
     elif isinstance(ins, StoreCond):
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)
         out = [ins.status, ins.reserve]
-    elif cls is Store or cls is RMW:
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
-        if cls is RMW and ins.dst:  # type: ignore[union-attr]
-            out = [ins.dst]  # type: ignore[union-attr]
+    elif isinstance(ins, Store | RMW):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        if isinstance(ins, RMW) and ins.dst:
+            out = [ins.dst]
         if isinstance(ins, RMW) and ins.sets_cr:
             out.append("cr0")
-    elif cls is CAS:
-        ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
-        naddr = len(ins.addr)  # type: ignore[union-attr]
-        out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
-    elif cls is Lock or cls is Unlock:
-        ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
+    elif isinstance(ins, CAS):
+        ops = (*ins.addr, ins.expected, ins.desired)
+        naddr = len(ins.addr)
+        out = [ins.dst] if ins.dst else []
+    elif isinstance(ins, Lock | Unlock):
+        ops, naddr = ins.addr, len(ins.addr)
     elif isinstance(ins, Branch):
         out = [] if ins.cond is None else [ins.creg]
         if ins.rhs is not None:
             out.append(ins.rhs)
-    elif cls is Assume or cls is Assert:
-        out = [ins.creg]  # type: ignore[union-attr]
-    regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]
-    operands = tuple([(True, o.name) if type(o) is Reg else (False, o.value) for o in ops])  # type: ignore[union-attr]
+    elif isinstance(ins, Assume | Assert):
+        out = [ins.creg]
+    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
+    operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
     return regs, operands, naddr
 
 
@@ -781,7 +790,9 @@ def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     return kind, _NONE
 
 
-def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
+def _address(
+    regs: tuple[AnyValue | None, ...], taint: tuple[int, ...], cops: tuple[tuple[int, Value], ...]
+) -> tuple[AnyValue | None, int]:
     """(the address ``sum`` of the compiled operands ``cops``, its taint): a
     :class:`Sym`, a symbolic value, or None when it is no location."""
     base: AnyValue | None = None
@@ -789,6 +800,7 @@ def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> 
     t = 0
     sym: list[AnyValue] = []
     for slot, imm in cops:
+        v: AnyValue | None
         if slot < 0:
             v = imm
         else:
@@ -796,14 +808,14 @@ def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> 
             if v is None:
                 continue
             t |= taint[slot]
-        tv = type(v)
-        if tv is int:
-            off += v  # type: ignore[operator]
-        elif tv is Sym:
+        if type(v) is int:
+            off += v
+        elif type(v) is Sym:
             if base is not None:
                 return None, t
             base = v
         else:
+            assert v is not None
             sym.append(v)
     if sym:
         expr: AnyValue = sym[0]
@@ -838,8 +850,8 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
         return 2
     if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
         return 1
-    if cls is Branch:
-        return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
+    if isinstance(ins, Branch):
+        return int(branch_commit and ins.cond is not None)
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
