@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.bell import Bell, read_bell, resolve_bell
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
@@ -114,8 +115,9 @@ BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
 ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
-#: those with herd's fence sets (a model must type-check with each one's names).
-CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences)
+#: those with herd's fence sets, and C (lock events), whose names herdsman's front-ends
+#: make (a model must type-check with the union of their names).
+CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences or a.name == "C")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,8 +264,10 @@ class Model:
         variants: Iterable[str] = frozenset(),
         skipchecks: Iterable[str] = (),
         through: bool = False,
+        bell: Bell | None = None,
     ) -> None:
         self.ast = ast
+        self.bell = bell
         self.path = ast.path
         self.spec = spec
         self.arch = ast.arch
@@ -308,6 +312,7 @@ class Model:
                 include_dirs=self.include_dirs,
                 skipchecks=self.skipchecks,
                 through=self.through,
+                bell=self.bell,
             )
             analysis = Analysis(compiled)
             mono = analysis.monotone_steps()
@@ -383,7 +388,7 @@ class Model:
         """The skeleton's signature (which of the frontier nodes are empty: a mask), the
         predefined names' bits, the static nodes' values, and the run-time support and
         evaluator of ``sk``."""
-        names = static_names(sk, arch)
+        names = static_names(sk, arch, unit.compiled.tag_sets)
         N = {name: bits for name, (_, bits) in names.items()}
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
         ev.predef = Predefined(names)
@@ -511,12 +516,15 @@ def load_model(
     variants: Iterable[str] = frozenset(),
     skipchecks: Iterable[str] = (),
     through: bool = False,
+    bell: str | os.PathLike[str] | None = None,
 ) -> Model:
-    """Load, type-check and compile a model (built-in name or path); InputError if bad."""
+    """Load, type-check and compile a model (built-in name or path), run after the bell
+    file ``bell`` when given (:mod:`cat.bell`); InputError if bad."""
     path = resolve_spec(spec)
     with DeepRecursion():
+        b = read_bell(resolve_bell(bell, include_dirs)) if bell is not None else None
         ast = load_file(str(path))
-        return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
+        return Model(ast, str(spec), include_dirs, variants, skipchecks, through, b)
 
 
 def load_model_text(
@@ -549,7 +557,13 @@ def probe(model: Model, site: CheckSite, exprs: Sequence[CatExpr]) -> Probe | No
     try:
         with DeepRecursion():
             copy = Model(
-                ast, model.spec, model.include_dirs, model.variants, model.skipchecks, model.through
+                ast,
+                model.spec,
+                model.include_dirs,
+                model.variants,
+                model.skipchecks,
+                model.through,
+                model.bell,
             )
     except InputError:
         return None

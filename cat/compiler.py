@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.bell import Bell
 from herdsman.cat.checks import operand
 from herdsman.cat.conditions import variant
 from herdsman.cat.costandard import Digests, known_digests, recognise
@@ -129,6 +130,8 @@ class Compiled:
     native_with: bool
     env: Env | None = None
     bindings: list = field(default_factory=list)
+    #: the event sets a bell file predefines -> their annotation (``cat.bell``)
+    tag_sets: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -208,8 +211,11 @@ class ModelCompiler:
         through: bool = False,
         native: bool = True,
         stdlib: str | None = None,
+        bell: Bell | None = None,
     ) -> None:
         self.arch = arch
+        self.bell = bell
+        self.tag_sets = bell.tag_sets() if bell is not None else {}
         self.variants = frozenset(v.lower() for v in variants)
         self.include_dirs = [str(d) for d in include_dirs]
         self.skipchecks = frozenset(skipchecks)
@@ -236,8 +242,19 @@ class ModelCompiler:
         stdlib = load_file(self.stdlib)
         self.final_env: Env | None = None
 
-        def after_stdlib(st1: _St) -> None:
+        def run_model(st1: _St) -> None:
             self.run(list(model.instrs), 0, st1, self.finish)
+
+        def after_stdlib(st1: _St) -> None:
+            if self.bell is None:
+                run_model(st1)
+                return
+            # herd runs the bell file as if included here, its declarations ignored
+            outer = st1.includes
+            st1.includes = (*outer, os.path.realpath(self.bell.path))
+            self.run(
+                list(self.bell.ast.instrs), 0, st1, self._resume_include([], 0, run_model, outer)
+            )
 
         self.run(list(stdlib.instrs), 0, st, after_stdlib)
         if self.withs == 0:
@@ -255,6 +272,7 @@ class ModelCompiler:
             self.native_with,
             self.final_env,
             self.bindings,
+            dict(self.tag_sets),
         )
 
     def finish(self, st: _St) -> None:
@@ -274,6 +292,8 @@ class ModelCompiler:
         for name, kind in predefined_kinds(self.arch).items():
             t = SET if kind == "set" else REL
             vals[name] = g.node("name", (), t, info=name)
+        for name in self.tag_sets:  # a bell file's event sets
+            vals[name] = g.node("name", (), SET, info=name)
         rf = g.node("input", (), REL, info="rf", deps=frozenset({"rf"}))
         vals["rf"] = rf
         if self.native_allowed:

@@ -19,7 +19,7 @@ this cannot read (fixpoints, ``with``...) has no incremental form.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from herdsman.cat.checks import operand
@@ -95,6 +95,7 @@ class Form:
     stable: bool  # all of them restriction stable
     exact: bool = False  # the model is nothing but these checks (see _exact)
     kinds: list[tuple[int, bool]] | None = None  # (id, is a relation) of each static
+    tag_sets: dict[str, str] = field(default_factory=dict)  # a bell file's event sets
 
     def __post_init__(self) -> None:
         self.kinds = [(id(n), _is_rel(n)) for n in self.statics]
@@ -137,7 +138,8 @@ def _build_form(compiled: Compiled, analysis: Analysis, mono: dict) -> Form:
     for n in statics.values():
         _check_static(n)
     stable = all(_stable(n) for n in statics.values())
-    return Form(steps, list(statics.values()), stable, _exact(compiled.program, mono))
+    exact = _exact(compiled.program, mono)
+    return Form(steps, list(statics.values()), stable, exact, tag_sets=dict(compiled.tag_sets))
 
 
 def _exact(prog: Program | None, mono: dict) -> bool:

@@ -136,7 +136,7 @@ class IncrementalChecker:
             self._statics.clear()
         lay = self.lay
         sk = lay.shapes.skeleton(key[1:])
-        N = {name: b for name, (_, b) in static_names(sk, self.arch).items()}
+        N = {name: b for name, (_, b) in static_names(sk, self.arch, self.form.tag_sets).items()}
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
         # renumber: skeleton (init, then each thread's events) -> graph ids

@@ -174,7 +174,14 @@ class PictureOptions:
     accesses, ``memfence``: accesses and fences), ``-squished`` (short labels),
     ``-showinitwrites``, ``-showthread`` (thread labels; ``po:t`` labels in ``free``),
     ``-doshow``/``-unshow`` (relations added, by the names :data:`DRAWABLE` lists, or
-    taken away), and a line under the legend saying which execution this is."""
+    taken away), and a line under the legend saying which execution this is.
+
+    herd's finer styling (``linux-kernel.cfg`` sets it): ``fontsize`` (of the legend,
+    events and edges), ``arrowsize``, ``splines``, ``pad``, ``xscale``/``yscale``
+    (spacing of ``-graph columns``), ``movelabel`` (an edge's label at its tail),
+    ``showinitrf`` (rf from the initial writes when they are hidden), ``showfinalrf``
+    (kept for herd's conf files: herdsman draws no final-state node), and ``edgeattr``
+    (``label,attribute,value``: an attribute of the edges of that label)."""
 
     graph: str = "cluster"
     show_events: str = "noregs"
@@ -184,6 +191,16 @@ class PictureOptions:
     doshow: frozenset[str] = frozenset()
     unshow: frozenset[str] = frozenset()
     caption: str = ""
+    fontsize: int | None = None
+    arrowsize: float | None = None
+    splines: str | None = None
+    pad: float | None = None
+    xscale: float = 1.0
+    yscale: float = 1.0
+    movelabel: bool = False
+    show_init_rf: bool = False
+    show_final_rf: bool = False
+    edge_attrs: tuple[tuple[str, str, str], ...] = ()
 
 
 #: The ``-graph`` modes and the ``-showevents`` values herd knows.
@@ -216,6 +233,7 @@ def to_dot(
     in the legend (e.g. ``[withcatdep]``); with no ``model_name`` the legend is the test
     name alone."""
     opts = options or PictureOptions(show_init_writes=show_init_writes)
+    show_init_rf = show_init_rf or opts.show_init_rf
     g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
     evs = g.events
@@ -247,6 +265,12 @@ def to_dot(
         if opts.caption:
             text += f"\\n{_escape(opts.caption)}"
         dot.set("label", f'"{text}"')
+    if opts.fontsize is not None:
+        dot.set("fontsize", str(opts.fontsize))
+    if opts.splines is not None:
+        dot.set("splines", opts.splines)
+    if opts.pad is not None:
+        dot.set("pad", f'"{opts.pad:f}"')
 
     def label(i: int, e: Event) -> str:
         head = f"{event_letter(num[i])}: {event_action(e)}"
@@ -257,10 +281,13 @@ def to_dot(
         return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
     pos = _columns(g, shown, opts.squished) if mode == "columns" else {}
+    pos = {k: (x * opts.xscale, y * opts.yscale) for k, (x, y) in pos.items()}
     shape = "none" if opts.squished else "box"
 
     def add(where: pydot.Dot | pydot.Subgraph, i: int, e: Event) -> None:
         extra = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
+        if opts.fontsize is not None:
+            extra["fontsize"] = str(opts.fontsize)
         where.add_node(pydot.Node(node(i), label=label(i, e), shape=shape, color="blue", **extra))
 
     for i, e in enumerate(evs):
@@ -286,8 +313,22 @@ def to_dot(
             dot.add_subgraph(sub)
 
     def edge(a: str, b: str, lbl: str, color: str) -> None:
+        attrs = {k: v for name, k, v in opts.edge_attrs if name == lbl}
+        color = attrs.pop("color", color)
         q = f'"{color}"' if color.startswith("#") else color
-        dot.add_edge(pydot.Edge(a, b, label=f'"{_escape(lbl)}"', color=q, fontcolor=q))
+        where = "label"
+        text = lbl
+        if opts.movelabel and not lbl.startswith("po"):  # herd: at the tail, padded
+            where, text = "taillabel", lbl + " " * len(lbl)
+        extra = {where: f'"{_escape(text)}"', "color": q, "fontcolor": q}
+        if opts.fontsize is not None:
+            extra["fontsize"] = str(opts.fontsize)
+        if opts.arrowsize is not None:
+            extra["arrowsize"] = f'"{opts.arrowsize:f}"'
+        for k, v in attrs.items():
+            if k != "label":
+                extra[k] = v
+        dot.add_edge(pydot.Edge(a, b, **extra))
 
     # the relations to draw, restricted to shown events, transitive edges removed
     keep = U.product(shown, shown)

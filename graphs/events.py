@@ -15,8 +15,11 @@ from typing import NamedTuple
 
 from herdsman.litmus.base.ir import Value
 
-#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join.
-KINDS = ("R", "W", "F", "B", "S", "J")
+#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join,
+#: and ``K``: an event with a location that is no memory access (herd's lock and SRCU
+#: events of the Linux kernel; its ``fence`` field says which: LKR, LKW, UL, LF, RL, RU,
+#: SRCU).
+KINDS = ("R", "W", "F", "B", "S", "J", "K")
 
 INIT = -1  # the thread of the initial writes
 

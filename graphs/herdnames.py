@@ -25,6 +25,8 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS
@@ -72,8 +74,11 @@ EMPTY_RELS = (
 )
 
 
-def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
-    """Names whose value is fixed by the skeleton."""
+def static_names(
+    sk: Skeleton, arch: str, tag_sets: Mapping[str, str] | None = None
+) -> dict[str, Tagged]:
+    """Names whose value is fixed by the skeleton; ``tag_sets`` adds the event sets a bell
+    file declares (set name -> the annotation its events carry)."""
     U = sk.U
     M = sk.M
     env: dict[str, Tagged] = {
@@ -120,6 +125,8 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
     env["same-static"] = ("rel", same)
     env["sm"] = ("rel", U.ident(M))
     env["si"] = ("rel", U.ident(M))
+    for name, annot in (tag_sets or {}).items():
+        env[name] = ("set", sk.annot_set(annot))
     return env
 
 

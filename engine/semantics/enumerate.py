@@ -16,7 +16,16 @@ from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Choice,
+    Done,
+    Emit,
+    Failed,
+    Read,
+    Stall,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import (
     DEFAULT_UNROLL,
     LOOP_BOUND,
@@ -127,7 +136,7 @@ def run_thread(
     :class:`ThreadExec`)."""
     tid = code.tid
     initial = code.initial()
-    step, after_read = code.step, code.after_read
+    step, after_read, after_choice = code.step, code.after_read, code.after_choice
     out: list[ThreadExec] = []
     dropped = 0
     events: list[Event] = []
@@ -153,6 +162,10 @@ def run_thread(
                     events.append(with_value(ev, v))  # type: ignore[arg-type]
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
+                break
+            if cls is Choice:  # herd's alternatives: every way, in order
+                for k in range(len(s[0])):  # type: ignore[arg-type]
+                    go(after_choice(s, k))  # type: ignore[arg-type]
                 break
             if cls is Done:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))

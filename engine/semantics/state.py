@@ -107,4 +107,12 @@ class Stall(NamedTuple):
     waits: int
 
 
-Step = Emit | Read | Done | Blocked | Failed | Stall
+class Choice(NamedTuple):
+    """The thread goes on in one of ``len(targets)`` ways (herd's alternatives, the IR's
+    ``Choose``): :meth:`ThreadCode.after_choice` gives the state after choice ``k``."""
+
+    targets: tuple[int, ...]  # the pc of each way
+    at: ThreadState
+
+
+Step = Emit | Read | Done | Blocked | Failed | Stall | Choice

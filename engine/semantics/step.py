@@ -48,6 +48,7 @@ from herdsman.engine.semantics.arith import (
 )
 from herdsman.engine.semantics.state import (
     Blocked,
+    Choice,
     Done,
     Emit,
     Failed,
@@ -66,6 +67,8 @@ from herdsman.litmus.base.ir import (
     Assert,
     Assume,
     Branch,
+    Choose,
+    Effect,
     Fence,
     Imm,
     Instr,
@@ -168,6 +171,11 @@ class ThreadCode:
             self.const_loc.append(loc)
         back: dict[int, int] = {}
         for i, ins in enumerate(self.code):
+            if type(ins) is Choose:
+                for t in ins.targets:
+                    tgt = self.labels.get(t)
+                    if tgt is None or tgt <= i:
+                        raise StepError(f"P{tid}: a choice of no forward label '{t}'")
             if type(ins) is Branch:
                 tgt = self.labels.get(ins.target)
                 if tgt is None:
@@ -232,6 +240,8 @@ class ThreadCode:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
         nxt = [(pc + 1, loops)]
+        if type(ins) is Choose:
+            return [(th.labels[t], loops) for t in ins.targets]
         if type(ins) is Branch:
             tgt = th.labels[ins.target]
             if ins.cond is None:
@@ -300,12 +310,16 @@ class ThreadCode:
                             return Blocked("assume")
                         done = _new(Done, (regs, False, self.slots, self.order))
                         return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
-                    if self.branch_commit:  # compiled, it is a conditional branch
+                    if self.branch_commit and (cls is Assert or ins.commit):  # type: ignore[union-attr]
+                        # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
                     continue
                 here = _state(st, pc, regs, taint, st.n, poi)
+                if cls is Choose:
+                    pcs = tuple([th.labels[t] for t in ins.targets])  # type: ignore[union-attr]
+                    return _new(Choice, (pcs, here))
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -463,6 +477,10 @@ class ThreadCode:
             else:
                 sym = a
         annots = ins.annots  # type: ignore[union-attr]
+        if cls is Effect:  # herd's lock and SRCU events: a location, no value
+            fields = ("K", th.tid, n, poi, loc, None, ins.kind, annots, origin, at, 0, st.ctrl, 0)  # type: ignore[union-attr]
+            after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
+            return _new(Emit, (_new(Event, fields), after, sym))
         if cls is Store or cls is Unlock:
             v, vt = 0, 0
             if cls is Store:
@@ -477,6 +495,10 @@ class ThreadCode:
             return _new(Emit, (_new(Event, fields), after, sym))
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
         return _new(Read, (_new(Event, fields), st, sym))
+
+    def after_choice(self, choice: Choice, k: int) -> ThreadState:
+        """The state after way ``k`` of ``choice`` is taken."""
+        return choice.at._replace(pc=choice.targets[k])
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
@@ -513,6 +535,7 @@ class ThreadCode:
             raise self._error(th, st.pc, str(e)) from None
         # the new value of a read-modify-write is computed from the old one
         valdep = stain | (1 << r) if cls is RMW else stain
+        wannots = ins.write_annots if cls is not Lock else None  # type: ignore[union-attr]
         w = Event(
             "W",
             tid,
@@ -521,7 +544,7 @@ class ThreadCode:
             ev.loc,
             new,
             None,
-            ev.annots,
+            ev.annots if wannots is None else wannots,
             ev.instr,
             ev.addr,
             stain,
@@ -588,7 +611,7 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
         naddr = len(ins.addr)  # type: ignore[union-attr]
         out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
-    elif cls is Lock or cls is Unlock:
+    elif cls is Lock or cls is Unlock or cls is Effect:
         ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
     elif cls is Branch:
         out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
@@ -750,7 +773,7 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     cls = type(ins)
     if cls is RMW or cls is CAS or cls is Lock:
         return 2
-    if cls in (Load, Store, Unlock, Fence, Spawn, Join):
+    if cls in (Load, Store, Unlock, Fence, Spawn, Join, Effect):
         return 1
     if cls is Branch:
         return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]

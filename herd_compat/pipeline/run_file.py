@@ -176,7 +176,9 @@ def _run_c(
     spec = models.spec_for("C", path)
     model = models.get(spec)
     start += time.process_time() - loading
-    program = lower_c_litmus(test, target_for_model(spec))
+    macros = models.macros()
+    v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
+    program = lower_c_litmus(test, target_for_model(spec), macros, kernel_v2=v2)
     outcome = run_program(program, model, cfg.run_options())
     cpu = time.process_time() - start
     facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))

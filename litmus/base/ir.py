@@ -168,7 +168,8 @@ class Store:
 @dataclass(frozen=True, slots=True)
 class RMW:
     """Atomic read-modify-write: ``old <- mem[a]; mem[a] <- fn(old, src); dst <- old``
-    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None)."""
+    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None);
+    ``write_annots``, when given, are the write's annotations (else the read's)."""
 
     dst: str | None
     addr: tuple[Operand, ...]
@@ -176,6 +177,7 @@ class RMW:
     src: Operand
     size: int = 4
     annots: frozenset[str] = frozenset({"X"})
+    write_annots: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +190,7 @@ class CAS:
     expected: Operand
     desired: Operand
     annots: frozenset[str] = frozenset({"X"})
+    write_annots: frozenset[str] | None = None  # the write's, when not ``annots``
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,10 +217,13 @@ class Branch:
 @dataclass(frozen=True, slots=True)
 class Assume:
     """The execution goes on only if ``cond`` holds of register ``creg`` (as a
-    :class:`Branch`); otherwise the thread is blocked for good."""
+    :class:`Branch`); otherwise the thread is blocked for good.  With ``commit`` False it
+    is a constraint on values, not a branch (no commit event, no control dependency:
+    herd's equations, as in a kernel compare-and-exchange)."""
 
     creg: str
     cond: str = "ne"
+    commit: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +254,25 @@ class Unlock:
 
 
 @dataclass(frozen=True, slots=True)
+class Effect:
+    """An event at ``addr`` that is no memory access: herd's lock and SRCU events of the
+    Linux kernel (``kind`` is herd's set: LKR, LKW, UL, LF, RL, RU, or SRCU for
+    ``synchronize_srcu``), with its annotations.  The model decides what they read."""
+
+    kind: str
+    addr: tuple[Operand, ...]
+    annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """Go on at one of the labels ``targets``, any of them (herd's alternatives: a
+    ``spin_trylock`` that takes the lock or fails); no event, no dependency."""
+
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Spawn:
     """Start thread ``thread`` (its first event comes after this one)."""
 
@@ -275,6 +300,8 @@ Instr = (
     | Assert
     | Lock
     | Unlock
+    | Effect
+    | Choose
     | Spawn
     | Join
 )
@@ -316,7 +343,7 @@ def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
         return tuple(_regs(ins.args))
-    if isinstance(ins, Load | Lock | Unlock):
+    if isinstance(ins, Load | Lock | Unlock | Effect):
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
