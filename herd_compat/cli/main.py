@@ -99,6 +99,7 @@ def _cmd_cat(argv: list[str]) -> int:
 def _run_parser() -> _Parser:
     from herdsman.engine.options import ENGINES, SPEEDCHECKS
     from herdsman.engine.outcome import SHOW_MODES
+    from herdsman.herd_compat.cli.model_files import add_model_files
 
     p = _Parser(prog="herdsman run", description=COMMANDS["run"])
     p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
@@ -118,6 +119,7 @@ def _run_parser() -> _Parser:
         metavar="V",
         help="variant tags, comma separated (repeatable)",
     )
+    add_model_files(p)
     p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
@@ -170,16 +172,20 @@ def _run_parser() -> _Parser:
 
 
 def _cmd_run(argv: list[str]) -> int:
+    from herdsman.herd_compat.cli.model_files import model_files
     from herdsman.herd_compat.cli.run import run_tests
     from herdsman.herd_compat.pipeline.config import RunConfig
     from herdsman.herd_compat.pipeline.inputs import expand_test_args
 
     a = _run_parser().parse_args(argv)
+    files = model_files(a, a.model, a.include, _variant_tags(a.variant))
     cfg = RunConfig(
         tests=expand_test_args(a.tests),
-        model=a.model,
-        include_dirs=a.include,
-        variants=_variant_tags(a.variant),
+        model=files.model,
+        bell=files.bell,
+        macros=files.macros,
+        include_dirs=files.include_dirs,
+        variants=files.variants,
         skipchecks=[t for s in a.skipchecks for t in s.split(",") if t],
         through=a.through,
         show=a.show,
@@ -464,6 +470,7 @@ def _cmd_fences(argv: list[str]) -> int:
 def _validate_parser() -> _Parser:
     from herdsman.engine.options import ENGINES
     from herdsman.herd_compat.campaigns.pools import add_worker_options
+    from herdsman.herd_compat.cli.model_files import add_model_files
 
     p = _Parser(
         prog="herdsman validate",
@@ -479,7 +486,8 @@ def _validate_parser() -> _Parser:
         "--expect",
         required=True,
         metavar="FILE",
-        help="herd7 log or verdict table (format detected)",
+        help="herd7 log or verdict table (format detected); 'results': each test's own "
+        "'Result:' line, judged as the Linux kernel's judgelitmus.sh",
     )
     p.add_argument(
         "--expect-column",
@@ -496,6 +504,7 @@ def _validate_parser() -> _Parser:
     p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--variant", action="append", default=[], metavar="V")
+    add_model_files(p)
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -528,10 +537,15 @@ def _cmd_validate(argv: list[str], worker: WorkerFactory | None = None) -> int:
         raise UsageError("--timeout must be positive")
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
+    from herdsman.herd_compat.cli.model_files import model_files
+
+    files = model_files(a, a.model, a.include, _variant_tags(a.variant))
     cfg = CampaignConfig(
         inputs=a.inputs,
         expect=a.expect,
-        model=a.model,
+        model=files.model,
+        bell=files.bell,
+        macros=files.macros,
         expect_column=a.expect_column - 1,
         db=a.db,
         resume=a.resume,
@@ -540,8 +554,8 @@ def _cmd_validate(argv: list[str], worker: WorkerFactory | None = None) -> int:
         json_out=a.json_out,
         junit_out=a.junit_out,
         engine=a.engine,
-        include_dirs=a.include,
-        variants=_variant_tags(a.variant),
+        include_dirs=files.include_dirs,
+        variants=files.variants,
         progress=a.progress,
         show_mismatches=a.show_mismatches,
         max_memory=workers.max_memory,

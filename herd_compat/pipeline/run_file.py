@@ -27,11 +27,12 @@ from herdsman.engine.outcome import Outcome
 from herdsman.engine.run import run_program, run_test
 from herdsman.herd_compat.formats.conds import replace_condition
 from herdsman.herd_compat.formats.dots import dot_base, execution_pictures
-from herdsman.herd_compat.formats.herd_block import HerdBlock, herd_result
+from herdsman.herd_compat.formats.herd_block import Cast, HerdBlock, c_cast, herd_result
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import Loc
 from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
 from herdsman.litmus.c.herdhash import c_litmus_hash
@@ -51,6 +52,8 @@ class HeaderFacts:
     arch: str
     hash: str
     condition: str
+    #: a C test's locations with the types herd prints their values by
+    casts: tuple[tuple[Loc, Cast | None], ...] = ()
 
 
 @dataclass
@@ -82,6 +85,7 @@ class Done:
             arch=t.arch,
             time=self.cpu,
             candidates=candidates,
+            casts=dict(t.casts),
         )
 
 
@@ -181,7 +185,8 @@ def _run_c(
     program = lower_c_litmus(test, target_for_model(spec), macros, kernel_v2=v2)
     outcome = run_program(program, model, cfg.run_options())
     cpu = time.process_time() - start
-    facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))
+    casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
+    facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition), casts)
     model_name = model.name or ""
     drawn = outcome.executions if cfg.execution_dots else outcome.witnesses
     pictures = (
