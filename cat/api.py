@@ -282,6 +282,9 @@ class Model:
         self._main = unit
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
+        #: the model compares events' values (``different-values``): a skeleton must hold
+        #: the values of the candidate it is asked about
+        self.reads_values: bool = unit.compiled.reads_values
 
     def __repr__(self) -> str:
         return f"<cat model {self.name} ({self.arch}) from {self.path}>"

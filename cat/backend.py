@@ -54,6 +54,7 @@ class Backend:
         self.predef: Mapping[str, Any] = {}
         self.warn = warn or (lambda pos, msg: None)
         self.enums: dict[str, tuple[str, ...]] = {}  # enum -> its tags (global per model)
+        self.reads_values = False  # the model compares the values of events
 
     @property
     def symbolic(self) -> bool:

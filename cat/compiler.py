@@ -132,6 +132,8 @@ class Compiled:
     bindings: list = field(default_factory=list)
     #: the event sets a bell file predefines -> their annotation (``cat.bell``)
     tag_sets: dict[str, str] = field(default_factory=dict)
+    #: the model compares the values of events (``different-values``)
+    reads_values: bool = False
 
 
 @dataclass
@@ -273,6 +275,7 @@ class ModelCompiler:
             self.final_env,
             self.bindings,
             dict(self.tag_sets),
+            self.ev.reads_values,
         )
 
     def finish(self, st: _St) -> None:

@@ -146,10 +146,27 @@ def event_action(e: Event) -> str:
         star = "*" if e.annots & _ATOMIC else ""
         return f"{e.kind}[{e.loc}]{star}={e.value}"
     if e.kind == "F":
-        return fence_picture(e.fence) if e.fence else "F"
+        if e.fence:
+            return fence_picture(e.fence)
+        return f"F[{','.join(sorted(e.annots))}]" if e.annots else "F"
     if e.kind == "B":
         return "Branching(bcc)"
+    if e.kind == "K":  # herd's lock and SRCU events (herd/CAction.ml pp_action)
+        return _KERNEL_ACTIONS.get(e.fence or "", "{k}[{a}]({x})").format(
+            x=e.loc, k=e.fence, a=",".join(sorted(e.annots))
+        )
     return e.kind
+
+
+#: herd's text of the lock and SRCU events (``K``), by their set.
+_KERNEL_ACTIONS = {
+    "LKR": "Lock({x},R)",
+    "LKW": "Lock({x},W)",
+    "UL": "Unlock({x})",
+    "LF": "TryLock({x},1)",
+    "RL": "ReadLock({x},1)",
+    "RU": "ReadLock({x},0)",
+}
 
 
 def _escape(s: str) -> str:

@@ -31,7 +31,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from herdsman.cat.api import PreparedModel
+from herdsman.cat.api import Model, PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
 from herdsman.engine.errors import ErrorFound, TimeLimitExceeded, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
@@ -77,10 +77,13 @@ def enumerate_test(
     per_thread = threads.execs
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = _wanted_execs(per_thread, goal.prop)
+    # a model comparing events' values (different-values) gets one skeleton per values
+    exact = isinstance(model, Model) and model.reads_values
     for execs in per_thread:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
+            key = (te.shape(), tuple([e[5] for e in te.events])) if exact else te.shape()
+            by_shape.setdefault(key, []).append(te)
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one

@@ -72,6 +72,8 @@ class DiffWorkerConfig:
     b: str
     include_dirs: tuple[str, ...] = ()
     variants: frozenset[str] = frozenset()
+    bell: str | None = None
+    macros: str | None = None
     engine: str = "auto"
     time_limit: float | None = None
     memory_limit: int | None = DEFAULT_WORKER_MB
@@ -79,6 +81,8 @@ class DiffWorkerConfig:
     def run_config(self, model: str) -> RunConfig:
         return RunConfig(
             model=model,
+            bell=self.bell,
+            macros=self.macros,
             include_dirs=list(self.include_dirs),
             variants=set(self.variants),
             engine=self.engine,
@@ -221,7 +225,9 @@ class _Worker:
                     ta, tb = target_for_model(cfg.a), target_for_model(cfg.b)
                     if ta != tb:
                         return {"none": f"the models lower C differently ({ta}, {tb})"}
-                    program_a: Program = lower_c_litmus(test, ta)
+                    v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
+                    macros = self.models_a.macros()
+                    program_a: Program = lower_c_litmus(test, ta, macros, kernel_v2=v2)
                     model_a, model_b = self.models_a.get(cfg.a), self.models_b.get(cfg.b)
                 else:
                     program_a = lower(test)

@@ -1,4 +1,5 @@
-"""``herdsman cat check MODEL... [-I DIR] [--variant V]``: parse and type-check models.
+"""``herdsman cat check MODEL... [-I DIR] [--variant V] [--bell FILE]``: parse and
+type-check models (after the bell file, when given).
 
 For each model: its identity, how co is enumerated (``native``: the engine enumerates
 coherence orders; ``generic``: the model's own ``with``; ``none``: the model binds no co),
@@ -43,6 +44,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--arch", metavar="ARCH", help="type-check for this architecture's predefined names"
+    )
+    p.add_argument(
+        "--bell",
+        metavar="FILE",
+        help="a bell file run before the model (its event sets and definitions)",
     )
 
 
@@ -146,7 +152,7 @@ def main(args: argparse.Namespace) -> int:
     described = False
     for spec in args.models:
         try:
-            model = load_model(spec, include_dirs=args.include, variants=variants)
+            model = load_model(spec, include_dirs=args.include, variants=variants, bell=args.bell)
             arch = args.arch  # every parser of this command has --arch (add_arguments)
             if arch:
                 model._unit(arch)

@@ -12,6 +12,7 @@ from herdsman.herd_compat.campaigns.pools import add_worker_options, workers_of
 from herdsman.herd_compat.campaigns.workers import ClusterError
 from herdsman.herd_compat.cli.args import Parser, UsageError
 from herdsman.herd_compat.cli.herd7opts import variant_options
+from herdsman.herd_compat.cli.model_files import add_model_files, model_files
 
 
 def parser() -> Parser:
@@ -38,6 +39,7 @@ def parser() -> Parser:
     p.add_argument("--engine", choices=ENGINES, default="auto")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--variant", action="append", default=[], metavar="V")
+    add_model_files(p)
     p.add_argument(
         "--show",
         type=int,
@@ -61,6 +63,7 @@ def main(argv: Sequence[str]) -> int:
     workers = workers_of(a)
     if a.timeout is not None and a.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    files = model_files(a, None, a.include, variant_options(a.variant))
     cfg = DiffConfig(
         a=a.a,
         b=a.b,
@@ -72,8 +75,10 @@ def main(argv: Sequence[str]) -> int:
         outdir=a.outdir,
         timeout=a.timeout,
         engine=a.engine,
-        include_dirs=a.include,
-        variants=variant_options(a.variant),
+        include_dirs=files.include_dirs,
+        variants=files.variants,
+        bell=files.bell,
+        macros=files.macros,
         progress=a.progress,
         show=a.show,
     )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from herdsman.herd_compat.analyses.explain.report import ExplainConfig, explain
 from herdsman.herd_compat.cli.args import Parser, UsageError
 from herdsman.herd_compat.cli.herd7opts import variant_options
+from herdsman.herd_compat.cli.model_files import add_model_files, model_files
 
 
 def parser() -> Parser:
@@ -33,6 +34,7 @@ def parser() -> Parser:
     p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--variant", action="append", default=[], metavar="V")
+    add_model_files(p)
     return p
 
 
@@ -43,14 +45,17 @@ def main(argv: Sequence[str]) -> int:
         raise UsageError("--max must be >= 0")
     if a.timeout is not None and a.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    files = model_files(a, None, a.include, variant_options(a.variant))
     cfg = ExplainConfig(
         model=a.model,
         test=a.test,
         state=a.state,
         outdir=a.outdir,
         json=a.json,
-        include_dirs=a.include,
-        variants=variant_options(a.variant),
+        include_dirs=files.include_dirs,
+        variants=files.variants,
+        bell=files.bell,
+        macros=files.macros,
         time_limit=a.timeout,
         limit=a.max,
     )

@@ -163,7 +163,8 @@ def load_test(path: str, spec: str, models: ModelCache) -> tuple[LoadedTest, Mod
     test = read_test(path)
     if isinstance(test, CLitmus):
         model = models.get(spec)
-        program = lower_c_litmus(test, target_for_model(spec))
+        v2 = "lkmmv2" in {v.lower() for v in models.cfg.variants}
+        program = lower_c_litmus(test, target_for_model(spec), models.macros(), kernel_v2=v2)
         loaded = LoadedTest(path, test.name, "C", program, test.condition, len(test.threads))
         return loaded, model
     model = models.for_test(test)
@@ -361,6 +362,8 @@ class ExplainConfig:
     json: bool = False
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
+    bell: str | None = None  # herd's -bell
+    macros: str | None = None  # herd's -macros
     time_limit: float | None = None
     limit: int | None = None
 
@@ -425,7 +428,13 @@ def explain(cfg: ExplainConfig, out: IO[str] | None = None) -> int:
     check_outdir(cfg.outdir)
     if cfg.outdir == "-":
         raise InputError("-", 0, 0, "explain writes pictures to a directory: give -o DIR")
-    run_cfg = RunConfig(model=cfg.model, include_dirs=cfg.include_dirs, variants=cfg.variants)
+    run_cfg = RunConfig(
+        model=cfg.model,
+        include_dirs=cfg.include_dirs,
+        variants=cfg.variants,
+        bell=cfg.bell,
+        macros=cfg.macros,
+    )
     try:
         with CpuTimeLimit(cfg.time_limit):
             t, model = load_test(cfg.test, cfg.model, ModelCache(run_cfg))
