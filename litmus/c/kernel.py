@@ -73,22 +73,35 @@ class KernelLowerer(Protocol):
 
 
 def lower_primitive(
-    lw: KernelLowerer, node: c_ast.FuncCall, name: str, args: list, dst: str | None
+    lw: KernelLowerer,
+    node: c_ast.FuncCall,
+    name: str,
+    args: list,
+    dst: str | None,
+    used: bool = True,
 ) -> Val:
-    """The operations of the call ``node`` of herd's primitive ``name`` (its value)."""
-    return _Primitive(lw, node, name, args, dst).lower()
+    """The operations of the call ``node`` of herd's primitive ``name`` (its value;
+    ``used``: the value is wanted)."""
+    return _Primitive(lw, node, name, args, dst, used).lower()
 
 
 class _Primitive:
     """One call of a primitive being lowered."""
 
     def __init__(
-        self, lw: KernelLowerer, node: c_ast.FuncCall, name: str, args: list, dst: str | None
+        self,
+        lw: KernelLowerer,
+        node: c_ast.FuncCall,
+        name: str,
+        args: list,
+        dst: str | None,
+        used: bool,
     ) -> None:
         self.lw = lw
         self.node = node
         self.name = name
         self.dst = dst
+        self.used = used or dst is not None
         self.v2 = lw.ctx.kernel_v2
         self.annots = frozenset()
         if name in PRIMITIVES - {"__lock", "__unlock", "__trylock", "__islocked"}:
@@ -283,7 +296,7 @@ class _Primitive:
         return Val(Reg(d), INT)
 
     def srcu(self) -> Val:
-        if len(self.args) != 1:
+        if len(self.args) != 1 or self.used:
             raise self.error(
                 f"unsupported: {self.name} with a value (an older macro file's "
                 "srcu_read_lock/srcu_read_unlock); use a macro file mapping them to "

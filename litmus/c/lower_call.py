@@ -78,7 +78,7 @@ class CallLowerer(ExprLowerer):
         if name in _ABORT:
             return self.failure(f"{name}()")
         if name in PRIMITIVES:  # herd's primitives, from a macro file's expansion
-            return lower_primitive(self, node, name, args, dst)
+            return lower_primitive(self, node, name, args, dst, used)
         if name == "exit":
             raise self.error(node, "unsupported: exit")
         v = self.intrinsic(node, name, args, dst, used)

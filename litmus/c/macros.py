@@ -124,10 +124,10 @@ def _tokens(text: str, path: str) -> list[_Tok]:
     out = []
     i, line, start = 0, 1, 0
     while i < len(text):
+        if text.startswith("/*", i) and text.find("*/", i + 2) < 0:
+            raise InputError(path, line, i - start + 1, "unterminated comment '/*'")
         m = _TOKEN.match(text, i)
         if m is None:
-            if text.startswith("/*", i):
-                raise InputError(path, line, i - start + 1, "unterminated comment '/*'")
             ch = text[i]
             raise InputError(path, line, i - start + 1, f"unexpected character {ch!r}")
         kind = m.lastgroup or ""
@@ -196,6 +196,11 @@ def _definition(toks: list[_Tok], i: int, path: str) -> tuple[Macro, int]:
         i += 1
         if i < len(toks) and toks[i].text == ",":
             i += 1
+        elif i < len(toks) and toks[i].text != ")":
+            x = toks[i]
+            raise InputError(
+                path, x.line, x.col, f"unexpected '{x.text}': expected ')' after the parameters"
+            )
     i = _expect(toks, i, ")", path, "')' after the parameters")
     if i >= len(toks):
         raise InputError(path, head.line, head.col, f"macro {head.text} has no body")
