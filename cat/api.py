@@ -25,6 +25,7 @@ from typing import Any
 from herdsman.cat import ast as A
 from herdsman.cat.bell import Bell, read_bell, resolve_bell
 from herdsman.cat.codegen import generate, generate_statics, program_values
+from herdsman.cat.compared import compared_events
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
@@ -409,6 +410,18 @@ class Model:
             if S.get(i) == 0:
                 sig |= 1 << k
         return sig, N, S, rt, ev
+
+    def compared_events(self, sk: Skeleton, arch: str) -> int | None:
+        """A superset of the events whose values the model may compare on ``sk`` (a mask:
+        0 for a model that compares none; None when it cannot tell), see
+        :mod:`cat.compared`."""
+        if not self.reads_values:
+            return 0
+        with DeepRecursion():
+            unit = self._unit(arch)
+            names = static_names(sk, arch, unit.compiled.tag_sets)
+            bits = {name: b for name, (_, b) in names.items()}
+            return compared_events(unit.compiled, unit.analysis, sk, bits)
 
     def incremental_form(self, arch: str) -> Form | None:
         """The incremental form of the model's monotone checks on ``arch`` (None if it
