@@ -26,7 +26,16 @@ from herdsman.graphs.skeleton import Skeleton
 
 #: The operations a ``generic`` node applies at run time (``cat.evaluator.DEFERRED``).
 Deferred = Literal[
-    "op1", "op_union", "op_inter", "op_diff", "op_add", "explicit_set", "tuple_get", "apply"
+    "op1",
+    "op_union",
+    "op_inter",
+    "op_diff",
+    "op_add",
+    "explicit_set",
+    "tuple_get",
+    "apply",
+    "gen_orders",
+    "gen_cross",
 ]
 
 #: Reports a warning of the model at a position.

@@ -28,12 +28,15 @@ from herdsman.cat.costandard import Digests, known_digests, recognise
 from herdsman.cat.env import Env, Lazy, force
 from herdsman.cat.errors import CatError, excerpt, quote
 from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.generation import Generations
+from herdsman.cat.generation import known as known_generations
+from herdsman.cat.generation import recognise as recognise_generation
 from herdsman.cat.ir import Graph, Node
 from herdsman.cat.library import LIB_DIR
 from herdsman.cat.parser import parse_file, parse_text
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.symbolic import vtype
-from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t
+from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t, valset_t
 from herdsman.cat.values import EMPTY, Proc, VTag, VValSet, sorted_items
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
@@ -214,6 +217,7 @@ class ModelCompiler:
         native: bool = True,
         stdlib: str | None = None,
         bell: Bell | None = None,
+        recognise: bool = True,
     ) -> None:
         self.arch = arch
         self.bell = bell
@@ -224,6 +228,7 @@ class ModelCompiler:
         self.through = through
         self.native_allowed = native
         self.stdlib = stdlib or str(LIB_DIR / "stdlib.cat")
+        self.recognising = recognise  # probes compiling the library recognise nothing
         self.g = Graph()
         self.ev = Evaluator(graph=self.g, variants=self.variants)
         self.axioms: list[Axiom] = []
@@ -555,6 +560,18 @@ class ModelCompiler:
             return False
         raise CatError(ins.exp.pos, "forall instruction applied to non-set value")
 
+    def generated(self, ins: A.WithFrom, st: _St):
+        """The set a ``with`` chooses from: computed natively when it is one of
+        ``cross.cat``'s generations (:mod:`cat.generation`), else evaluated."""
+        if not self.recognising:
+            return self.ev.eval(ins.exp, st.env)
+        gen = recognise_generation(self.ev, st.env, ins.exp, library_generations())
+        if gen is None:
+            return self.ev.eval(ins.exp, st.env)
+        if gen[0] == "orders":
+            return self.ev.defer("gen_orders", gen[1:], ins.pos, valset_t(REL))
+        return self.ev.defer("gen_cross", gen[1:], ins.pos, valset_t(REL))
+
     def ins_with(self, ins: A.WithFrom, st: _St, instrs, i, k) -> None:
         if self.forall_depth:
             raise CatError(ins.pos, "with inside forall over a run-time set is not supported")
@@ -568,7 +585,7 @@ class ModelCompiler:
                 st.env = st.env.bind({ins.var: self.co_input})
                 self.run(instrs, i, st, k)
                 return
-        v = self.ev.eval(ins.exp, st.env)
+        v = self.generated(ins, st)
         if v is EMPTY:
             st.prog.steps.append(RejectStep(ins.pos, "empty with set"))
             return
@@ -595,11 +612,21 @@ class ModelCompiler:
 
 
 @lru_cache(maxsize=1)
+def library_generations() -> Generations:
+    """The known implementations of ``cross.cat``'s generations (:mod:`cat.generation`):
+    herd's, and our library's (compiled once, recognising nothing)."""
+    model = parse_text('"probe"\ninclude "cross.cat"\n', "<generation probe>")
+    env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
+    fns = [force(env.get(n)) for n in ("generate_cos", "generate_orders", "cross")]
+    return known_generations(*fns)
+
+
+@lru_cache(maxsize=1)
 def standard_generations() -> Digests:
     """The known implementations of the standard co generation: herd's, and those of our
     own ``cross.cat`` (compiled once, without recognising anything)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
-    env = ModelCompiler("PPC", native=False).compile(model).env
+    env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
     return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))
 
 

@@ -30,7 +30,7 @@ from herdsman.herd_compat.formats.rsmcsummary import rsmc_summary
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, MemoryLimit
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file, warm_up_parser
 from herdsman.herd_compat.pipeline.selection import Selection
 from herdsman.litmus.base.errors import InputError
 
@@ -43,6 +43,7 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
 
 def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     models = ModelCache(cfg)
+    warm_up_parser()  # building the parsers is no test's time (herd's Time)
     try:
         check_outdir(cfg.outdir)
         if cfg.model:  # a bad model is reported once, before any test
