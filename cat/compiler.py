@@ -617,6 +617,7 @@ def library_generations() -> Generations:
     herd's, and our library's (compiled once, recognising nothing)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<generation probe>")
     env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
+    assert env is not None
     fns = [force(env.get(n)) for n in ("generate_cos", "generate_orders", "cross")]
     return known_generations(*fns)
 

@@ -30,6 +30,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pydot
 
@@ -337,7 +338,7 @@ def to_dot(
         text = lbl
         if opts.movelabel and not lbl.startswith("po"):  # herd: at the tail, padded
             where, text = "taillabel", lbl + " " * len(lbl)
-        extra = {where: f'"{_escape(text)}"', "color": q, "fontcolor": q}
+        extra: dict[str, Any] = {where: f'"{_escape(text)}"', "color": q, "fontcolor": q}
         if opts.fontsize is not None:
             extra["fontsize"] = str(opts.fontsize)
         if opts.arrowsize is not None:

@@ -163,9 +163,13 @@ def run_thread(
                 ev = s[0]
                 vals = values_of(ev[4])  # type: ignore[index]
                 if own:
-                    mine = {e[5] for e in events if e[0] == "W" and e[4] == ev[4]}  # type: ignore[index]
+                    loc = ev[4]  # type: ignore[index]
+                    mine: set[Value] = set()
+                    for e in events:
+                        if e.kind == "W" and e.loc == loc and e.value is not None:
+                            mine.add(e.value)
                     if not mine <= set(vals):
-                        vals = sorted(set(vals) | mine, key=cmp_key)  # type: ignore[arg-type]
+                        vals = sorted(set(vals) | mine, key=cmp_key)
                 for v in vals:
                     events.append(with_value(ev, v))  # type: ignore[arg-type]
                     go(after_read(s, v))  # type: ignore[arg-type]

@@ -310,7 +310,8 @@ class ThreadCode:
                             return Blocked("assume")
                         done = _new(Done, (regs, False, self.slots, self.order))
                         return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
-                    if self.branch_commit and (cls is Assert or ins.commit):  # type: ignore[union-attr]
+                    constraint = isinstance(ins, Assume) and not ins.commit  # no branch
+                    if self.branch_commit and not constraint:
                         # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1

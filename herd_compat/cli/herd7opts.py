@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from herdsman.engine.options import ENGINES, SPEEDCHECKS
 from herdsman.engine.outcome import SHOW_MODES
@@ -190,7 +191,12 @@ def _max_memory(cfg: RunConfig, v: object, st: State) -> None:
 
 def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
     """An option of herd's pictures (``-graph``, ``-squished``...)."""
-    return lambda cfg, v, st: setattr(cfg, "picture", replace(cfg.picture, **{attr: v}))
+
+    def apply(cfg: RunConfig, v: object, st: State) -> None:
+        value: Any = v  # converted by the option's kind (Opt.arg)
+        cfg.picture = replace(cfg.picture, **{attr: value})
+
+    return apply
 
 
 def _edgeattr(cfg: RunConfig, v: object, st: State) -> None:

@@ -103,7 +103,7 @@ class _Primitive:
         self.dst = dst
         self.used = used or dst is not None
         self.v2 = lw.ctx.kernel_v2
-        self.annots = frozenset()
+        self.annots: frozenset[str] = frozenset()
         if name in PRIMITIVES - {"__lock", "__unlock", "__trylock", "__islocked"}:
             first = args[0] if args else None
             if not (isinstance(first, c_ast.Constant) and first.type == "string"):
@@ -311,7 +311,7 @@ class _Primitive:
         1, or LF, 0), ``__islocked`` (RL, 1, or RU, 0)."""
         self.arity(1)
         addr, _ = self.pointer(self.args[0])
-        taken = [
+        taken: list[Instr] = [
             Effect("LKR", addr, frozenset({"LK", "LKR"})),
             Effect("LKW", addr, frozenset({"LK", "LKW"})),
         ]

@@ -281,6 +281,7 @@ def lower_c_litmus(
                 raise node_error(d, path, f"parameter '{d.name}' must be a pointer to a global")
             if t.target.kind == "struct" and t.target.name == "srcu_struct":
                 t = pointer_to(INT)  # herd's srcu_struct: one cell
+            assert t.target is not None
             binds.append(Const(Sym(d.name), t))
             old = ctx.globals.get(d.name)
             if old is None or (t.target.atomic and not old.atomic):
