@@ -67,33 +67,25 @@ def lock_counter(n: int) -> tuple[str, str]:
     return name, _test(name, "", ths, f"exists (~x={n})")
 
 
-def rcu_readers(n: int) -> tuple[str, str]:
-    """N readers, each reading x then y in an RCU critical section; an updater writing
-    y, waiting for a grace period, writing x."""
-    ths = [
-        "P0(int *x, int *y)\n{\n\tWRITE_ONCE(*y, 1);\n\tsynchronize_rcu();\n"
-        "\tWRITE_ONCE(*x, 1);\n}\n"
-    ]
-    body = "\tint r0;\n\tint r1;\n\n\trcu_read_lock();\n\tr0 = READ_ONCE(*x);\n"
-    body += "\tr1 = READ_ONCE(*y);\n\trcu_read_unlock();\n"
-    ths += [f"P{t}(int *x, int *y)\n{{\n{body}}}\n" for t in range(1, n + 1)]
+def rcu_readers(n: int, srcu: bool = False) -> tuple[str, str]:
+    """N readers, each reading x then y in an RCU (or SRCU) critical section; an updater
+    writing y, waiting for a grace period, writing x."""
+    s = ", struct srcu_struct *s" if srcu else ""
+    gp, lock, unlock = ("synchronize_srcu(s)", "i = srcu_read_lock(s)", "srcu_read_unlock(s, i)")
+    if not srcu:
+        gp, lock, unlock = "synchronize_rcu()", "rcu_read_lock()", "rcu_read_unlock()"
+    ths = [f"P0(int *x, int *y{s})\n{{\n\tWRITE_ONCE(*y, 1);\n\t{gp};\n\tWRITE_ONCE(*x, 1);\n}}\n"]
+    body = "\tint r0;\n\tint r1;\n\tint i;\n\n" if srcu else "\tint r0;\n\tint r1;\n\n"
+    body += f"\t{lock};\n\tr0 = READ_ONCE(*x);\n\tr1 = READ_ONCE(*y);\n\t{unlock};\n"
+    ths += [f"P{t}(int *x, int *y{s})\n{{\n{body}}}\n" for t in range(1, n + 1)]
     cond = " \\/ ".join(f"({t}:r0=1 /\\ {t}:r1=0)" for t in range(1, n + 1))
-    name = f"RCU-readers-{n}"
+    name = f"{'SRCU' if srcu else 'RCU'}-readers-{n}"
     return name, _test(name, "", ths, f"exists ({cond})")
 
 
 def srcu_readers(n: int) -> tuple[str, str]:
     """As :func:`rcu_readers` with SRCU (the readers' values are compared)."""
-    ths = [
-        "P0(int *x, int *y, struct srcu_struct *s)\n{\n\tWRITE_ONCE(*y, 1);\n"
-        "\tsynchronize_srcu(s);\n\tWRITE_ONCE(*x, 1);\n}\n"
-    ]
-    body = "\tint r0;\n\tint r1;\n\tint i;\n\n\ti = srcu_read_lock(s);\n"
-    body += "\tr0 = READ_ONCE(*x);\n\tr1 = READ_ONCE(*y);\n\tsrcu_read_unlock(s, i);\n"
-    ths += [f"P{t}(int *x, int *y, struct srcu_struct *s)\n{{\n{body}}}\n" for t in range(1, n + 1)]
-    cond = " \\/ ".join(f"({t}:r0=1 /\\ {t}:r1=0)" for t in range(1, n + 1))
-    name = f"SRCU-readers-{n}"
-    return name, _test(name, "", ths, f"exists ({cond})")
+    return rcu_readers(n, srcu=True)
 
 
 def sb_ring(n: int) -> tuple[str, str]:

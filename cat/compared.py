@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from herdsman.cat.compiler import Compiled
-from herdsman.cat.form import Unsupported, apply_rel_op
+from herdsman.cat.form import Unsupported, eval_static
 from herdsman.cat.ir import Node
 from herdsman.cat.monotone import UNKNOWN, Analysis
 from herdsman.cat.prims import PRIMS
@@ -52,35 +52,8 @@ def compared_events(
         if type(arg) is not Node or analysis.cls(arg) == UNKNOWN:
             return None
         try:
-            v = _upper(arg, sk, names, inputs, memo)
-        except (Unsupported, KeyError):
+            v = eval_static(arg, U, names, memo, inputs)
+        except (Unsupported, KeyError, TypeError):
             return None
         out |= U.domain(v) | U.range(v)
     return out
-
-
-def _upper(n: Node, sk: Skeleton, names: dict[str, int], inputs: dict, memo: dict) -> int:
-    """The value of a stable or monotone node with the largest rf and co."""
-    got = memo.get(n.id)
-    if got is not None:
-        return got
-    U = sk.U
-    op = n.op
-    if op == "name":
-        v = names[n.info]
-    elif op == "input":
-        v = inputs[n.info]
-    elif op == "const":
-        if type(n.info) is not int:
-            raise Unsupported(op)
-        v = n.info
-    elif op == "all":
-        v = U.ALL
-    elif op == "id":
-        v = U.ID
-    elif op == "full":
-        v = U.FULL
-    else:
-        v = apply_rel_op(op, [_upper(a, sk, names, inputs, memo) for a in n.args], U)
-    memo[n.id] = v
-    return v

@@ -82,16 +82,22 @@ def known_digests(generate_cos: object, generate_orders: object) -> Digests:
     )
 
 
-def recognise(ev: Binder, env: Env, e: A.Expr, known: Digests):
-    """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
-    ``known`` implementation (W the predefined writes), else None."""
+def applied_closure(ev: Binder, env: Env, e: A.Expr) -> Closure | None:
+    """The closure ``e`` applies when it is ``f(arg)`` with ``f`` a named closure."""
     if not isinstance(e, A.App) or not isinstance(e.fn, A.Var):
         return None
     try:
         f = ev.lookup(env, e.fn.name, e.fn.pos)
     except CatError:
         return None
-    if type(f) is not Closure:
+    return f if type(f) is Closure else None
+
+
+def recognise(ev: Binder, env: Env, e: A.Expr, known: Digests):
+    """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
+    ``known`` implementation (W the predefined writes), else None."""
+    f = applied_closure(ev, env, e)
+    if f is None or not isinstance(e, A.App):
         return None
     d = digest(f)
     if d in known.cos:

@@ -309,15 +309,24 @@ def _stable(n: Any) -> bool:
     return False
 
 
-def eval_static(n: Any, U: Universe, N: dict[str, int], memo: dict[int, int]) -> int:
-    """Value of a static node on a skeleton (``N``: herd's predefined names)."""
+def eval_static(
+    n: Any,
+    U: Universe,
+    N: dict[str, int],
+    memo: dict[int, int],
+    inputs: dict[str, int] | None = None,
+) -> int:
+    """Value of a static node on a skeleton (``N``: herd's predefined names); with
+    ``inputs``, of a node reading rf or co too, with those values."""
     got = memo.get(id(n))
     if got is not None:
         return got
     op = n.op
-    a = [eval_static(x, U, N, memo) for x in n.args]
+    a = [eval_static(x, U, N, memo, inputs) for x in n.args]
     if op == "name":
         v = N[n.info]
+    elif op == "input" and inputs is not None:
+        v = inputs[n.info]
     elif op == "const":
         v = n.info
     elif op == "all":

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from herdsman.cat import ast as A
 from herdsman.cat.backend import Backend
 from herdsman.cat.binding import Binder
-from herdsman.cat.costandard import digest
+from herdsman.cat.costandard import applied_closure, digest
 from herdsman.cat.env import Env, force
 from herdsman.cat.errors import CatError
 from herdsman.cat.prims import p_classes_loc, p_linearisations
 from herdsman.cat.types import REL
-from herdsman.cat.values import EMPTY, Closure, VRel, VTuple, VValSet, sorted_items
+from herdsman.cat.values import EMPTY, VRel, VTuple, VValSet, sorted_items
 
 #: Fingerprints (``costandard.digest``, ``W`` left out) of herd's ``cross.cat`` functions
 #: (herdtools7 7.57 and 5feffe4e alike).
@@ -59,13 +59,8 @@ def known(generate_cos: object, generate_orders: object, cross_fn: object) -> Ge
 def recognise(ev: Binder, env: Env, e: A.Expr, gens: Generations) -> tuple | None:
     """``("orders", S, b)`` or ``("cross", S)`` when ``e`` applies a known implementation
     (the arguments evaluated), else None."""
-    if not isinstance(e, A.App) or not isinstance(e.fn, A.Var):
-        return None
-    try:
-        f = ev.lookup(env, e.fn.name, e.fn.pos)
-    except CatError:
-        return None
-    if type(f) is not Closure:
+    f = applied_closure(ev, env, e)
+    if f is None or not isinstance(e, A.App):
         return None
     d = digest(f, _SKIP)
     if d in gens.cos and "W" in f.env:

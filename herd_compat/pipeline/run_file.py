@@ -36,6 +36,7 @@ from herdsman.litmus.base.ir import Loc
 from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
 from herdsman.litmus.c.herdhash import c_litmus_hash
+from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text
@@ -180,10 +181,11 @@ def _run_c(
     spec = models.spec_for("C", path)
     model = models.get(spec)
     macros = models.macros()
-    models.warm(model, "C")
+    target = target_for_model(spec)
+    models.warm(model, TARGET_ARCH[target])
     start += time.process_time() - loading  # loading the model and macros is not the test's
     v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
-    program = lower_c_litmus(test, target_for_model(spec), macros, kernel_v2=v2)
+    program = lower_c_litmus(test, target, macros, kernel_v2=v2)
     outcome = run_program(program, model, cfg.run_options())
     cpu = time.process_time() - start
     casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)

@@ -13,12 +13,13 @@ with herd's primitives: ``__load{A}(*E)``, ``__store{A}(*E, V)``, ``__fence{A}``
 
 :func:`read_macros` reads a file into :class:`Macros`: each body is rewritten as plain C
 (the annotations become a string first argument, ``__load("ONCE", X)``; an operator
-argument a string, ``"+"``) and parsed by pycparser.  :func:`expand` rewrites the code of
+argument a string, ``"+"``) and parsed by pycparser. :func:`expand` rewrites the code of
 a parsed C litmus test: each call of a macro is replaced by its body, the parameters by
 the arguments (herd's substitution: by name, arguments expanded first, the result
 expanded again); a call of anything else that is no C primitive is an error, as in herd
-("unknown macro").  Undeclared names a thread assigns or reads are herd's registers:
-they are declared (``int``, or ``int *`` when dereferenced).  What the primitives do is
+("unknown macro"), but for herd's legacy ``atomic_add_unless(x, a, u)`` of no macro.
+Undeclared names a thread assigns or reads are herd's registers: they are declared
+(``int``, or ``int *`` when dereferenced). What the primitives do is
 :mod:`litmus.c.kernel`.
 """
 
@@ -450,6 +451,12 @@ class _Expander:
                     )
                 return self.nested(lambda: self.expression(self.instance(m, node)), node)
             if name in PRIMITIVES or name in C11_CALLS or name in self.known:
+                return node
+            args = node.args.exprs if node.args is not None else []
+            if name == "atomic_add_unless" and len(args) == 3:  # herd's legacy fallback
+                ann = c_ast.Constant("string", '""', node.coord)
+                node.name = c_ast.ID("__atomic_add_unless", node.coord)
+                node.args = c_ast.ExprList([ann, *args], node.coord)
                 return node
             raise self.error(
                 node, f"unknown macro {name} (not defined in {os.path.basename(self.macros.path)})"

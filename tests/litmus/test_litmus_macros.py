@@ -111,6 +111,19 @@ def test_lkmmv1_fences_fully_ordered_rmws() -> None:
     assert b.annots == {"acquire", "X", "RMW"} and b.write_annots == {"once", "X", "RMW"}
 
 
+def test_atomic_add_unless_without_a_macro_is_herds_legacy_one() -> None:
+    """A macro file of no ``atomic_add_unless`` (herd 7.57's): herd's own, fully ordered
+    (lkmmv1: two ``F[mb]`` around the adding way), its accesses ``once``."""
+    text = "C t\n{}\nP0(atomic_t *z)\n{\n\tr0 = atomic_add_unless(z, 1, 3);\n}\n"
+    code = _program(text + "exists (0:r0=0)\n", "xchg(X,V) __xchg{mb}(X,V)\n", v2=False)
+    instrs = code.threads[0].code
+    assert sum(isinstance(i, Choose) for i in instrs) == 1
+    assert [i.kind for i in instrs if isinstance(i, Fence)] == ["F.mb", "F.mb"]
+    assert all(i.annots == {"once", "X", "RMW"} for i in instrs if isinstance(i, RMW))
+    with pytest.raises(InputError, match="unknown macro atomic_add_unless"):
+        _program(text.replace("1, 3", "1") + "exists (0:r0=0)\n", "xchg(X,V) __xchg{mb}(X,V)\n")
+
+
 def test_undeclared_names_are_herds_registers() -> None:
     text = "C t\n{ int *p = &y; }\nP0(int **p, int *y)\n{\n\tr0 = READ_ONCE(*p);\n"
     text += "\tr1 = READ_ONCE(*r0);\n}\nexists (0:r1=0)\n"
