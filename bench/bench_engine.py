@@ -54,10 +54,18 @@ class TimedSession:
 
 
 class TimedModel:
+    """Forwards to a model (``cat.api.PreparedModel``), timing its ``prepare`` calls."""
+
     def __init__(self, inner, clock: dict[str, float]) -> None:
         self.inner = inner
         self.clock = clock
-        self.co_mode = getattr(inner, "co_mode", "native")
+        self.spec = inner.spec
+        self.identity = inner.identity
+        self.axioms = inner.axioms
+        self.co_mode = inner.co_mode
+
+    def consistency_checker(self, arch, lay, kind="auto"):
+        return self.inner.consistency_checker(arch, lay, kind)
 
     def prepare(self, sk, arch):
         t0 = time.process_time()

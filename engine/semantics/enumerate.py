@@ -19,11 +19,11 @@ from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import (
     Blocked,
     Choice,
-    Done,
     Emit,
-    Failed,
     Read,
     Stall,
+    ThreadDone,
+    ThreadFailed,
     ThreadState,
 )
 from herdsman.engine.semantics.step import (
@@ -48,9 +48,9 @@ class ThreadExec(NamedTuple):
 
     tid: int
     events: tuple[Event, ...]
-    done: Done
+    done: ThreadDone
     end: str = "done"
-    failure: Failed | None = None
+    failure: ThreadFailed | None = None
     waits: int = -1  # end "join": the thread it waits for
 
     @property
@@ -179,7 +179,7 @@ def run_thread(
                 for k in range(len(s[0])):  # type: ignore[arg-type]
                     go(after_choice(s, k))  # type: ignore[arg-type]
                 break
-            if cls is Done:
+            if cls is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
@@ -192,7 +192,7 @@ def run_thread(
                     end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is Failed:
+            if cls is ThreadFailed:
                 out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
                 break
             assert cls is not Stall, "concrete values never stall"

@@ -34,7 +34,7 @@ from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Loc
 from herdsman.litmus.base.source import read_source
-from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
@@ -171,7 +171,7 @@ def _run_c(
     path: str, test: CLitmus, cfg: RunConfig, models: ModelCache, admit: Admit, start: float
 ) -> TestRecord:
     """:func:`run_file` for a C litmus test: read by ``litmus/c``, lowered for the
-    model's target (see :func:`litmus.c.target_for_model`)."""
+    model's target (its identity's: ``cat.identity``)."""
     h = c_litmus_hash(test)
     if not admit(path, test.name, h):
         return Skipped(path, test.name)
@@ -181,7 +181,7 @@ def _run_c(
     spec = models.spec_for("C", path)
     model = models.get(spec)
     macros = models.macros()
-    target = target_for_model(spec)
+    target = model.identity.target
     models.warm(model, TARGET_ARCH[target])
     start += time.process_time() - loading  # loading the model and macros is not the test's
     v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
