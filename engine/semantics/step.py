@@ -310,8 +310,7 @@ class ThreadCode:
                             return Blocked("assume")
                         done = _new(ThreadDone, (regs, False, self.slots, self.order))
                         return ThreadFailed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
-                    constraint = isinstance(ins, Assume) and not ins.commit  # no branch
-                    if self.branch_commit and not constraint:
+                    if self.branch_commit and not _constraint(ins):
                         # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
@@ -781,6 +780,12 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
+
+
+def _constraint(ins: object) -> bool:
+    """Whether ``ins`` is an ``assume`` that constrains a value and is no branch (herd's
+    alternatives: no control dependency)."""
+    return isinstance(ins, Assume) and not ins.commit
 
 
 def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:

@@ -7,9 +7,10 @@ command line win)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from herdsman.herd_compat.cli.herd7opts import State, read_conf_file
+from herdsman.herd_compat.cli.options import ModelOptions
 from herdsman.herd_compat.pipeline.config import RunConfig
 
 
@@ -27,29 +28,17 @@ def add_model_files(p: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class ModelFiles:
-    """A command's model and the files that go with it, the conf file's merged in."""
-
-    model: str | None
-    bell: str | None
-    macros: str | None
-    variants: set[str] = field(default_factory=set)
-    include_dirs: list[str] = field(default_factory=list)
-
-
-def model_files(
-    a: argparse.Namespace, model: str | None, include: list[str], variants: set[str]
-) -> ModelFiles:
-    """The model files of parsed arguments ``a`` (with its ``--model``, ``-I`` and
-    ``--variant`` values given): the conf file first, then the command line's."""
+def with_model_files(a: argparse.Namespace, options: ModelOptions) -> ModelOptions:
+    """The model group ``options`` with the model files of parsed arguments ``a`` (of
+    :func:`add_model_files`): the conf file's first, then the command line's."""
     base = RunConfig()
     if a.conf:
         read_conf_file(a.conf, base, State())
-    return ModelFiles(
-        model=model or base.model,
+    return replace(
+        options,
+        model=options.model or base.model,
         bell=a.bell or base.bell,
         macros=a.macros or base.macros,
-        variants=base.variants | variants,
-        include_dirs=[*base.include_dirs, *include],
+        variants=base.variants | options.variants,
+        include_dirs=[*base.include_dirs, *options.include_dirs],
     )
