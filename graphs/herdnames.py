@@ -96,7 +96,9 @@ def static_names(
         "loc": ("rel", sk.loc),
         "int": ("rel", sk.int_),
         "ext": ("rel", sk.ext),
-        "po": ("rel", sk.po),
+        # herd's C (CMem's wide_po): po also orders the events of one instruction instance,
+        # the read of a read-modify-write before its write
+        "po": ("rel", sk.po_iico if arch == "C" else sk.po),
         "partial_po": ("rel", sk.po),
     }
     for name in GENERIC_SETS:
