@@ -31,7 +31,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from herdsman.cat.api import Model, PreparedModel
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
@@ -115,7 +115,7 @@ def _by_compared_values(
     """The combination of shapes ``combo`` split so that, in each part, every thread
     execution of a thread gives the same values to the events the model may compare
     (``different-values``: a skeleton holds one execution's values)."""
-    if not isinstance(model, Model) or not model.reads_values:
+    if not model.reads_values:
         return [combo]
     lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in combo])
     compared = model.compared_events(lay.sk, arch)

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import weakref
 
-from herdsman.cat.api import Model, PreparedModel
+from herdsman.cat.api import PreparedModel
 from herdsman.graphs.build import R, W, build
 
-_CACHE: weakref.WeakKeyDictionary[Model, dict[str, bool]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[PreparedModel, dict[str, bool]] = weakref.WeakKeyDictionary()
 
 
 def reads_own_later(model: PreparedModel, arch: str) -> bool:
     """Whether ``model`` may accept a read from a po-later write of its own thread (True
-    for a model this cannot ask)."""
-    if not isinstance(model, Model):
+    for a model with no cat checks to ask)."""
+    if not model.axioms:
         return True
     per = _CACHE.setdefault(model, {})
     if arch not in per:
