@@ -187,7 +187,7 @@ class IncrementalChecker:
             self._statics_bytes = 0
         lay = self.lay
         sk = lay.shapes.skeleton(key[1:])
-        N = static_names(sk, self.arch).bits()
+        N = static_names(sk, self.arch, self.form.tag_sets).bits()
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
         blocks = blocks_of(lay, key[1:])  # skeleton (init, then each thread) -> graph ids

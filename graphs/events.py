@@ -17,9 +17,11 @@ from herdsman.graphs.symbolic import AnyValue
 from herdsman.litmus.base.ir import Sym, Value
 
 #: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join;
-#: and ``U``, an update (a read and a write at once: herd's single amo event), which only
-#: the skeletons a model judges have (:mod:`graphs.fuse`).
-KINDS = ("R", "W", "F", "B", "S", "J", "U")
+#: ``U``, an update (a read and a write at once: herd's single amo event), which only
+#: the skeletons a model judges have (:mod:`graphs.fuse`); and ``K``: an event with a
+#: location that is no memory access (herd's lock and SRCU events of the Linux kernel;
+#: its ``fence`` field says which: LKR, LKW, UL, LF, RL, RU, SRCU).
+KINDS = ("R", "W", "F", "B", "S", "J", "U", "K")
 
 INIT = -1  # the thread of the initial writes
 
