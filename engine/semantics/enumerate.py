@@ -181,8 +181,9 @@ def run_thread(
                 if own:
                     mine: set[Value] = set()
                     for e in events:
-                        if e.kind == "W" and e.loc == loc and e.value is not None:
-                            mine.add(e.value)
+                        v = e.value
+                        if e.kind == "W" and e.loc == loc and v is not None and is_known(v):
+                            mine.add(v)
                     if not mine <= set(vals):
                         vals = sorted(set(vals) | mine, key=cmp_key)
                 for v in vals:

@@ -584,9 +584,9 @@ class ThreadCode:
         regs, taint = st.regs, st.taint
         cls = type(ins)
         try:
-            if cls is Load:
-                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
-                if isinstance(ins, Load) and ins.reserve is not None:
+            if isinstance(ins, Load):
+                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
+                if ins.reserve is not None:
                     a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
                     regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
@@ -897,7 +897,7 @@ def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int
     return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
 
 
-def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
+def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue | None, t: int) -> tuple[tuple, tuple]:
     """The registers and taints with register ``slot`` set to ``v`` tainted by ``t``."""
     r = list(regs)
     r[slot] = v
