@@ -37,7 +37,10 @@ _C11_SCAN = 1 << 20
 def default_program_model(path: str) -> str:
     """The model a C program is verified under when none is given: ``rc11`` when it uses
     C11 atomics (:data:`_C11_WORDS`), else ``sc`` (a file that cannot be read: ``sc``,
-    the front-end reports it)."""
+    the front-end reports it, as it refuses what is not a regular file: a FIFO is never
+    opened here)."""
+    if not os.path.isfile(path):
+        return "sc"
     try:
         with open(path, "rb") as f:
             text = f.read(_C11_SCAN)
