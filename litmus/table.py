@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from herdsman.litmus.asm import ppc, x86
+from herdsman.litmus.asm import aarch64, ppc, x86
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.ir import Branch, Label
 from herdsman.litmus.base.source import Source
@@ -21,7 +21,7 @@ from herdsman.litmus.splitter import skip_comment
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The assembler of each architecture herdsman parses (see ``litmus.arch``).
-ASSEMBLERS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86}
+ASSEMBLERS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86, "AArch64": aarch64}
 
 _SPECIAL = re.compile(r"[|;\"]")
 _LOCK_END = re.compile(r"(?:^|[\s:])(?:LOCK|lock)\s*$")

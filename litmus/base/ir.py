@@ -10,7 +10,8 @@ operation).  A thread keeps, per operation, the front-end's text for it (its *or
 herd's canonical instruction for a litmus test), which pictures and traces show.
 
 Operations: register computations (:class:`Op`), memory accesses (:class:`Load`,
-:class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`), fences, branches,
+:class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`, store-conditionals
+:class:`StoreCond`), fences, branches,
 ``assume``/``assert``, locks, thread spawn and join.  Their meaning, one step at a time,
 is ``engine/semantics``; the register dataflow they declare (:func:`uses`,
 :func:`defines`) is what herd's ``addr``/``data``/``ctrl`` are made of.
@@ -147,12 +148,15 @@ class Op:
 @dataclass(frozen=True, slots=True)
 class Load:
     """``dst <- mem[sum(addr)]``; ``annots`` are herd event-set names the read joins
-    (``X`` for atomic, ``EX`` for exclusives...)."""
+    (``X`` for atomic, ``EX`` for exclusives...).  A load-reserve (``res`` a register)
+    also writes its address to register ``res``: the reservation a :class:`StoreCond`
+    checks."""
 
     dst: str
     addr: tuple[Operand, ...]
     size: int = 4
     annots: frozenset[str] = frozenset()
+    res: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +165,25 @@ class Store:
 
     src: Operand
     addr: tuple[Operand, ...]
+    size: int = 4
+    annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCond:
+    """Store-conditional (a store-exclusive): when register ``res`` holds the address
+    (a load-reserve to it came before, with no store-conditional since), either
+    ``mem[sum(addr)] <- src`` and ``status <- 0``, or the store fails and ``status <- 1``:
+    both are executions; otherwise it fails.  Either way ``res <- 0``.
+
+    An operation of its own because no other one chooses between two outcomes without
+    reading memory: herd's ``stwcx.`` and ``STXR`` may fail even with the reservation
+    held."""
+
+    status: str
+    src: Operand
+    addr: tuple[Operand, ...]
+    res: str
     size: int = 4
     annots: frozenset[str] = frozenset()
 
@@ -267,6 +290,7 @@ Instr = (
     | Op
     | Load
     | Store
+    | StoreCond
     | RMW
     | CAS
     | Fence
@@ -320,6 +344,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
+    if isinstance(ins, StoreCond):
+        return (ins.res, *_regs((*ins.addr, ins.src)))
     if isinstance(ins, CAS):
         return tuple(_regs((*ins.addr, ins.expected, ins.desired)))
     if isinstance(ins, Branch):
@@ -334,7 +360,9 @@ def defines(ins: Instr) -> tuple[str, ...]:
     if isinstance(ins, Op):
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
     if isinstance(ins, Load):
-        return (ins.dst,)
+        return (ins.dst,) if ins.res is None else (ins.dst, ins.res)
+    if isinstance(ins, StoreCond):
+        return (ins.status, ins.res)
     if isinstance(ins, RMW | CAS):
         return (ins.dst,) if ins.dst else ()
     return ()
