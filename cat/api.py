@@ -278,6 +278,8 @@ class Model:
         self._main = unit
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
+        #: the model computes dependencies from herd's register events (``catdep``)
+        self.register_events: bool = ast.catdep
 
     def __repr__(self) -> str:
         return f"<cat model {self.name} ({self.arch}) from {self.path}>"

@@ -224,11 +224,13 @@ class ModelCompiler:
         self.forall_depth = 0
         self.included: set[str] = set()
         self.main_path = ""
+        self.catdep = False
         self.bindings: list = []  # (name, value, pos) of the model's own top-level lets
 
     # ------------------------------------------------------------------ entry
     def compile(self, model: A.Model) -> Compiled:
         self.main_path = model.path
+        self.catdep = model.catdep
         env = self.initial_env()
         self.initial = env
         root = Program()
@@ -276,6 +278,8 @@ class ModelCompiler:
             vals[name] = g.node("name", (), t, info=name)
         rf = g.node("input", (), REL, info="rf", deps=frozenset({"rf"}))
         vals["rf"] = rf
+        if self.catdep:  # with register events, herd's rf includes rf-reg
+            vals["rf"] = g.union([rf, vals["rf-reg"]], REL)
         if self.native_allowed:
             co = g.node("input", (), REL, info="co", deps=frozenset({"co"}))
             self.co_input = co

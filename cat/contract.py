@@ -76,6 +76,12 @@ class PreparedModel(Protocol):
     @property
     def co_mode(self) -> str: ...
 
+    @property
+    def register_events(self) -> bool:
+        """Whether the model reads herd's register events (it computes dependencies
+        itself: herd's ``catdep``): the explorer then builds them."""
+        ...
+
     def prepare(self, sk: Skeleton, arch: str) -> Session: ...
 
 

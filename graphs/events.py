@@ -15,8 +15,10 @@ from typing import NamedTuple
 
 from herdsman.litmus.base.ir import Value
 
-#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join.
-KINDS = ("R", "W", "F", "B", "S", "J")
+#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join,
+#: and herd's register events (a read or a write of a register: ``reg`` names it), made
+#: only for models that compute dependencies themselves (herd's ``catdep``).
+KINDS = ("R", "W", "F", "B", "S", "J", "Rreg", "Wreg")
 
 INIT = -1  # the thread of the initial writes
 
@@ -38,6 +40,9 @@ class Event(NamedTuple):
     data: int = 0  # ... its stored value (or a branch's condition) depends on (data ports)
     ctrl: int = 0  # ... a po-earlier branch it follows depends on
     valdep: int = 0  # ... its stored value depends on, whatever the port
+    reg: str | None = None  # the register of a register event
+    iico: int = 0  # positions of its instruction's events it takes data from (iico_data)
+    iico_ctrl: int = 0  # ... whose values decide whether it happens (iico_ctrl)
 
     @property
     def is_init(self) -> bool:

@@ -26,6 +26,7 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 from __future__ import annotations
 
 from herdsman.graphs.execution import Relations
+from herdsman.graphs.relalg import bits
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS
 
@@ -56,11 +57,10 @@ GENERIC_SETS = (
 )
 
 #: Relations herd always defines that are empty for PPC/X86 programs unless the skeleton's
-#: ``deps`` gives them (``iico_data`` is set apart: see :func:`static_names`).
+#: ``deps`` gives them (``iico_data``, ``iico_ctrl`` and ``rf-reg`` are set apart: see
+#: :func:`static_names`).
 EMPTY_RELS = (
-    "iico_ctrl",
     "iico_order",
-    "rf-reg",
     "tst",
     "depend",
     "success",
@@ -105,7 +105,18 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         env[name] = ("set", sk.annot_set(name))
     # herd's iico_data between the events we keep: the read of a read-modify-write feeds
     # its write (X86 XCHG / LOCK'd instructions); PPC instructions have one such event.
-    env["iico_data"] = ("rel", sk.iico)
+    # With register events (catdep models) the events declare it, iico_ctrl and rf-reg.
+    env["iico_data"] = ("rel", sk.iico_data)
+    env["iico_ctrl"] = ("rel", sk.iico_ctrl)
+    env["rf-reg"] = ("rel", sk.rf_reg)
+    # the memory events whose addresses have the same low-order bits (their offsets)
+    env["same-low-order-bits"] = ("rel", same_low_order_bits(sk))
+    for name in rec.other_sets if rec else ():
+        env[name] = ("set", sk.annot_set(name))
+    if rec is not None and rec.atomic_pairs:
+        rmw, amo = atomic_pairs(sk)
+        env["rmw"] = ("rel", rmw)
+        env["amo"] = ("rel", amo)
     for name in ("addr", "data", "ctrl"):
         env[name] = ("rel", 0)
     for name, rel in sk.deps.items():  # addr, data, ctrl and any other the engine computed
@@ -121,6 +132,44 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
     env["sm"] = ("rel", U.ident(M))
     env["si"] = ("rel", U.ident(M))
     return env
+
+
+def same_low_order_bits(sk: Skeleton) -> int:
+    """herd's ``same-low-order-bits``: memory events whose addresses have the same offset
+    in their symbols (initial writes included)."""
+    U = sk.U
+    groups: dict[int, int] = {}
+    for i, e in enumerate(sk.events):
+        if e.loc is not None and e.is_mem:
+            _, _, off = e.loc.partition("+")
+            k = int(off) if off.isdigit() else 0
+            groups[k] = groups.get(k, 0) | (1 << i)
+    r = 0
+    for s in groups.values():
+        r |= U.product(s, s)
+    return r
+
+
+def atomic_pairs(sk: Skeleton) -> tuple[int, int]:
+    """herd's ``rmw`` and ``amo`` (``mem.ml`` ``make_atomic_load_store``): an atomic
+    (``X``) read and an atomic write of its location after it in its thread, with no
+    atomic access in between (an exclusive load and the next exclusive store); ``amo``:
+    those of one instruction."""
+    U = sk.U
+    atomic = sk.annot_set("X") & sk.M & ~sk.IW
+    order = sk.po_iico
+    rmw = amo = 0
+    for loc_events in sk.by_loc.values():
+        rs = loc_events & atomic & sk.R
+        ws = loc_events & atomic & sk.W
+        for r in bits(rs):
+            for w in bits(ws & U.row(order, r)):
+                between = U.row(order, r) & U.col(order, w) & atomic
+                if not between:
+                    rmw |= U.pair(r, w)
+                    if sk.events[r].poi == sk.events[w].poi:
+                        amo |= U.pair(r, w)
+    return rmw, amo
 
 
 def co0(g: Relations, fw: int) -> int:

@@ -29,7 +29,7 @@ from herdsman.engine.rsmc.support import choose
 from herdsman.engine.semantics.state import Done, Failed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
-from herdsman.engine.trust.run import has_rmw
+from herdsman.engine.trust.run import has_rmw, program_refusal
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
@@ -72,6 +72,9 @@ def rsmc_refusal(model: object, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
     if not isinstance(model, Model):
         return "RSMC explores cat models only"
+    why = program_refusal(program)
+    if why is not None:
+        return why
     return choose(model, program.arch, has_rmw(program)).refusal
 
 
@@ -83,6 +86,9 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
     if not isinstance(model, Model):
         raise InputError(where, 0, 0, "RSMC explores cat models only")
+    bad = program_refusal(program)
+    if bad is not None:
+        raise InputError(where, 0, 0, f"RSMC cannot explore this program: {bad}")
     why = choose(model, program.arch, has_rmw(program))
     if why.order is None:
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")

@@ -133,6 +133,12 @@ def choose(model: Model, arch: str, rmw: bool = False) -> Choice:
 
 
 def _choose(model: Model, arch: str) -> Choice:
+    if model.register_events:
+        return Choice(
+            None,
+            "it computes dependencies from herd's register events (catdep), which RSMC "
+            "does not build (use the reference engine)",
+        )
     if model.co_mode != "native":
         return Choice(
             None,

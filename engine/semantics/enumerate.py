@@ -16,7 +16,16 @@ from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Done,
+    Emit,
+    Failed,
+    Fork,
+    Read,
+    Stall,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import (
     DEFAULT_UNROLL,
     LOOP_BOUND,
@@ -25,7 +34,18 @@ from herdsman.engine.semantics.step import (
     semantics_of,
 )
 from herdsman.graphs.events import Event, with_value
-from herdsman.litmus.base.ir import RMW, Assert, Assume, Branch, Loc, Lock, Program, Store, Value
+from herdsman.litmus.base.ir import (
+    RMW,
+    Assert,
+    Assume,
+    Branch,
+    Loc,
+    Lock,
+    Program,
+    Store,
+    StoreCond,
+    Value,
+)
 
 
 class ThreadExec(NamedTuple):
@@ -154,6 +174,10 @@ def run_thread(
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
+            if cls is Fork:  # each way on is an execution of its own
+                for choice in s[0]:  # type: ignore[index]
+                    go(choice)
+                break
             if cls is Done:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
@@ -179,13 +203,16 @@ def run_thread(
 
 def _max_rounds(program: Program, unroll: int) -> int:
     code = [ins for th in program.threads for ins in th.code]
-    stores = sum(1 for ins in code if isinstance(ins, Store | RMW))
+    stores = sum(1 for ins in code if isinstance(ins, Store | StoreCond | RMW))
     loops = any(isinstance(ins, Branch) for ins in code)
     return stores * ((unroll + 1) if loops else 1) + 2
 
 
 def thread_executions(
-    program: Program, unroll: int = DEFAULT_UNROLL, deadline: float | None = None
+    program: Program,
+    unroll: int = DEFAULT_UNROLL,
+    deadline: float | None = None,
+    regs: bool = False,
 ) -> ThreadsResult:
     """Every execution of every thread, for every value its reads may see.
 
@@ -194,7 +221,7 @@ def thread_executions(
     execution is computed from a chain of at most as many stores as the execution has,
     so the iteration stops after that many rounds even when values keep growing (only
     values no execution can justify are then left out)."""
-    sem = semantics_of(program, unroll)
+    sem = semantics_of(program, unroll, regs)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
     vlists: dict[str, list[Value]] = {}

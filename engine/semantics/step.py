@@ -36,10 +36,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 
+from herdsman.engine.semantics import regevents
+from herdsman.engine.semantics.access import address as _address
+from herdsman.engine.semantics.access import loc_name as _loc_name
+from herdsman.engine.semantics.access import set_reg as _set
+from herdsman.engine.semantics.access import state_at as _state
 from herdsman.engine.semantics.arith import (
     AnyValue,
     EvalError,
-    Expr,
     apply_op,
     branch_taken,
     evaluate,
@@ -47,16 +51,19 @@ from herdsman.engine.semantics.arith import (
     reads_of,
 )
 from herdsman.engine.semantics.state import (
+    Access,
     Blocked,
     Done,
     Emit,
     Failed,
     Pending,
+    Queued,
     Read,
     Stall,
     Step,
     ThreadState,
 )
+from herdsman.engine.semantics.storecond import store_conditional
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.errors import InputError
@@ -80,6 +87,7 @@ from herdsman.litmus.base.ir import (
     Reg,
     Spawn,
     Store,
+    StoreCond,
     Sym,
     Thread,
     Unlock,
@@ -97,6 +105,8 @@ _LOOP_BOUND = Blocked(LOOP_BOUND)
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
 _NONE: frozenset[str] = frozenset()
+#: The last fields of an event that is no register event: ``reg``, ``iico``, ``iico_ctrl``.
+_NO_REG = (None, 0, 0)
 
 
 class StepError(Exception):
@@ -121,9 +131,11 @@ class ThreadCode:
         store_data_port: bool,
         unroll: int,
         bound_blocks: bool = False,
+        regs: bool = False,
     ) -> None:
         self.tid = tid
         self.bound_blocks = bound_blocks
+        self.regs = regs  # herd's register events too (engine.semantics.regevents)
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -222,9 +234,15 @@ class ThreadCode:
                 stack.extend(todo)
                 continue
             stack.pop()
-            here = _events_of(code[key[0]], self.branch_commit)
+            here = self.events_at(key[0])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
+
+    def events_at(self, pc: int) -> int:
+        """The events the operation at ``pc`` issues at most."""
+        if self.regs:
+            return regevents.events_of(self, pc)
+        return _events_of(self.code[pc], self.branch_commit)
 
     def _successors(
         self, th: ThreadCode, pc: int, loops: tuple[int, ...]
@@ -253,7 +271,14 @@ class ThreadCode:
     def step(self, st: ThreadState) -> Step:
         """What the thread does next from ``st`` (see the module docstring)."""
         th = self
+        if self.regs:
+            try:
+                return regevents.step(self, st)
+            except regevents.RegisterEventError as e:
+                raise StepError(str(e)) from None
         if st.pending is not None:
+            if type(st.pending) is Queued:
+                return regevents.dequeue(st, st.pending)
             return self._pending(th, st)
         code = th.code
         pc = st.pc
@@ -383,6 +408,9 @@ class ThreadCode:
                         t,
                         ctrl,
                         0,
+                        None,
+                        0,
+                        0,
                     ),
                 )
                 ctrl |= t
@@ -427,7 +455,8 @@ class ThreadCode:
         t = taint[th.slots[ins.creg]]
         event = _new(
             Event,
-            ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0),
+            ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0)
+            + _NO_REG,
         )
         after = _new(
             ThreadState,
@@ -443,9 +472,12 @@ class ThreadCode:
         if cls is Fence:
             kind, annots = th.fences[pc]
             ev = _new(
-                Event, ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0)
+                Event,
+                ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0) + _NO_REG,
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
+        if cls is StoreCond:
+            return store_conditional(th, ins, st, None)  # type: ignore[arg-type]
         if cls is Spawn or cls is Join:
             kind = "S" if cls is Spawn else "J"
             ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
@@ -473,14 +505,22 @@ class ThreadCode:
                         v = 0
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
             fields = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
+            fields += _NO_REG
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
             return _new(Emit, (_new(Event, fields), after, sym))
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
+        fields += _NO_REG
         return _new(Read, (_new(Event, fields), st, sym))
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
+        if self.regs:
+            return regevents.after_read(self, read, value)
+        return self.plain_after_read(read, value)
+
+    def plain_after_read(self, read: Read, value: AnyValue) -> ThreadState:
+        """:meth:`after_read` without register events."""
         th = self
         tid = self.tid
         st, ev = read.at, read.event
@@ -491,6 +531,9 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
+                if ins.res is not None:  # a load-reserve: its address is the reservation
+                    a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
+                    regs, taint = _set(regs, taint, th.slots[ins.res], a, at)  # type: ignore[union-attr]
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -534,7 +577,7 @@ class ThreadCode:
     def _pending(self, th: ThreadCode, st: ThreadState) -> Step:
         """The write of a read-modify-write whose read is done (or its failure)."""
         p = st.pending
-        assert p is not None
+        assert isinstance(p, Pending)
         if not is_known(p.guard):
             return Stall(reads_of(p.guard))
         regs, taint = st.regs, st.taint
@@ -551,12 +594,39 @@ class ThreadCode:
         """``st`` with the values of the reads ``reads`` (position -> value) filled in."""
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
-        if p is not None:
+        if isinstance(p, Pending):
             ev = p.event._replace(value=evaluate(p.event.value, reads))  # type: ignore[arg-type]
             p = p._replace(
                 event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
             )
-        return st._replace(regs=regs, pending=p)
+        return regevents.resolve(self, st._replace(regs=regs, pending=p), reads)
+
+    # ------------------------------------------------------------------ for regevents
+    def cut_end(self, st: ThreadState) -> Step:
+        """How the thread ends at the unrolling bound."""
+        if self.bound_blocks:
+            return _LOOP_BOUND
+        return _new(Done, (st.regs, True, self.slots, self.order))
+
+    def apply_op(self, ins: Op, cargs: tuple, regs: tuple, taint: tuple) -> tuple[tuple, tuple]:
+        """The registers and taints after the register operation ``ins``."""
+        return self._op(self, ins, cargs, regs, taint)
+
+    def branch_step(
+        self, ins: Branch, st: ThreadState, pc: int, regs: tuple, taint: tuple, poi: int
+    ) -> tuple[Step | None, ThreadState, int]:
+        """The branch at ``pc``, as :meth:`step` takes it (see ``_branch``)."""
+        return self._branch(self, ins, st, pc, regs, taint, poi)
+
+    def event_step(self, ins: Instr, st: ThreadState, acc: Access | None = None) -> Step:
+        """The event of the memory access or fence at ``st.pc`` (``acc``: its register
+        reads, with register events)."""
+        if type(ins) is StoreCond:
+            return store_conditional(self, ins, st, acc)  # type: ignore[arg-type]
+        return self._event(self, ins, st)
+
+    def error_at(self, pc: int, why: str) -> StepError:
+        return self._error(self, pc, why)
 
     def _error(self, th: ThreadCode, pc: int, why: str) -> StepError:
         idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
@@ -580,6 +650,11 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
     elif cls is Load:
         ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
+        if ins.res is not None:  # type: ignore[union-attr]
+            out.append(ins.res)  # type: ignore[union-attr]
+    elif cls is StoreCond:
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
+        out = [ins.status, ins.res]  # type: ignore[union-attr]
     elif cls is Store or cls is RMW:
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]
@@ -613,27 +688,35 @@ def thread_code(
     store_data_port: bool,
     unroll: int,
     bound_blocks: bool = False,
+    regs: bool = False,
 ) -> ThreadCode:
     """The compiled thread (the same object for identical threads of any program)."""
-    return ThreadCode(tid, thread, registers, branch_commit, store_data_port, unroll, bound_blocks)
+    return ThreadCode(
+        tid, thread, registers, branch_commit, store_data_port, unroll, bound_blocks, regs
+    )
 
 
 class Semantics:
     """The step function of ``program``, per thread (see the module docstring);
-    ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``).  Errors
-    of the program become :class:`litmus.errors.InputError` about its file."""
+    ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``); with
+    ``regs`` the threads issue herd's register events too (for models that compute
+    dependencies themselves: :mod:`engine.semantics.regevents`).  Errors of the program
+    become :class:`litmus.errors.InputError` about its file."""
 
-    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL) -> None:
+    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL, regs: bool = False) -> None:
         self.program = program
         self.unroll = unroll
+        self.regs = regs
         rec = ARCHS.get(program.arch)
         commit = rec.branch_commit if rec else True
         port = rec.store_data_port if rec else True
-        regs = program.registers
+        init = program.registers
         blocks = program.loop_bound == "block"
         with self.reporting():
             self.threads = [
-                thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll, blocks)
+                thread_code(
+                    t, th, init[t] if t < len(init) else (), commit, port, unroll, blocks, regs
+                )
                 for t, th in enumerate(program.threads)
             ]
         #: threads that some operation spawns: they start when spawned (the others at once)
@@ -675,14 +758,14 @@ class Semantics:
 _LAST: list[Semantics] = []
 
 
-def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL) -> Semantics:
-    """``Semantics(program, unroll)``, built once for the program asked last (a
+def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL, regs: bool = False) -> Semantics:
+    """``Semantics(program, unroll, regs)``, built once for the program asked last (a
     Semantics is immutable once built, so those asking share it)."""
     if _LAST:
         last = _LAST[0]
-        if last.program is program and last.unroll == unroll:
+        if last.program is program and last.unroll == unroll and last.regs == regs:
             return last
-    sem = Semantics(program, unroll)
+    sem = Semantics(program, unroll, regs)
     _LAST[:] = [sem]
     return sem
 
@@ -695,84 +778,18 @@ def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     return kind, _NONE
 
 
-def _address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
-    """(the address ``sum`` of the compiled operands ``cops``, its taint): a
-    :class:`Sym`, a symbolic value, or None when it is no location."""
-    base: AnyValue | None = None
-    off = 0
-    t = 0
-    sym: list[AnyValue] = []
-    for slot, imm in cops:
-        if slot < 0:
-            v = imm
-        else:
-            v = regs[slot]
-            if v is None:
-                continue
-            t |= taint[slot]
-        tv = type(v)
-        if tv is int:
-            off += v  # type: ignore[operator]
-        elif tv is Sym:
-            if base is not None:
-                return None, t
-            base = v
-        else:
-            sym.append(v)
-    if sym:
-        expr: AnyValue = sym[0]
-        for x in sym[1:]:
-            expr = Expr("add", (expr, x))
-        if base is not None:
-            expr = Expr("add", (expr, base))
-        return (Expr("add", (expr, off)) if off else expr), t
-    if base is None:
-        return None, t
-    assert isinstance(base, Sym)
-    return (Sym(base.name, base.offset + off) if off else base), t
-
-
-_LOC_NAMES: dict[Sym, str] = {}
-
-
-def _loc_name(a: Sym) -> str:
-    """The location an address denotes (``x``, ``x+4``), memoised."""
-    got = _LOC_NAMES.get(a)
-    if got is None:
-        if len(_LOC_NAMES) > 4096:
-            _LOC_NAMES.clear()
-        got = _LOC_NAMES[a] = str(a)
-    return got
-
-
 def _events_of(ins: Instr, branch_commit: bool) -> int:
     """The events an operation issues at most."""
     cls = type(ins)
     if cls is RMW or cls is CAS or cls is Lock:
         return 2
-    if cls in (Load, Store, Unlock, Fence, Spawn, Join):
+    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
         return 1
     if cls is Branch:
         return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
-
-
-def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
-    """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
-    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
-
-
-def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
-    """The registers and taints with register ``slot`` set to ``v`` tainted by ``t``."""
-    r = list(regs)
-    r[slot] = v
-    if taint[slot] == t:
-        return tuple(r), taint
-    k = list(taint)
-    k[slot] = t
-    return tuple(r), tuple(k)
 
 
 __all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]

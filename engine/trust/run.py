@@ -38,7 +38,7 @@ from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program
+from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
@@ -61,6 +61,14 @@ class TrustRun:
     stats: TrustStats
 
 
+def program_refusal(program: Program) -> str | None:
+    """Why a graph-growing explorer (TruSt, RSMC) cannot run ``program`` (None: it can):
+    a store-conditional's two outcomes need the reference engine."""
+    if program.has(StoreCond):
+        return "it has store-conditionals (STXR...): use the reference engine"
+    return None
+
+
 def has_rmw(program: Program) -> bool:
     """Whether the program has read-modify-writes (see engine/trust/support.py)."""
     return program.has(RMW, CAS, Lock)
@@ -68,8 +76,12 @@ def has_rmw(program: Program) -> bool:
 
 def trust_applies(model: object, program: Program) -> bool:
     """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``): a cat
-    model it accepts (see :mod:`engine.trust.support`)."""
-    return isinstance(model, Model) and refusal(model, program.arch, has_rmw(program)) is None
+    model it accepts (see :mod:`engine.trust.support`), a program it can run."""
+    return (
+        isinstance(model, Model)
+        and program_refusal(program) is None
+        and refusal(model, program.arch, has_rmw(program)) is None
+    )
 
 
 def explore_program(program: Program, model: object, opts: RunOptions) -> TrustRun:
@@ -83,6 +95,9 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     if not isinstance(model, Model):
         raise InputError(where, 0, 0, "TruSt explores cat models only")
     t0 = time.process_time()
+    why = program_refusal(program)
+    if why is not None:
+        raise InputError(where, 0, 0, f"TruSt cannot explore this program: {why}")
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
         raise model_refusal(model, where, msg)

@@ -36,7 +36,6 @@ from herdsman.litmus.asm.cells import (
     assemble,
     branch,
     fence,
-    load,
     lower_at,
     nop,
     op,
@@ -423,7 +422,9 @@ def _branch(m: str, up: str, o: list[_Operand], end: int) -> Instruction:
     if cond == "AL":
         return branch(f"B.AL {target}", m, target)
     if cond not in _CONDS:
-        raise CellError(0, f"unsupported AArch64 instruction '{m}' (condition {cond} is not modelled)")
+        raise CellError(
+            0, f"unsupported AArch64 instruction '{m}' (condition {cond} is not modelled)"
+        )
     return branch(f"B.{cond} {target}", m, target, _CONDS[cond], FLAGS)
 
 

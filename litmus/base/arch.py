@@ -215,12 +215,7 @@ def _aarch64_other_sets() -> tuple[str, ...]:
     """herd's AArch64 sets of actions herdsman never builds (non-VMSA): cache
     maintenance (``DC.CVAU``, ``IC.IALLU``...), the explicit sets ``AF``/``DB``, exception
     levels, fault types and TLBI kinds."""
-    dc = [
-        f"DC.{f}{t}{p}"
-        for f in ("I", "C", "CI", "Z")
-        for t in ("VA", "SW")
-        for p in ("C", "U")
-    ]
+    dc = [f"DC.{f}{t}{p}" for f in ("I", "C", "CI", "Z") for t in ("VA", "SW") for p in ("C", "U")]
     ic = [f"IC.I{t}U{d}" for t in ("ALL", "VA") for d in ("IS", "")]
     levels = ["E0", "E1", "E2", "E3"]
     faults = ["MMU", "Translation", "AccessFlag", "Permission", "TagCheck"]
