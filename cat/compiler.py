@@ -244,7 +244,7 @@ class ModelCompiler:
         self.run(list(stdlib.instrs), 0, st, after_stdlib)
         if self.withs == 0:
             co_mode = "none"
-        elif self.withs == 1 and self.native_with:
+        elif self.native_with:
             co_mode = "native"
         else:
             co_mode = "generic"
