@@ -111,6 +111,7 @@ MODELS_DIR = Path(__file__).with_name("models")
 
 #: Built-in model names (files in cat/models) and aliases.
 BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
+BUILTINS["aarch64"] = "aarch64"  # the Arm ARM's model (herd's aarch64.cat)
 ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
