@@ -8,6 +8,12 @@ slowest tests with our time beside herd's.
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
+    .venv/bin/python bench/campaign.py --sets aarch64 --herd-sample 100  # herd7 beside us
+
+``--herd-sample N`` also runs herd7 itself (``--herd7``, default ``$HERD7`` or
+/root/anchors/herd7/herd7 with its libdir) on N tests of each set, one process per test
+as herd is run on a campaign, and prints its CPU time (children's rusage) beside ours on
+those tests: a ratio measured in one run, on the same machine load.
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -18,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +48,7 @@ class Set:
     log: Path
     model_key: str  # which --model-* option applies
     default_model: str
+    herd_model: str | None = None  # what herd7 runs the set with (None: its default)
 
 
 SETS = {
@@ -71,6 +80,17 @@ SETS = {
         "sc",
     ),
 }
+SETS["aarch64"] = Set(
+    "aarch64",
+    SHARED / "aarch64" / "tests" / "@all",
+    SHARED / "aarch64" / "herd7-aarch64.log",
+    "aarch64",
+    str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
+    str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
+)
+
+#: herd7 for ``--herd-sample`` (built by ../shared/anchors/build.sh)
+HERD7 = os.environ.get("HERD7", "/root/anchors/herd7/herd7")
 
 
 def test_files(s: Set) -> list[str]:
@@ -138,6 +158,22 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
+def herd_side_by_side(s: Set, outcome: CampaignOutcome, n: int, herd7: str) -> list[str]:
+    """herd7's CPU time on ``n`` tests of the set (one process each), beside ours."""
+    ours = {os.path.realpath(r.path): r.cpu for r in outcome.rows if r.cpu is not None}
+    files = [f for f in sample(test_files(s), n) if os.path.realpath(f) in ours]
+    libdir = os.path.join(os.path.dirname(herd7), "libdir")
+    cmd = [herd7, "-set-libdir", libdir] + (["-model", s.herd_model] if s.herd_model else [])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for f in files:
+        subprocess.run([*cmd, f], capture_output=True, cwd=os.path.dirname(f), check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    herd = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    mine = sum(ours[os.path.realpath(f)] or 0.0 for f in files)
+    ratio = f" (ratio {mine / herd:.4f})" if herd else ""
+    return [f"side by side on {len(files)} tests: ours {mine:.2f} s, herd7 {herd:.2f} s{ratio}"]
+
+
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
     """The campaign of one set under ``model``, with the options of the command line, on
     workers made by ``worker``."""
@@ -168,6 +204,11 @@ def main(
     ap.add_argument("--model-ppc", default="power", help="model for the POWER set")
     ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
+    ap.add_argument(
+        "--model-aarch64", default=SETS["aarch64"].default_model, help="model for AArch64"
+    )
+    ap.add_argument("--herd-sample", type=int, help="run herd7 on N tests of each set too")
+    ap.add_argument("--herd7", default=HERD7, help="herd7 binary (its libdir beside it)")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument("--timeout", type=float, help="per-test time limit (seconds)")
@@ -184,6 +225,7 @@ def main(
         print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
         return 2
     models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
+    models["aarch64"] = a.model_aarch64
     status = 0
     grand_ours = grand_herd = 0.0
     os.makedirs(a.db_dir, exist_ok=True)
@@ -205,6 +247,9 @@ def main(
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
+        if a.herd_sample and os.path.exists(a.herd7):
+            for line in herd_side_by_side(s, outcome, a.herd_sample, a.herd7):
+                print(line)
         print(flush=True)
     if len(names) > 1:
         ratio = f" (ratio {grand_ours / grand_herd:.3f})" if grand_herd else ""

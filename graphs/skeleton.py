@@ -308,9 +308,9 @@ class Skeleton:
                 inst = (e.tid, e.poi)
             key = (e.tid, e.reg)
             if e.kind == "Rreg":
-                w = last.get(key)
-                if w is not None:
-                    r |= U.pair(w, i)
+                src = last.get(key)
+                if src is not None:
+                    r |= U.pair(src, i)
             else:
                 pending.append((key, i))
         return r
@@ -333,6 +333,11 @@ class Skeleton:
         """herd's ``iico_ctrl`` (as the events declare it; none without register
         events)."""
         return self._iico("iico_ctrl") if self.has_regs else 0
+
+    @cached_property
+    def reg_events(self) -> int:
+        """herd's register events (``Rreg`` and ``Wreg``), as a set."""
+        return self._set(lambda e: e.reg is not None)
 
     @cached_property
     def has_regs(self) -> bool:

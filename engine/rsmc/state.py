@@ -37,7 +37,16 @@ from typing import NamedTuple
 from herdsman.cat.api import ConsistencyChecker
 from herdsman.engine.rsmc.cb import PredsFn
 from herdsman.engine.semantics.arith import ReadValue, evaluate, is_known
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Done,
+    Emit,
+    Failed,
+    Pending,
+    Read,
+    Stall,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import Semantics
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.execution import ExecutionGraph, Layout
@@ -382,7 +391,7 @@ class RsmcState:
                     st = s.after  # type: ignore[union-attr]
                 else:
                     st = sem.after_read(t, s, ReadValue(n))  # type: ignore[arg-type]
-                    if st.pending is not None:
+                    if isinstance(st.pending, Pending):
                         # the read of a read-modify-write: its write is committed with it
                         # (atomically), so the read also waits for the write's other
                         # predecessors

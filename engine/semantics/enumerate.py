@@ -167,15 +167,15 @@ def run_thread(
                 events.append(s[0])  # type: ignore[arg-type]
                 st = s[1]  # type: ignore[assignment]
                 continue
-            if cls is Read:
-                ev = s[0]
-                for v in values_of(ev[4]):  # type: ignore[index]
+            if isinstance(s, Read):
+                ev = s.event
+                for v in values_of(ev[4]):  # type: ignore[arg-type]
                     events.append(with_value(ev, v))  # type: ignore[arg-type]
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
-            if cls is Fork:  # each way on is an execution of its own
-                for choice in s[0]:  # type: ignore[index]
+            if isinstance(s, Fork):  # each way on is an execution of its own
+                for choice in s.choices:
                     go(choice)
                 break
             if cls is Done:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from herdsman.engine.semantics.access import address, set_reg, state_at
-from herdsman.engine.semantics.arith import EvalError, evaluate
+from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.state import (
     Access,
     Done,
@@ -175,7 +175,7 @@ def step(th: ThreadCode, st: ThreadState) -> Step:
             if cls is Nop:
                 st = st._replace(pc=pc + 1, poi=st.poi + 1)
                 continue
-            if cls is Load or cls is Store or cls is StoreCond:
+            if isinstance(ins, Load | Store | StoreCond):
                 return _reads(th, ins, st)
             if cls is Fence:
                 return th.event_step(ins, st)
@@ -191,7 +191,7 @@ def _read_events(
 ) -> tuple[list[Event], int]:
     """The register reads of ``slots`` ((slot, data port) in order) from position
     ``st.n``, and the mask of their positions."""
-    out = []
+    out: list[Event] = []
     mask = 0
     n = st.n
     for slot, data in slots:
@@ -285,7 +285,7 @@ def access(th: ThreadCode, st: ThreadState, acc: Access) -> Step:
     return got
 
 
-def after_read(th: ThreadCode, read: Read, value: object) -> ThreadState:
+def after_read(th: ThreadCode, read: Read, value: AnyValue) -> ThreadState:
     """The state after a load's read gives ``value``: its register writes come next."""
     st = read.at
     acc = st.pending

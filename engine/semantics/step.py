@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import cast
 
 from herdsman.engine.semantics import regevents
 from herdsman.engine.semantics.access import address as _address
@@ -504,12 +505,24 @@ class ThreadCode:
                     if v is None:
                         v = 0
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
-            fields = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
-            fields += _NO_REG
+            fields = (
+                "W",
+                th.tid,
+                n,
+                poi,
+                loc,
+                v,
+                None,
+                annots,
+                origin,
+                addr,
+                data,
+                st.ctrl,
+                vt,
+            ) + _NO_REG
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
             return _new(Emit, (_new(Event, fields), after, sym))
-        fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
-        fields += _NO_REG
+        fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0) + _NO_REG
         return _new(Read, (_new(Event, fields), st, sym))
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
@@ -531,9 +544,11 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
-                if ins.res is not None:  # a load-reserve: its address is the reservation
-                    a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
-                    regs, taint = _set(regs, taint, th.slots[ins.res], a, at)  # type: ignore[union-attr]
+                res = ins.res if isinstance(ins, Load) else None
+                if res is not None:  # a load-reserve: its address is the reservation
+                    ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])
+                    a, at = _address(st.regs, st.taint, ops)
+                    regs, taint = _set(regs, taint, th.slots[res], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -650,11 +665,11 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
     elif cls is Load:
         ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
-        if ins.res is not None:  # type: ignore[union-attr]
-            out.append(ins.res)  # type: ignore[union-attr]
-    elif cls is StoreCond:
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
-        out = [ins.status, ins.res]  # type: ignore[union-attr]
+        if isinstance(ins, Load) and ins.res is not None:
+            out.append(ins.res)
+    elif isinstance(ins, StoreCond):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        out = [ins.status, ins.res]
     elif cls is Store or cls is RMW:
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
         if cls is RMW and ins.dst:  # type: ignore[union-attr]

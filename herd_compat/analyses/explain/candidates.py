@@ -187,7 +187,8 @@ def _search(
     """Every candidate of ``program`` giving ``state``, to ``visit`` (herd's enumeration;
     ``prune``: ``never``, or ``step`` to drop the subtrees ``model``'s monotone checks
     already reject); the counts of the search."""
-    sem = Semantics(program, unroll)
+    regs = model.register_events  # herd's register events, for catdep models
+    sem = Semantics(program, unroll, regs)
     check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
     prop = And(tuple(Atom(loc, v) for loc, v in state))
     goal = Goal(
@@ -198,7 +199,7 @@ def _search(
         prune=prune,
         deadline=deadline,
     )
-    threads = thread_executions(program, unroll, deadline)
+    threads = thread_executions(program, unroll, deadline, regs)
     tally = OutcomeBuilder(goal.observed, goal.quant)
     groups: list[list[list[ThreadExec]]] = []
     for execs in _wanted_execs(threads.execs, prop):
