@@ -39,6 +39,7 @@ from herdsman.litmus.asm.cells import (
     lower_at,
     nop,
     op,
+    operands,
     unknown_instruction,
 )
 from herdsman.litmus.base.ir import Branch, Imm, Load, Reg, Store, StoreCond
@@ -227,23 +228,6 @@ def _indexed(base: str, btext: str, parts: list[list[Token]], end: int, m: str) 
     else:
         text = f"[{btext},{rtext},{ext}]"
     return _Mem(base, 0, (view, idx.reg), ext, amount, text)
-
-
-def _operands(toks: list[Token], i: int, m: str) -> list[_Operand]:
-    ops: list[_Operand] = []
-    n = len(toks)
-    if i == n:
-        return ops
-    while True:
-        o, i = _operand(toks, i, m)
-        ops.append(o)
-        if i == n:
-            return ops
-        if toks[i][1] != ",":
-            raise CellError(toks[i][2], f"expected ',' between operands, found '{toks[i][1]}'")
-        i += 1
-        if i == n:
-            raise CellError(toks[i - 1][2] + 1, f"missing operand after ',' in '{m}'")
 
 
 # ----------------------------------------------------------------------------- checks
@@ -515,7 +499,7 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
             if up in UNSUPPORTED:
                 raise CellError(pos, f"unsupported AArch64 instruction '{m}'")
         raise unknown_instruction(toks, i, "AArch64")
-    ops = _operands(toks, i + 1, m)
+    ops = operands(toks, i + 1, m, _operand)
     return lower_at(pos, build, m, up, ops, len(text))
 
 
