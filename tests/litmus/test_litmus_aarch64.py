@@ -159,3 +159,15 @@ def test_herd_hash_on_the_shared_suite() -> None:
         assert herd_hash(t) in hashes[t.name], f
         checked += 1
     assert checked > 200
+
+
+def test_print_and_json_round_trip_on_the_shared_suite() -> None:
+    """Every 20th shared test prints (and encodes as JSON) to text that reads back to it."""
+    from herdsman.litmus.jsonir import from_json, to_json
+    from herdsman.litmus.printer import print_test
+
+    tests = shared_path("aarch64", "tests")
+    for f in (tests / "@all").read_text().split()[::20]:
+        t = parse_file(str(tests / f))
+        assert parse_text(print_test(t), str(tests / f)) == t, f
+        assert from_json(to_json(t)) == t, f
