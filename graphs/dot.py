@@ -156,6 +156,8 @@ def event_action(e: Event) -> str:
         return fence_picture(e.fence) if e.fence else "F"
     if e.kind == "B":
         return "Branching(bcc)"
+    if e.kind == "N":  # herd's event with no action (an AArch64 jump)
+        return ""
     return e.kind
 
 

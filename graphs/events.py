@@ -17,8 +17,9 @@ from herdsman.litmus.base.ir import Value
 
 #: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join,
 #: and herd's register events (a read or a write of a register: ``reg`` names it), made
-#: only for models that compute dependencies themselves (herd's ``catdep``).
-KINDS = ("R", "W", "F", "B", "S", "J", "Rreg", "Wreg")
+#: only for models that compute dependencies themselves (herd's ``catdep``), and herd's
+#: event with no action (``N``: an AArch64 jump or nop).
+KINDS = ("R", "W", "F", "B", "S", "J", "Rreg", "Wreg", "N")
 
 INIT = -1  # the thread of the initial writes
 

@@ -86,7 +86,7 @@ def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
         "BCC": ("set", sk.B),  # every commit we build is a conditional-branch commit
         "Exp": ("set", M),  # every access is explicit (no page-table walks)
         "EXEC": ("set", M),  # nothing is speculated
-        "no-loc": ("set", sk.F | sk.B),  # events without a location
+        "no-loc": ("set", sk.F | sk.B | sk.nops),  # events without a location
         "id": ("rel", U.ID),
         "loc": ("rel", sk.loc),
         "int": ("rel", sk.int_),

@@ -120,6 +120,11 @@ class Skeleton:
         return self._set(lambda e: e.kind == "B")
 
     @cached_property
+    def nops(self) -> int:
+        """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
+        return self._set(lambda e: e.kind == "N")
+
+    @cached_property
     def IW(self) -> int:
         return self._set(lambda e: e.tid < 0)
 

@@ -137,9 +137,11 @@ def events_of(th: ThreadCode, pc: int) -> int:
     if cls is StoreCond:
         return regs + 4
     if cls is Branch:
-        return 2 if ins.cond is not None else 0  # type: ignore[union-attr]
+        return 2 if ins.cond is not None else int(th.nop_events)  # type: ignore[union-attr]
     if cls is Fence:
         return 1
+    if cls is Nop:
+        return int(th.nop_events)
     return 0
 
 
@@ -173,6 +175,8 @@ def step(th: ThreadCode, st: ThreadState) -> Step:
                     continue
                 return got
             if cls is Nop:
+                if th.nop_events:
+                    return th.nop_step(st)
                 st = st._replace(pc=pc + 1, poi=st.poi + 1)
                 continue
             if isinstance(ins, Load | Store | StoreCond):
@@ -230,6 +234,8 @@ def _branch(th: ThreadCode, ins: Branch, st: ThreadState) -> Step | ThreadState:
     pc = st.pc
     if ins.cond is None:
         got, st2, new_pc = th.branch_step(ins, st, pc, st.regs, st.taint, st.poi)
+        if got is not None:  # an empty event (herd's jumps issue one on some architectures)
+            return got
         if new_pc < 0:
             return th.cut_end(st2._replace(cut=True))
         return st2._replace(pc=new_pc, poi=st.poi + 1)

@@ -133,10 +133,12 @@ class ThreadCode:
         unroll: int,
         bound_blocks: bool = False,
         regs: bool = False,
+        nop_events: bool = False,
     ) -> None:
         self.tid = tid
         self.bound_blocks = bound_blocks
         self.regs = regs  # herd's register events too (engine.semantics.regevents)
+        self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -243,7 +245,10 @@ class ThreadCode:
         """The events the operation at ``pc`` issues at most."""
         if self.regs:
             return regevents.events_of(self, pc)
-        return _events_of(self.code[pc], self.branch_commit)
+        ins = self.code[pc]
+        if self.nop_events and (type(ins) is Nop or (type(ins) is Branch and ins.cond is None)):
+            return 1
+        return _events_of(ins, self.branch_commit)
 
     def _successors(
         self, th: ThreadCode, pc: int, loops: tuple[int, ...]
@@ -314,6 +319,9 @@ class ThreadCode:
                         return _new(Done, (st.regs, True, self.slots, self.order))
                     continue
                 if cls is Nop:
+                    if self.nop_events:
+                        here = _state(st, pc + 1, regs, taint, st.n + 1, poi + 1)
+                        return _new(Emit, (nop_event(th, st, pc, poi), here, None))
                     pc += 1
                     poi += 1
                     continue
@@ -384,6 +392,8 @@ class ThreadCode:
         ctrl = st.ctrl
         if ins.cond is None:
             taken = True
+            if self.nop_events:
+                event = nop_event(th, st, pc, poi)
         else:
             slot = th.slots[ins.creg]
             c = regs[slot]
@@ -640,6 +650,11 @@ class ThreadCode:
             return store_conditional(self, ins, st, acc)  # type: ignore[arg-type]
         return self._event(self, ins, st)
 
+    def nop_step(self, st: ThreadState) -> Step:
+        """The empty event of the nop at ``st.pc`` and the state after it."""
+        after = _state(st, st.pc + 1, st.regs, st.taint, st.n + 1, st.poi + 1)
+        return _new(Emit, (nop_event(self, st, st.pc, st.poi), after, None))
+
     def error_at(self, pc: int, why: str) -> StepError:
         return self._error(self, pc, why)
 
@@ -704,10 +719,19 @@ def thread_code(
     unroll: int,
     bound_blocks: bool = False,
     regs: bool = False,
+    nop_events: bool = False,
 ) -> ThreadCode:
     """The compiled thread (the same object for identical threads of any program)."""
     return ThreadCode(
-        tid, thread, registers, branch_commit, store_data_port, unroll, bound_blocks, regs
+        tid,
+        thread,
+        registers,
+        branch_commit,
+        store_data_port,
+        unroll,
+        bound_blocks,
+        regs,
+        nop_events,
     )
 
 
@@ -725,12 +749,21 @@ class Semantics:
         rec = ARCHS.get(program.arch)
         commit = rec.branch_commit if rec else True
         port = rec.store_data_port if rec else True
+        nops = rec.nop_events if rec else False
         init = program.registers
         blocks = program.loop_bound == "block"
         with self.reporting():
             self.threads = [
                 thread_code(
-                    t, th, init[t] if t < len(init) else (), commit, port, unroll, blocks, regs
+                    t,
+                    th,
+                    init[t] if t < len(init) else (),
+                    commit,
+                    port,
+                    unroll,
+                    blocks,
+                    regs,
+                    nops,
                 )
                 for t, th in enumerate(program.threads)
             ]
@@ -791,6 +824,15 @@ def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     if kind.startswith("F."):
         return None, frozenset(kind[2:].split("."))
     return kind, _NONE
+
+
+def nop_event(th: ThreadCode, st: ThreadState, pc: int, poi: int) -> Event:
+    """herd's event with no action, of a jump or a nop (on architectures that issue one)."""
+    return _new(
+        Event,
+        ("N", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, 0, st.ctrl, 0)
+        + _NO_REG,
+    )
 
 
 def _events_of(ins: Instr, branch_commit: bool) -> int:

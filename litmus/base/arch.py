@@ -49,6 +49,8 @@ class Arch:
     #: herd's ``rmw`` pairs the atomic (``X``) accesses of a location, an exclusive load
     #: with the next exclusive store (``lxsx``), and ``amo`` those of one instruction
     atomic_pairs: bool = False
+    #: an unconditional branch and a nop issue an event with no action (herd's NoAction)
+    nop_events: bool = False
 
 
 # ----------------------------------------------------------------------------- PPC
@@ -301,6 +303,7 @@ ARCHS: dict[str, Arch] = {
             fence_pictures=tuple((f, f.replace(".", " ")) for f in _A64_FENCES),
             other_sets=_aarch64_other_sets(),
             atomic_pairs=True,
+            nop_events=True,
         ),
         Arch(
             "C",  # its tests are read by litmus/c, not by the assembly splitter

@@ -201,3 +201,15 @@ def test_hand_written_tests_identical_to_herd(spec: str) -> None:
         lines = format_result(block).splitlines()
         got.append("\n".join(x for x in lines if x and not x.startswith("Time ")))
     assert got == expected
+
+
+def test_jumps_and_nops_issue_an_empty_event() -> None:
+    """herd's AArch64 B and NOP issue an event with no action (NoAction), with or
+    without register events; it has no location."""
+    text = "AArch64 J\n{}\n P0 ;\n B L ;\n L: ;\n NOP ;\nexists (0:X0=0)\n"
+    for regs in (False, True):
+        _, execs = executions(text, regs)
+        (te,) = execs[0]
+        assert [(e.kind, e.poi, e.instr) for e in te.events] == [("N", 0, "B L"), ("N", 1, "NOP")]
+    sk = Skeleton(te.events, 1)
+    assert static_names(sk, "AArch64")["no-loc"][1] == 0b11
