@@ -58,6 +58,7 @@ class TimedModel:
         self.inner = inner
         self.clock = clock
         self.co_mode = getattr(inner, "co_mode", "native")
+        self.register_events = getattr(inner, "register_events", False)
 
     def prepare(self, sk, arch):
         t0 = time.process_time()

@@ -28,10 +28,10 @@ register view (an error says so).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from herdsman.engine.semantics.access import address, set_reg, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
+from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.state import (
     Access,
     Done,
@@ -54,9 +54,6 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 
-if TYPE_CHECKING:
-    from herdsman.engine.semantics.step import ThreadCode
-
 _new = tuple.__new__
 _RREG = frozenset({"Rreg"})
 _RREG_DATA = frozenset({"Rreg", "DATA"})
@@ -68,7 +65,7 @@ class RegisterEventError(Exception):
 
 
 def reg_event(
-    th: ThreadCode,
+    th: CompiledThread,
     st: ThreadState,
     n: int,
     kind: str,
@@ -123,7 +120,7 @@ def dequeue(st: ThreadState, p: Queued) -> Emit:
     return _new(Emit, (ev, nxt, None))
 
 
-def events_of(th: ThreadCode, pc: int) -> int:
+def events_of(th: CompiledThread, pc: int) -> int:
     """The events the operation at ``pc`` issues at most, register events included."""
     ins = th.code[pc]
     cls = type(ins)
@@ -145,7 +142,7 @@ def events_of(th: ThreadCode, pc: int) -> int:
     return 0
 
 
-def step(th: ThreadCode, st: ThreadState) -> Step:
+def step(th: CompiledThread, st: ThreadState) -> Step:
     """What the thread does next, with register events (see the module docstring)."""
     p = st.pending
     if type(p) is Queued:
@@ -191,7 +188,7 @@ def step(th: ThreadCode, st: ThreadState) -> Step:
 
 
 def _read_events(
-    th: ThreadCode, st: ThreadState, slots: list[tuple[int, bool]]
+    th: CompiledThread, st: ThreadState, slots: list[tuple[int, bool]]
 ) -> tuple[list[Event], int]:
     """The register reads of ``slots`` ((slot, data port) in order) from position
     ``st.n``, and the mask of their positions."""
@@ -205,7 +202,7 @@ def _read_events(
     return out, mask
 
 
-def _op(th: ThreadCode, ins: Op, st: ThreadState) -> Step:
+def _op(th: CompiledThread, ins: Op, st: ThreadState) -> Step:
     """``dst <- fn(args)``: a read per register argument, then the write(s)."""
     cargs = th.args[st.pc]
     slots: list[tuple[int, bool]] = []
@@ -227,7 +224,7 @@ def _op(th: ThreadCode, ins: Op, st: ThreadState) -> Step:
     return dequeue(st, Queued(events, after))
 
 
-def _branch(th: ThreadCode, ins: Branch, st: ThreadState) -> Step | ThreadState:
+def _branch(th: CompiledThread, ins: Branch, st: ThreadState) -> Step | ThreadState:
     """A branch: the state after it when it issues nothing (unconditional), else the
     read of its register then its commit (or a stall, or the end at the unrolling
     bound)."""
@@ -249,7 +246,7 @@ def _branch(th: ThreadCode, ins: Branch, st: ThreadState) -> Step | ThreadState:
     return _new(Emit, (read, queued(st.n + 1, (commit,), got.after), None))
 
 
-def _reads(th: ThreadCode, ins: Load | Store | StoreCond, st: ThreadState) -> Step:
+def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -> Step:
     """The register reads of a memory access, then the access (:func:`access`)."""
     pc = st.pc
     cargs = th.args[pc]
@@ -275,7 +272,7 @@ def _reads(th: ThreadCode, ins: Load | Store | StoreCond, st: ThreadState) -> St
     return dequeue(st, Queued(tuple(reads), at))
 
 
-def access(th: ThreadCode, st: ThreadState, acc: Access) -> Step:
+def access(th: CompiledThread, st: ThreadState, acc: Access) -> Step:
     """The memory access of the instruction at ``st.pc``, its register reads done."""
     ins = th.code[st.pc]
     plain = st._replace(pending=None)
@@ -291,7 +288,7 @@ def access(th: ThreadCode, st: ThreadState, acc: Access) -> Step:
     return got
 
 
-def after_read(th: ThreadCode, read: Read, value: AnyValue) -> ThreadState:
+def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     """The state after a load's read gives ``value``: its register writes come next."""
     st = read.at
     acc = st.pending
@@ -310,7 +307,7 @@ def after_read(th: ThreadCode, read: Read, value: AnyValue) -> ThreadState:
     return queued(r + 1, tuple(writes), after)
 
 
-def resolve(th: ThreadCode, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
+def resolve(th: CompiledThread, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
     """The queued events of ``st`` with the values of ``reads`` filled in (the rest of
     the state is :meth:`ThreadCode.resolve`'s)."""
     p = st.pending
@@ -321,7 +318,7 @@ def resolve(th: ThreadCode, st: ThreadState, reads: Mapping[int, Value]) -> Thre
 
 
 def set_status(
-    th: ThreadCode, st: ThreadState, status: str, res: str, ok: bool
+    th: CompiledThread, st: ThreadState, status: str, res: str, ok: bool
 ) -> tuple[tuple, tuple]:
     """The registers after a store-conditional: ``status`` 0 (done) or 1 (failed), the
     reservation cleared."""
@@ -329,7 +326,7 @@ def set_status(
     return set_reg(regs, taint, th.slots[res], 0, 0)
 
 
-def value_operand(th: ThreadCode, st: ThreadState) -> tuple[object, int]:
+def value_operand(th: CompiledThread, st: ThreadState) -> tuple[object, int]:
     """The value (and taint) a store at ``st.pc`` writes: its last operand."""
     slot, v = th.args[st.pc][-1]
     if slot >= 0:

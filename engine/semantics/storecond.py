@@ -12,22 +12,20 @@ writes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from herdsman.engine.semantics.access import address, loc_name, state_at
 from herdsman.engine.semantics.arith import is_known, reads_of
+from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regevents import queued, reg_event, set_status, value_operand
 from herdsman.engine.semantics.state import Access, Blocked, Fork, Stall, Step, ThreadState
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import StoreCond, Sym
 
-if TYPE_CHECKING:
-    from herdsman.engine.semantics.step import ThreadCode
-
 _new = tuple.__new__
 
 
-def store_conditional(th: ThreadCode, ins: StoreCond, st: ThreadState, acc: Access | None) -> Step:
+def store_conditional(
+    th: CompiledThread, ins: StoreCond, st: ThreadState, acc: Access | None
+) -> Step:
     """The ways the store-conditional at ``st.pc`` goes on (``acc``: its register reads,
     with register events; None without)."""
     pc, n, poi = st.pc, st.n, st.poi
@@ -79,7 +77,7 @@ def store_conditional(th: ThreadCode, ins: StoreCond, st: ThreadState, acc: Acce
 
 
 def _reg_writes(
-    th: ThreadCode, st: ThreadState, n: int, ins: StoreCond, status: int, rread: int, acc
+    th: CompiledThread, st: ThreadState, n: int, ins: StoreCond, status: int, rread: int, acc
 ) -> tuple[Event, ...]:
     """The reservation's and the status register's writes from position ``n`` (none
     without register events)."""

@@ -228,6 +228,7 @@ class OracleModel:
     """An independent model (``native`` co mode) for engine tests."""
 
     co_mode = "native"
+    register_events = False
 
     def __init__(self, tso: bool = False) -> None:
         self.tso = tso
@@ -345,6 +346,7 @@ class PowerOracleModel:
     """The Power model as a Python oracle (``native`` co mode)."""
 
     co_mode = "native"
+    register_events = False
 
     def prepare(self, sk, arch):
         return _PowerSession(sk)
