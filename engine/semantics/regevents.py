@@ -104,19 +104,29 @@ def reg_event(
     )
 
 
+def _with(st: ThreadState, n: int, pending: object) -> ThreadState:
+    """``st`` with event count ``n`` and ``pending`` (the hot path: no ``_replace``)."""
+    return _new(ThreadState, (st[0], st[1], st[2], st[3], n, st[5], st[6], pending, st[8]))
+
+
+def _with_iico(e: Event, iico: int) -> Event:
+    """``e`` fed by the events of ``iico`` (the hot path: no ``_replace``)."""
+    return _new(Event, (*e[:14], iico, e[15]))
+
+
 def queued(n: int, events: tuple[Event, ...], after: ThreadState) -> ThreadState:
     """The state whose next steps emit ``events`` (the first at position ``n``), then go
     on as ``after``."""
     if not events:
         return after
-    return after._replace(n=n, pending=Queued(events, after))
+    return _with(after, n, _new(Queued, (events, after)))
 
 
 def dequeue(st: ThreadState, p: Queued) -> Emit:
     """Emit the next queued event of an instruction."""
     ev = p.events[0]
     rest = p.events[1:]
-    nxt = p.after if not rest else st._replace(n=st.n + 1, pending=Queued(rest, p.after))
+    nxt = p.after if not rest else _with(st, st[4] + 1, _new(Queued, (rest, p.after)))
     return _new(Emit, (ev, nxt, None))
 
 
@@ -242,7 +252,7 @@ def _branch(th: CompiledThread, ins: Branch, st: ThreadState) -> Step | ThreadSt
     got, _, _ = th.branch_step(ins, shifted, pc, st.regs, st.taint, st.poi)
     if not isinstance(got, Emit):
         return got  # type: ignore[return-value]
-    commit = got.event._replace(iico=1 << st.n)
+    commit = _with_iico(got.event, 1 << st.n)
     return _new(Emit, (read, queued(st.n + 1, (commit,), got.after), None))
 
 
@@ -266,7 +276,7 @@ def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -
     rmask = sum(1 << pos[x] for x in res)
     names = tuple((th.names[s], pos[(s, d)]) for s, d in order)
     acc = Access(amask | vmask, rmask | amask, names)
-    at = st._replace(n=st.n + len(reads), pending=acc)
+    at = _with(st, st.n + len(reads), acc)
     if not reads:
         return access(th, at, acc)
     return dequeue(st, Queued(tuple(reads), at))
@@ -275,15 +285,15 @@ def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -
 def access(th: CompiledThread, st: ThreadState, acc: Access) -> Step:
     """The memory access of the instruction at ``st.pc``, its register reads done."""
     ins = th.code[st.pc]
-    plain = st._replace(pending=None)
+    plain = _with(st, st.n, None)
     got = th.event_step(ins, plain, acc)
     if type(ins) is StoreCond:
         return got
     if type(got) is Read:
-        ev = got.event._replace(iico=acc.iico)  # type: ignore[union-attr]
+        ev = _with_iico(got.event, acc.iico)  # type: ignore[union-attr]
         return _new(Read, (ev, st, got.address))  # type: ignore[union-attr]
     if type(got) is Emit:
-        ev = got.event._replace(iico=acc.iico)  # type: ignore[union-attr]
+        ev = _with_iico(got.event, acc.iico)  # type: ignore[union-attr]
         return _new(Emit, (ev, got.after, got.address))  # type: ignore[union-attr]
     return got
 
@@ -295,7 +305,7 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     assert isinstance(acc, Access)
     ins = th.code[st.pc]
     assert isinstance(ins, Load)
-    plain = st._replace(pending=None)
+    plain = _with(st, st.n, None)
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n
     writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, value, iico=1 << r)]
@@ -303,7 +313,7 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
         a, _ = address(plain.regs, plain.taint, th.addr_ops[st.pc])
         addr_reads = sum(1 << p for name, p in acc.reads)
         writes.append(reg_event(th, plain, r + 2, "Wreg", ins.res, a, iico=addr_reads))
-    after = after._replace(n=r + 1 + len(writes))
+    after = _with(after, r + 1 + len(writes), after.pending)
     return queued(r + 1, tuple(writes), after)
 
 
