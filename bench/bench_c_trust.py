@@ -30,7 +30,7 @@ from pathlib import Path
 
 from herdsman.cat.api import load_model
 from herdsman.engine.run import RunOptions, run_program, run_test
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 from herdsman.litmus.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +81,7 @@ def run_c(name: str, model_name: str, defines: dict[str, str], reference: bool) 
     path = PROGRAMS / f"{name}.c"
     model = load_model(model_name)
     t0 = time.process_time()
-    prog = load_c_program(str(path), target=target_for_model(model_name), defines=defines)
+    prog = load_c_program(str(path), target=model.identity.target, defines=defines)
     t1 = time.process_time()
     out = run_program(prog, model, RunOptions(engine="trust"))
     t2 = time.process_time()

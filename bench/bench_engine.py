@@ -54,11 +54,19 @@ class TimedSession:
 
 
 class TimedModel:
+    """Forwards to a model (``cat.api.PreparedModel``), timing its ``prepare`` calls."""
+
     def __init__(self, inner, clock: dict[str, float]) -> None:
         self.inner = inner
         self.clock = clock
-        self.co_mode = getattr(inner, "co_mode", "native")
-        self.register_events = getattr(inner, "register_events", False)
+        self.spec = inner.spec
+        self.identity = inner.identity
+        self.axioms = inner.axioms
+        self.co_mode = inner.co_mode
+        self.register_events = inner.register_events
+
+    def consistency_checker(self, arch, lay, kind="auto"):
+        return self.inner.consistency_checker(arch, lay, kind)
 
     def prepare(self, sk, arch):
         t0 = time.process_time()

@@ -154,7 +154,11 @@ def one_row(key: str, n: int, engine: str, model_spec: str, timeout: float) -> d
         if engine == "rsmc":
             run = explore_test(test, model, RunOptions(engine="rsmc", time_limit=timeout))
             outcome = run.result
-            out.update(count=run.stats.complete, blocked=run.stats.blocked, runs=run.stats.runs)
+            out.update(
+                count=run.stats.complete,
+                blocked=run.stats.blocked,
+                runs=int(run.stats.extra["runs"]),
+            )
         else:
             outcome = run_test(test, model, RunOptions(engine=engine, time_limit=timeout))
             out.update(count=outcome.positive + outcome.negative)
@@ -429,8 +433,12 @@ def _campaign_task(args: tuple[str, float | None]) -> TestResult:
             time=res.cpu,
         )
         st = run.stats
-        res.complete, res.blocked, res.runs = st.complete, st.blocked, st.runs
-        res.duplicates, res.templates, res.traversals = st.duplicates, st.templates, st.traversals
+        res.complete, res.blocked, res.runs = st.complete, st.blocked, int(st.extra["runs"])
+        res.duplicates, res.templates, res.traversals = (
+            int(st.extra["duplicates"]),
+            int(st.extra["templates"]),
+            int(st.extra["traversals"]),
+        )
         res.checks = int(st.extra.get("checks", 0))
     except TimeLimitExceeded:
         res.failure, res.cpu = "timeout", time.process_time() - start

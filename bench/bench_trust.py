@@ -94,11 +94,11 @@ def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> To
                 tot.mismatches.append(f"{test.name} ({ck})")
             if i == 0:
                 st = run.stats
-                tot.duplicates += st.duplicates
+                tot.duplicates += int(st.extra["duplicates"])
                 tot.complete += st.complete
                 tot.blocked += st.blocked
-                tot.inconsistent += st.revisits_inconsistent
-                tot.doomed += st.revisits_doomed
+                tot.inconsistent += int(st.extra["revisits_inconsistent"])
+                tot.doomed += int(st.extra["revisits_doomed"])
     return tot
 
 

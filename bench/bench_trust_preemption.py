@@ -121,14 +121,14 @@ def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dic
                 "want": len(want),
                 "visited": len(got),
                 "within": len(within),
-                "beyond": run.stats.beyond_bound,
-                "cut": run.stats.bound_blocked,
+                "beyond": int(run.stats.extra["beyond_bound"]),
+                "cut": int(run.stats.extra["bound_blocked"]),
                 "missed": len(want - within),
-                "duplicates": run.stats.duplicates,
+                "duplicates": int(run.stats.extra["duplicates"]),
                 "ok": within == want
-                and not run.stats.duplicates
+                and not run.stats.extra["duplicates"]
                 and counts_ok
-                and run.stats.beyond_bound == len(got) - len(within),
+                and run.stats.extra["beyond_bound"] == len(got) - len(within),
             }
         )
     return out

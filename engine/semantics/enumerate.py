@@ -18,12 +18,12 @@ from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
 from herdsman.engine.semantics.state import (
     Blocked,
-    Done,
     Emit,
-    Failed,
     Fork,
     Read,
     Stall,
+    ThreadDone,
+    ThreadFailed,
     ThreadState,
 )
 from herdsman.engine.semantics.step import (
@@ -59,9 +59,9 @@ class ThreadExec(NamedTuple):
 
     tid: int
     events: tuple[Event, ...]
-    done: Done
+    done: ThreadDone
     end: str = "done"
-    failure: Failed | None = None
+    failure: ThreadFailed | None = None
     waits: int = -1  # end "join": the thread it waits for
 
     @property
@@ -178,7 +178,7 @@ def run_thread(
                 for choice in s.choices:
                     go(choice)
                 break
-            if cls is Done:
+            if cls is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
@@ -191,7 +191,7 @@ def run_thread(
                     end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is Failed:
+            if cls is ThreadFailed:
                 out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
                 break
             assert cls is not Stall, "concrete values never stall"

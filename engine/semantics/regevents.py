@@ -34,11 +34,11 @@ from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.state import (
     Access,
-    Done,
     Emit,
     Queued,
     Read,
     Step,
+    ThreadDone,
     ThreadState,
 )
 from herdsman.graphs.events import Event
@@ -167,7 +167,7 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         while pc < len(code) and type(code[pc]) is Label:
             pc += 1
         if pc >= len(code):
-            return _new(Done, (st.regs, False, th.slots, th.order))
+            return _new(ThreadDone, (st.regs, False, th.slots, th.order))
         if pc != st.pc:
             st = st._replace(pc=pc)
         ins = code[pc]

@@ -3,9 +3,9 @@
 A thread's state (:class:`ThreadState`) is an immutable named tuple, cheap to copy, hash
 and compare.  A step (:data:`Step`) is what the thread does next: an event other than a
 read with the state after it (:class:`Emit`), a read whose value is to be chosen
-(:class:`Read`), or the end: finished (:class:`Done`), blocked for good
-(:class:`Blocked`), an assertion failed (:class:`Failed`), or waiting for read values not
-chosen yet (:class:`Stall`), or a choice between ways to go on (:class:`Fork`).  See
+(:class:`Read`), or the end: finished (:class:`ThreadDone`), blocked for good
+(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read values
+not chosen yet (:class:`Stall`), or a choice between ways to go on (:class:`Fork`).  See
 :mod:`engine.semantics.step`.
 """
 
@@ -85,7 +85,7 @@ class Read(NamedTuple):
     address: AnyValue | None = None
 
 
-class Done(NamedTuple):
+class ThreadDone(NamedTuple):
     """The thread has finished (``cut``: stopped by the unrolling bound) with these
     register ``values`` (per slot; ``None``: never set); ``slots`` names the slots."""
 
@@ -113,14 +113,14 @@ class Blocked(NamedTuple):
     why: str
 
 
-class Failed(NamedTuple):
+class ThreadFailed(NamedTuple):
     """An assertion failed: the execution is an error (``message``, at ``site``: the
     operation's index in its thread).  The thread stops there; ``done`` is how it ended
     (its registers then), so that the execution still has a final state."""
 
     message: str
     site: int
-    done: Done
+    done: ThreadDone
 
 
 class Stall(NamedTuple):
@@ -136,4 +136,4 @@ class Fork(NamedTuple):
     choices: tuple[ThreadState, ...]
 
 
-Step = Emit | Read | Done | Blocked | Failed | Stall | Fork
+Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall | Fork

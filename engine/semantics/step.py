@@ -13,8 +13,8 @@ says what comes next:
   chosen (a :class:`~engine.semantics.arith.ReadValue` leaves it symbolic, so that an
   explorer can fetch the thread's later events before committing the read:
   :meth:`Semantics.resolve` fills the value in later);
-* :class:`Done` (finished, or cut by the unrolling bound), :class:`Blocked` (an ``assume``
-  failed, a lock is held, an address is no location), :class:`Failed` (an ``assert``
+* :class:`ThreadDone` (finished, or cut by the unrolling bound), :class:`Blocked` (an ``assume``
+  failed, a lock is held, an address is no location), :class:`ThreadFailed` (an ``assert``
   failed), :class:`Stall` (the next step needs read values not chosen yet).
 
 Dependencies are herd's (``herd/modelUtils.ml`` ``make_procrels``): ``addr``: the reads
@@ -54,14 +54,14 @@ from herdsman.engine.semantics.arith import (
 from herdsman.engine.semantics.state import (
     Access,
     Blocked,
-    Done,
     Emit,
-    Failed,
     Pending,
     Queued,
     Read,
     Stall,
     Step,
+    ThreadDone,
+    ThreadFailed,
     ThreadState,
 )
 from herdsman.engine.semantics.storecond import store_conditional
@@ -210,9 +210,9 @@ class ThreadCode:
         zeros = (0,) * len(th.names)
         return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
 
-    def initial(self) -> Done:
+    def initial(self) -> ThreadDone:
         """How a thread that never ran ends: with its initial registers."""
-        return _new(Done, (self.init_regs, False, self.slots, self.order))
+        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
 
     def max_events(self) -> int:
         """An upper bound of the events of any execution of the thread: the longest
@@ -293,7 +293,7 @@ class ThreadCode:
         if st.cut:
             if self.bound_blocks:
                 return _LOOP_BOUND
-            return _new(Done, (st.regs, True, self.slots, self.order))
+            return _new(ThreadDone, (st.regs, True, self.slots, self.order))
         while pc < len(code):
             ins = code[pc]
             cls = type(ins)
@@ -316,7 +316,7 @@ class ThreadCode:
                         if self.bound_blocks:
                             return _LOOP_BOUND
                         st = _state(st, len(code), regs, taint, st.n, poi)
-                        return _new(Done, (st.regs, True, self.slots, self.order))
+                        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
                     continue
                 if cls is Nop:
                     if self.nop_events:
@@ -332,8 +332,8 @@ class ThreadCode:
                     if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
                         if cls is Assume:
                             return Blocked("assume")
-                        done = _new(Done, (regs, False, self.slots, self.order))
-                        return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
+                        done = _new(ThreadDone, (regs, False, self.slots, self.order))
+                        return ThreadFailed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
                     if self.branch_commit:  # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
@@ -344,7 +344,7 @@ class ThreadCode:
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
         st = _state(st, pc, regs, taint, st.n, poi)
-        return _new(Done, (st.regs, False, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
 
     def _value(self, th: ThreadCode, regs: tuple, name: str) -> AnyValue:
         v = regs[th.slots[name]]
@@ -631,7 +631,7 @@ class ThreadCode:
         """How the thread ends at the unrolling bound."""
         if self.bound_blocks:
             return _LOOP_BOUND
-        return _new(Done, (st.regs, True, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
 
     def apply_op(self, ins: Op, cargs: tuple, regs: tuple, taint: tuple) -> tuple[tuple, tuple]:
         """The registers and taints after the register operation ``ins``."""

@@ -4,7 +4,7 @@ TruSt (:mod:`engine.trust.explore`) fills the same :class:`engine.outcome.Outcom
 reference engine, so herd's output is identical whichever engine ran.  Its statistics
 (GenMC's "complete executions explored" and "blocked executions seen", revisits,
 preemption-bound counts) are in ``Outcome.stats``; :func:`explore_program` also returns
-them as :class:`TrustStats`.
+them (:class:`engine.outcome.Stats`, TruSt's counters: ``TRUST_COUNTERS``).
 
 TruSt drives the program's step function (:mod:`engine.semantics`) itself: each thread's
 next event comes from its path in the program's tree of thread prefixes.  Graph ids are
@@ -23,19 +23,20 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from herdsman.cat.api import Model, consistency_checker
-from herdsman.engine.errors import TimeLimitExceeded, model_refusal
+from herdsman.cat.api import PreparedModel
+from herdsman.engine.errors import NewLocation, TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
-from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
+from herdsman.engine.trust.explore import Explorer
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
-from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
@@ -58,7 +59,7 @@ class TrustRun:
     statistics."""
 
     result: Outcome
-    stats: TrustStats
+    stats: Stats
 
 
 def program_refusal(program: Program) -> str | None:
@@ -74,17 +75,15 @@ def has_rmw(program: Program) -> bool:
     return program.has(RMW, CAS, Lock)
 
 
-def trust_applies(model: object, program: Program) -> bool:
-    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``): a cat
-    model it accepts (see :mod:`engine.trust.support`), a program it can run."""
+def trust_applies(model: PreparedModel, program: Program) -> bool:
+    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
+    :mod:`engine.trust.support`): a model it accepts, a program it can run."""
     return (
-        isinstance(model, Model)
-        and program_refusal(program) is None
-        and refusal(model, program.arch, has_rmw(program)) is None
+        program_refusal(program) is None and refusal(model, program.arch, has_rmw(program)) is None
     )
 
 
-def explore_program(program: Program, model: object, opts: RunOptions) -> TrustRun:
+def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> TrustRun:
     """Explore ``program`` under ``model`` with TruSt: its outcome and statistics."""
     where = program.where
     check_show_mode(where, opts.show)
@@ -92,8 +91,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
     if opts.preemption_bound is not None and opts.speedcheck != "false":
         raise InputError(where, 0, 0, "speedcheck and a preemption bound do not go together")
-    if not isinstance(model, Model):
-        raise InputError(where, 0, 0, "TruSt explores cat models only")
     t0 = time.process_time()
     why = program_refusal(program)
     if why is not None:
@@ -116,12 +113,12 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         if sem.spawned and bound is not None:
             raise InputError(where, 0, 0, "--preemption-bound is for programs that spawn no thread")
         try:
-            checker = consistency_checker(model, program.arch, lay, opts.checker)
+            checker = model.consistency_checker(program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
-        tally = TrustTally(program, checker, opts, bound)
+        tally = Tally(program, opts, checker, bound)
         start = TrustGraph(lay, roots, sem.spawned)
-        on_error = tally.blocked_error if program.has(Assert) else None
+        on_error = partial(blocked_error, tally) if program.has(Assert) else None
         plan = None
         if compiled and bound is None:
             plan = compiled_applies(checker, start)
@@ -131,7 +128,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
                 start,
                 checker,
                 plan,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 deadline=deadline,
                 on_final=partial(tally.complete_final, lay) if tally.light() else None,
@@ -143,7 +140,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
             ex = Explorer(
                 start,
                 checker,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 bound=bound,
                 deadline=deadline,
@@ -175,21 +172,36 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     if opts.speedcheck != "false":
         extra["irrelevant"] = tally.skipped
     if bound is not None:
-        stats.beyond_bound = tally.beyond
+        extra["beyond_bound"] = float(tally.beyond)
         extra["bound"] = bound.k
         extra["within_bound"] = tally.within
         extra["decisive_within_bound"] = tally.decisive_within
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     stats.time = time.process_time() - t0
-    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
+    stats.candidates = stats.complete + int(extra["rejected"])
+    tally.stats.absorb(stats)
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:
+def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFailed]]) -> None:
+    """A blocked graph (consistent so far) where an assertion failed: an error too."""
+    dones: list[ThreadDone | None] = []
+    for t in range(g.T):
+        s = g.at(t).step
+        dones.append(
+            s.done if isinstance(s, ThreadFailed) else s if isinstance(s, ThreadDone) else None
+        )
+    state = tally.final_state(g.lay.loc_index, g.final_value, dones)
+    tally.blocked_error(state, fails, partial(picture, g))
+
+
+def explore_test(
+    test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None
+) -> TrustRun:
     """:func:`explore_program` on a litmus test's program."""
     return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
 
 
-def run_trust(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_trust(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model`` with TruSt (see :func:`explore_program`)."""
     return explore_program(program, model, opts).result

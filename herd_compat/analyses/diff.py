@@ -39,7 +39,7 @@ from herdsman.herd_compat.pipeline.run_file import (
 )
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus
 from herdsman.litmus.lower import lower
 
 #: The groups of tests, in report order, with their headings ({A} and {B}: the models).
@@ -218,11 +218,11 @@ class _Worker:
             with CpuTimeLimit(cfg.time_limit):
                 test = read_test(path)
                 if isinstance(test, CLitmus):
-                    ta, tb = target_for_model(cfg.a), target_for_model(cfg.b)
+                    model_a, model_b = self.models_a.get(cfg.a), self.models_b.get(cfg.b)
+                    ta, tb = model_a.identity.target, model_b.identity.target
                     if ta != tb:
                         return {"none": f"the models lower C differently ({ta}, {tb})"}
                     program_a: Program = lower_c_litmus(test, ta)
-                    model_a, model_b = self.models_a.get(cfg.a), self.models_b.get(cfg.b)
                 else:
                     program_a = lower(test)
                     model_a, model_b = self.models_a.for_test(test), self.models_b.for_test(test)

@@ -21,8 +21,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from herdsman.cat.api import load_model
-from herdsman.engine.options import RunOptions
+from herdsman.cat.api import PreparedModel, load_model
+from herdsman.engine.options import DEFAULT_UNROLL, RunOptions
 from herdsman.herd_compat.analyses.fences.oracles import LitmusOracle, OracleGaveUp
 from herdsman.herd_compat.analyses.fences.programs import C_FENCES, ProgramOracle, c_loader
 from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate
@@ -30,12 +30,13 @@ from herdsman.herd_compat.analyses.fences.synth import Round, Synthesis, synthes
 from herdsman.herd_compat.formats.dots import write_file
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import read_source
-from herdsman.litmus.c import target_for_model
 from herdsman.litmus.parser import parse_file
 from herdsman.litmus.test import Instruction
 
 __all__ = ["FencesConfig", "fences"]
 
+#: The models fences are placed for (the identities' families whose relaxations
+#: ``analyses/fences/models.py`` knows).
 MODELS = ("tso", "pso", "power")
 #: Exit statuses.
 SAFE, NO_FIX, BAD, NO_VERDICT = 0, 1, 2, 3
@@ -53,25 +54,31 @@ class FencesConfig:
     max_states: int | None = None
     time_limit: float | None = None
     engine: str = "auto"
-    unroll: int = 2
+    unroll: int = DEFAULT_UNROLL
     defines: dict[str, str] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
 
 
-#: herd's names of the models, as ``--model`` may give them.
-ALIASES = {"x86tso": "tso", "x86tso.cat": "tso", "tso.cat": "tso", "pso.cat": "pso"}
-ALIASES |= {"ppc": "power", "ppc.cat": "power", "power.cat": "power"}
+def _family(model: PreparedModel) -> str | None:
+    """The model of :data:`MODELS` ``model`` is (its identity's family), or None."""
+    family = model.identity.family
+    return family if family in MODELS else None
 
 
 def model_name(name: str) -> str | None:
-    """The model ``--model NAME`` names (tso, pso, power), or None."""
-    return name if name in MODELS else ALIASES.get(name)
+    """The model of :data:`MODELS` ``--model NAME`` is (a built-in name, herd's name or
+    a cat file, known by its text: ``cat.identity``), or None."""
+    try:
+        return _family(load_model(name))
+    except InputError:
+        return None
 
 
 def fences(cfg: FencesConfig) -> int:
     """Run ``herdsman fences``; the exit status."""
     path = cfg.program
-    model = model_name(cfg.model)
+    loaded = load_model(cfg.model)
+    model = _family(loaded)
     if model is None:
         raise ValueError(f"unknown model {cfg.model!r}")
     cfg.model = model
@@ -79,9 +86,9 @@ def fences(cfg: FencesConfig) -> int:
         raise InputError(path, 0, 0, "no such file")
     deadline = None if cfg.time_limit is None else time.process_time() + cfg.time_limit
     if path.endswith(".c"):
-        oracle_c, oracle_l = _c_oracle(cfg), None
+        oracle_c, oracle_l = _c_oracle(cfg, loaded), None
     else:
-        oracle_c, oracle_l = None, _litmus_oracle(cfg)
+        oracle_c, oracle_l = None, _litmus_oracle(cfg, loaded)
     oracle = oracle_c or oracle_l
     assert oracle is not None
 
@@ -113,8 +120,8 @@ def fences(cfg: FencesConfig) -> int:
 # ----------------------------------------------------------------------------- oracles
 
 
-def _c_oracle(cfg: FencesConfig) -> ProgramOracle:
-    target = target_for_model(cfg.model)
+def _c_oracle(cfg: FencesConfig, model: PreparedModel) -> ProgramOracle:
+    target = model.identity.target
     load = c_loader(cfg.program, target, cfg.defines, cfg.include_dirs)
     text = read_source(cfg.program).text
     return ProgramOracle(
@@ -129,7 +136,7 @@ def _c_oracle(cfg: FencesConfig) -> ProgramOracle:
     )
 
 
-def _litmus_oracle(cfg: FencesConfig) -> LitmusOracle:
+def _litmus_oracle(cfg: FencesConfig, model: PreparedModel) -> LitmusOracle:
     test = parse_file(cfg.program)
     want = {"X86": ("tso", "pso"), "PPC": ("power",)}.get(test.arch, ())
     if cfg.model not in want:
@@ -140,7 +147,6 @@ def _litmus_oracle(cfg: FencesConfig) -> LitmusOracle:
             f"fences for a {test.arch} test: --model "
             + (" or ".join(want) if want else "(none: X86 and PPC tests only)"),
         )
-    model = load_model(cfg.model)
     opts = RunOptions(engine=cfg.engine, time_limit=cfg.time_limit)
     return LitmusOracle(test, model, cfg.model, opts)
 
@@ -161,12 +167,15 @@ class Placement:
 
 def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) -> Placement:
     if oc is not None:
-        line = int(c.site)  # type: ignore[call-overload]
+        line = c.site
+        assert isinstance(line, int)  # a C program's sites are its lines
         src = oc.source.splitlines()
         stmt = src[line - 1].strip() if 0 < line <= len(src) else ""
         return Placement(f"line {line}", stmt, C_FENCES[c.kind].rstrip(";"), COSTS[c.kind])
     assert ol is not None
-    t, p = c.site  # type: ignore[misc]
+    site = c.site
+    assert isinstance(site, tuple)  # a litmus test's sites: (thread, instruction)
+    t, p = site
     code = ol.test.threads[t]
     nxt = next((it for it in code[p:] if isinstance(it, Instruction)), None)
     before = nxt.text if nxt is not None else "(end)"

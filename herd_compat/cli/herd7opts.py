@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 
 from herdsman.engine.options import ENGINES, SPEEDCHECKS
 from herdsman.engine.outcome import SHOW_MODES
-from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, SHOW_EVENTS
+from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, PICTURE_FORMATS, SHOW_EVENTS
+from herdsman.graphs.render import LAYOUTS
 from herdsman.herd_compat.cli.args import UsageError
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.inputs import expand_test_args, read_conds, read_names
@@ -169,6 +170,13 @@ def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
     return lambda cfg, v, st: setattr(cfg, "picture", replace(cfg.picture, **{attr: v}))
 
 
+def _dotmode(cfg: RunConfig, v: object, st: State) -> None:
+    """herd's ``-dotmode``: ``plain`` text in pictures (herd's default); herd's ``fig``
+    (labels escaped for TeX in xfig) is not drawn by herdsman."""
+    if v == "fig":
+        raise OptionError("-dotmode fig: herdsman writes plain labels (-dotmode plain)")
+
+
 def _relations(attr: str) -> Callable[[RunConfig, object, State], None]:
     """``-doshow`` / ``-unshow``: relation names, comma or space separated, cumulative."""
 
@@ -236,6 +244,10 @@ OPTIONS: dict[str, Opt] = {
     "-showthread": Opt("bool", _picture("show_thread"), "<bool> label the threads"),
     "-doshow": Opt("str", _relations("doshow"), "<r1,r2> relations to draw too"),
     "-unshow": Opt("str", _relations("unshow"), "<r1,r2> relations not to draw"),
+    "-dotcom": Opt("tag", _picture("layout"), "Graphviz program placing events", LAYOUTS),
+    "-dotmode": Opt("tag", _dotmode, "text in pictures (plain only)", ("plain", "fig")),
+    "-format": Opt("tag", _picture("format"), "-o DIR files: DOT text or images", PICTURE_FORMATS),
+    "--format": Opt("tag", _picture("format"), "alias of -format", PICTURE_FORMATS),
     "-gv": Opt("", _viewer, "herd opens gv; herdsman writes the pictures (-o DIR, -o -)"),
     "-evince": Opt("", _viewer, "herd opens evince; herdsman writes the pictures"),
     "-version": Opt("", _version, "print the version and exit"),

@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from herdsman.herd_compat.cli.args import Parser, UsageError
@@ -34,6 +35,7 @@ COMMANDS = {
     "fences": "insert the fewest fences that make a C program or litmus test safe (z3)",
     "explain": "why a model forbids (or allows) a final state: candidates, failing check, cycle",
     "diff": "run two models on many tests and explain where their answers differ",
+    "serve": "the workbench in a browser: run, draw, explain and diff (http://127.0.0.1:8000/)",
 }
 
 
@@ -122,6 +124,7 @@ def _run_parser() -> _Parser:
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
     p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<test>.dot ('-': stdout)")
+    _format_option(p, "DIR/<test>.dot, or an image per execution")
     p.add_argument("--skipchecks", action="append", default=[], metavar="N1,N2")
     p.add_argument("--through", action="store_true", help="let failing executions through")
     p.add_argument("--candidates", action="store_true", help="print the Candidates line")
@@ -198,6 +201,7 @@ def _cmd_run(argv: list[str]) -> int:
         speedcheck=a.speedcheck,
         progress=a.progress,
     )
+    cfg.picture = replace(cfg.picture, format=a.format)
     _check_operational(a)
     if cfg.json and cfg.outdir == "-":
         raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")
@@ -209,6 +213,18 @@ def _cmd_run(argv: list[str]) -> int:
         raise UsageError("--preemption-bound must be >= 0")
     _check_memory(a.max_memory, "--max-memory")
     return run_tests(cfg)
+
+
+def _format_option(p: _Parser, what: str) -> None:
+    """``--format dot|svg|png``: how ``-o DIR`` files pictures."""
+    from herdsman.graphs.dot import PICTURE_FORMATS
+
+    p.add_argument(
+        "--format",
+        choices=PICTURE_FORMATS,
+        default="dot",
+        help=f"pictures with -o DIR: {what} (svg, png: drawn by herdsman)",
+    )
 
 
 def _check_memory(mb: int | None, option: str) -> None:
@@ -231,9 +247,8 @@ def _cmd_herd7(argv: list[str]) -> int:
         return 0
     if st.viewer:
         sys.stderr.write(
-            "note: herdsman opens no viewer (-gv, -evince): give -show and -o DIR (or -o -) "
-            "and render the .dot files with Graphviz, e.g. 'dot -Tpng -O DIR/TEST.dot' "
-            "('-graph columns': 'dot -Kneato -Tpng -O ...')\n"
+            "note: herdsman opens no viewer (-gv, -evince): give -show and -o DIR "
+            "--format svg (or png) for images, or -o DIR (or -o -) for DOT text\n"
         )
     if st.version:
         sys.stdout.write(f"herdsman {VERSION} (herd7-compatible command line)\n")
@@ -269,6 +284,7 @@ def _verify_parser() -> _Parser:
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("--cat-include", action="append", default=[], metavar="DIR")
     p.add_argument("-o", "--outdir", metavar="DIR", help="write DIR/<program>.dot of an error")
+    _format_option(p, "DIR/<program>.dot of an error, or its image")
     p.add_argument("--json", action="store_true", help="one JSON object per program")
     p.add_argument(
         "--keep-going", action="store_true", help="explore every execution, not to the first error"
@@ -359,6 +375,7 @@ def _cmd_verify(argv: list[str]) -> int:
         include_dirs=a.include,
         cat_include_dirs=a.cat_include,
         outdir=a.outdir,
+        picture_format=a.format,
         json=a.json,
         keep_going=a.keep_going,
         time_limit=a.timeout,
@@ -577,6 +594,24 @@ def _cmd_diff(argv: list[str]) -> int:
     return diff_main(argv)
 
 
+def _cmd_serve(argv: list[str]) -> int:
+    from herdsman.herd_compat.serve.app import serve
+
+    p = _Parser(
+        prog="herdsman serve",
+        description=COMMANDS["serve"] + ". Listens on 127.0.0.1 (this machine only) unless "
+        "--host says otherwise; runs herdsman's engines only, each job in a process it can "
+        "kill, within a time and a memory limit.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    a = p.parse_args(argv)
+    if not 0 < a.port < 65536:
+        raise UsageError(f"--port {a.port}: not a port number (1-65535)")
+    serve(a.host, a.port)
+    return 0
+
+
 # ----------------------------------------------------------------------------- main
 
 HANDLERS: dict[str, Callable[[list[str]], int]] = {
@@ -589,6 +624,7 @@ HANDLERS: dict[str, Callable[[list[str]], int]] = {
     "fences": _cmd_fences,
     "explain": _cmd_explain,
     "diff": _cmd_diff,
+    "serve": _cmd_serve,
 }
 
 

@@ -44,7 +44,7 @@ def run_tests(cfg: RunConfig, out: IO[str] | None = None, err: IO[str] | None = 
 def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     models = ModelCache(cfg)
     try:
-        check_outdir(cfg.outdir)
+        check_outdir(cfg.outdir, cfg.picture.format)
         if cfg.model:  # a bad model is reported once, before any test
             with CpuTimeLimit(cfg.time_limit):  # no test runs if the model cannot load
                 models.get(cfg.model)
@@ -99,9 +99,9 @@ def print_done(cfg: RunConfig, rec: Done, out: IO[str], err: IO[str]) -> str | N
     several = None
     if cfg.execution_dots:
         assert cfg.outdir is not None
-        write_execution_pictures(cfg.outdir, rec.path, rec.pictures)
+        write_execution_pictures(cfg.outdir, rec.path, rec.pictures, cfg.picture)
     elif cfg.outdir is not None:
-        several = write_pictures(cfg.outdir, cfg.suffix, rec.path, rec.pictures, out)
+        several = write_pictures(cfg.outdir, cfg.suffix, rec.path, rec.pictures, out, cfg.picture)
     if cfg.json:
         out.write(json_line(rec))
     else:

@@ -22,27 +22,20 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 
-from herdsman.cat.api import load_model
+from herdsman.cat.api import PreparedModel, load_model
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.outcome import Outcome
+from herdsman.engine.options import VERIFY_UNROLL
 from herdsman.engine.run import RunOptions, run_program
-from herdsman.graphs.dot import to_dot
 from herdsman.herd_compat.analyses.bounds import BoundsConfig, verify_bounds
-from herdsman.herd_compat.formats.dots import check_outdir, write_file
-from herdsman.herd_compat.formats.opsummary import operational_lines
-from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
-from herdsman.herd_compat.formats.trace import trace
+from herdsman.herd_compat.formats.dots import check_outdir, write_error_picture
+from herdsman.herd_compat.formats.genmc import verify_report
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.pipeline.progress import TerminalProgress
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 
 #: Exit statuses: no error, an assertion can fail (GenMC, Nidhugg), time limit exceeded.
 SAFE, UNSAFE, TIMEOUT = 0, 42, 3
-
-#: The default bound on loop iterations (GenMC has none; spin loops need none: they
-#: become assumptions).
-DEFAULT_UNROLL = 4
 
 
 @dataclass
@@ -53,11 +46,12 @@ class VerifyConfig:
     model: str = "sc"
     target: str | None = None
     engine: str = "auto"
-    unroll: int = DEFAULT_UNROLL
+    unroll: int = VERIFY_UNROLL
     defines: dict[str, str] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
     cat_include_dirs: list[str] = field(default_factory=list)
     outdir: str | None = None
+    picture_format: str = "dot"  # the error's picture: DOT text, svg or png
     json: bool = False
     keep_going: bool = False
     time_limit: float | None = None
@@ -74,10 +68,10 @@ def verify(cfg: VerifyConfig) -> int:
     """Verify every program of ``cfg``; the exit status (the worst one)."""
     if cfg.unroll < 0:
         raise InputError("--unroll", 0, 0, "the loop bound must be >= 0")
-    check_outdir(cfg.outdir)
+    check_outdir(cfg.outdir, cfg.picture_format)
     limit_memory(cfg.memory_limit)
     model = load_model(cfg.model, cfg.cat_include_dirs)
-    target = cfg.target or target_for_model(cfg.model)
+    target = cfg.target or model.identity.target
     status = SAFE
     for path in cfg.programs:
         try:
@@ -91,7 +85,7 @@ def verify(cfg: VerifyConfig) -> int:
     return status
 
 
-def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int:
+def _verify_one(path: str, cfg: VerifyConfig, model: PreparedModel, target: str) -> int:
     if not os.path.exists(path):  # directories, FIFOs and devices: refused when read
         raise InputError(path, 0, 0, "no such file")
     if path.endswith(".litmus"):
@@ -104,6 +98,7 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
             BoundsConfig(cfg.model, cfg.max_bound, cfg.max_states, cfg.time_limit, cfg.json),
             model,
             cfg.outdir,
+            cfg.picture_format,
         )
     program = replace(program, loop_bound="block")
     opts = RunOptions(
@@ -132,48 +127,13 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         data["outcome"] = out.to_json()
         sys.stdout.write(json.dumps(data) + "\n")
     else:
-        sys.stdout.write(report(out, cfg.unroll, wall))
-    if out.errors and cfg.outdir:
-        graph = out.errors[0].graph
-        if graph is not None:
-            name = os.path.splitext(os.path.basename(path))[0]
-            dot = to_dot(graph, test_name=program.name, model_name=cfg.model)
-            write_file(os.path.join(cfg.outdir, f"{name}.dot"), dot)
+        sys.stdout.write(verify_report(out, cfg.unroll, wall))
+    if out.errors and cfg.outdir and out.errors[0].graph is not None:
+        write_error_picture(
+            cfg.outdir, path, out.errors[0].graph, program.name, cfg.model, cfg.picture_format
+        )
     return UNSAFE if out.errors else SAFE
 
 
 def _shows_progress(cfg: VerifyConfig) -> bool:
     return sys.stderr.isatty() if cfg.progress is None else cfg.progress
-
-
-def report(out: Outcome, unroll: int, wall: float) -> str:
-    """GenMC's report of an outcome (lines end with a newline)."""
-    lines = []
-    x = out.stats.extra
-    if out.errors:
-        err = out.errors[0]
-        lines.append("Error detected: Safety violation!")
-        where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin
-        lines.append(f"Assertion violation: {err.message}  (thread {err.thread}, {where})")
-        if not err.complete:
-            lines.append("(another thread is blocked in this execution)")
-        if err.graph is not None:
-            lines.append("The violating execution:")
-            lines.append(trace(err.graph).rstrip("\n"))
-        if x.get("stopped_at_error"):
-            lines.append("(exploration stopped at the first error; --keep-going explores on)")
-        else:
-            lines.append(f"Executions violating an assertion: {int(x.get('errors', 0))}")
-    else:
-        lines.append("No errors were detected.")
-    lines.append(f"Number of complete executions explored: {out.stats.complete}")
-    lines.append(f"Number of blocked executions seen: {out.stats.blocked}")
-    cut = int(x.get("blocked_loop_bound", 0))
-    if cut:
-        lines.append(f"Executions cut by the loop bound (--unroll {unroll}): {cut}")
-    if out.engine == "operational":
-        lines.extend(operational_lines(out))
-    elif out.engine == "rsmc":
-        lines.extend(rsmc_lines(out))
-    lines.append(f"Total wall-clock time: {wall:.2f}s")
-    return "\n".join(lines) + "\n"

@@ -33,7 +33,7 @@ from herdsman.herd_compat.pipeline.limits import CpuTimeLimit
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import read_source
-from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus, parse_c_litmus
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.parser import parse_source, parse_text
@@ -166,7 +166,7 @@ def _run_c(
     path: str, test: CLitmus, cfg: RunConfig, models: ModelCache, admit: Admit, start: float
 ) -> TestRecord:
     """:func:`run_file` for a C litmus test: read by ``litmus/c``, lowered for the
-    model's target (see :func:`litmus.c.target_for_model`)."""
+    model's target (its identity's: ``cat.identity``)."""
     h = c_litmus_hash(test)
     if not admit(path, test.name, h):
         return Skipped(path, test.name)
@@ -176,7 +176,7 @@ def _run_c(
     spec = models.spec_for("C", path)
     model = models.get(spec)
     start += time.process_time() - loading
-    program = lower_c_litmus(test, target_for_model(spec))
+    program = lower_c_litmus(test, model.identity.target)
     outcome = run_program(program, model, cfg.run_options())
     cpu = time.process_time() - start
     facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 from conftest import ROOT, shared_path
 
-from herdsman.cat.api import consistency_checker, load_model
+from herdsman.cat.api import load_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.engine.run import RunOptions
@@ -27,11 +27,11 @@ EXAMPLES = ROOT / "litmus" / "examples"
 def stats_key(st):
     return (
         st.complete,
-        st.revisits,
-        st.refused,
+        st.extra["revisits"],
+        st.extra["refused"],
         st.blocked,
-        st.pruned,
-        st.revisits_inconsistent + st.revisits_doomed,
+        st.extra["pruned"],
+        st.extra["revisits_inconsistent"] + st.extra["revisits_doomed"],
     )
 
 
@@ -117,10 +117,10 @@ def test_model_without_incremental_form_uses_the_cat_checker(tmp_path):
     assert model.incremental_form("X86") is None
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     lay = Layout(["x", "y"], [0, 0], [2, 2])
-    assert isinstance(consistency_checker(model, "X86", lay), CatChecker)
+    assert isinstance(model.consistency_checker("X86", lay), CatChecker)
     with pytest.raises(ValueError, match="no incremental form"):
-        consistency_checker(model, "X86", lay, "incremental")
+        model.consistency_checker("X86", lay, "incremental")
     sc = load_model("sc")
-    assert isinstance(consistency_checker(sc, "X86", lay), IncrementalChecker)
+    assert isinstance(sc.consistency_checker("X86", lay), IncrementalChecker)
     run = explore_test(test, model)
     assert run.stats.complete == 3

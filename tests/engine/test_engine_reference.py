@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -19,6 +20,7 @@ from support.engine import (
     PPC_PTR,
     GenericOracleModel,
     OracleModel,
+    StubModel,
     addi,
     allowed,
     beq,
@@ -42,7 +44,8 @@ from support.engine import (
 
 from herdsman.cat.api import load_model
 from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_test
+from herdsman.engine.run import RunOptions, TimeLimitExceeded
+from herdsman.engine.run import run_test as run_any
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.errors import InputError
@@ -59,6 +62,16 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import InitItem
+
+
+def run_test(test, model, opts=None):
+    """The outcome of ``test`` under ``model`` by the reference engine (``auto`` would
+    run TruSt for the oracle models that forbid load buffering)."""
+    opts = opts or RunOptions()
+    if opts.engine == "auto":
+        opts = replace(opts, engine="reference")
+    return run_any(test, model, opts)
+
 
 # ----------------------------------------------------------------------------- X86 tests
 # Hand-built exactly as in ../shared/x86/tests (the parser is not needed for them).
@@ -213,7 +226,7 @@ def test_pruning_saves_candidates():
 # ----------------------------------------------------------------------------- brute force
 
 
-class AcceptAll:
+class AcceptAll(StubModel):
     """A model that accepts every candidate (pure enumeration counts)."""
 
     co_mode = "native"
@@ -447,7 +460,7 @@ def test_bad_options_are_input_errors():
         run_test(x86_test("SB"), OracleModel(), RunOptions(show="pictures"))
 
 
-class Recorder:
+class Recorder(StubModel):
     """Accepts everything and records what the explorer passes to the model."""
 
     def __init__(self, co_mode: str) -> None:

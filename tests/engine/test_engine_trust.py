@@ -40,7 +40,7 @@ def compare(test, model, **kw):
     ref = run_test(test, model, RunOptions(engine="reference"))
     run = explore_test(test, model, RunOptions(track_duplicates=True, **kw))
     assert same(ref, run.result), test.name
-    assert run.stats.duplicates == 0, test.name
+    assert run.stats.extra["duplicates"] == 0, test.name
     return ref, run
 
 
@@ -238,14 +238,23 @@ def test_checkers_agree_on_examples():
         test = parse_file(f)
         a = explore_test(test, model, RunOptions(checker="cat")).stats
         b = explore_test(test, model, RunOptions(checker="incremental")).stats
-        assert (a.complete, a.revisits, a.refused, a.blocked, a.pruned) == (
+        assert (
+            a.complete,
+            a.extra["revisits"],
+            a.extra["refused"],
+            a.blocked,
+            a.extra["pruned"],
+        ) == (
             b.complete,
-            b.revisits,
-            b.refused,
+            b.extra["revisits"],
+            b.extra["refused"],
             b.blocked,
-            b.pruned,
+            b.extra["pruned"],
         ), f.name
-        assert a.revisits_inconsistent == b.revisits_inconsistent + b.revisits_doomed
+        assert (
+            a.extra["revisits_inconsistent"]
+            == b.extra["revisits_inconsistent"] + b.extra["revisits_doomed"]
+        )
 
 
 SPIN = """PPC SPIN

@@ -68,7 +68,7 @@ def test_counts_on_store_buffering():
     counts = sorted(e.preemptions for e in run.result.executions)
     assert counts == [0, 0, 1]
     assert run.result.positive + run.result.negative == 2  # the result keeps those <= k
-    assert run.stats.beyond_bound == 1
+    assert run.stats.extra["beyond_bound"] == 1
     assert run.stats.extra["within_bound"] == 2
 
 

@@ -34,6 +34,7 @@ from herdsman.cat.api import Model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.graphs.dot import PictureOptions, display_numbers, event_action, event_letter, to_dot
 from herdsman.graphs.execution import Relations
+from herdsman.graphs.layout import spread_flat_labels
 from herdsman.herd_compat.analyses.explain.candidates import (
     Candidate,
     Explanation,
@@ -63,7 +64,7 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 from herdsman.litmus.base.source import Source
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
+from herdsman.litmus.c import CLitmus, lower_c_litmus
 from herdsman.litmus.lower import lower
 from herdsman.litmus.printer import loc_text, value_text
 from herdsman.litmus.state import parse_condition
@@ -163,7 +164,7 @@ def load_test(path: str, spec: str, models: ModelCache) -> tuple[LoadedTest, Mod
     test = read_test(path)
     if isinstance(test, CLitmus):
         model = models.get(spec)
-        program = lower_c_litmus(test, target_for_model(spec))
+        program = lower_c_litmus(test, model.identity.target)
         loaded = LoadedTest(path, test.name, "C", program, test.condition, len(test.threads))
         return loaded, model
     model = models.for_test(test)
@@ -240,7 +241,7 @@ def state_text(state: StateAtoms, arch: str) -> str:
 # ----------------------------------------------------------------------------- pictures
 
 #: How a witness's edges are drawn: thick red, labelled with the check's name.
-HIGHLIGHT = {"color": "red", "fontcolor": "red", "penwidth": "3"}
+HIGHLIGHT: dict[str, Any] = {"color": "red", "fontcolor": "red", "penwidth": "3"}
 
 
 def witness_dot(
@@ -277,7 +278,9 @@ def witness_dot(
                 edge.set(k, v)
             edge.set("label", label)
         else:
-            g.add_edge(pydot.Edge(a, b, label=label, **HIGHLIGHT))
+            # a cycle's edge orders no rank: the threads' rows stay (graphs.layout)
+            g.add_edge(pydot.Edge(a, b, label=label, constraint="false", **HIGHLIGHT))
+    spread_flat_labels(g)  # room for the cycle's labels within a row
     out = g.to_string()
     return out if out.endswith("\n") else out + "\n"
 
