@@ -129,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args(argv)
 
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
     from herdsman.herd_compat.formats.herdlog import parse_state_line
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_file
 
     tests_dir = SHARED / "power" / "tests"
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if prof:
             prof.enable()
         t = time.process_time()
-        r = run_test(test, model, opts)
+        r = run_program(lower(test), model, opts)
         ours = time.process_time() - t
         if prof:
             prof.disable()

@@ -93,15 +93,16 @@ def pick_tests(step: int = 1, limit: int = 0) -> list[Path]:
 
 def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dict]:
     """Per bound: the counts, and ``ok``."""
-    from herdsman.engine.run import RunOptions, run_test
-    from herdsman.engine.trust.run import explore_test
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.engine.trust.run import explore_program
+    from herdsman.litmus.lower import lower
 
-    ref = run_test(test, model, RunOptions(engine="reference", show="all"))
+    ref = run_program(lower(test), model, RunOptions(engine="reference", show="all"))
     truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.witnesses}
     out = []
     for k in bounds:
-        run = explore_test(
-            test,
+        run = explore_program(
+            lower(test),
             model,
             RunOptions(
                 preemption_bound=k,

@@ -35,10 +35,8 @@ from herdsman.engine.trust.run import has_rmw, program_refusal
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Assert, Program
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
-__all__ = ["RsmcRun", "explore_program", "explore_test", "run_rsmc", "rsmc_refusal"]
+__all__ = ["RsmcRun", "explore_program", "run_rsmc", "rsmc_refusal"]
 
 
 def blocked_error(tally: Tally, st: RsmcState, fails: list[tuple[int, ThreadFailed]]) -> None:
@@ -114,11 +112,6 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     stats.candidates = stats.complete + int(stats.extra["rejected"])
     tally.stats.absorb(stats)
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
-
-
-def explore_test(test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None) -> RsmcRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="rsmc"))
 
 
 def run_rsmc(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:

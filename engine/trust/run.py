@@ -40,13 +40,10 @@ from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
 __all__ = [
     "TrustRun",
     "explore_program",
-    "explore_test",
     "run_trust",
     "trust_applies",
     "TimeLimitExceeded",
@@ -193,13 +190,6 @@ def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFail
         )
     state = tally.final_state(g.lay.loc_index, g.final_value, dones)
     tally.blocked_error(state, fails, partial(picture, g))
-
-
-def explore_test(
-    test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None
-) -> TrustRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
 
 
 def run_trust(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:

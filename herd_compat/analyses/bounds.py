@@ -27,6 +27,7 @@ from herdsman.engine.operational.bounded import (
 )
 from herdsman.herd_compat.formats.dots import write_error_picture
 from herdsman.herd_compat.formats.trace import trace
+from herdsman.herd_compat.pipeline.limits import Limits
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
@@ -44,7 +45,7 @@ class BoundsConfig:
     model: str
     max_bound: int
     max_states: int | None = None
-    time_limit: float | None = None
+    limits: Limits = Limits()  # the whole search's CPU time
     json: bool = False
 
 
@@ -69,7 +70,8 @@ def verify_bounds(
             sys.stdout.write(step_line(mode, step) + "\n")
             sys.stdout.flush()
 
-    res = verify_bounded(program, mode, cfg.max_bound, cfg.time_limit, cfg.max_states, progress)
+    time_limit = cfg.limits.time_limit
+    res = verify_bounded(program, mode, cfg.max_bound, time_limit, cfg.max_states, progress)
     if cfg.json:
         sys.stdout.write(json.dumps(to_json(path, cfg.model, res)) + "\n")
     else:

@@ -26,13 +26,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from herdsman.cat.api import load_model
-from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.run import RunOptions, run_program
 from herdsman.graphs.dot import to_dot
 from herdsman.graphs.render import RenderError, render_all
 from herdsman.herd_compat.analyses.diff import GROUPS, DiffWorkerConfig, diff_worker, labels
@@ -44,14 +41,12 @@ from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.formats.genmc import verify_report
 from herdsman.herd_compat.formats.herd_block import format_result, state_lines
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
+from herdsman.herd_compat.pipeline.limits import Limits, limit_memory
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.progress import TerminalProgress
 from herdsman.herd_compat.pipeline.run_file import Done, Failed, run_file
 from herdsman.herd_compat.serve.examples import resolve_example
 from herdsman.herd_compat.serve.request import JobRequest, ModelChoice
 from herdsman.litmus.base.errors import InputError, UsageError
-from herdsman.litmus.c import load_c_program
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -182,7 +177,7 @@ def run_litmus(req: JobRequest, files: Files, send: Send) -> None:
         show="all" if req.pictures else None,
         nshow=req.pictures,
         outdir="." if req.pictures else None,
-        time_limit=req.time_limit,
+        limits=Limits(req.time_limit),
         progress=True,
         herd_only=True,
     )
@@ -210,29 +205,26 @@ def verify_program(req: JobRequest, files: Files, send: Send) -> None:
     """``herdsman verify`` on the C program: GenMC's report and the violating execution
     drawn."""
     spec = files.model or "sc"
-    model = load_model(spec)
-    program = load_c_program(files.source, model.identity.target)
-    program = replace(program, loop_bound="block")
-    opts = RunOptions(
+    cfg = RunConfig(
+        model=spec,
         engine=req.engine,
         unroll=req.unroll,
+        limits=Limits(req.time_limit),
+        inputs="programs",
         stop_on_error=True,
-        time_limit=req.time_limit,
-        progress=TerminalProgress(sys.stderr),
+        progress=True,
     )
-    wall = time.perf_counter()
-    try:
-        with CpuTimeLimit(req.time_limit):
-            out = run_program(program, model, opts)
-    except TimeLimitExceeded:
-        limit = f"time limit of {req.time_limit:g} s exceeded, no verdict"
-        send(problem(f"{files.source}:0:0: warning: {limit}"))
+    rec = run_file(files.source, cfg, ModelCache(cfg))
+    if isinstance(rec, Failed):
+        send(problem(rec.message))
         return
-    text = verify_report(out, req.unroll, time.perf_counter() - wall)
+    assert isinstance(rec, Done)  # a program is always admitted
+    out = rec.outcome
+    text = verify_report(out, req.unroll, rec.wall)
     send({"type": "report", "text": text, "engine": out.engine, "unsafe": bool(out.errors)})
     graph = out.errors[0].graph if out.errors else None
     if graph is not None:
-        dot = to_dot(graph, test_name=program.name, model_name=req.model.label())
+        dot = to_dot(graph, test_name=rec.name, model_name=req.model.label())
         send_pictures([dot], [{"state": "the violating execution"}], send)
 
 
@@ -245,7 +237,7 @@ def explain_state(req: JobRequest, files: Files, send: Send) -> None:
         test=files.source,
         state=req.state,
         outdir="pictures",
-        time_limit=req.time_limit,
+        limits=Limits(req.time_limit),
         limit=req.pictures,
     )
     text = io.StringIO()
@@ -287,7 +279,7 @@ def diff_models(req: JobRequest, files: Files, send: Send) -> None:
     """``herdsman diff`` of the two models on the tests, each test's row sent as it
     finishes, then the report and the witnesses drawn."""
     wcfg = DiffWorkerConfig(
-        a=files.model, b=files.model_b, engine=req.engine, time_limit=req.time_limit
+        a=files.model, b=files.model_b, engine=req.engine, limits=Limits(req.time_limit)
     )
     work = diff_worker(wcfg)
     la, lb = labels(files.model, files.model_b)

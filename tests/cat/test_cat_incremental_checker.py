@@ -17,8 +17,9 @@ from herdsman.cat.api import load_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.engine.run import RunOptions
-from herdsman.engine.trust.run import explore_test
+from herdsman.engine.trust.run import explore_program
 from herdsman.graphs.execution import Layout
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"
@@ -36,8 +37,8 @@ def stats_key(st):
 
 
 def agree(test, model) -> None:
-    a = explore_test(test, model, RunOptions(checker="cat"))
-    b = explore_test(test, model, RunOptions(checker="incremental"))
+    a = explore_program(lower(test), model, RunOptions(checker="cat"))
+    b = explore_program(lower(test), model, RunOptions(checker="incremental"))
     assert stats_key(a.stats) == stats_key(b.stats), test.name
     assert (a.result.states, a.result.positive, a.result.negative, a.result.flags) == (
         b.result.states,
@@ -122,5 +123,5 @@ def test_model_without_incremental_form_uses_the_cat_checker(tmp_path):
         model.consistency_checker("X86", lay, "incremental")
     sc = load_model("sc")
     assert isinstance(sc.consistency_checker("X86", lay), IncrementalChecker)
-    run = explore_test(test, model)
+    run = explore_program(lower(test), model, RunOptions(engine="trust"))
     assert run.stats.complete == 3

@@ -14,12 +14,13 @@ from conftest import shared_path
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
-from herdsman.engine.run import run_test
+from herdsman.engine.run import run_program
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.trust.run import program_refusal
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.herd_compat.formats.herd_block import format_result, herd_result
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
@@ -138,13 +139,13 @@ def test_graph_growing_engines_refuse_store_conditionals() -> None:
     program = lower(parse_text(EXCLUSIVE, "t.litmus"))
     assert program_refusal(program) is not None
     sc = load_model("sc")
-    with pytest.raises(Exception, match="store-conditionals"):
-        run_test(parse_text(EXCLUSIVE, "t.litmus"), sc, RunOptions(engine="trust"))
+    with pytest.raises(InputError, match="store-conditionals"):
+        run_program(program, sc, RunOptions(engine="trust"))
 
 
 def herd_text(t, model) -> str:
     """herd's block of test ``t`` under ``model``, without its Time line."""
-    r = run_test(t, model)
+    r = run_program(lower(t), model)
     block = herd_result(r, t.name, herd_hash(t), herd_condition_text(t.condition), arch=t.arch)
     lines = format_result(block).splitlines()
     return "\n".join(x for x in lines if x and not x.startswith("Time "))

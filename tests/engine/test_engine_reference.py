@@ -44,8 +44,7 @@ from support.engine import (
 
 from herdsman.cat.api import load_model
 from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.run import RunOptions, TimeLimitExceeded
-from herdsman.engine.run import run_test as run_any
+from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_program
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.errors import InputError
@@ -70,7 +69,7 @@ def run_test(test, model, opts=None):
     opts = opts or RunOptions()
     if opts.engine == "auto":
         opts = replace(opts, engine="reference")
-    return run_any(test, model, opts)
+    return run_program(lower(test), model, opts)
 
 
 # ----------------------------------------------------------------------------- X86 tests
@@ -385,7 +384,9 @@ def test_cowr2_like_herd_under_sc():
     from herdsman.litmus.parser import parse_file
 
     (rec,) = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log")) if r.name == "CoWR2"]
-    r = run_test(parse_file(str(shared_path("power", "tests", "CoWR2.litmus"))), OracleModel(False))
+    r = run_program(
+        lower(parse_file(str(shared_path("power", "tests", "CoWR2.litmus")))), OracleModel(False)
+    )
     got = {frozenset(zip(r.observed, s, strict=True)) for s in r.states}
     want = {frozenset(parse_state_line(x)) for x in rec.states}
     assert (r.positive, r.negative) == (rec.obs_positive, rec.obs_negative) == (0, 3)
