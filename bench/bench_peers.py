@@ -1,7 +1,8 @@
 """herdsman's TruSt beside GenMC and Nidhugg on the peers' benchmark families (issue 15).
 
-Rows: SB+NW with fences under sc and tso (N = 0..10), the RSMC paper's Fig. 11 family
-without fences under tso (N = 0..10), and the counter family (N threads ``r = c;
+Rows: SB+NW with fences under sc, tso and rc11 (N = 0..10), the RSMC paper's Fig. 11
+family without fences under tso and rc11 (N = 0..10; relaxed atomics: under rc11 C11's
+own semantics, GenMC's default), and the counter family (N threads ``r = c;
 c = r + 1``, N = 2..6) under sc.  The programs are the peers' own, written in GenMC's C
 dialect by ``../shared/anchors/gen_families.py``; herdsman reads them as they are.
 
@@ -41,7 +42,7 @@ ANCHORS = HERE.parent.parent / "shared" / "anchors"
 @dataclass(frozen=True)
 class Row:
     family: str  # sbnw | fig11 | counter
-    model: str  # sc | tso
+    model: str  # sc | tso | rc11
     n: int
 
     @property
@@ -59,9 +60,9 @@ class Row:
 def rows(families: list[str], max_n: int) -> list[Row]:
     out: list[Row] = []
     if "sbnw" in families:
-        out += [Row("sbnw", m, n) for m in ("sc", "tso") for n in range(max_n + 1)]
+        out += [Row("sbnw", m, n) for m in ("sc", "tso", "rc11") for n in range(max_n + 1)]
     if "fig11" in families:
-        out += [Row("fig11", "tso", n) for n in range(max_n + 1)]
+        out += [Row("fig11", m, n) for m in ("tso", "rc11") for n in range(max_n + 1)]
     if "counter" in families:
         out += [Row("counter", "sc", n) for n in range(2, min(max_n, 6) + 1)]
     return out
@@ -180,8 +181,9 @@ def recorded() -> dict[tuple[str, str, int], tuple[int, float]]:
 
 
 def peer_columns(row: Row) -> list[tuple[str, str]]:
-    """(peer, README column) compared on this row."""
-    return [("GenMC", f"GenMC {row.model}"), ("Nidhugg", f"Nidhugg {row.model}")]
+    """(peer, README column) compared on this row (Nidhugg has no RC11)."""
+    peers = ("GenMC",) if row.model == "rc11" else ("GenMC", "Nidhugg")
+    return [(p, f"{p} {row.model}") for p in peers]
 
 
 # ----------------------------------------------------------------------------- main

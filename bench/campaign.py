@@ -1,19 +1,19 @@
 """Full validation campaigns against herd's logs, with CPU time compared to herd's.
 
-Runs the 8141 POWER tests (and the X86 sets) with ``herdsman validate``'s machinery, then
-prints per set the summary, our total CPU time and its ratio to herd's (the sum of the
-``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests), and the ten
-slowest tests with our time beside herd's.
+Runs the 8141 POWER tests (and the X86 sets, the 69 C11 tests) with ``herdsman validate``'s
+machinery, then prints per set the summary, our total CPU time and its ratio to herd's (the
+sum of the ``Time`` lines of herd's log for the same tests: 952.4 s for all POWER tests),
+and the ten slowest tests with our time beside herd's.
 
     .venv/bin/python bench/campaign.py                      # everything, 2 jobs
     .venv/bin/python bench/campaign.py --sets power --model-ppc ../shared/herd-cat/ppc.cat
+    .venv/bin/python bench/campaign.py --sets c11 --model-c11 ../shared/c11/cat/rc11.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
-    .venv/bin/python bench/campaign.py --sets aarch64 --herd-sample 100  # herd7 beside us
+    .venv/bin/python bench/campaign.py --sets riscv --herd-sample 400  # herd7 run here too
+    .venv/bin/python bench/campaign.py --sets aarch64 --herd-sample 100
 
-``--herd-sample N`` also runs herd7 itself (``--herd7``, default ``$HERD7`` or
-/root/anchors/herd7/herd7 with its libdir) on N tests of each set, one process per test
-as herd is run on a campaign, and prints its CPU time (children's rusage) beside ours on
-those tests: a ratio measured in one run, on the same machine load.
+``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``; ``$HERD7``) on N of
+each set's tests after the campaign and prints both CPU times on them, side by side.
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from herd7_side import herd7_binary, run_herd7
 
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
@@ -80,6 +80,19 @@ SETS = {
         "sc",
         "sc",
     ),
+    "arm": Set(
+        "arm", SHARED / "arm" / "tests" / "@all", SHARED / "arm" / "herd7-arm.log", "arm", "arm"
+    ),
+    "riscv": Set(
+        "riscv",
+        SHARED / "riscv" / "tests" / "@all",
+        SHARED / "riscv" / "herd7-riscv.log",
+        "riscv",
+        "riscv",
+    ),
+    "c11": Set(
+        "c11", SHARED / "c11" / "tests" / "@all", SHARED / "c11" / "herd7-c11.log", "c11", "rc11"
+    ),
 }
 SETS["aarch64"] = Set(
     "aarch64",
@@ -89,9 +102,6 @@ SETS["aarch64"] = Set(
     str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
     str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
 )
-
-#: herd7 for ``--herd-sample`` (built by ../shared/anchors/build.sh)
-HERD7 = os.environ.get("HERD7", "/root/anchors/herd7/herd7")
 
 
 def test_files(s: Set) -> list[str]:
@@ -159,20 +169,34 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
-def herd_side_by_side(s: Set, outcome: CampaignOutcome, n: int, herd7: str) -> list[str]:
-    """herd7's CPU time on ``n`` tests of the set (one process each), beside ours."""
-    ours = {os.path.realpath(r.path): r.cpu for r in outcome.rows if r.cpu is not None}
-    files = [f for f in sample(test_files(s), n) if os.path.realpath(f) in ours]
-    libdir = os.path.join(os.path.dirname(herd7), "libdir")
-    cmd = [herd7, "-set-libdir", libdir] + (["-model", s.herd_model] if s.herd_model else [])
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    for f in files:
-        subprocess.run([*cmd, f], capture_output=True, cwd=os.path.dirname(f), check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    herd = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    mine = sum(ours[os.path.realpath(f)] or 0.0 for f in files)
-    ratio = f" (ratio {mine / herd:.4f})" if herd else ""
-    return [f"side by side on {len(files)} tests: ours {mine:.2f} s, herd7 {herd:.2f} s{ratio}"]
+def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str]:
+    """herd7 run here on ``n`` of the campaign's tests: its CPU time beside ours on them,
+    and beside its log's on them (how fast this machine runs herd7 against the log's)."""
+    binary = herd7_binary()
+    if binary is None:
+        return ["side by side: no herd7 built here (set $HERD7)"]
+    done = [r for r in outcome.rows if r.status == "done" and r.cpu is not None]
+    rows = {r.path: r for r in done}
+    files = sample(sorted(rows), n)
+    if not files:
+        return []
+    herd = run_herd7(binary, files, model, timeout=60.0 * len(files))
+    mine = sum(rows[f].cpu or 0.0 for f in files)
+    logged = sum(rows[f].herd_time or 0.0 for f in files)
+    scale = herd.time_lines / max(logged, 1e-9)
+    lines = [
+        f"side by side on {len(files)} tests: herd7 here {herd.cpu:.2f} s CPU (its Time "
+        f"lines {herd.time_lines:.2f} s, its log's {logged:.2f} s: x{scale:.2f}), ours "
+        f"{mine:.2f} s: ratio {mine / max(herd.cpu, 1e-9):.3f}",
+    ]
+    t = outcome.totals
+    if t is not None and t.herd_cpu:
+        here = t.herd_cpu * scale
+        lines.append(
+            f"whole campaign against herd7 at this machine's speed now (its log's times "
+            f"x{scale:.2f}: {here:.2f} s): ours {t.our_cpu:.2f} s, ratio {t.our_cpu / here:.3f}"
+        )
+    return lines
 
 
 def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) -> CampaignOutcome:
@@ -206,10 +230,19 @@ def main(
     ap.add_argument("--model-tso", default="tso", help="model for the X86 x86tso logs")
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
     ap.add_argument(
+        "--model-arm",
+        default=str(SHARED / "arm" / "cat" / "arm.cat"),
+        help="model for the ARM set (default herd's arm.cat; 'arm': the built-in one)",
+    )
+    ap.add_argument(
+        "--model-riscv",
+        default=str(SHARED / "riscv" / "cat" / "riscv.cat"),
+        help="model for the RISC-V set (default herd's riscv.cat; 'riscv': the built-in one)",
+    )
+    ap.add_argument("--model-c11", default="rc11", help="model for the C11 set (or rc11.cat)")
+    ap.add_argument(
         "--model-aarch64", default=SETS["aarch64"].default_model, help="model for AArch64"
     )
-    ap.add_argument("--herd-sample", type=int, help="run herd7 on N tests of each set too")
-    ap.add_argument("--herd7", default=HERD7, help="herd7 binary (its libdir beside it)")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument(
@@ -219,6 +252,9 @@ def main(
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--show-mismatches", type=int, default=20)
+    ap.add_argument(
+        "--herd-sample", type=int, default=0, help="run herd7 built here on N tests, beside us"
+    )
     a = ap.parse_args(argv)
     names = [x for x in a.sets.split(",") if x]
     unknown = [x for x in names if x not in SETS]
@@ -227,8 +263,15 @@ def main(
     if not SHARED.exists():
         print(f"needs {SHARED} (the shared ground-truth folder)", file=sys.stderr)
         return 2
-    models = {"ppc": a.model_ppc, "tso": a.model_tso, "sc": a.model_sc}
-    models["aarch64"] = a.model_aarch64
+    models = {
+        "ppc": a.model_ppc,
+        "tso": a.model_tso,
+        "sc": a.model_sc,
+        "arm": a.model_arm,
+        "riscv": a.model_riscv,
+        "c11": a.model_c11,
+        "aarch64": a.model_aarch64,
+    }
     status = 0
     grand_ours = grand_herd = 0.0
     os.makedirs(a.db_dir, exist_ok=True)
@@ -250,8 +293,8 @@ def main(
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
-        if a.herd_sample and os.path.exists(a.herd7):
-            for line in herd_side_by_side(s, outcome, a.herd_sample, a.herd7):
+        if a.herd_sample:
+            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample):
                 print(line)
         print(flush=True)
     if len(names) > 1:

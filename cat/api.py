@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
@@ -59,6 +60,7 @@ from herdsman.cat.explainable import (
     with_shows,
 )
 from herdsman.cat.form import Form, incremental_form
+from herdsman.cat.fused import FusedSession
 from herdsman.cat.identity import (
     BUILTINS,
     MODELS_DIR,
@@ -75,6 +77,7 @@ from herdsman.cat.runtime import Runtime
 from herdsman.cat.specialise import Specialiser, frontier
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
+from herdsman.graphs.fuse import fuse
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS, is_arch
@@ -156,7 +159,7 @@ class Predefined(Mapping[str, Any]):
     """herd's predefined names of a skeleton as cat values, made on first use (the run
     time rarely looks one up: ``fromto``, ``tag2events``)."""
 
-    def __init__(self, names: dict[str, tuple[str, int]]) -> None:
+    def __init__(self, names: Mapping[str, tuple[str, int]]) -> None:
         self._names = names
         self._made: dict[str, Any] = {}
 
@@ -238,9 +241,9 @@ class CatSession:
 
 
 #: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
-#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
-#: incremental one when the model has an incremental form: measured faster,
-#: ``bench/bench_trust.py``).
+#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (RC11's
+#: and RA's own on C, ``cat/c11.py``; else the incremental one when the model has an
+#: incremental form: measured faster, ``bench/bench_trust.py``).
 CHECKERS = ("auto", "cat", "incremental")
 
 
@@ -272,6 +275,8 @@ class Model:
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
         exact = not through and not any(ax.skipped for ax in self.axioms)
+        #: every check applies as written (no check skipped, no -through, no variant)
+        self.exact = exact and not self.variants
         #: which model this is (``cat.identity``): decided here, once
         self.identity: ModelIdentity = identify(ast.source, ast.arch, exact)
         #: the model computes dependencies from herd's register events (``catdep``)
@@ -377,12 +382,12 @@ class Model:
 
     def _signature(
         self, unit: _Unit, sk: Skeleton, arch: str
-    ) -> tuple[int, dict[str, int], dict[int, Any], Runtime, Evaluator]:
+    ) -> tuple[int, Mapping[str, int], dict[int, Any], Runtime, Evaluator]:
         """The skeleton's signature (which of the frontier nodes are empty: a mask), the
         predefined names' bits, the static nodes' values, and the run-time support and
         evaluator of ``sk``."""
         names = static_names(sk, arch)
-        N = {name: bits for name, (_, bits) in names.items()}
+        N = names.bits()
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
         ev.predef = Predefined(names)
         env = unit.compiled.env
@@ -408,8 +413,17 @@ class Model:
             self._forms[arch] = incremental_form(unit.compiled, unit.analysis, unit.monotone)
         return self._forms[arch]
 
-    def prepare(self, sk: Skeleton, arch: str) -> CatSession:
-        """Compile for ``arch`` if needed and compute the skeleton-only part of the model."""
+    def prepare(self, sk: Skeleton, arch: str) -> CatSession | FusedSession:
+        """Compile for ``arch`` if needed and compute the skeleton-only part of the model
+        (a skeleton with read-modify-writes herd makes one event is judged fused:
+        :mod:`cat.fused`)."""
+        fused = fuse(sk)
+        if fused is not None:
+            return FusedSession(self._prepare(fused.sk, arch), fused)
+        return self._prepare(sk, arch)
+
+    def _prepare(self, sk: Skeleton, arch: str) -> CatSession:
+        """:meth:`prepare` on a skeleton without fused read-modify-writes."""
         if is_arch(self.arch) and arch != self.arch:
             raise InputError(
                 self.path,
@@ -442,6 +456,9 @@ class Model:
         ``ValueError``)."""
         if kind not in CHECKERS:
             raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
+        sc = C11_FAMILIES.get(self.identity.family)
+        if kind == "auto" and arch == "C" and sc is not None and self.exact:
+            return C11Checker(self, arch, lay, sc=sc)  # RC11 and RA: GenMC's views
         if kind != "cat":
             form = self.incremental_form(arch)
             if form is not None:

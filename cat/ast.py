@@ -247,7 +247,9 @@ class CondVariant:
     cond: VCond
 
 
-Cond = CondEq | CondSubset | CondIn | CondVariant
+#: A condition comparing two expressions.
+Compare = CondEq | CondSubset | CondIn
+Cond = Compare | CondVariant
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -479,9 +481,9 @@ def _fv(e: Expr) -> set[str]:
         return _fv(e.exp) | _fv(e.default)
     if isinstance(e, If):
         out = _fv(e.then) | _fv(e.else_)
-        c = e.cond
-        if isinstance(c, (CondEq, CondSubset, CondIn)):
-            out |= _fv(c.left) | _fv(c.right)
+        cond = e.cond
+        if isinstance(cond, (CondEq, CondSubset, CondIn)):
+            out |= _fv(cond.left) | _fv(cond.right)
         return out
     raise TypeError(f"free_vars: unexpected {type(e).__name__}")
 

@@ -59,23 +59,43 @@ class Backend:
     def symbolic(self) -> bool:
         return self.U is None
 
+    @property
+    def graph(self) -> Graph:
+        """The graph under construction: only for building nodes, which happens while
+        compiling (at run time no operand is a node, so no node is built)."""
+        assert self.g is not None, "a node built at run time"
+        return self.g
+
+    @property
+    def universe(self) -> Universe:
+        """The universe of the execution at hand: only at run time."""
+        assert self.U is not None, "a run-time value while compiling"
+        return self.U
+
+    @property
+    def skeleton(self) -> Skeleton:
+        """The skeleton of the execution at hand: only at run time."""
+        assert self.sk is not None, "a run-time value while compiling"
+        return self.sk
+
     def nodeify(self, r, t: Type) -> Node:
-        return r if type(r) is Node else self.g.const(r, t)
+        return r if type(r) is Node else self.graph.const(r, t)
 
     def _sym(self, *rs) -> bool:
         return self.U is None or any(type(r) is Node for r in rs)
 
     def r_top(self, t: Type):
-        if self.U is None:
-            return self.g.top(t)
-        return self.U.ALL if t == SET else self.U.FULL
+        U = self.U
+        if U is None:
+            return self.graph.top(t)
+        return U.ALL if t == SET else U.FULL
 
     def r_id(self):
-        return self.g.id() if self.U is None else self.U.ID
+        return self.graph.id() if self.U is None else self.U.ID
 
     def r_union(self, rs: list, t: Type):
         if self._sym(*rs):
-            return self.g.union([self.nodeify(r, t) for r in rs], t)
+            return self.graph.union([self.nodeify(r, t) for r in rs], t)
         out = 0
         for r in rs:
             out |= r
@@ -83,7 +103,7 @@ class Backend:
 
     def r_inter(self, rs: list, t: Type):
         if self._sym(*rs):
-            return self.g.inter([self.nodeify(r, t) for r in rs], t)
+            return self.graph.inter([self.nodeify(r, t) for r in rs], t)
         out = rs[0]
         for r in rs[1:]:
             out &= r
@@ -91,35 +111,37 @@ class Backend:
 
     def r_diff(self, a, b, t: Type):
         if self._sym(a, b):
-            return self.g.diff(self.nodeify(a, t), self.nodeify(b, t), t)
+            return self.graph.diff(self.nodeify(a, t), self.nodeify(b, t), t)
         return a & ~b
 
     def r_comp(self, a, t: Type):
-        if self._sym(a):
-            return self.g.comp(self.nodeify(a, t), t)
-        return (self.U.ALL if t == SET else self.U.FULL) & ~a
+        U = self.U
+        if U is None or type(a) is Node:  # self._sym(a), narrowing U
+            return self.graph.comp(self.nodeify(a, t), t)
+        return (U.ALL if t == SET else U.FULL) & ~a
 
     def r_seq(self, rs: list):
-        if self._sym(*rs):
-            return self.g.seq([self.nodeify(r, REL) for r in rs])
+        U = self.U
+        if U is None or any(type(r) is Node for r in rs):  # self._sym(*rs), narrowing U
+            return self.graph.seq([self.nodeify(r, REL) for r in rs])
         out = rs[0]
         for r in rs[1:]:
-            out = self.U.seq(out, r)
+            out = U.seq(out, r)
         return out
 
     def r_inv(self, a):
         if self._sym(a):
-            return self.g.inv(self.nodeify(a, REL))
+            return self.graph.inv(self.nodeify(a, REL))
         return self.U.inverse(a)
 
     def r_plus(self, a):
         if self._sym(a):
-            return self.g.plus(self.nodeify(a, REL))
+            return self.graph.plus(self.nodeify(a, REL))
         return self.U.plus(a)
 
     def r_star(self, a):
         if self._sym(a):
-            return self.g.star(self.nodeify(a, REL))
+            return self.graph.star(self.nodeify(a, REL))
         return self.U.star(a)
 
     def r_opt(self, a):
@@ -127,22 +149,22 @@ class Backend:
 
     def r_domain(self, a):
         if self._sym(a):
-            return self.g.domain(self.nodeify(a, REL))
+            return self.graph.domain(self.nodeify(a, REL))
         return self.U.domain(a)
 
     def r_range(self, a):
         if self._sym(a):
-            return self.g.range(self.nodeify(a, REL))
+            return self.graph.range(self.nodeify(a, REL))
         return self.U.range(a)
 
     def r_prod(self, s1, s2):
         if self._sym(s1, s2):
-            return self.g.prod(self.nodeify(s1, SET), self.nodeify(s2, SET))
+            return self.graph.prod(self.nodeify(s1, SET), self.nodeify(s2, SET))
         return self.U.product(s1, s2)
 
     def r_toid(self, s):
         if self._sym(s):
-            return self.g.toid(self.nodeify(s, SET))
+            return self.graph.toid(self.nodeify(s, SET))
         return self.U.ident(s)
 
     # ------------------------------------------------------------------ coercions
@@ -159,7 +181,7 @@ class Backend:
             if vt == t:
                 return v
             if vt == ANY or (vt == EVENT and t == SET) or (vt == PAIR and t == REL):
-                return self.g.node("unbox", (v,), t, info=(t, pos), key=t)
+                return self.graph.node("unbox", (v,), t, info=(t, pos), key=t)
             raise CatError(pos, f"type {pp_type(t)} expected, {pp_type(vt)} found")
         if v is EMPTY:
             return 0
@@ -175,7 +197,9 @@ class Backend:
             if cls is VRel:
                 return v.bits
             if cls is VPair:
-                return self.U.pair(v.a, v.b)
+                U = self.U
+                assert U is not None, "pairs are values of run time"
+                return U.pair(v.a, v.b)
         raise CatError(pos, f"type {pp_type(t)} expected, {pp_type(type_of(v))} found")
 
     def unbox_value(self, v, t: Type, pos) -> int:
@@ -197,7 +221,7 @@ class Backend:
         may hold nodes)."""
         nodes: dict[int, Node] = {}
         collect_nodes(args, nodes)
-        return self.g.node(
+        return self.graph.node(
             "generic", tuple(nodes.values()), rtype, info=(method, args, pos), key=None
         )
 
@@ -213,7 +237,7 @@ class Backend:
         senv = Env(sub, env.tags, env.enums)
         nodes: dict[int, Node] = {}
         collect_nodes(list(sub.values()), nodes)
-        return self.g.node("runtime", tuple(nodes.values()), rtype, info=(e, senv), key=None)
+        return self.graph.node("runtime", tuple(nodes.values()), rtype, info=(e, senv), key=None)
 
     def tag_universe(self, enum: str) -> frozenset:
         return frozenset(VTag(enum, x) for x in self.enums.get(enum, ()))

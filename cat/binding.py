@@ -8,6 +8,7 @@ proper (:class:`cat.evaluator.Evaluator`) defines.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from herdsman.cat import ast as A
@@ -127,7 +128,7 @@ class Binder(Operators):
     def let_bindings(self, bindings, env: Env) -> Env:
         updates: dict = {}
         for b in bindings:
-            self.bind_pattern(b.pat, Lazy(lambda b=b: self.eval(b.exp, env)), updates, b.pos)
+            self.bind_pattern(b.pat, Lazy(partial(self.eval, b.exp, env)), updates, b.pos)
         return env.bind(updates)
 
     def rec_funs(self, funs: list, env: Env) -> Env:

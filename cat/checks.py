@@ -37,9 +37,10 @@ def operand(ev: Backend, kind: str, v, pos):
 
 
 def raw_test(ev: Backend, kind: str, r: int) -> bool:
-    U = ev.U
     if kind == "empty":
         return r == 0
+    U = ev.U
+    assert U is not None, "checks of bare sets and relations are decided at run time"
     if kind == "irreflexive":
         return not (r & U.ID)
     return U.acyclic(r)
@@ -86,4 +87,4 @@ def test_node_or_bool(ev: Backend, kind: str, negated: bool, v, pos):
         return (x == 0) != negated
     if type(x) is not Node:
         return test_value(ev, kind, negated, x, pos)
-    return ev.g.node("test", (x,), "bool", info=(kind, negated, pos, t))
+    return ev.graph.node("test", (x,), "bool", info=(kind, negated, pos, t))

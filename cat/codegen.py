@@ -371,6 +371,7 @@ class CodeGen:
         """Expression true iff the check passes."""
         step = p.step
         if p.t == "bool":
+            assert type(p.operand) is Node, "a check left to run time is a test node"
             return self.ensure(p.operand, sc)
         x = p.operand
         if type(x) is Node and x.op == "const":
@@ -495,7 +496,9 @@ class CodeGen:
                 co = str(endco.bits)
         self.emit(sc, "if want_shows:")
         ssc = Scope(dict(sc.avail), sc.lines, sc.ind + 1)
-        rels, sets, others = [], [], []
+        rels: list[tuple[str, str]] = []
+        sets: list[tuple[str, str]] = []
+        others: list[tuple[str, str]] = []
         for name, v in end.shows.items():
             v = self.map(v)
             if type(v) is Node and v.raw:
@@ -531,10 +534,12 @@ class CodeGen:
                 self.emit(sc, f"{name}(fl, ud, {sc.fails}[:])")
             self.emit(sc, "return OUT")
             return
+        var, cont = w.var, w.cont
+        assert var is not None and cont is not None, "a with over a run-time set"
         sv = self.value(self.map(w.setval), sc)
-        name, inner = self.element_fun(sc, w.var, "fl, ud, fails", "fails")
-        self.gen_program(w.cont, inner)
-        conv = self.emit_element_loop(sc, sv, w.var, w.pos)
+        name, inner = self.element_fun(sc, var, "fl, ud, fails", "fails")
+        self.gen_program(cont, inner)
+        conv = self.emit_element_loop(sc, sv, var, w.pos)
         self.emit(sc, f"    {name}({conv}, fl, ud, {sc.fails}[:])")
         self.emit(sc, "return OUT")
 

@@ -131,6 +131,11 @@ class Compiled:
     bindings: list = field(default_factory=list)
 
 
+#: The most checks a model may have (herd's models have tens): the code made for each
+#: costs memory, about 30 KB a check to compile.
+MAX_CHECKS = 10_000
+
+
 @dataclass
 class _St:
     env: Env
@@ -282,7 +287,7 @@ class ModelCompiler:
             vals["rf"] = g.union([rf, vals["rf-reg"]], REL)
         if self.native_allowed:
             co = g.node("input", (), REL, info="co", deps=frozenset({"co"}))
-            self.co_input = co
+            self.co_input: Node | None = co
             vals["FW"] = g.diff(vals["W"], g.domain(co), SET)
         else:
             self.co_input = None
@@ -444,6 +449,9 @@ class ModelCompiler:
         st.env = env.bind({ins.name: tagset}).retag(tags, enums)
 
     def new_axiom(self, test: A.AppTest, mode: str, name: str | None, skipped: bool) -> int:
+        if len(self.axioms) >= MAX_CHECKS:
+            too_many = f"more than {MAX_CHECKS} checks in the model (herdsman's limit)"
+            raise CatError(test.pos, too_many)
         self.axioms.append(Axiom(name, test.kind, test.negated, mode, test.pos, skipped))
         return len(self.axioms) - 1
 
@@ -554,7 +562,7 @@ class ModelCompiler:
             st.prog.steps.append(RejectStep(ins.pos, "empty with set"))
             return
         if type(v) is VValSet:
-            branches = []
+            branches: list[tuple[object, Program]] = []
             step = WithStep(None, v, None, ins.pos, branches)
             st.prog.tail = step
             for x in sorted_items(v):
@@ -581,6 +589,7 @@ def standard_generations() -> Digests:
     own ``cross.cat`` (compiled once, without recognising anything)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
     env = ModelCompiler("PPC", native=False).compile(model).env
+    assert env is not None, "the probe runs to its end"
     return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))
 
 

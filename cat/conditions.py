@@ -48,7 +48,7 @@ def ev_if(ev: Binder, e: A.If, env: Env) -> Any:
     return ev.eval(e.then if ok else e.else_, env)
 
 
-def check_condition_types(c: A.Cond, left: Any, right: Any) -> None:
+def check_condition_types(c: A.Compare, left: Any, right: Any) -> None:
     """Type errors of a condition decided at run time, reported now."""
     t1, t2 = vtype(left), vtype(right)
     if ANY in (t1, t2):
@@ -61,7 +61,7 @@ def check_condition_types(c: A.Cond, left: Any, right: Any) -> None:
         raise CatError(c.right.pos, f"type {pp_type(t1)} expected, {pp_type(t2)} found")
 
 
-def select(ev: Binder, e: A.If, c: A.Cond, left: Any, right: Any, env: Env) -> Node | None:
+def select(ev: Binder, e: A.If, c: A.Compare, left: Any, right: Any, env: Env) -> Node | None:
     """``if a = b`` / ``if a subset b`` over sets or relations, both branches sets or
     relations of one type: a ``select`` node choosing at run time; else None."""
     if isinstance(c, A.CondIn):
@@ -79,7 +79,7 @@ def select(ev: Binder, e: A.If, c: A.Cond, left: Any, right: Any, env: Env) -> N
     t2 = join_types(vtype(v1), vtype(v2))
     if t2 not in (SET, REL) or may_fail(v1) or may_fail(v2):
         return None
-    g = ev.g
+    g = ev.graph
     x1 = ev.nodeify(ev.raw(v1, t2, e.then.pos), t2)
     x2 = ev.nodeify(ev.raw(v2, t2, e.else_.pos), t2)
     a, b = ev.nodeify(a, t), ev.nodeify(b, t)
@@ -87,7 +87,7 @@ def select(ev: Binder, e: A.If, c: A.Cond, left: Any, right: Any, env: Env) -> N
     return g.node("select", (a, b, x1, x2), t2, info=kind)
 
 
-def condition(ev: Binder, c: A.Cond, v1: Any, v2: Any) -> bool:
+def condition(ev: Binder, c: A.Compare, v1: Any, v2: Any) -> bool:
     """Whether ``v1 = v2``, ``v1 subset v2`` or ``v1 in v2`` holds, both concrete."""
     if isinstance(c, A.CondEq):
         return values_equal(v1, v2)
@@ -112,7 +112,7 @@ def condition(ev: Binder, c: A.Cond, v1: Any, v2: Any) -> bool:
     if t1 == PAIR or t1 == ("tuple", (EVENT, EVENT)):
         r = ev.raw(v2, REL, c.right.pos)
         a, b = (v1.a, v1.b) if t1 == PAIR else (v1.items[0].e, v1.items[1].e)
-        return ev.U.has(r, a, b)
+        return ev.universe.has(r, a, b)
     if type(v2) is VValSet:
         if join_types(t1, v2.elem) is None:
             raise CatError(c.left.pos, f"type {pp_type(v2.elem)} expected, {pp_type(t1)} found")

@@ -26,6 +26,11 @@ from herdsman.cat.errors import CatError
 _MISSING: Any = object()
 
 
+def _spent() -> Any:  # pragma: no cover - a Lazy once evaluated answers from its state
+    """What a :class:`Lazy` keeps once evaluated, letting go of its closure."""
+    raise AssertionError("a Lazy evaluated twice")
+
+
 class Lazy:
     """A ``let`` binding evaluated on first use (herd's bindings are lazy)."""
 
@@ -50,14 +55,14 @@ class Lazy:
         except CatError as e:
             self.state = 3
             self.value = e
-            self.fn = None
+            self.fn = _spent
             raise
         except BaseException:
             self.state = 0
             raise
         self.state = 2
         self.value = v
-        self.fn = None
+        self.fn = _spent
         return v
 
 

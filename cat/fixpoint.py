@@ -100,9 +100,9 @@ def stabilised(ev: Backend, old, new, pos) -> bool:
             return not new.pairs
     elif new is UNV:
         if to is VRel:
-            return not (ev.U.FULL & ~old.bits)
+            return not (ev.universe.FULL & ~old.bits)
         if to is VSet:
-            return not (ev.U.ALL & ~old.bits)
+            return not (ev.universe.ALL & ~old.bits)
         if to is VValSet and isinstance(old.elem, tuple) and old.elem[0] == "tag":
             return ev.tag_universe(old.elem[1]) <= old.items
     elif to is tn and to in (VRel, VSet):
@@ -124,7 +124,7 @@ def ev_test(ev: Binder, test: A.AppTest, env: Env) -> bool:
 
 
 def _symbolic(ev: Binder, funs, vals, env: Env, pos, test: A.AppTest | None):
-    g = ev.g
+    g = ev.graph
     names = []
     for b in vals:
         if not isinstance(b.pat, A.PVar) or b.pat.name is None:
@@ -185,7 +185,7 @@ def _symbolic(ev: Binder, funs, vals, env: Env, pos, test: A.AppTest | None):
             return out, True
         return out, test_node_or_bool(ev, *test_info)
     fix = make_fix(g, keys, fvars, results, types, test_info, pos)
-    outs = []
+    outs: list[object] = []  # EMPTY or a projection node
     for i, t in enumerate(types):
         if t == EMPTY_T:
             outs.append(EMPTY)

@@ -19,6 +19,7 @@ this cannot read (fixpoints, ``with``...) has no incremental form.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -309,7 +310,7 @@ def _stable(n: Any) -> bool:
     return False
 
 
-def eval_static(n: Any, U: Universe, N: dict[str, int], memo: dict[int, int]) -> int:
+def eval_static(n: Any, U: Universe, N: Mapping[str, int], memo: dict[int, int]) -> int:
     """Value of a static node on a skeleton (``N``: herd's predefined names)."""
     got = memo.get(id(n))
     if got is not None:

@@ -83,6 +83,7 @@ BUILTINS: tuple[Builtin, ...] = (
         machine="tso",
         target="tso",
     ),
+    Builtin("tso64", aliases=("x86tso-mixed",)),
     Builtin("pso", aliases=("sparc-pso",), machine="pso", target="pso"),
     Builtin(
         "power",
@@ -90,6 +91,19 @@ BUILTINS: tuple[Builtin, ...] = (
         herd=("591b4fe462f49b9ca18c4959f72e355753428609d797f8ecbfba480d70c6610a",),  # ppc.cat
         target="power",
     ),
+    Builtin(
+        "arm",
+        herd=("7c3fbd9c86bf4daff3e977c0a2f81fb4ab09556882595e49638f7efd502bd2fc",),  # arm.cat
+    ),
+    Builtin(
+        "riscv",
+        herd=("b68db0b2267bb8bc872fe5e1e6db3fe636a316db75f166048cf7c34656be146c",),  # riscv.cat
+    ),
+    Builtin(
+        "rc11",
+        herd=("b5af1c79b499807a22f5d4a7129b0bf6f730ede5befa1fb23b7c9a74bb26a890",),  # rc11.cat
+    ),
+    Builtin("ra"),
     Builtin("aarch64"),  # the Arm ARM's axiomatic model (herd's aarch64.cat's answers)
 )
 

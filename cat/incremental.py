@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
@@ -48,6 +48,8 @@ from herdsman.cat.form import (
     is_fr,
     seq_pair,
 )
+from herdsman.cat.renumber import blocks_of, renumber
+from herdsman.graphs import widerel
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.relalg import KERNEL, Universe
@@ -55,28 +57,42 @@ from herdsman.graphs.relalg import KERNEL, Universe
 _WORD = (1 << 64) - 1
 
 #: Cached static values: per skeleton, and per (skeleton, events present); both caches are
-#: emptied when full, which keeps memory flat over long explorations.
+#: emptied when full (this many entries, or :data:`CACHE_BYTES` of values), which keeps
+#: memory flat over long explorations and long threads.
 MAX_SKELETONS = 1024
 MAX_RESTRICTED = 4096
+CACHE_BYTES = 64 << 20
 
 
 # ----------------------------------------------------------------------------- checker
 
 
-class _Frame(NamedTuple):
-    """The checker's state for one graph (a named tuple: one is made per event added)."""
+#: The static nodes' values by their ``id``, and memos of the checks by tuple keys.
+Statics = dict[int | tuple, int]
 
-    rf: int
-    co: int
-    fr: int
-    present: int  # event set of the graph
-    statics: dict[int, int]  # static node -> value (restricted to the present events)
-    acyc: list[int]  # per step: the value of its relation (incremental acyclic steps)
-    key: tuple = ()  # which skeleton the statics come from (see _key)
+
+class _State:
+    """The checker's state for one graph: its relations now, and what taking back each
+    event added needs.  Every pair an event brings touches it (it is the newest event of
+    the graph), so taking it back clears the pairs at it: the state keeps one value of
+    each relation, whatever the number of events (memory linear in the graph's size per
+    relation, not one copy per event)."""
+
+    __slots__ = ("rf", "co", "fr", "present", "statics", "acyc", "key", "undo")
+
+    def __init__(self, rf: int, co: int, fr: int, present: int, statics: dict, key: tuple) -> None:
+        self.rf = rf
+        self.co = co
+        self.fr = fr
+        self.present = present  # event set of the graph
+        self.statics = statics  # static node -> value (restricted to the present events)
+        self.acyc: list[int] = []  # per step: the value of its relation (acyclic steps)
+        self.key = key  # which skeleton the statics come from (see _key)
+        #: per event added: (the event, the key and the events present before it)
+        self.undo: list[tuple[int, tuple, int]] = []
 
 
 _BASES = {"rf": 1, "co": 2, "fr": 3}
-_new = tuple.__new__
 
 
 class IncrementalChecker:
@@ -93,15 +109,24 @@ class IncrementalChecker:
         self._allowed = Verdict(allowed=True)
         self.exact = form.exact
         size = lay.size
-        self.U = Universe(size, size)
+        # long graphs (a long thread): rows of whole bytes, moved by bytes (graphs/widerel)
+        self.U = Universe(size, size if size <= 128 else -(-size // 8) * 8)
         # a cycle is searched by the compiled kernel on graphs of one word per row (faster
         # there than a search from the new event in Python), else from the new event
         self._compiled = KERNEL and size <= 64
         self._statics: dict[tuple, dict[int, int]] = {}
         self._pp: dict[tuple, dict[int, int]] = {}
+        self._pp_bytes = 0  # the size of the values in _pp
+        self._inverses: dict[tuple, bytes] = {}  # (skeleton key, step): see _inverse_rows
+        self._inverse_bytes = 0
+        self._statics_bytes = 0  # ... and in _statics
         self.checks = 0
-        # per event: the pairs from or to it (a relation)
-        self._at = [(self.U.ROW << (e * size)) | (self.U.COL0 << e) for e in range(size)]
+        # per event: the pairs from or to it (a relation), kept for small graphs only
+        self._at_kept = (
+            [(self.U.ROW << (e * self.U.cap)) | (self.U.COL0 << e) for e in range(size)]
+            if size <= 128
+            else []
+        )
         # steps whose value grows only by the new event's pairs (see ``added``)
         simple = [
             sf.terms is not None and form.stable and all(not t.pre and not t.post for t in sf.terms)
@@ -140,37 +165,38 @@ class IncrementalChecker:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            done = g.completion_key()
+            # TrustGraph's (engine/trust); ExecutionGraph (graphs/) does not declare it yet
+            done = g.completion_key()  # type: ignore[attr-defined]
             if done is not None:
                 return ("c", *done)
         return ("p", *g.shape_key())
+
+    def _at(self, e: int) -> int:
+        """The pairs from or to event ``e`` (a relation)."""
+        if self._at_kept:
+            return self._at_kept[e]
+        U = self.U
+        return (U.ROW << (e * U.cap)) | (U.COL0 << e)
 
     def _full_statics(self, key: tuple) -> dict[int, int]:
         got = self._statics.get(key)
         if got is not None:
             return got
-        if len(self._statics) > MAX_SKELETONS:
+        if len(self._statics) > MAX_SKELETONS or self._statics_bytes > CACHE_BYTES:
             self._statics.clear()
+            self._statics_bytes = 0
         lay = self.lay
         sk = lay.shapes.skeleton(key[1:])
-        N = {name: b for name, (_, b) in static_names(sk, self.arch).items()}
+        N = static_names(sk, self.arch).bits()
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
-        # renumber: skeleton (init, then each thread's events) -> graph ids
-        blocks = []
-        off = lay.L
-        blocks.append((0, 0, off))
-        for t, sid in enumerate(key[1:]):
-            m = lay.shapes.length[sid]
-            blocks.append((off, lay.base[t], m))
-            off += m
-        out = {k: _renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
+        blocks = blocks_of(lay, key[1:])  # skeleton (init, then each thread) -> graph ids
+        out = {k: renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
         self._statics[key] = out
+        self._statics_bytes += _bytes(out)
         return out
 
-    def _restricted(
-        self, g: ExecutionGraph, present: int, key: tuple | None = None
-    ) -> dict[int, int]:
+    def _restricted(self, g: ExecutionGraph, present: int, key: tuple | None = None) -> Statics:
         if key is None:
             key = self._key(g)
         if not self.form.stable:
@@ -180,11 +206,13 @@ class IncrementalChecker:
         if got is not None:
             return got
         full = self._full_statics(key)
-        if len(self._pp) > MAX_RESTRICTED:
+        if len(self._pp) > MAX_RESTRICTED or self._pp_bytes > CACHE_BYTES:
             self._pp.clear()
+            self._pp_bytes = 0
         pp = self.U.product(present, present)
-        out = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
+        out: Statics = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
         self._pp[ck] = out
+        self._pp_bytes += _bytes(out)
         return out
 
     # ------------------------------------------------------------------ the interface
@@ -211,32 +239,35 @@ class IncrementalChecker:
         fr = fr_of(U, rf, co)
         key = self._key(g)
         statics = self._restricted(g, present, key)
-        fr_ = _new(_Frame, (rf, co, fr, present, statics, [], key))
+        st = _State(rf, co, fr, present, statics, key)
         ok = True
         for i, sf in enumerate(self.form.steps):
             if sf.terms is not None:
-                v = self._terms_value(sf.terms, fr_)
-                fr_.acyc.append(v)
+                v = self._terms_value(sf.terms, st)
+                st.acyc.append(v)
                 if ok and not U.acyclic(v):
                     ok = False
             else:
-                fr_.acyc.append(0)
-                if ok and not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
+                st.acyc.append(0)
+                if ok and not self._trivial(i, sf, statics) and not self._holds(sf, st):
                     ok = False
-        g.cstate = [fr_]
+        g.cstate = st
         return ok
 
     def added(self, g: ExecutionGraph, e: int) -> bool:
         self.checks += 1
-        stack: list[_Frame] = g.cstate  # type: ignore[assignment]
-        top = stack[-1]
+        st: _State = g.cstate  # type: ignore[assignment]
+        top_key = st.key
+        st.undo.append((e, top_key, st.present))  # removed() takes e back, even if refused
         U = self.U
         cap = U.cap
         drf = dco = dfr = 0  # the pairs the new event brings
-        kind = g.ev[e].kind  # type: ignore[union-attr]
+        ev = g.ev[e]
+        assert ev is not None, "e was just added"
+        kind = ev.kind
         # stable statics come from the threads' complete paths, which change only when
         # a value is read; the others from the prefixes themselves
-        key = top.key if top.key[0] == "c" and kind != "R" else self._key(g)
+        key = top_key if top_key[0] == "c" and kind != "R" else self._key(g)
         if kind == "R":
             w = g.rf[e]
             drf = 1 << (w * cap + e)
@@ -264,19 +295,22 @@ class IncrementalChecker:
                     col |= 1 << r
             if col:
                 dfr = U.spread(col) << e
-        present = top.present | (1 << e)
+        present = st.present | (1 << e)
         statics = self._restricted(g, present, key)
-        fr_ = _new(_Frame, (top.rf | drf, top.co | dco, top.fr | dfr, present, statics, [], key))
-        stack.append(fr_)  # a rejected event's frame is left unfinished: removed() drops it
-        acyc = fr_.acyc
-        old_acyc = top.acyc
-        old_st = top.statics
+        old_acyc = st.acyc
+        old_st = st.statics
+        st.rf |= drf
+        st.co |= dco
+        st.fr |= dfr
+        st.present, st.statics, st.key = present, statics, key
+        acyc = st.acyc = []
         deltas = (0, drf, dco, dfr)
         for i, (sf, plan) in enumerate(self._steps):
             terms = sf.terms
             if terms is None:
                 acyc.append(0)
-                if not self._trivial(i, sf, statics) and not self._holds(sf, fr_):
+                if not self._trivial(i, sf, statics) and not self._holds(sf, st):
+                    acyc.extend(old_acyc[i + 1 :])  # unchanged: removed() restores them
                     return False
                 continue
             if plan is not None:  # only pairs at e are new: add them to the old value
@@ -299,29 +333,46 @@ class IncrementalChecker:
                 v = old | new
                 new &= ~old
             else:
-                v = self._terms_value(terms, fr_)
+                v = self._terms_value(terms, st)
                 new = v & ~old_acyc[i]
             acyc.append(v)
             if new and not self._acyclic_through(v, new, e):
+                acyc.extend(old_acyc[i + 1 :])  # unchanged: removed() restores them
                 return False
         return True
 
     def removed(self, g: ExecutionGraph, e: int) -> None:
-        g.cstate.pop()  # type: ignore[union-attr]
+        st: _State = g.cstate  # type: ignore[assignment]
+        last, key, present = st.undo.pop()
+        assert last == e, "events are taken back in the reverse order of their adding"
+        keep = ~self._at(e)  # every pair e brought touches e, and nothing before did
+        st.rf &= keep
+        st.co &= keep
+        st.fr &= keep
+        st.present, st.key = present, key
+        st.statics = self._restricted(g, present, key)
+        acyc = st.acyc
+        for i, (sf, plan) in enumerate(self._steps):
+            if sf.terms is None:
+                continue
+            if plan is not None:
+                acyc[i] &= keep
+            else:  # a composition with statics may hold pairs between other events
+                acyc[i] = self._terms_value(sf.terms, st)
 
     # ------------------------------------------------------------------ option filters
     def _forbidden(self, g: ExecutionGraph, e: int, base: str) -> int:
         """Events ``x`` such that a pair (e, x) of ``base`` (filtered as some incremental
         acyclic check filters it) closes a cycle with the check's skeleton-only part: x
         reaches e through it.  Options giving e such a pair are certainly inconsistent."""
-        top: _Frame = g.cstate[-1]  # type: ignore[index]
-        return self._forbidden_at(g, e, base, top.present | (1 << e))
+        st: _State = g.cstate  # type: ignore[assignment]
+        return self._forbidden_at(g, e, base, st.present | (1 << e))
 
     def _forbidden_at(self, g: ExecutionGraph, e: int, base: str, present: int) -> int:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
         st = self._restricted(g, present)
         memo = ("forbidden", base, e)  # it depends on the statics only: kept with them
-        got = st.get(memo)  # type: ignore[call-overload]
+        got = st.get(memo)
         if got is not None:
             return got
         U = self.U
@@ -331,15 +382,19 @@ class IncrementalChecker:
         for i, sf in enumerate(self.form.steps):
             if sf.terms is None or not any(t.base == base for t in sf.terms):
                 continue
-            sk = ("splus", i)
-            sp = st.get(sk)  # type: ignore[call-overload]
-            if sp is None:
-                s = 0
-                for t in sf.terms:
-                    if t.base is None:
-                        s |= st[id(t.inters[0])]
-                sp = st[sk] = U.plus(s)  # type: ignore[index]
-            reach = U.col(sp, e)
+            if U.wide:  # a search back from e: the closure would cost n times more
+                within = present if self.form.stable else U.ALL
+                reach = widerel.reach_to(self._inverse_rows(g, i), e, within, U.n, U.cap)
+            else:
+                sk = ("splus", i)
+                sp = st.get(sk)  # type: ignore[call-overload]
+                if sp is None:
+                    s = 0
+                    for t in sf.terms:
+                        if t.base is None:
+                            s |= st[id(t.inters[0])]
+                    sp = st[sk] = U.plus(s)  # type: ignore[index]
+                reach = U.col(sp, e)
             if not reach:
                 continue
             for t in sf.terms:
@@ -351,8 +406,28 @@ class IncrementalChecker:
                 for k in t.diffs:
                     x &= ~((st[id(k)] >> (e * cap)) & row)
                 out |= x
-        st[memo] = out  # type: ignore[index]
+        st[memo] = out
         return out
+
+    def _inverse_rows(self, g: ExecutionGraph, i: int) -> bytes:
+        """The bytes of the inverse of the union of step ``i``'s static terms, on the
+        whole skeleton of ``g`` (restricting a relation to some events and inverting it
+        commute: a search restricts its rows as it goes)."""
+        key = (self._key(g), i)
+        got = self._inverses.get(key)
+        if got is None:
+            full = self._full_statics(key[0])
+            s = 0
+            for t in self.form.steps[i].terms or ():
+                if t.base is None:
+                    s |= full[id(t.inters[0])]
+            U = self.U
+            if len(self._inverses) > MAX_SKELETONS or self._inverse_bytes > CACHE_BYTES:
+                self._inverses.clear()
+                self._inverse_bytes = 0
+            got = self._inverses[key] = widerel.rows(U.inverse(s), U.n, U.cap)
+            self._inverse_bytes += len(got)
+        return got
 
     def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: Sequence[int]) -> bool:
         """Whether re-reading ``r`` from ``a`` in the graph restricted to ``kept`` is
@@ -402,9 +477,9 @@ class IncrementalChecker:
         if not self.form.stable:
             return None
         rel = dict(self.form.kinds)
-        slots: dict[object, int] = {}
+        slots: dict[int | tuple, int] = {}
 
-        def slot(key: object) -> int:
+        def slot(key: int | tuple) -> int:
             return slots.setdefault(key, len(slots))
 
         def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
@@ -437,7 +512,7 @@ class IncrementalChecker:
             tuple(steps), len(order), lambda key, words: self._slot_rows(order, key, words)
         )
 
-    def _slot_rows(self, order: list[object], key: tuple[int, ...], words: int) -> bytes:
+    def _slot_rows(self, order: list[int | tuple], key: tuple[int, ...], words: int) -> bytes:
         """The relations of the slots ``order`` for the skeleton of completion ``key``,
         rows of ``words`` 64-bit words (see :class:`CheckPlan`)."""
         full = self._full_statics(("c", *key))
@@ -450,7 +525,7 @@ class IncrementalChecker:
             elif isinstance(k, tuple):
                 v = self._static_union(k[1], k, full)
             else:
-                v = full[k]  # type: ignore[index]
+                v = full[k]
             for i in range(n):
                 r = (v >> (i * cap)) & row
                 out.extend((r >> (64 * w)) & _WORD for w in range(words))
@@ -467,7 +542,7 @@ class IncrementalChecker:
         return self.cat.verdicts(g, want_shows)
 
     # ------------------------------------------------------------------ evaluation
-    def _terms_value(self, terms: list[Term], fr_: _Frame) -> int:
+    def _terms_value(self, terms: list[Term], fr_: _State) -> int:
         st = fr_.statics
         v = 0
         for t in terms:
@@ -492,8 +567,10 @@ class IncrementalChecker:
         """``r`` is acyclic, knowing ``r & ~new`` is: a cycle must use a pair of
         ``new``; when they all touch ``e``, one search from ``e`` decides."""
         U = self.U
-        if self._compiled or new & ~self._at[e]:
+        if self._compiled or new & ~self._at(e):
             return U.acyclic(r)
+        if U.wide:
+            return not widerel.on_cycle(r, e, U.n, U.cap)
         cap, row = U.cap, U.ROW
         frontier = (r >> (e * cap)) & row
         seen = 0
@@ -539,7 +616,7 @@ class IncrementalChecker:
             st[key] = v
         return v
 
-    def _holds(self, sf: StepForm, fr_: _Frame) -> bool:
+    def _holds(self, sf: StepForm, fr_: _State) -> bool:
         v = self._eval(sf.node, fr_, {})
         U = self.U
         if sf.kind == "empty":
@@ -548,7 +625,7 @@ class IncrementalChecker:
             return not (v & U.ID)
         return U.acyclic(v)
 
-    def _eval(self, n: Any, fr_: _Frame, memo: dict[int, int]) -> int:
+    def _eval(self, n: Any, fr_: _State, memo: dict[int, int]) -> int:
         if not n.deps:
             return fr_.statics[id(n)]
         got = memo.get(id(n))
@@ -578,23 +655,6 @@ class _NoPlan(Exception):
     """A check has no :class:`CheckPlan` form."""
 
 
-def _renumber(v: int, src: Universe, dst: Universe, blocks, rel: bool) -> int:
-    """Move a set or relation from a skeleton's numbering to graph ids; ``blocks`` are
-    (first number in the skeleton, first id in the graph, length)."""
-
-    def move_set(s: int) -> int:
-        out = 0
-        for a, b, m in blocks:
-            if m:
-                out |= ((s >> a) & ((1 << m) - 1)) << b
-        return out
-
-    if not rel:
-        return move_set(v)
-    out = 0
-    for a, b, m in blocks:
-        for i in range(m):
-            row = (v >> ((a + i) * src.cap)) & src.ROW
-            if row:
-                out |= move_set(row) << ((b + i) * dst.cap)
-    return out
+def _bytes(values: dict[int, int]) -> int:
+    """About how much memory the values of ``values`` take."""
+    return sum(v.bit_length() for v in values.values()) // 8 + 64 * len(values)

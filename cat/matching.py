@@ -52,6 +52,7 @@ def ev_matchset(ev: Binder, e: A.MatchSet, env: Env) -> Any:
     if v is UNV:
         raise CatError(e.pos, "Cannot set-match on universe")
     cls = type(v)
+    elems: list[object]
     if (cls is VSet or cls is VRel) and not v.bits:
         return ev.eval(e.if_empty, env)
     if cls is VSet:
@@ -63,14 +64,16 @@ def ev_matchset(ev: Binder, e: A.MatchSet, env: Env) -> Any:
                 s |= 1 << x.e
             return VSet(s)
     elif cls is VRel:
-        elems = [VPair(i, j) for i, j in ev.U.pairs(v.bits)]
+        U = ev.universe
+        elems = [VPair(i, j) for i, j in U.pairs(v.bits)]
 
         def mk(xs):
-            return VRel(ev.U.from_pairs((x.a, x.b) for x in xs))
+            return VRel(U.from_pairs((x.a, x.b) for x in xs))
     elif cls is VValSet:
         elems = sorted_items(v)
+        t = v.elem
 
-        def mk(xs, t=v.elem):
+        def mk(xs):
             return VValSet(t, frozenset(xs))
     else:
         raise CatError(e.exp.pos, f"set-matching on non-set value of type '{pp_type(vtype(v))}'")

@@ -324,7 +324,7 @@ class Operators(Backend):
                 s |= 1 << v.e
             return VSet(s)
         if t0 == PAIR:
-            return VRel(self.U.from_pairs((v.a, v.b) for v in vals))
+            return VRel(self.universe.from_pairs((v.a, v.b) for v in vals))
         for v, p in zip(vals, poss, strict=True):
             if type(v) in (Closure, Prim, Proc):
                 raise CatError(p, f"Sets of {pp_type(vtype(v))} are illegal")

@@ -158,7 +158,7 @@ class _ToAst(Transformer):
         return self._pos(meta.line, meta.column)
 
     def _tpos(self, tok: Token) -> A.Pos:
-        return self._pos(tok.line, tok.column)
+        return self._pos(tok.line or 0, tok.column or 0)  # 0: a token made, not read
 
     # ---- model
     @v_args(meta=True)
@@ -464,7 +464,7 @@ class _ToAst(Transformer):
     def tuple(self, meta, items):
         return A.TupleE(self._mpos(meta), tuple(items))
 
-    def _nary(self, meta, op, items):
+    def _nary(self, meta: Meta, op: str, items: list[A.Expr]) -> A.OpN:
         flat: list[A.Expr] = []
         for it in items:
             if isinstance(it, A.OpN) and it.op == op and op in ("union", "seq"):
@@ -571,7 +571,8 @@ def parse_text(text: str, path: str = "<string>") -> A.Model:
         tree = _lark().parse(clean)
     except UnexpectedCharacters as e:
         line, col = e.line, e.column
-        ch = clean[e.pos_in_stream] if e.pos_in_stream < len(clean) else "?"
+        pos = e.pos_in_stream
+        ch = clean[pos] if pos is not None and pos < len(clean) else "?"
         msg = f"lexical error: unexpected character {quote(ch)}"
         if ch.isdigit():
             msg = f"lexical error: {quote(ch)}: the only number in cat is 0"

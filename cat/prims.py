@@ -113,7 +113,7 @@ def p_fromto(ev: Backend, a, pos):
 
 def _groups(ev: Backend, s: int, key: Callable) -> list[int]:
     out: dict = {}
-    for i, e in enumerate(ev.sk.events):
+    for i, e in enumerate(ev.skeleton.events):
         if (s >> i) & 1:
             k = key(e)
             if k is not None:
@@ -136,7 +136,7 @@ def p_classes(ev: Backend, a, pos):
         return later(ev, "classes", a, pos, valset_t(SET))
     if type(a) is not VRel:
         raise mismatch("classes", pos)
-    U = ev.U
+    U = ev.universe
     r = a.bits
     nodes = U.domain(r) | U.range(r)
     out = set()
@@ -156,15 +156,15 @@ def p_linearisations(ev: Backend, a, pos):
     if type(s) is VSet or s is EMPTY:
         if type(r) is not VRel and r is not EMPTY:
             raise mismatch("linearisations", pos)
-        nodes = [] if s is EMPTY else list(bits(s.bits))
-        rb = 0 if r is EMPTY else r.bits
-        U = ev.U
+        nodes = list(bits(s.bits)) if type(s) is VSet else []  # else EMPTY
+        rb = r.bits if type(r) is VRel else 0  # else EMPTY
+        U = ev.universe
         succ = {x: U.row(rb, x) for x in nodes}
         orders = all_topological_orders(nodes, succ)
         return VValSet(REL, frozenset(VRel(U.total_order(o)) for o in orders))
     if type(s) is VValSet and (type(r) is VClassRel or r is EMPTY):
         classes = [x.bits if type(x) is VSet else 0 for x in s.items]
-        pairs = frozenset() if r is EMPTY else r.pairs
+        pairs = r.pairs if type(r) is VClassRel else frozenset()  # else EMPTY
         succ_c = {c: 0 for c in classes}
         index = {c: i for i, c in enumerate(classes)}
         for x, y in pairs:
@@ -186,9 +186,16 @@ def p_linearisations(ev: Backend, a, pos):
     raise mismatch("linearisations", pos)
 
 
+#: The most orders ``linearisations`` makes (8 unordered events have 40,320; 9 have
+#: 362,880): beyond, the evaluation runs out of memory at once, cleanly (a limit, exit
+#: status 3), instead of filling the memory first.
+MAX_LINEARISATIONS = 100_000
+
+
 def all_topological_orders(nodes: list[int], succ: dict[int, int]) -> list[list[int]]:
     """Every linear order of ``nodes`` extending the edges ``succ`` (bitsets) among them;
-    none when those edges have a cycle."""
+    none when those edges have a cycle.  Enumerated without recursion; more than
+    :data:`MAX_LINEARISATIONS` orders is a :class:`MemoryError`."""
     mask = 0
     for x in nodes:
         mask |= 1 << x
@@ -201,18 +208,30 @@ def all_topological_orders(nodes: list[int], succ: dict[int, int]) -> list[list[
             preds[y] |= 1 << x
     out: list[list[int]] = []
     prefix: list[int] = []
-
-    def go(placed: int) -> None:
+    # one frame per placed node: (events placed before it, index in ``nodes`` to try next)
+    frames: list[tuple[int, int]] = [(0, 0)]
+    while frames:
+        placed, k = frames.pop()
         if placed == mask:
+            if len(out) >= MAX_LINEARISATIONS:
+                raise MemoryError(
+                    f"linearisations of {len(nodes)} events: more than {MAX_LINEARISATIONS} orders"
+                )
             out.append(list(prefix))
-            return
-        for x in nodes:
-            if not (placed >> x) & 1 and not (preds[x] & ~placed):
-                prefix.append(x)
-                go(placed | (1 << x))
+            if prefix:
                 prefix.pop()
-
-    go(0)
+            continue
+        while k < len(nodes):
+            x = nodes[k]
+            k += 1
+            if not (placed >> x) & 1 and not (preds[x] & ~placed):
+                frames.append((placed, k))  # come back for the next candidate
+                frames.append((placed | (1 << x), 0))
+                prefix.append(x)
+                break
+        else:
+            if prefix:
+                prefix.pop()
     return out
 
 
@@ -225,7 +244,7 @@ def p_lift(ev: Backend, a, pos):
         for e in bits(c.bits):
             owner[e] = c.bits
     out = set()
-    for i, j in ev.U.pairs(r.bits):
+    for i, j in ev.universe.pairs(r.bits):
         if i in owner and j in owner:
             out.add((owner[i], owner[j]))
     return VClassRel(frozenset(out))
@@ -236,9 +255,10 @@ def p_delift(ev: Backend, a, pos):
         return later(ev, "delift", a, pos, REL)
     if type(a) is not VClassRel:
         raise mismatch("delift", pos)
+    U = ev.universe
     r = 0
     for c1, c2 in a.pairs:
-        r |= ev.U.product(c1, c2)
+        r |= U.product(c1, c2)
     return VRel(r)
 
 
@@ -246,9 +266,10 @@ def p_deliftinter(ev: Backend, a, pos):
     if _has_node(a):
         return later(ev, "deliftinter", a, pos, REL)
     m, cr = _pair(a, "deliftinter", pos, VRel, VClassRel)
+    U = ev.universe
     r = 0
     for c1, c2 in cr.pairs:
-        r |= m.bits & ev.U.product(c1, c2)
+        r |= m.bits & U.product(c1, c2)
     return VRel(r)
 
 
@@ -297,10 +318,11 @@ def p_loc2events(ev: Backend, a, pos):
         return later(ev, "loc2events", a, pos, SET)
     if type(a) is not VTag:
         raise mismatch("loc2events", pos)
-    if ev.sk is None:
+    sk = ev.sk
+    if sk is None:
         return later(ev, "loc2events", a, pos, SET)
     s = 0
-    for i, e in enumerate(ev.sk.events):
+    for i, e in enumerate(sk.events):
         if e.loc == a.name:
             s |= 1 << i
     return VSet(s)
@@ -311,9 +333,10 @@ def p_different_values(ev: Backend, a, pos):
         return later(ev, "different-values", a, pos, REL)
     if type(a) is not VRel:
         raise mismatch("different-values", pos)
-    evs = ev.sk.events
-    keep = [(i, j) for i, j in ev.U.pairs(a.bits) if evs[i].value != evs[j].value]
-    return VRel(ev.U.from_pairs(keep))
+    evs = ev.skeleton.events
+    U = ev.universe
+    keep = [(i, j) for i, j in U.pairs(a.bits) if evs[i].value != evs[j].value]
+    return VRel(U.from_pairs(keep))
 
 
 def p_vmsa(name: str):

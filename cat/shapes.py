@@ -73,7 +73,12 @@ def shape(name: str, fence: str | None = None, dep: str | None = None) -> Built:
                         t.append(F("ISYNC"))
                     t.append(a)
                 ths.append(t)
-    rf = [(f"init:{r.loc}", r.name) for th in threads for r in th if r.kind == "R"]
+    rf = [
+        (f"init:{r.loc}", r.name)
+        for th in threads
+        for r in th
+        if r.kind == "R" and r.name is not None  # every read here is named
+    ]
     return build(ths, rf=rf, deps=deps)
 
 

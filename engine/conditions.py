@@ -72,12 +72,12 @@ def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
         w = p.value
         if isinstance(w, RegLoc | MemLoc | SymRegLoc):
             j = index.get(w)
-            if i is None and j is None:
-                return lambda s: True  # 0 == 0
+            if j is None:
+                if i is None:
+                    return lambda s: True  # 0 == 0
+                return lambda s: s[i] == 0
             if i is None:
                 return lambda s: s[j] == 0
-            if j is None:
-                return lambda s: s[i] == 0
             return lambda s: s[i] == s[j]
         if i is None:
             res = w == 0

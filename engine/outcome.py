@@ -101,7 +101,10 @@ class ErrorRecord:
     """An execution where a thread failed an assertion: the assertion (``message``), the
     thread, the front-end's text of the operation (``origin``: a C program's is
     ``LINE: text``), whether the execution is complete (else another thread is blocked),
-    its observed final state and its graph (for the trace and the picture)."""
+    its observed final state and its graph (for the trace and the picture).  A data race
+    (``RunOptions.races``) is one too: ``race`` names its two accesses, the later one
+    first, each ``(thread, index)`` as the graph's events are named (empty when the
+    model gave no witness); ``thread`` is then the later access's."""
 
     message: str
     thread: int
@@ -109,6 +112,7 @@ class ErrorRecord:
     complete: bool
     state: State
     graph: ExecutionGraph | None = None
+    race: tuple[tuple[int, int], ...] | None = None
 
     def to_json(self, names: list[str]) -> dict[str, Any]:
         return {
@@ -117,6 +121,7 @@ class ErrorRecord:
             "origin": self.origin,
             "complete": self.complete,
             "values": dict(zip(names, map(_json_value, self.state), strict=True)),
+            **({} if self.race is None else {"race": [list(e) for e in self.race]}),
         }
 
 
@@ -321,9 +326,10 @@ class OutcomeBuilder:
 
     def count(self, obs: State, sat: bool, loop: bool, verdicts: Iterable[Verdict]) -> int:
         """Count the allowed ones of ``verdicts`` (one candidate's) as executions with
-        observed final state ``obs``, satisfying the proposition or not (``sat``), from
-        threads that hit the unrolling bound or not (``loop``); how many (with
-        speedcheck ``fast``, the first allowed one only: herd stops there)."""
+        observed final state ``obs``, satisfying the proposition or not (``sat``); how many
+        (with speedcheck ``fast``, the first allowed one only: herd stops there).  An
+        allowed candidate whose threads hit the unrolling bound (``loop``) is not counted:
+        as herd, it only marks the verdict ``Loop``."""
         if self.fast:
             verdicts = [v for v in verdicts if v.allowed][:1]
         n = 0
@@ -334,14 +340,15 @@ class OutcomeBuilder:
                     self.flags.update(v.flags)
                 if v.undefined:
                     self.undefined = True
+        if n and loop:  # as herd: cut by the unrolling bound, it only marks the verdict
+            self.unroll_cut = True
+            return 0
         if n:
             entry = self.states.get(obs)
             if entry is None:
                 self.states[obs] = [n, sat]
             else:
-                entry[0] += n  # type: ignore[operator]
-            if loop:
-                self.unroll_cut = True
+                entry[0] += n
         return n
 
     def executions_so_far(self) -> int:

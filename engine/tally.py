@@ -19,7 +19,9 @@ not graphs, counts with that builder directly).
   and ``~exists``, contradicting it for ``forall``) found within and beyond the bound.
 * With ``dedupe`` (the operational engine: several runs may give one execution) an
   execution is counted once, by a digest of it; runs the filter drops are counted before.
-* An execution where an assertion failed is an error (the first kept with its picture).
+* An execution where an assertion failed is an error (the first kept with its picture);
+  so is, with ``races`` (``herdsman verify``), one the model finds undefined (a data
+  race: its ``undefined_unless`` check's witness names the two accesses).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from herdsman.engine.outcome import (
     record,
     wants_show,
 )
+from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
@@ -88,6 +91,7 @@ class Tally(OutcomeBuilder):
         self.needed = needed_locations(list(self.observed), self.filter)
         self.filtered = 0
         self.skipped = 0  # speedcheck: executions settling nothing, not judged
+        self.cut = 0  # allowed executions cut by the unrolling bound: only herd's Loop
         #: dedupe: the digests of the executions counted, and how many came again
         self.seen: set[bytes] | None = set() if dedupe else None
         self.duplicates = 0
@@ -116,7 +120,10 @@ class Tally(OutcomeBuilder):
         for loc, kind, a, c in getters[1]:
             if kind == 0:  # a register of thread a
                 done = dones[a]
-                out[loc] = 0 if done is None else done.reg(loc.reg)  # type: ignore[union-attr]
+                assert isinstance(loc, RegLoc)
+                v = 0 if done is None else done.reg(loc.reg)
+                assert is_known(v), "a final register is known"
+                out[loc] = v
             elif kind == 1:  # memory location a
                 out[loc] = final_value(a)
             else:  # nothing writes it: its initial value
@@ -159,6 +166,7 @@ class Tally(OutcomeBuilder):
             self.checker is not None
             and self.checker.exact
             and self.bound is None
+            and not self.opts.races
             and not self.opts.print_executions
             and not wants_show(self.show, self.quant, True)
             and not wants_show(self.show, self.quant, False)
@@ -237,7 +245,13 @@ class Tally(OutcomeBuilder):
             self.filtered += 1
             return True
         self.count(obs, sat, cut, allowed)
-        if fails:
+        if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
+            self.cut += 1
+            return None
+        racy = [v for v in allowed if v.undefined] if self.opts.races else []
+        if racy:  # found as its later access is added: before any assertion after it
+            self.report_race(racy[0], g, obs, draw)
+        elif fails:
             self.report_error(fails, obs, True, draw)
         if want:
             for v in allowed:
@@ -270,6 +284,23 @@ class Tally(OutcomeBuilder):
         origin = self.program.threads[t].origins[f.site]
         graph = draw() if not self.errors else None
         self.error(ErrorRecord(f.message, t, origin, complete, obs, graph))
+        if self.opts.stop_on_error:
+            raise ErrorFound()
+
+    def report_race(
+        self, v: Verdict, g: ExecutionGraph | None, obs: tuple[Value, ...], draw: Picture
+    ) -> None:
+        """Record a complete execution the model finds undefined (``v``): a data race,
+        its two accesses from the failed check's witness (a pair of events of ``g``)."""
+        pair: list[int] = []
+        for f in v.failed:
+            if f.witness and len(f.witness) == 2:
+                pair = [f.witness[1], f.witness[0]]
+                break
+        race = tuple((g.tid[e], g.idx[e]) for e in pair) if g is not None else ()
+        thread = race[0][0] if race else 0
+        graph = draw() if not self.errors and g is not None else None
+        self.error(ErrorRecord("Non-atomic race", thread, "", True, obs, graph, race))
         if self.opts.stop_on_error:
             raise ErrorFound()
 

@@ -242,15 +242,15 @@ def build(
     rf_rel = U.from_pairs((w, r) for r, w in rf_src.items())
 
     # co: per location, the given order after the init write; event order otherwise
-    given: dict[str, list[int]] = {}
+    given: dict[str | None, list[int]] = {}
     orders = co.values() if isinstance(co, Mapping) else (co or ())
     for order in orders:
         ws = [eid(n) for n in order]
         lset = {events[w].loc for w in ws}
         if len(lset) != 1 or any(events[w].kind != "W" for w in ws):
             raise ValueError(f"co order {list(order)} is not writes of one location")
-        (x,) = lset
-        given[x] = [w for w in ws if events[w].tid >= 0]
+        (lx,) = lset
+        given[lx] = [w for w in ws if events[w].tid >= 0]
     seqs = []
     for x in sorted(locs):
         ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == x and e.tid >= 0]

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from herdsman.litmus.base.ir import Value
+from herdsman.graphs.symbolic import AnyValue
+from herdsman.litmus.base.ir import Sym, Value
 
-#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join,
-#: and herd's register events (a read or a write of a register: ``reg`` names it), made
-#: only for models that compute dependencies themselves (herd's ``catdep``), and herd's
-#: event with no action (``N``: an AArch64 jump or nop).
-KINDS = ("R", "W", "F", "B", "S", "J", "Rreg", "Wreg", "N")
+#: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join;
+#: ``U``, an update (a read and a write at once: herd's single amo event), which only
+#: the skeletons a model judges have (:mod:`graphs.fuse`); herd's register events (a read
+#: or a write of a register: ``reg`` names it), made only for models that compute
+#: dependencies themselves (herd's ``catdep``); and herd's event with no action (``N``:
+#: an AArch64 jump or nop).
+KINDS = ("R", "W", "F", "B", "S", "J", "U", "Rreg", "Wreg", "N")
 
 INIT = -1  # the thread of the initial writes
 
@@ -30,10 +33,11 @@ class Event(NamedTuple):
 
     kind: str
     tid: int
-    index: int  # position in its thread (-1 for an initial write)
+    # position in its thread (-1 for an initial write); the field shadows tuple.index
+    index: int  # type: ignore[assignment]  # a NamedTuple field named like a tuple method
     poi: int  # instruction instance in its thread (-1 for an initial write)
     loc: str | None = None
-    value: Value | None = None
+    value: AnyValue | None = None  # symbolic while an explorer has not chosen its reads
     fence: str | None = None
     annots: frozenset[str] = frozenset()
     instr: str = ""
@@ -50,8 +54,23 @@ class Event(NamedTuple):
         return self.tid < 0
 
     @property
+    def known_value(self) -> Value:
+        """The value of an event whose value is known (a write's once its reads are
+        chosen, a read's once it has read)."""
+        v = self.value
+        assert isinstance(v, int | Sym), f"{self} has no known value"
+        return v
+
+    @property
+    def other(self) -> int:
+        """The other thread of a spawn or join event."""
+        v = self.value
+        assert isinstance(v, int), f"{self.kind} event without a thread"
+        return v
+
+    @property
     def is_mem(self) -> bool:
-        return self.kind == "R" or self.kind == "W"
+        return self.kind == "R" or self.kind == "W" or self.kind == "U"
 
     def key(self) -> tuple:
         """Everything but the value (a spawn's or join's thread stays): events of one
@@ -64,7 +83,7 @@ class Event(NamedTuple):
 _new = tuple.__new__
 
 
-def with_value(e: Event, value: Value | None) -> Event:
+def with_value(e: Event, value: AnyValue | None) -> Event:
     """``e`` with ``value`` (faster than ``_replace``, on hot paths)."""
     return _new(Event, (*e[:5], value, *e[6:]))
 

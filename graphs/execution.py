@@ -77,8 +77,8 @@ class Relations:
         out: dict[str, Value] = {}
         for w in bits(self.FW):
             e = self.sk.events[w]
-            assert e.loc is not None and e.value is not None
-            out[e.loc] = e.value
+            assert e.loc is not None
+            out[e.loc] = e.known_value
         return out
 
 
@@ -109,6 +109,11 @@ class Layout:
             self.tid += [t] * m
             self.idx += list(range(m))
         self.shapes = ShapeTable(self.locations, self.init)
+
+    def loc_of(self, ev: Event | None) -> int:
+        """The index of the location of the memory event ``ev``."""
+        assert ev is not None and ev.loc is not None, f"{ev} is no memory access"
+        return self.loc_index[ev.loc]
 
 
 class ExecutionGraph:
@@ -185,7 +190,7 @@ class ExecutionGraph:
     # ------------------------------------------------------------------ reading
     def events(self) -> list[int]:
         """Ids of the thread events present, thread by thread."""
-        out = []
+        out: list[int] = []
         for t in range(self.T):
             b = self.base[t]
             out.extend(range(b, b + self.n[t]))
@@ -197,11 +202,17 @@ class ExecutionGraph:
         assert ev is not None
         return ev if ev.kind != "R" else ev._replace(value=self.val[e])
 
+    def event_at(self, e: int) -> Event:
+        """Event ``e`` as added (a read without its value)."""
+        ev = self.ev[e]
+        assert ev is not None, f"no event {e}"
+        return ev
+
     def loc(self, e: int) -> int:
         """Location index of a memory event."""
         if e < self.L:
             return e
-        return self.lay.loc_index[self.ev[e].loc]  # type: ignore[union-attr,index]
+        return self.lay.loc_of(self.ev[e])
 
     def last(self, t: int) -> int:
         """Id of the last event of thread ``t`` (-1 when it has none)."""
@@ -218,6 +229,11 @@ class ExecutionGraph:
             k = self.n[t]
             out.append(self.shape[self.base[t] + k - 1] if k else 0)
         return tuple(out)
+
+    def completion_key(self) -> tuple[int, ...]:
+        """Per thread, the shape of a complete path through its present prefix: here the
+        prefix's own (a finished graph); an explorer's graph extends unfinished ones."""
+        return self.shape_key()
 
     def final_value(self, li: int) -> Value:
         """The value of location ``li``'s co-last write."""
@@ -246,15 +262,15 @@ class ExecutionGraph:
         e = self._append(t, ev, shape)
         self.rf[e] = w
         self.val[e] = self.val[w]
-        self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
+        self.rl[self.lay.loc_of(ev)].append(e)
         return e
 
     def add_write(self, t: int, ev: Event, shape: int, pos: int) -> int:
         """Add ``ev`` (a write) to thread ``t`` at co position ``pos`` of its location
         (0: right after the initial write); its id."""
         e = self._append(t, ev, shape)
-        self.val[e] = ev.value
-        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        self.val[e] = ev.known_value
+        self.co[self.lay.loc_of(ev)].insert(pos, e)
         return e
 
     def add_other(self, t: int, ev: Event, shape: int) -> int:
@@ -268,9 +284,9 @@ class ExecutionGraph:
         assert ev is not None
         if ev.kind == "R":
             self.rf[e] = -1
-            self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[index]
+            self.rl[self.lay.loc_of(ev)].pop()
         elif ev.kind == "W":
-            self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[index]
+            self.co[self.lay.loc_of(ev)].remove(e)
         self.ev[e] = None
         self.val[e] = None
         self.n[t] -= 1
@@ -294,13 +310,13 @@ class ExecutionGraph:
         """Commit the fetched write ``e`` as ``ev`` (its value known now) at co position
         ``pos`` of its location (0: right after the initial write)."""
         self.ev[e] = ev
-        self.val[e] = ev.value
-        self.co[self.lay.loc_index[ev.loc]].insert(pos, e)  # type: ignore[index]
+        self.val[e] = ev.known_value
+        self.co[self.lay.loc_of(ev)].insert(pos, e)
         self._rel = None
 
     def uncommit_write(self, e: int) -> None:
         """Undo :meth:`commit_write` (the event keeps its value)."""
-        self.co[self.lay.loc_index[self.ev[e].loc]].remove(e)  # type: ignore[union-attr,index]
+        self.co[self.lay.loc_of(self.ev[e])].remove(e)
         self.val[e] = None
         self._rel = None
 
@@ -386,8 +402,8 @@ class ExecutionGraph:
                 if r >= L:
                     todo.append(r)
                 ej = ev[j]
-                if ej is not None and ej.kind == "J" and n[ej.value]:  # type: ignore[index]
-                    c: int = ej.value  # type: ignore[assignment]
+                if ej is not None and ej.kind == "J" and n[ej.other]:
+                    c = ej.other
                     todo.append(base[c] + n[c] - 1)
             view[t] = upto
         return view
@@ -414,10 +430,10 @@ class ExecutionGraph:
         off = self.offsets()
         size = self.L + sum(self.n)
         if values:
-            evs = list(self.ev[: self.L])
+            evs = [self.event(e) for e in range(self.L)]
             for e in self.events():
                 evs.append(self.event(e))
-            sk = Skeleton(tuple(evs), self.T)  # type: ignore[arg-type]
+            sk = Skeleton(tuple(evs), self.T)
         else:
             sk = self.lay.shapes.skeleton(self.shape_key())
         assert sk.n == size
@@ -455,11 +471,11 @@ class ExecutionGraph:
         for e in sk.events:
             if e.tid >= 0:
                 room[e.tid] += 1
-        lay = Layout(
-            [e.loc for e in inits],  # type: ignore[misc]
-            [e.value for e in inits],  # type: ignore[misc]
-            room,
-        )
+        locs: list[str] = []
+        for e in inits:
+            assert e.loc is not None
+            locs.append(e.loc)
+        lay = Layout(locs, [e.known_value for e in inits], room)
         if lay.locations != tuple(sk.locations) or len(inits) != lay.L:
             raise ValueError("a skeleton needs one initial write per location, first, by name")
         g = cls(lay)
@@ -475,14 +491,14 @@ class ExecutionGraph:
             g.shape[gid] = shapes[e.tid]
             g.stamp[gid] = g.clock
             g.clock += 1
-            g.val[gid] = e.value
+            g.val[gid] = None if e.value is None else e.known_value
             if e.kind == "R":
                 src = U.col(rf, i)
                 if src:
                     w = src.bit_length() - 1
                     we = sk.events[w]
                     g.rf[gid] = w if we.tid < 0 else lay.base[we.tid] + we.index
-                g.rl[lay.loc_index[e.loc]].append(gid)  # type: ignore[index]
+                g.rl[lay.loc_of(e)].append(gid)
         for li, x in enumerate(lay.locations):
             for w in sk.co_order(co, x):
                 we = sk.events[w]

@@ -25,6 +25,9 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache, partial
+
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.relalg import bits
 from herdsman.graphs.skeleton import Skeleton
@@ -72,66 +75,169 @@ EMPTY_RELS = (
 )
 
 
-def static_names(sk: Skeleton, arch: str) -> dict[str, Tagged]:
-    """Names whose value is fixed by the skeleton."""
-    U = sk.U
-    M = sk.M
-    env: dict[str, Tagged] = {
-        "M": ("set", M),
-        "R": ("set", sk.R),
-        "W": ("set", sk.W),
-        "IW": ("set", sk.IW),
-        "F": ("set", sk.F),
-        "B": ("set", sk.B),
-        "BCC": ("set", sk.B),  # every commit we build is a conditional-branch commit
-        "Exp": ("set", M),  # every access is explicit (no page-table walks)
-        "EXEC": ("set", M),  # nothing is speculated
-        "no-loc": ("set", sk.F | sk.B | sk.nops),  # events without a location
-        "id": ("rel", U.ID),
-        "loc": ("rel", sk.loc),
-        "int": ("rel", sk.int_),
-        "ext": ("rel", sk.ext),
-        "po": ("rel", sk.po),
-        "partial_po": ("rel", sk.po),
-    }
-    for name in GENERIC_SETS:
-        env[name] = ("set", sk.annot_set(name))
-    for name in EMPTY_RELS:
-        env[name] = ("rel", 0)
-    rec = ARCHS.get(arch)
-    for name in rec.fences if rec else ():  # herd's barrier_sets, by upper-case mnemonic
-        env[name] = ("set", sk.fence_set(name))
-    for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
-        env[name] = ("set", sk.annot_set(name))
+def static_names(sk: Skeleton, arch: str) -> StaticNames:
+    """Names whose value is fixed by the skeleton (each computed when first asked)."""
+    return StaticNames(sk, arch)
+
+
+Maker = Callable[[Skeleton], Tagged]
+
+
+def _set(prop: Callable[[Skeleton], int]) -> Maker:
+    return lambda sk: ("set", prop(sk))
+
+
+def _rel(prop: Callable[[Skeleton], int]) -> Maker:
+    return lambda sk: ("rel", prop(sk))
+
+
+def _dep(name: str, sk: Skeleton) -> int:
+    return sk.deps.get(name, 0)
+
+
+def _annotated(name: str, sk: Skeleton) -> int:
+    return sk.annot_set(name)
+
+
+def _fenced(name: str, sk: Skeleton) -> int:
+    return sk.fence_set(name)
+
+
+def _same(sk: Skeleton) -> Tagged:
+    # same-instr / same-static relate instances of one static instruction: without loop
+    # unrolling every instruction has one instance, and they equal same-instance.
+    return ("rel", sk.same_instance)
+
+
+_GENERAL: dict[str, Maker] = {
+    "M": _set(lambda sk: sk.M),
+    "R": _set(lambda sk: sk.R),
+    "W": _set(lambda sk: sk.W),
+    "IW": _set(lambda sk: sk.IW),
+    "F": _set(lambda sk: sk.F),
+    "B": _set(lambda sk: sk.B),
+    "BCC": _set(lambda sk: sk.B),  # every commit we build is a conditional-branch commit
+    "Exp": _set(lambda sk: sk.M),  # every access is explicit (no page-table walks)
+    "EXEC": _set(lambda sk: sk.M),  # nothing is speculated
+    "no-loc": _set(lambda sk: sk.F | sk.B | sk.nops),  # events without a location
+    "id": _rel(lambda sk: sk.U.ID),
+    "loc": _rel(lambda sk: sk.loc),
+    "int": _rel(lambda sk: sk.int_),
+    "ext": _rel(lambda sk: sk.ext),
+    "po": _rel(lambda sk: sk.po),
+    "partial_po": _rel(lambda sk: sk.po),
     # herd's iico_data between the events we keep: the read of a read-modify-write feeds
     # its write (X86 XCHG / LOCK'd instructions); PPC instructions have one such event.
     # With register events (catdep models) the events declare it, iico_ctrl and rf-reg.
-    env["iico_data"] = ("rel", sk.iico_data)
-    env["iico_ctrl"] = ("rel", sk.iico_ctrl)
-    env["rf-reg"] = ("rel", sk.rf_reg)
+    "iico_data": _rel(lambda sk: sk.iico_data),
+    "iico_ctrl": _rel(lambda sk: sk.iico_ctrl),
+    "rf-reg": _rel(lambda sk: sk.rf_reg),
     # the memory events whose addresses have the same low-order bits (their offsets)
-    env["same-low-order-bits"] = ("rel", same_low_order_bits(sk))
-    for name in rec.other_sets if rec else ():
-        env[name] = ("set", sk.annot_set(name))
-    if rec is not None and rec.atomic_pairs:
-        rmw, amo = atomic_pairs(sk)
-        env["rmw"] = ("rel", rmw)
-        env["amo"] = ("rel", amo)
-    for name in ("addr", "data", "ctrl"):
-        env[name] = ("rel", 0)
-    for name, rel in sk.deps.items():  # addr, data, ctrl and any other the engine computed
-        env[name] = ("rel", rel)
-    for name, s in sk.extra_sets.items():
-        env[name] = ("set", s)
-    same = sk.same_instance
-    env["same-instance"] = ("rel", same)
-    # same-instr / same-static relate instances of one static instruction: without loop
-    # unrolling every instruction has one instance, and they equal same-instance.
-    env["same-instr"] = ("rel", same)
-    env["same-static"] = ("rel", same)
-    env["sm"] = ("rel", U.ident(M))
-    env["si"] = ("rel", U.ident(M))
-    return env
+    "same-low-order-bits": _rel(lambda sk: same_low_order_bits(sk)),
+    **{name: _rel(partial(_dep, name)) for name in ("addr", "data", "ctrl")},
+    "same-instance": _same,
+    "same-instr": _same,
+    "same-static": _same,
+    "sm": _rel(lambda sk: sk.U.ident(sk.M)),
+    "si": _rel(lambda sk: sk.U.ident(sk.M)),
+    **{name: _set(partial(_annotated, name)) for name in GENERIC_SETS},
+    **{name: (lambda sk: ("rel", 0)) for name in EMPTY_RELS},
+}
+
+
+@lru_cache(maxsize=64)
+def _makers(arch: str) -> dict[str, Maker]:
+    """How each predefined name of ``arch`` is computed from a skeleton."""
+    out = dict(_GENERAL)
+    rec = ARCHS.get(arch)
+    for name in rec.fences if rec else ():  # herd's barrier_sets, by upper-case mnemonic
+        out[name] = _set(partial(_fenced, name))
+    for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
+        out[name] = _set(partial(_annotated, name))
+    for name in rec.other_sets if rec else ():  # defined, empty: no event joins them
+        out[name] = _set(partial(_annotated, name))
+    if rec is not None and rec.exclusive_pairs:
+        out["rmw"] = _rel(exclusive_pairs)
+    if rec is not None and rec.amo_pairs:
+        out["amo"] = _rel(amo_pairs)
+    if arch == "C":
+        out["NA"] = _set(_c_non_atomic)
+    return out
+
+
+def _c_non_atomic(sk: Skeleton) -> int:
+    """herd's C ``NA``: every event that is not atomic (``A``), initial writes and fences
+    too (not our branch events, which herd's C has not)."""
+    return sk.U.ALL & ~sk.annot_set("A") & ~sk.B
+
+
+class StaticNames(Mapping[str, Tagged]):
+    """herd's predefined names of a skeleton (see the module docstring), each computed
+    when first asked: a model uses a few of them."""
+
+    def __init__(self, sk: Skeleton, arch: str) -> None:
+        self.sk = sk
+        self._make = _makers(arch)
+        # dependencies and sets the engine gave beside the events' own
+        got: dict[str, Tagged] = {}
+        for name, rel in sk.deps.items():
+            if name not in self._make:
+                got[name] = ("rel", rel)
+        for name, s in sk.extra_sets.items():
+            got[name] = ("set", s)
+        self._got = got
+
+    def __getitem__(self, name: str) -> Tagged:
+        got = self._got.get(name)
+        if got is None:
+            got = self._got[name] = self._make[name](self.sk)
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._make
+        yield from (name for name in self._got if name not in self._make)
+
+    def __len__(self) -> int:
+        return len(self._make) + sum(1 for name in self._got if name not in self._make)
+
+    def bits(self) -> Mapping[str, int]:
+        """The names' values without their tags (generated code reads those)."""
+        return _Bits(self)
+
+
+class _Bits(Mapping[str, int]):
+    def __init__(self, names: StaticNames) -> None:
+        self.names = names
+
+    def __getitem__(self, name: str) -> int:
+        return self.names[name][1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def exclusive_pairs(sk: Skeleton) -> int:
+    """herd's ``rmw`` where it comes from the events (``mem.ml``, ``atomic_load_store``):
+    an ``X`` read and an ``X`` write of one location, the read before the write in
+    ``po | iico``, with no ``X`` access between them (of any location); an event that is
+    both a read and a write (RISC-V's amo) is in no pair, but it stands between."""
+    U = sk.U
+    X = sk.annot_set("X") & sk.M
+    if not X:
+        return 0
+    both = sk.R & sk.W
+    before = sk.po_iico
+    out = 0
+    for s in sk.by_loc.values():
+        for r in bits(s & X & sk.R & ~both):
+            after = U.row(before, r)
+            for w in bits(after & s & X & sk.W & ~both):
+                if not after & U.col(before, w) & X:
+                    out |= U.pair(r, w)
+    return out
 
 
 def same_low_order_bits(sk: Skeleton) -> int:
@@ -150,26 +256,15 @@ def same_low_order_bits(sk: Skeleton) -> int:
     return r
 
 
-def atomic_pairs(sk: Skeleton) -> tuple[int, int]:
-    """herd's ``rmw`` and ``amo`` (``mem.ml`` ``make_atomic_load_store``): an atomic
-    (``X``) read and an atomic write of its location after it in its thread, with no
-    atomic access in between (an exclusive load and the next exclusive store); ``amo``:
-    those of one instruction."""
+def amo_pairs(sk: Skeleton) -> int:
+    """herd's ``amo`` (``mem.ml`` ``make_atomic_load_store``): the :func:`exclusive_pairs`
+    whose read and write are of one instruction."""
     U = sk.U
-    atomic = sk.annot_set("X") & sk.M & ~sk.IW
-    order = sk.po_iico
-    rmw = amo = 0
-    for loc_events in sk.by_loc.values():
-        rs = loc_events & atomic & sk.R
-        ws = loc_events & atomic & sk.W
-        for r in bits(rs):
-            for w in bits(ws & U.row(order, r)):
-                between = U.row(order, r) & U.col(order, w) & atomic
-                if not between:
-                    rmw |= U.pair(r, w)
-                    if sk.events[r].poi == sk.events[w].poi:
-                        amo |= U.pair(r, w)
-    return rmw, amo
+    amo = 0
+    for r, w in U.pairs(exclusive_pairs(sk)):
+        if sk.events[r].poi == sk.events[w].poi:
+            amo |= U.pair(r, w)
+    return amo
 
 
 def co0(g: Relations, fw: int) -> int:

@@ -48,7 +48,7 @@ def event_to_json(e: Event) -> dict[str, Any]:
         "index": e.index,
         "poi": e.poi,
         "loc": e.loc,
-        "value": _value_to_json(e.value),
+        "value": _value_to_json(None if e.value is None else e.known_value),
         "fence": e.fence,
         "instr": e.instr,
         "annots": sorted(e.annots),

@@ -22,13 +22,15 @@ identical answers (``tests/test_relalg_kernel.py``).  :data:`KERNEL` says which.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
+
+from herdsman.graphs import widerel
 
 try:  # the optional compiled operators (setup.py builds them when it can)
     from herdsman.graphs import _relalg as _kernel
 except ImportError:
-    _kernel = None
+    _kernel = None  # type: ignore[assignment]  # the optional extension is absent
 
 __all__ = ["Universe", "members", "bits", "KERNEL"]
 
@@ -37,6 +39,11 @@ KERNEL = _kernel is not None and not os.environ.get("HERDSMAN_PURE_PYTHON")
 
 #: Up to this many events, ``domain`` uses one multiplication instead of a row loop.
 _MAGIC_DOMAIN_MAX = 48
+#: Relations of more bits than this are built by conversions of their text or bytes.
+_SMALL_BITS = 1 << 12
+#: The most spread sets kept (only for relations of at most 2^16 bits: larger ones would
+#: make the cache's memory grow with the square of the graph's size).
+_SPREAD_CACHED = 4096
 
 
 def bits(x: int) -> Iterator[int]:
@@ -68,6 +75,7 @@ class Universe:
         "_row_fold",
         "_magic",
         "_magic_shift",
+        "wide",
         "seq",
         "plus",
         "inverse",
@@ -109,6 +117,8 @@ class Universe:
         # only i == j lands, at offset i.
         self._magic = sum(1 << ((n - 1 - j) * (cap - 1)) for j in range(n))
         self._magic_shift = max(0, (n - 1) * (cap - 1))  # no events: _magic is 0
+        #: many events and byte-aligned rows: conversions by bytes (graphs/widerel.py)
+        self.wide = n > _MAGIC_DOMAIN_MAX and widerel.wide(n, cap)
         # sequence r ; s, closure r+, inverse and acyclicity: compiled (a C call, no
         # Python frame) or Python
         self.seq: Callable[[int, int], int]
@@ -116,10 +126,10 @@ class Universe:
         self.inverse: Callable[[int], int]
         self.acyclic: Callable[[int], bool]
         if KERNEL:
-            self.seq = partial(_kernel.seq, n, cap)  # type: ignore[union-attr]
-            self.plus = partial(_kernel.plus, n, cap)  # type: ignore[union-attr]
-            self.inverse = partial(_kernel.inverse, n, cap)  # type: ignore[union-attr]
-            self.acyclic = partial(_kernel.acyclic, n, cap)  # type: ignore[union-attr]
+            self.seq = partial(_kernel.seq, n, cap)
+            self.plus = partial(_kernel.plus, n, cap)
+            self.inverse = partial(_kernel.inverse, n, cap)
+            self.acyclic = partial(_kernel.acyclic, n, cap)
         else:
             self.seq = self.seq_py
             self.plus = self.plus_py
@@ -130,21 +140,26 @@ class Universe:
         return (self.n, self.cap)
 
     def __setstate__(self, state: tuple[int, int]) -> None:
-        self.__init__(*state)  # type: ignore[misc]
+        Universe.__init__(self, *state)
 
     # ----------------------------------------------------------------- conversions
     def spread(self, s: int) -> int:
         """Column indicator of a set: bit ``i*cap`` for each i in s (rows i, column 0)."""
+        if self.wide:
+            return widerel.spread(s, self.n, self.cap)
         c = self._spread_cache.get(s)
         if c is None:
             cap = self.cap
+            if self.n > _MAGIC_DOMAIN_MAX:  # each bit i as binary digit i * cap, made in C
+                digits = format(s, "b")
+                return int(("0" * (cap - 1)).join(digits), 2) if s > 0 else 0
             c = 0
             x = s
             while x:
                 low = x & -x
                 c |= 1 << ((low.bit_length() - 1) * cap)
                 x ^= low
-            if len(self._spread_cache) < 4096:
+            if len(self._spread_cache) < _SPREAD_CACHED and self.n * self.cap <= 1 << 16:
                 self._spread_cache[s] = c
         return c
 
@@ -164,6 +179,25 @@ class Universe:
         cap = self.cap
         return [divmod(b, cap) for b in bits(r)]
 
+    def from_rows(self, rows: Sequence[int]) -> int:
+        """The relation whose row i is the event set ``rows[i]``: one conversion for a large
+        universe (a row at a time would cost the relation's size per row)."""
+        cap = self.cap
+        if self.n * cap <= _SMALL_BITS:
+            r = 0
+            for i, row in enumerate(rows):
+                if row:
+                    r |= row << (i * cap)
+            return r
+        if cap % 8 == 0:
+            step = cap >> 3
+            return int.from_bytes(b"".join(x.to_bytes(step, "little") for x in rows), "little")
+        return int("".join(format(x, "b").zfill(cap) for x in reversed(rows)) or "0", 2)
+
+    def from_columns(self, cols: Sequence[int]) -> int:
+        """The relation whose column j is the event set ``cols[j]``."""
+        return self.inverse(self.from_rows(cols))
+
     def from_set(self, elems: Iterable[int]) -> int:
         s = 0
         for e in elems:
@@ -176,19 +210,22 @@ class Universe:
 
     def col(self, r: int, j: int) -> int:
         """Predecessors of j in r, as an event set."""
+        if self.wide:
+            return widerel.column(r, j, self.n, self.cap)
         return self.unspread((r >> j) & self.COL0)
 
     def unspread(self, c: int) -> int:
         """Inverse of :meth:`spread`: the set {i | bit i*cap of c}, c within column 0."""
         if self.n <= _MAGIC_DOMAIN_MAX:
             return ((c * self._magic) >> self._magic_shift) & self.ALL
-        cap = self.cap
-        s = 0
-        while c:
-            low = c & -c
-            s |= 1 << ((low.bit_length() - 1) // cap)
-            c ^= low
-        return s
+        if not c:
+            return 0
+        if self.wide:
+            return widerel.unspread(c, self.n, self.cap)
+        # large universes: every cap-th binary digit, picked in C (linear in the size of c,
+        # where a loop over its bits would cost that size once per bit)
+        digits = format(c, "b")[::-1][:: self.cap]
+        return int(digits[::-1], 2)
 
     def has(self, r: int, i: int, j: int) -> bool:
         return (r >> (i * self.cap + j)) & 1 == 1
@@ -200,6 +237,8 @@ class Universe:
     # ----------------------------------------------------------------- sets -> relations
     def product(self, s1: int, s2: int) -> int:
         """Cartesian product s1 * s2."""
+        if self.wide:
+            return widerel.product(s1, s2, self.n, self.cap)
         if s1 == self.ALL:
             return self.COL0 * s2
         return self.spread(s1) * s2
@@ -212,19 +251,9 @@ class Universe:
         """Events with a successor in r."""
         if not r:
             return 0
-        if self.n <= _MAGIC_DOMAIN_MAX:
-            for k in self._row_fold:
-                r |= r >> k
-            return (((r & self.COL0) * self._magic) >> self._magic_shift) & self.ALL
-        cap, row = self.cap, self.ROW
-        s = 0
-        i = 0
-        while r:
-            if r & row:
-                s |= 1 << i
-            r >>= cap
-            i += 1
-        return s
+        for k in self._row_fold:  # OR each row onto its column 0, then read column 0
+            r |= r >> k
+        return self.unspread(r & self.COL0)
 
     def range(self, r: int) -> int:
         """Events with a predecessor in r."""
@@ -256,6 +285,14 @@ class Universe:
     def inverse_py(self, r: int) -> int:
         """The inverse r^-1, in Python."""
         cap, row = self.cap, self.ROW
+        if self.n * cap > _SMALL_BITS:  # transposed as text: one pass, not one per row
+            n = self.n
+            text = format(r, "b").zfill(n * cap)  # row n - 1 first, each from column cap - 1
+            rows = [text[(n - 1 - i) * cap : (n - i) * cap] for i in range(n)]
+            columns = list(zip(*rows, strict=True))  # columns[cap - 1 - j]: column j by row
+            return self.from_rows(
+                [int("".join(reversed(columns[cap - 1 - j])), 2) for j in range(n)]
+            )
         out = 0
         i = 0
         while r:

@@ -55,37 +55,27 @@ class Skeleton:
 
     def declared_deps(self) -> dict[str, int]:
         """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
-        spread, base = self.U.spread, self.base
-        addr = data = ctrl = 0
-        for i, e in enumerate(self.events):
-            if e.tid < 0 or not (e.addr or e.data or e.ctrl):
-                continue
-            b = base[e.tid]
-            if e.addr:
-                addr |= spread(e.addr << b) << i
-            if e.data:
-                data |= spread(e.data << b) << i
-            if e.ctrl:
-                ctrl |= spread(e.ctrl << b) << i
-        return {"addr": addr, "data": data, "ctrl": ctrl}
+        return {
+            "addr": self._dep([e.addr for e in self.events]),
+            "data": self._dep([e.data for e in self.events]),
+            "ctrl": self._dep([e.ctrl for e in self.events]),
+        }
 
-    def _dep(self, name: str) -> int:
-        """The dependency ``name`` the events declare, as a relation."""
-        U = self.U
-        out = 0
-        field = Event._fields.index(name)
-        for i, e in enumerate(self.events):
-            mask = e[field]
-            if mask and e.tid >= 0:
-                out |= U.spread(mask << self.base[e.tid]) << i
-        return out
+    def _dep(self, sources: list[int]) -> int:
+        """A dependency the events declare (``sources[i]``: the events of event ``i``'s
+        thread it depends on), as a relation."""
+        cols = [
+            s << self.base[e.tid] if e.tid >= 0 else 0
+            for s, e in zip(sources, self.events, strict=True)
+        ]
+        return self.U.from_columns(cols) if any(cols) else 0
 
     @cached_property
     def valdep(self) -> int:
         """read -> write whose stored value is computed from it, whatever the port (not
         one of herd's names: explorers reject the candidates where rf closes a cycle with
         it, as herd does when it cannot solve their value equations)."""
-        return self._dep("valdep")
+        return self._dep([e.valdep for e in self.events])
 
     @property
     def n(self) -> int:
@@ -101,11 +91,11 @@ class Skeleton:
 
     @cached_property
     def R(self) -> int:
-        return self._set(lambda e: e.kind == "R")
+        return self._set(lambda e: e.kind == "R" or e.kind == "U")
 
     @cached_property
     def W(self) -> int:
-        return self._set(lambda e: e.kind == "W")
+        return self._set(lambda e: e.kind == "W" or e.kind == "U")
 
     @cached_property
     def M(self) -> int:
@@ -196,7 +186,7 @@ class Skeleton:
                 groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
         for i in spawns:
             e = self.events[i]
-            other = groups.get(e.value, 0)  # type: ignore[arg-type]
+            other = groups.get(e.other, 0)
             if not other:
                 continue
             if e.kind == "S":
@@ -213,9 +203,8 @@ class Skeleton:
     @cached_property
     def _thread_po(self) -> tuple[int, list[int]]:
         """:attr:`thread_po`, and the spawn and join events (one pass)."""
-        U = self.U
-        r = 0
         spawns = []
+        cols = [0] * len(self.events)  # per event: its po-predecessors in its thread
         before: dict[int, int] = {}  # per thread: events of earlier instances
         current: dict[int, tuple[int, int]] = {}  # per thread: (poi, its events so far)
         for i, e in enumerate(self.events):
@@ -229,28 +218,25 @@ class Skeleton:
                 b |= same
                 before[e.tid] = b
                 same = 0
-            if b:
-                r |= U.spread(b) << i
+            cols[i] = b
             current[e.tid] = (e.poi, same | (1 << i))
-        return r, spawns
+        return (self.U.from_columns(cols) if any(cols) else 0), spawns
 
     @cached_property
     def iico(self) -> int:
         """Order inside one instruction instance (herd's intra-instruction causality
         restricted to the events we keep): its events in order, e.g. the read before the
         write of a read-modify-write."""
-        U = self.U
-        r = 0
+        cols = [0] * len(self.events)  # per event: the earlier events of its instance
         earlier: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
             if e.tid < 0:
                 continue
             key = (e.tid, e.poi)
             b = earlier.get(key, 0)
-            if b:
-                r |= U.spread(b) << i
+            cols[i] = b
             earlier[key] = b | (1 << i)
-        return r
+        return self.U.from_columns(cols) if any(cols) else 0
 
     @cached_property
     def po_iico(self) -> int:
@@ -260,16 +246,16 @@ class Skeleton:
     @cached_property
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
-        U = self.U
         groups: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
             if e.tid >= 0:
                 key = (e.tid, e.poi)
                 groups[key] = groups.get(key, 0) | (1 << i)
-        r = 0
-        for s in groups.values():
-            r |= U.product(s, s)
-        return r
+        rows = [0] * len(self.events)
+        for i, e in enumerate(self.events):
+            if e.tid >= 0:
+                rows[i] = groups[(e.tid, e.poi)]
+        return self.U.from_rows(rows)
 
     @cached_property
     def loc(self) -> int:
@@ -323,7 +309,7 @@ class Skeleton:
     def _iico(self, field: str) -> int:
         """The intra-instruction relation the events declare in ``field`` (masks of
         earlier positions of their thread, like the dependencies)."""
-        return self._dep(field)
+        return self._dep([getattr(e, field) for e in self.events])
 
     @cached_property
     def iico_data(self) -> int:

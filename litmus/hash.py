@@ -48,8 +48,13 @@ def _obs_loc(loc: Loc) -> str:
     return loc.name
 
 
+def _as_written(loc: Loc, written: str) -> Loc:
+    """``loc`` with its register as the test wrote it (herd digests registers so)."""
+    return RegLoc(loc.tid, written) if written and isinstance(loc, RegLoc) else loc
+
+
 def _init_item(it: InitItem) -> str:
-    loc = _init_loc(it.loc)
+    loc = _init_loc(_as_written(it.loc, it.written))
     v = it.text if it.value is not None else "0"
     if it.pointer:
         return f"{it.ctype} *{loc}={v}" if it.ctype else f"*{loc}={v}"
@@ -62,8 +67,8 @@ def init_digest_text(t: LitmusTest) -> str:
     """The init state as herd prints it for the hash."""
     seen: set[tuple[int, int, str]] = set()
     out: list[str] = []
-    for it in sorted(t.init, key=lambda i: loc_key(i.loc)):
-        k = loc_key(it.loc)
+    for it in sorted(t.init, key=lambda i: loc_key(_as_written(i.loc, i.written))):
+        k = loc_key(_as_written(it.loc, it.written))
         if k not in seen:
             seen.add(k)
             out.append(_init_item(it))
@@ -109,8 +114,9 @@ def code_digest_text(t: LitmusTest) -> str:
 
 def observed_digest_text(t: LitmusTest) -> str:
     """The observed locations as herd prints them for the hash."""
-    locs = sorted(set(t.observed_locations()), key=loc_key)
-    return "; ".join(_obs_loc(x) for x in locs)
+    written = dict(t.spelled)
+    locs = {_as_written(x, written.get(x, "")) for x in t.observed_locations()}  # type: ignore[arg-type]
+    return "; ".join(_obs_loc(x) for x in sorted(locs, key=loc_key))
 
 
 def info_digest(t: LitmusTest) -> bytes:

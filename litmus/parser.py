@@ -37,6 +37,7 @@ def parse_source(src: Source) -> LitmusTest:
         filter=cond.filter,
         kinds=cond.kinds,
         path=src.path,
+        spelled=cond.spelled,
     )
 
 

@@ -142,13 +142,17 @@ def _table(t: LitmusTest) -> list[str]:
 
 
 def _observed_text(p: Prop) -> str:
-    """``observed`` syntax for an Or of Ands of atoms (what the parser builds from it)."""
+    """``observed`` syntax for an Or of Ands of atoms (what the parser builds from it):
+    ``p`` is of :func:`_is_observed_shape`."""
+    assert isinstance(p, Or)
     groups = []
-    for g in p.props:  # type: ignore[union-attr]
+    for g in p.props:
+        assert isinstance(g, And)
         atoms = []
-        for a in g.props:  # type: ignore[union-attr]
+        for a in g.props:
             if isinstance(a, Not):
-                atoms.append(f"{loc_text(a.prop.loc)}<>{value_text(a.prop.value)};")  # type: ignore[union-attr]
+                assert isinstance(a.prop, Atom)
+                atoms.append(f"{loc_text(a.prop.loc)}<>{value_text(a.prop.value)};")
             else:
                 atoms.append(f"{prop_text(a)};")
         groups.append(" ".join(atoms))

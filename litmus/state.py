@@ -10,7 +10,7 @@ leave this module: they become :class:`InputError` at the offending token.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -35,7 +35,9 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
 )
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
+from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.test import InitItem
 
 _GRAMMAR = (Path(__file__).with_name("state.lark")).read_text(encoding="utf-8")
@@ -61,18 +63,25 @@ def register_hint(arch: str) -> str:
 
 
 def _num(tok: Token) -> int:
-    s = str(tok)
-    return int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+    try:
+        return parse_literal(str(tok))
+    except ValueOutOfRange as e:
+        raise TokenError(tok, str(e)) from None
 
 
-def _flat(cls: type, items: list) -> Prop:
-    out: list[Prop] = []
-    for p in items:
-        if isinstance(p, cls):
-            out.extend(p.props)
-        else:
-            out.append(p)
-    return cls(tuple(out))
+#: The deepest a condition's proposition may nest (``~`` inside ``~``, ``/\\`` inside
+#: ``\\/``, ``=>``...; a chain of one connective is flat, parentheses around one atom add
+#: nothing): every consumer of a proposition (evaluation, printing, hashing, JSON) may
+#: then recurse on it.  herd's tests nest a few levels.
+MAX_CONDITION_DEPTH = 100
+
+
+class _TooDeep(Exception):
+    """A proposition nested beyond :data:`MAX_CONDITION_DEPTH`, near ``offset``."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
 
 
 class _Build(Transformer):
@@ -83,14 +92,36 @@ class _Build(Transformer):
         self.arch = ""
         self.nthreads = 0
         self.pos = 0
+        self.spelled: dict[RegLoc, str] = {}  # registers written otherwise than canonically
+        #: the nesting depth of each proposition built by this parse, by its id (atoms: 0)
+        self.depths: dict[int, int] = {}
+
+    def _nested(self, p: Prop, parts: list | tuple) -> Prop:
+        """``p`` (built from ``parts``), its depth recorded: :class:`_TooDeep` beyond the
+        limit, at the last location read (the innermost part reduced last)."""
+        depth = 1 + max((self.depths.get(id(q), 0) for q in parts), default=0)
+        if depth > MAX_CONDITION_DEPTH:
+            raise _TooDeep(self.pos)
+        self.depths[id(p)] = depth
+        return p
+
+    def _flat(self, cls: type, items: list) -> Prop:
+        out: list[Prop] = []
+        for p in items:
+            if isinstance(p, cls):
+                out.extend(p.props)
+            else:
+                out.append(p)
+        return self._nested(cls(tuple(out)), out)
 
     # ---- locations and values
     def thread_reg(self, c: list) -> RegLoc:
         tid_tok, reg_tok = c
-        tid = int(tid_tok[1:]) if tid_tok.type == "PROC" else _num(tid_tok)
-        if not 0 <= tid < self.nthreads:
+        digits = str(tid_tok)[1:] if tid_tok.type == "PROC" else str(tid_tok)
+        tid = small_index(digits, self.nthreads) if digits.isdigit() else None
+        if tid is None:
             raise TokenError(
-                tid_tok, f"thread {tid} does not exist (the test has {self.nthreads} threads)"
+                tid_tok, f"thread {digits} does not exist (the test has {self.nthreads} threads)"
             )
         reg = check_register(self.arch, str(reg_tok))
         if reg is None:
@@ -99,7 +130,10 @@ class _Build(Transformer):
                 f"bad {self.arch} register '{reg_tok}' (expected {register_hint(self.arch)})",
             )
         self.pos = tid_tok.start_pos or 0
-        return RegLoc(tid, reg)
+        loc = RegLoc(tid, reg)
+        if reg != str(reg_tok):
+            self.spelled.setdefault(loc, str(reg_tok))
+        return loc
 
     def symb_reg(self, c: list) -> SymRegLoc:
         self.pos = c[0].start_pos or 0
@@ -190,16 +224,16 @@ class _Build(Transformer):
         return str(c[0])
 
     def p_or(self, c: list) -> Prop:
-        return _flat(Or, c)
+        return self._flat(Or, c)
 
     def p_and(self, c: list) -> Prop:
-        return _flat(And, c)
+        return self._flat(And, c)
 
     def p_implies(self, c: list) -> Prop:
-        return Implies(c[0], c[1])
+        return self._nested(Implies(c[0], c[1]), c)
 
     def p_not(self, c: list) -> Prop:
-        return Not(c[1])
+        return self._nested(Not(c[1]), c[1:])
 
     def p_true(self, c: list) -> Prop:
         return PTrue()
@@ -230,10 +264,10 @@ class _Build(Transformer):
         return Condition("forall", PTrue(), "")
 
     def obs(self, c: list) -> Prop:
-        return Or(tuple(c))
+        return self._nested(Or(tuple(c)), c)
 
     def obs_group(self, c: list) -> Prop:
-        return And(tuple(c))
+        return self._nested(And(tuple(c)), c)
 
     def loc_item(self, c: list) -> Loc:
         return c[0]
@@ -284,6 +318,9 @@ class ConditionPart:
     locations: tuple[Loc, ...] = ()
     filter: Prop | None = None
     kinds: tuple[tuple[str, str], ...] = ()
+    #: registers written otherwise than canonically (RISC-V's ``a0`` is ``x10``), as
+    #: written: herd's hash digests them so
+    spelled: tuple[tuple[RegLoc, str], ...] = ()
 
 
 _LOCK = threading.Lock()  # the transformer carries the arch and thread count of one parse
@@ -319,15 +356,41 @@ class _RelError(Exception):
 
 @lru_cache(maxsize=1 << 14)
 def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
-    """Parse one section's text (cached: sections repeat across a campaign's tests)."""
+    """Parse one section's text (cached: sections repeat across a campaign's tests); the
+    usual forms are read without the grammar (:mod:`litmus.quickstate`)."""
+    if start == "init_start":
+        got = quick_init(text, arch, nthreads)
+        if got is not None:
+            return got
+    else:
+        cond = quick_condition(text, arch, nthreads)
+        if cond is not None:
+            return ConditionPart(cond[0]), cond[1]
+    return _grammar(arch, start, nthreads, text, what)
+
+
+def _grammar(arch: str, start: str, nthreads: int, text: str, what: str):
+    """Parse one section's text with the grammar."""
     lark, build = _parser()
     try:
         with _LOCK:
             build.arch = arch
             build.nthreads = nthreads
-            result = lark.parse(text, start=start)
+            build.depths = {}
+            build.spelled = {}
+            try:
+                result = lark.parse(text, start=start)
+            finally:
+                build.depths = {}
+            spelled = tuple(build.spelled.items())
     except TokenError as exc:
         raise _RelError(exc.token.start_pos or 0, exc.message) from None
+    except _TooDeep as exc:
+        raise _RelError(
+            exc.offset,
+            f"the {what} nests more than {MAX_CONDITION_DEPTH} deep (~, /\\ inside \\/, "
+            "=>...): herdsman's limit",
+        ) from None
     except UnexpectedToken as exc:
         tok = exc.token
         if tok.type == "$END":
@@ -336,16 +399,17 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
             tok.start_pos or 0, f"syntax error in the {what}: unexpected {_describe(tok)}"
         ) from None
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        pos = exc.pos_in_stream
+        ch = text[pos] if pos is not None and pos < len(text) else ""
         raise _RelError(
-            exc.pos_in_stream, f"syntax error in the {what}: unexpected character {ch!r}"
+            pos or 0, f"syntax error in the {what}: unexpected character {ch!r}"
         ) from None
     except UnexpectedEOF:
         raise _RelError(len(text), f"unexpected end of the {what}") from None
     except UnexpectedInput as exc:  # any other lark input error
         at = getattr(exc, "pos_in_stream", 0) or 0
         raise _RelError(at, f"syntax error in the {what}") from None
-    return tuple(result) if isinstance(result, list) else result
+    return (tuple(result) if isinstance(result, list) else result), spelled
 
 
 def _parse(src: Source, arch: str, span: tuple[int, int], start: str, nthreads: int, what: str):
@@ -359,9 +423,14 @@ def parse_init(
     src: Source, arch: str, span: tuple[int, int], nthreads: int
 ) -> tuple[InitItem, ...]:
     """The init items between the braces at ``span``."""
-    items: tuple[tuple[InitItem, int], ...] = _parse(
-        src, arch, span, "init_start", nthreads, "init section"
-    )
+    items: tuple[tuple[InitItem, int], ...]
+    items, spelled = _parse(src, arch, span, "init_start", nthreads, "init section")
+    if spelled:
+        written = dict(spelled)
+        items = tuple(
+            (replace(it, written=written.get(it.loc, "")), pos)  # type: ignore[arg-type]
+            for it, pos in items
+        )
     seen: dict[Loc, InitItem] = {}
     for it, pos in items:
         old = seen.get(it.loc)
@@ -379,4 +448,5 @@ def parse_condition(src: Source, arch: str, span: tuple[int, int], nthreads: int
     """The condition part at ``span`` (empty span: no condition, i.e. ``forall (true)``)."""
     if span[0] >= span[1]:
         return ConditionPart(Condition("forall", PTrue(), ""))
-    return _parse(src, arch, span, "cond_start", nthreads, "condition")
+    part, spelled = _parse(src, arch, span, "cond_start", nthreads, "condition")
+    return replace(part, spelled=spelled) if spelled else part

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from herdsman.litmus.asm import aarch64, ppc, x86
+from herdsman.litmus.asm import aarch64, arm, ppc, riscv, x86, x86_64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.ir import Branch, Label
 from herdsman.litmus.base.source import Source
@@ -21,7 +21,14 @@ from herdsman.litmus.splitter import skip_comment
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The assembler of each architecture herdsman parses (see ``litmus.arch``).
-ASSEMBLERS: dict[str, ModuleType] = {"PPC": ppc, "X86": x86, "AArch64": aarch64}
+ASSEMBLERS: dict[str, ModuleType] = {
+    "PPC": ppc,
+    "X86": x86,
+    "ARM": arm,
+    "RISCV": riscv,
+    "X86_64": x86_64,
+    "AArch64": aarch64,
+}
 
 _SPECIAL = re.compile(r"[|;\"]")
 _LOCK_END = re.compile(r"(?:^|[\s:])(?:LOCK|lock)\s*$")
@@ -51,7 +58,8 @@ def _rows(src: Source, arch: str, text: str, start: int) -> tuple[list[list[tupl
     unterminated text begins."""
     first = re.match(r"\s*;", text)  # herd accepts one ';' before the thread header
     pos = first.end() if first else 0
-    if '"' not in text and not (arch == "X86" and "lock" in text.lower()):
+    x86 = arch in ("X86", "X86_64")
+    if '"' not in text and not (x86 and "lock" in text.lower()):
         return _split_rows(text, pos)
     rows: list[list[tuple[int, int]]] = []
     cells: list[tuple[int, int]] = []
@@ -69,7 +77,7 @@ def _rows(src: Source, arch: str, text: str, start: int) -> tuple[list[list[tupl
         elif c == "|":
             cells.append((cell_start, m.start()))
             cell_start = pos = m.end()
-        elif c == ";" and arch == "X86" and _LOCK_END.search(text[cell_start : m.start()]):
+        elif c == ";" and x86 and _LOCK_END.search(text[cell_start : m.start()]):
             pos = m.end()  # ``LOCK; ADD ...``: the ';' belongs to the instruction
         else:
             cells.append((cell_start, m.start()))

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from herdsman.litmus.base.ir import Condition, Instr, Label, Loc, Prop, Value, prop_locations
+from herdsman.litmus.base.ir import (
+    Condition,
+    Instr,
+    Label,
+    Loc,
+    Prop,
+    RegLoc,
+    Value,
+    prop_locations,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +42,15 @@ CodeItem = Label | Instruction
 class InitItem:
     """One init item.  ``value`` is None for a bare ``x`` (value 0); ``text`` is the value
     exactly as written (the hash uses it: ``0x10`` stays ``0x10``); ``ctype`` is a C-ish
-    type written before the location (``int64_t``), ``pointer`` the ``*`` marker."""
+    type written before the location (``int64_t``), ``pointer`` the ``*`` marker;
+    ``written``: its register as written when that is not the canonical name."""
 
     loc: Loc
     value: Value | None
     text: str = ""
     ctype: str | None = None
     pointer: bool = False
+    written: str = field(default="", compare=False)  # a register written otherwise (a0)
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,8 @@ class LitmusTest:
     filter: Prop | None = None
     kinds: tuple[tuple[str, str], ...] = ()  # `with name: ~exists; ...` (parsed, ignored)
     path: str = field(default="", compare=False)
+    #: condition registers written otherwise than canonically, as written (herd's hash)
+    spelled: tuple[tuple[RegLoc, str], ...] = field(default=(), compare=False)
 
     @property
     def nthreads(self) -> int:

@@ -32,8 +32,10 @@ LAYERS = (
 #: The module of cat that the later layers may import: the door.
 CAT_DOORS = {"herdsman.cat.api"}
 #: Where a catch-all handler is allowed: the command line's last resort, which turns a bug
-#: into one "internal error" line, and the worker processes, which report to their parent.
+#: into one "internal error" line, the worker processes, which report to their parent, and
+#: the deep thread, which hands whatever its work raised to the caller's thread (raised there).
 CATCH_ALL_ALLOWED = {
+    "litmus/base/deep.py",
     "herd_compat/cli/main.py",
     "herd_compat/cli/parse.py",
     "herd_compat/campaigns/workers.py",

@@ -33,11 +33,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herdsman.engine.errors import NewLocation, TimeLimitExceeded
-from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine
+from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine, MState
 from herdsman.engine.operational.reach import Reach, StateLimit, buffer_last, reach, replay
 from herdsman.engine.operational.run import UNBOUNDED
 from herdsman.engine.operational.runs import run_graph
 from herdsman.engine.outcome import ErrorRecord
+from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.litmus.base.ir import Fence, Program
 
@@ -175,11 +176,11 @@ def verify_bounded(
 
 
 def _error(
-    program: Program, m: Machine, s0: object, fx0: Effects, path: list[int]
+    program: Program, m: Machine, s0: MState, fx0: Effects, path: list[int]
 ) -> tuple[ErrorRecord, list[str]]:
     """The failed assertion at the end of ``path``, with its run's execution graph, and
     the run, one line per transition."""
-    final, effects = replay(m, s0, path)  # type: ignore[arg-type]
+    final, effects = replay(m, s0, path)
     # let the buffers drain, so that every write of the run has its place in co
     while True:
         shadows = [p for p, _ in m.enabled(final) if p >= m.T]
@@ -193,11 +194,12 @@ def _error(
     graph = run_graph(program, m, [fx0, *effects])
     t, slot = next((t, x) for t, x in enumerate(final.slots) if x.status == FAILED)
     f = slot.end
-    origin = program.threads[t].origins[f.site]  # type: ignore[union-attr]
+    assert isinstance(f, ThreadFailed)
+    origin = program.threads[t].origins[f.site]
     complete = all(x.status != RUNNING for x in final.slots)
     values = {(t, ev.index): ev.value for fx in effects for t, ev in fx.events if ev.kind == "W"}
     run = [_step_text(m, p, fx, values) for p, fx in zip(path, effects, strict=False)]
-    record = ErrorRecord(f.message, t, origin, complete, (), graph)  # type: ignore[union-attr]
+    record = ErrorRecord(f.message, t, origin, complete, (), graph)
     return record, run
 
 

@@ -34,7 +34,15 @@ from typing import NamedTuple
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.errors import NewLocation
 from herdsman.engine.operational.liveness import live_slots
-from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Emit,
+    Read,
+    Stall,
+    ThreadDone,
+    ThreadFailed,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import LOOP_BOUND, Semantics, StepError
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.base.ir import CAS, RMW, Load, Lock, RegLoc, Value
@@ -72,7 +80,7 @@ class Slot(NamedTuple):
     status: int
     kind: str = ""
     loc: int = -1
-    step: object = None
+    step: Read | Emit | None = None
     end: ThreadDone | ThreadFailed | Blocked | None = None
 
 
@@ -167,7 +175,7 @@ class Machine:
         return MState(tuple(slots), mem, tuple(bufs))
 
     def fold(
-        self, t: int, st: object, buf: tuple[Entry, ...], creator: int, fx: Effects
+        self, t: int, st: ThreadState, buf: tuple[Entry, ...], creator: int, fx: Effects
     ) -> tuple[Slot, tuple[Entry, ...]]:
         """Run thread ``t`` from state ``st`` through its invisible operations, up to its
         next visible one; its slot and buffer then (``creator``: the stack position of
@@ -177,19 +185,18 @@ class Machine:
         bounded = self.bound is not None
         try:
             while True:
-                s = code.step(st)  # type: ignore[arg-type]
-                cls = type(s)
-                if cls is Read:
-                    ev = s.event  # type: ignore[union-attr]
+                s = code.step(st)
+                if type(s) is Read:
+                    ev = s.event
                     li = self._loc(ev.loc)
-                    ins = code.code[s.at.pc]  # type: ignore[union-attr]
+                    ins = code.code[s.at.pc]
                     if isinstance(ins, Load):
                         return Slot(RUNNING, "R", li, s), buf
                     if isinstance(ins, RMW | CAS | Lock):
                         return Slot(RUNNING, "U", li, s), buf
                     raise StepError(f"P{t}: a read of an unexpected kind")
-                if cls is Emit:
-                    ev = s.event  # type: ignore[union-attr]
+                if type(s) is Emit:
+                    ev = s.event
                     k = ev.kind
                     if k == "W":
                         li = self._loc(ev.loc)
@@ -198,8 +205,8 @@ class Machine:
                         if bounded:  # a bound of 0: no buffer
                             return Slot(RUNNING, "B" if self.bound else "W", li, s), buf
                         fx.events.append((t, ev))
-                        buf = (*buf, Entry(li, ev.value, (t, ev.index), creator))
-                        st = s.after  # type: ignore[union-attr]
+                        buf = (*buf, Entry(li, ev.known_value, (t, ev.index), creator))
+                        st = s.after
                         continue
                     if k == "F":
                         f = ev.fence
@@ -210,7 +217,7 @@ class Machine:
                         if f == "SFENCE" and self.mode == "pso" and buf and buf[-1] is not BARRIER:
                             buf = (*buf, BARRIER)
                         fx.events.append((t, ev))
-                        st = s.after  # type: ignore[union-attr]
+                        st = s.after
                         continue
                     if k == "S" or k == "J":
                         return Slot(RUNNING, k, -1, s), buf
@@ -221,14 +228,14 @@ class Machine:
                     return Slot(FAILED, end=s), buf
                 if type(s) is Blocked:
                     return Slot(BLOCKED, end=s), buf
-                assert cls is Stall
+                assert type(s) is Stall
                 raise StepError(f"P{t}: waits for read values (symbolic)")
         except StepError as e:
             with self.sem.reporting():
                 raise e from None
 
     def _loc(self, name: str | None) -> int:
-        li = self.loc_index.get(name)  # type: ignore[arg-type]
+        li = None if name is None else self.loc_index.get(name)
         if li is None:
             raise NewLocation(str(name))
         return li
@@ -248,7 +255,7 @@ class Machine:
             if k == "U":
                 tr = Tr(p, "U", slot.loc, p, self.buffered)
                 ok = not s.bufs[p]
-                if ok and self.codes[p].code[slot.step.at.pc].__class__ is Lock:  # type: ignore[attr-defined]
+                if ok and self.codes[p].code[_read(slot).at.pc].__class__ is Lock:
                     ok = s.mem[slot.loc][0] == 0
                 return tr, ok
             if k == "W":
@@ -257,7 +264,9 @@ class Machine:
                 return self._bounded_store(s, p, slot)
             if k == "F":
                 return Tr(p, "F", -1, p, True), not s.bufs[p]
-            child = slot.step.event.value  # type: ignore[attr-defined]
+            step = slot.step
+            assert step is not None
+            child = step.event.other
             if k == "S":
                 return Tr(p, "S", -1, p, False, child), True
             c = s.slots[child]
@@ -343,7 +352,7 @@ class Machine:
             mem = _put(mem, slot.loc, (ev.value, (p, ev.index)))
         elif k == "B":
             fx.events.append((p, ev))
-            buf = (*buf, Entry(slot.loc, ev.value, (p, ev.index), pos))
+            buf = (*buf, Entry(slot.loc, ev.known_value, (p, ev.index), pos))
         elif k == "S":
             fx.events.append((p, ev))
             child = ev.value
@@ -474,8 +483,17 @@ def _end_key(end: object) -> tuple:
 def pc_of(x: Slot) -> tuple:
     if x.status != RUNNING:
         return (x.status,)
-    st = x.step.at if isinstance(x.step, Read) else x.step.after  # type: ignore[union-attr]
+    step = x.step
+    assert step is not None
+    st = step.at if isinstance(step, Read) else step.after
     return (x.kind, st.pc)
+
+
+def _read(x: Slot) -> Read:
+    """The read a thread's slot of kind ``R`` or ``U`` waits at."""
+    step = x.step
+    assert isinstance(step, Read)
+    return step
 
 
 def is_loop_bound(x: Slot) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine, MState
+from herdsman.litmus.base.ir import Value
 
 __all__ = ["Reach", "StateLimit", "buffer_last", "has_failed", "reach", "replay"]
 
@@ -64,7 +65,7 @@ def buffer_last(m: Machine) -> Callable[[MState, tuple], Hashable]:
         lst = []
         for b in s.bufs:
             seen: set[int] = set()
-            out = []
+            out: list[tuple[int, Value]] = []
             for e in reversed(b):
                 if e.loc < 0:
                     out.append((-1, 0))

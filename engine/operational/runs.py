@@ -135,7 +135,7 @@ def run_graph(program: Program, m: Machine, effects: list[Effects]) -> Execution
         for ev in evs:
             shape = lay.shapes.intern(shape, ev)
             if ev.kind == "R":
-                g.add_read(t, ev, shape, lay.loc_index[ev.loc])  # type: ignore[index]
+                g.add_read(t, ev, shape, lay.loc_of(ev))
             elif ev.kind == "W":
                 g.add_write(t, ev, shape, 0)
             else:

@@ -29,15 +29,17 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
-from herdsman.engine.progress import ProgressReporter, TreeEstimate
+from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
+from herdsman.engine.reference.walk import TRACKED, Children, State, Tracker, walk, walk_tracked
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
@@ -63,6 +65,8 @@ class Goal:
     deadline: float | None = None  # process_time() limit
     stop_on_error: bool = False  # stop at the first execution failing an assertion
     progress: ProgressReporter | None = None  # told where the search is, now and then
+    #: the proposition and filter compiled, per order of the locations they read
+    compiled: dict[tuple[Loc, ...], tuple] = field(default_factory=dict)
 
 
 def enumerate_test(
@@ -87,7 +91,7 @@ def enumerate_test(
     budget = 0
     tracker = None
     if goal.progress is not None:
-        tracker = _Tracker(goal.progress, tally)
+        tracker = Tracker(goal.progress, tally)
         tracker.tree.enter(math.prod(len(g) for g in groups))
     for combo in itertools.product(*groups):
         if tracker is not None:
@@ -125,32 +129,6 @@ def wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[Th
     return out
 
 
-class _Tracker:
-    """The search's size, estimated as it goes, for a progress reporter: the tree of the
-    combinations of shapes and, in each, of the first :data:`TRACKED` choices (deeper
-    choices are the tracked ones' subtrees).  Its size counts candidates."""
-
-    def __init__(self, reporter: ProgressReporter, tally: OutcomeBuilder) -> None:
-        self.reporter = reporter
-        self.tally = tally
-        self.tree = TreeEstimate(self.candidates)
-
-    def candidates(self) -> int:
-        return self.tally.stats.candidates
-
-    def report(self) -> None:
-        done = self.tally.executions_so_far()
-        total = self.tree.total()
-        judged = self.tally.stats.candidates
-        if total is not None and judged:
-            total *= done / judged
-        self.reporter.update(done, total)
-
-
-#: The choices of a combination whose options a progress tracker follows.
-TRACKED = 8
-
-
 def combination_status(
     heads: list[ThreadExec], spawned: frozenset[int]
 ) -> tuple[list[tuple[int, ThreadFailed]], bool, bool] | None:
@@ -165,7 +143,7 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.value].ended for e in te.events):  # type: ignore[index]
+        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
             return None
         if te.end == "join":
             if heads[te.waits].ended:
@@ -194,7 +172,7 @@ class Combo(Tables):
         fails: list[tuple[int, ThreadFailed]] | None = None,
         blocked: bool = False,
         bound: bool = False,
-        tracker: _Tracker | None = None,
+        tracker: Tracker | None = None,
     ) -> None:
         self.goal = goal
         self.tally = tally
@@ -210,8 +188,9 @@ class Combo(Tables):
         super().__init__(threads, variants, lay, goal.observed, goal.filter)
 
     # ------------------------------------------------------------------ search
-    # The search is a chain of step functions, one per choice, each calling the next
-    # with (rf, co, masks, pending, finals); the last one calls the leaf.
+    # The search is a sequence of choices, one per step; a step's children of a partial
+    # candidate (rf, co, masks, pending, finals) are those its choice gives, walked depth
+    # first by engine.reference.walk.
     def run(self) -> None:
         goal = self.goal
         steps: list[tuple[str, int]] = []
@@ -230,9 +209,13 @@ class Combo(Tables):
         last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
         self._leafcache: dict[tuple, tuple] = {}
         self._judged: dict[tuple, tuple] = {}
-        index = {loc: i for i, loc in enumerate(self.needed)}
-        self.sat = compile_prop(goal.prop, index)
-        self.keep = None if goal.filter is None else compile_prop(goal.filter, index)
+        needed = tuple(self.needed)
+        compiled = goal.compiled.get(needed)
+        if compiled is None:  # the same for every combination of a test
+            index = {loc: i for i, loc in enumerate(self.needed)}
+            keep = None if goal.filter is None else compile_prop(goal.filter, index)
+            compiled = goal.compiled[needed] = (compile_prop(goal.prop, index), keep)
+        self.sat, self.keep = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
         self.check = self.session.check
@@ -241,28 +224,32 @@ class Combo(Tables):
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
-        step_fn = self._leaf
-        tree = self.tracker.tree if self.tracker is not None else None
-        for i in reversed(range(len(steps))):
-            kind, arg = steps[i]
+        children: list[Children] = []
+        for i, (kind, arg) in enumerate(steps):
             check = goal.prune == "step" and i != last
-            tracked = tree is not None and i < TRACKED and kind != "end"
-            if tracked:
-                step_fn = self._child_tracker(kind, arg, step_fn)
             if kind == "co":
-                step_fn = self._co_step(arg, step_fn, goal.prune == "step", i == last)
+                children.append(self._co_step(arg, goal.prune == "step", i == last))
             elif kind == "fw":
-                step_fn = self._fw_step(arg, step_fn)
+                children.append(self._fw_step(arg))
             elif kind == "rf":
-                step_fn = self._rf_step(arg, step_fn, check)
+                children.append(self._rf_step(arg, check))
             else:
-                step_fn = self._end_step(step_fn)
-            if tracked:
-                step_fn = self._node_tracker(self._options(kind, arg), step_fn)
+                children.append(self._end_step())
         masks = tuple((1 << len(vs)) - 1 for vs in self.variants)
-        finals = tuple(self.loc_init)
+        root: State = (0, 0, masks, (), tuple(self.loc_init))
         try:
-            step_fn(0, 0, masks, (), finals)
+            if self.tracker is None:
+                walk(children, root, self._leaf)
+            else:
+                options = [
+                    self._options(kind, arg) if i < TRACKED and kind != "end" else None
+                    for i, (kind, arg) in enumerate(steps)
+                ]
+
+                def option(i: int, state: State) -> int:
+                    return self._option(*steps[i], state[0], state[1], state[4])
+
+                walk_tracked(children, root, self._leaf, self.tracker.tree, options, option)
         finally:
             for key, n in (
                 ("partial_checks", self.n_partial),
@@ -323,26 +310,6 @@ class Combo(Tables):
             rest.remove(w)
         return rank
 
-    def _node_tracker(self, options: int, step):
-        tree = self.tracker.tree  # type: ignore[union-attr]
-
-        def tracked(rf, co, masks, pending, finals):
-            tree.enter(options)
-            step(rf, co, masks, pending, finals)
-            tree.leave()
-
-        return tracked
-
-    def _child_tracker(self, kind: str, arg: int, nxt):
-        tree = self.tracker.tree  # type: ignore[union-attr]
-        option = self._option
-
-        def tracked(rf, co, masks, pending, finals):
-            tree.child(option(kind, arg, rf, co, finals))
-            nxt(rf, co, masks, pending, finals)
-
-        return tracked
-
     def _violates(self, rf: int, co: int) -> bool:
         self.n_partial += 1
         self._budget -= 1
@@ -353,17 +320,21 @@ class Combo(Tables):
             return True
         return False
 
-    def _end_step(self, nxt):
-        def step(rf, co, masks, pending, finals):
-            if not self._violates(rf, co):
-                nxt(rf, co, masks, pending, finals)
+    def _end_step(self) -> Children:
+        """A location's choices made: the candidate so far, unless it already fails."""
+        violates = self._violates
 
-        return step
+        def children(rf, co, masks, pending, finals) -> Iterator[State]:
+            if not violates(rf, co):
+                yield (rf, co, masks, pending, finals)
 
-    def _co_step(self, li: int, nxt, check: bool, last: bool):
+        return children
+
+    def _co_step(self, li: int, check: bool, last: bool) -> Children:
         """Choose the co order of location ``li`` one write at a time: each placed write
         is co-before every write still to place, so a prefix is already part of co.
-        ``last``: no check once the order is complete (the leaf checks it)."""
+        ``last``: no check once the order is complete (the leaf checks it). The orders are
+        walked depth first, with lists, not Python frames, for the places."""
         cap = self.U.cap
         ws = 0
         for w in self.loc_writes[li]:
@@ -371,37 +342,60 @@ class Combo(Tables):
         start = ws << (self.loc_init[li] * cap)
         violates = self._violates
 
-        def place(rf, co, rest, masks, pending, finals):
-            if rest & (rest - 1) == 0:  # zero or one write left: forced
-                if rest:
-                    w = rest.bit_length() - 1
-                    finals = finals[:li] + (w,) + finals[li + 1 :]
-                nxt(rf, co, masks, pending, finals)
+        def complete(rf, co, rest, masks, pending, finals) -> State:
+            if rest:  # the one write left is co-last: forced
+                w = rest.bit_length() - 1
+                finals = finals[:li] + (w,) + finals[li + 1 :]
+            return (rf, co, masks, pending, finals)
+
+        def children(rf, co, masks, pending, finals) -> Iterator[State]:
+            co |= start
+            if ws & (ws - 1) == 0:  # zero or one write: one order
+                yield complete(rf, co, ws, masks, pending, finals)
                 return
-            for w in bits(rest):
+            # per place: the writes left, those still to try there, the one placed (its
+            # row is in co, taken back by xor: one co alive, not one per place)
+            rests, tries, placed = [ws], [bits(ws)], [-1]
+            while rests:
+                rest = rests[-1]
+                p = placed[-1]
+                if p >= 0:
+                    co ^= (rest & ~(1 << p)) << (p * cap)
+                    placed[-1] = -1
+                w = next(tries[-1], None)
+                if w is None:
+                    rests.pop()
+                    tries.pop()
+                    placed.pop()
+                    continue
                 rest2 = rest & ~(1 << w)
                 co2 = co | (rest2 << (w * cap))
-                if last and rest2 & (rest2 - 1) == 0:
+                forced = rest2 & (rest2 - 1) == 0
+                if last and forced:
                     pass  # the order is complete and nothing follows
                 elif check and violates(rf, co2):
                     continue
-                place(rf, co2, rest2, masks, pending, finals)
+                if forced:
+                    yield complete(rf, co2, rest2, masks, pending, finals)
+                    continue
+                co = co2
+                placed[-1] = w
+                rests.append(rest2)
+                tries.append(bits(rest2))
+                placed.append(-1)
 
-        def step(rf, co, masks, pending, finals):
-            place(rf, co | start, ws, masks, pending, finals)
+        return children
 
-        return step
-
-    def _fw_step(self, li: int, nxt):
+    def _fw_step(self, li: int) -> Children:
         choices = [self.loc_init[li], *self.loc_writes[li]]
 
-        def step(rf, co, masks, pending, finals):
+        def children(rf, co, masks, pending, finals) -> Iterator[State]:
             for w in choices:
-                nxt(rf, co, masks, pending, finals[:li] + (w,) + finals[li + 1 :])
+                yield (rf, co, masks, pending, finals[:li] + (w,) + finals[li + 1 :])
 
-        return step
+        return children
 
-    def _rf_step(self, r: int, nxt, check: bool):
+    def _rf_step(self, r: int, check: bool) -> Children:
         """Choose the write read by ``r`` among those of its location whose value it can
         read, narrowing the possible executions of its thread."""
         t = self.tid_of[r]
@@ -413,7 +407,7 @@ class Combo(Tables):
         varying = self._varying
         tally = self.tally
 
-        def step(rf, co, masks, pending, finals):
+        def children(rf, co, masks, pending, finals) -> Iterator[State]:
             mt = masks[t]
             for w, bit, cm, tw in cands:
                 pend = pending
@@ -437,9 +431,9 @@ class Combo(Tables):
                     continue
                 if check and violates(rf2, co):
                     continue
-                nxt(rf2, co, m2, pend, finals)
+                yield (rf2, co, m2, pend, finals)
 
-        return step
+        return children
 
     def _varying(self, r: int, w: int, t: int, tw: int, masks) -> tuple[int, ...] | None:
         """Masks after ``r`` reads from ``w``, whose value depends on its thread's reads."""

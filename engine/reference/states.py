@@ -67,7 +67,7 @@ class _StateSearch(Combo):
         super().__init__(threads, variants, model, arch, goal, tally)
         self.visit = visit
 
-    def _leaf(self, rf, co, masks, pending, finals) -> None:  # type: ignore[override]
+    def _leaf(self, rf, co, masks, pending, finals) -> None:
         self.tally.stats.candidates += 1
         self._budget -= 1
         if not self._budget:
@@ -89,7 +89,7 @@ def _valued(search: _StateSearch, sol: tuple[int, ...]) -> Callable[[], Skeleton
 
     def make() -> Skeleton:
         execs = [search.variants[t][m.bit_length() - 1] for t, m in enumerate(sol)]
-        values = [[e.value for e in te.events] for te in execs]
+        values = [[None if e.value is None else e.known_value for e in te.events] for te in execs]
         return build_skeleton(search.threads.locations, search.threads.init_mem, execs, values).sk
 
     return make

@@ -47,27 +47,27 @@ class Tables:
         self.rmask: dict[int, dict[Value, int]] = {}
         self.rvals: dict[int, list[Value]] = {}
         for eid in lay.init_eid.values():
-            self.wconst[eid] = events[eid].value
+            self.wconst[eid] = events[eid].known_value
         for t, vs in enumerate(variants):
             b = lay.base[t]
             for i, e in enumerate(vs[0].events):
                 if e.kind == "W":
-                    vals = [v.events[i].value for v in vs]
+                    vals = [v.events[i].known_value for v in vs]
                     first = vals[0]
                     if all(v == first for v in vals):
                         self.wconst[b + i] = first
                     else:
                         self.wconst[b + i] = None
-                        self.wvals[b + i] = vals  # type: ignore[assignment]
+                        self.wvals[b + i] = vals
                 elif e.kind == "R":
                     m: dict[Value, int] = {}
                     rv = []
                     for k, v in enumerate(vs):
-                        val = v.events[i].value
-                        m[val] = m.get(val, 0) | (1 << k)  # type: ignore[index]
+                        val = v.events[i].known_value
+                        m[val] = m.get(val, 0) | (1 << k)
                         rv.append(val)
                     self.rmask[b + i] = m
-                    self.rvals[b + i] = rv  # type: ignore[assignment]
+                    self.rvals[b + i] = rv
         # locations and their events
         self.loc_names = list(sk.locations)
         self.loc_index = {x: i for i, x in enumerate(self.loc_names)}
@@ -85,17 +85,23 @@ class Tables:
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant
         # writes of a value the read never takes are left out
+        # a read never reads from the write of its own instruction (herd's default
+        # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
         for li in range(len(self.loc_names)):
             srcs = [self.loc_init[li], *self.loc_writes[li]]
             for r in self.loc_reads[li]:
                 rm = self.rmask[r]
                 out = []
+                er = events[r]
                 for w in srcs:
+                    ew = events[w]
+                    if ew.tid == er.tid and ew.poi == er.poi:
+                        continue
                     cw = self.wconst[w]
-                    m = None if cw is None else rm.get(cw, 0)
-                    if m != 0:
-                        out.append((w, 1 << (w * cap + r), m, self.tid_of[w]))
+                    mk = None if cw is None else rm.get(cw, 0)
+                    if mk != 0:
+                        out.append((w, 1 << (w * cap + r), mk, self.tid_of[w]))
                 self.cands[r] = out
         self.valdep = sk.valdep
         self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0

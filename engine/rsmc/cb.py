@@ -11,6 +11,9 @@ is rf (a read is committed after the write it reads from); within a thread it is
   Nidhugg's ``compute_cb`` (``src/POWERARMTraceBuilder.tcc``).  herdsman adds ``valdep``
   (a stored value computed from a read through a non-data port): herd rejects an rf
   closing a cycle with it, so it orders no allowed execution more than herd does.
+* ``arm``: the paper's ``cb^arm`` (Nidhugg's ``--arm``), for ARMv7: ``cb^power`` with
+  ARM's full barriers (``DMB``, ``DSB``, ``DMB ISH``) for ``sync`` and without ``po-loc``
+  (ARM lets two reads of one location be satisfied out of order).
 * ``po``: program order, for models that allow no po ∪ rf cycle (SC, TSO, PSO and the
   like): valid, since every allowed execution has a po ∪ rf order, and deadlock free,
   since a po-maximal read may read the co-last write and a po-maximal write may go last
@@ -34,18 +37,33 @@ POWER_CB_FENCES = frozenset({"SYNC", "LWSYNC"})
 PredsFn = Callable[[Sequence[Event], int], int]
 
 
+#: ARM's barriers whose predecessors are cb-before their successors (``cb^arm``).
+ARM_CB_FENCES = frozenset({"DMB", "DSB", "DMB.ISH"})
+
+
 def power_preds(events: Sequence[Event], i: int) -> int:
     """``cb^power``: the direct cb predecessors of ``events[i]`` in its thread."""
+    return _fenced_preds(events, i, POWER_CB_FENCES, True)
+
+
+def arm_preds(events: Sequence[Event], i: int) -> int:
+    """``cb^arm``: the direct cb predecessors of ``events[i]`` in its thread."""
+    return _fenced_preds(events, i, ARM_CB_FENCES, False)
+
+
+def _fenced_preds(events: Sequence[Event], i: int, fences: frozenset[str], poloc: bool) -> int:
+    """``addr``, ``data``, ``ctrl``, ``valdep``, ``addr;po``, the ``fences`` and, with
+    ``poloc``, ``po-loc``: the direct predecessors of ``events[i]``."""
     e = events[i]
     m = e.addr | e.data | e.ctrl | e.valdep
-    mem = e.kind == "R" or e.kind == "W"
-    fence = e.kind == "F" and e.fence in POWER_CB_FENCES
+    mem = poloc and (e.kind == "R" or e.kind == "W")
+    fence = e.kind == "F" and e.fence in fences
     for j in range(i):
         ej = events[j]
         m |= ej.addr  # addr;po
         if fence:
             m |= 1 << j
-        elif ej.kind == "F" and ej.fence in POWER_CB_FENCES:
+        elif ej.kind == "F" and ej.fence in fences:
             m |= 1 << j  # sync, lwsync: through the fence event
         elif mem and ej.loc == e.loc and (ej.kind == "R" or ej.kind == "W"):
             m |= 1 << j  # po-loc
@@ -57,4 +75,4 @@ def po_preds(events: Sequence[Event], i: int) -> int:
     return (1 << i) - 1
 
 
-CB_ORDERS: dict[str, PredsFn] = {"power": power_preds, "po": po_preds}
+CB_ORDERS: dict[str, PredsFn] = {"power": power_preds, "po": po_preds, "arm": arm_preds}

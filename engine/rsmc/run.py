@@ -61,10 +61,7 @@ class RsmcRun:
 
 def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
-    why = program_refusal(program)
-    if why is not None:
-        return why
-    return choose(model, program.arch, has_rmw(program)).refusal
+    return program_refusal(program) or choose(model, program.arch, has_rmw(program)).refusal
 
 
 def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> RsmcRun:
@@ -73,9 +70,9 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
-    bad = program_refusal(program)
-    if bad is not None:
-        raise InputError(where, 0, 0, f"RSMC cannot explore this program: {bad}")
+    msg = program_refusal(program)
+    if msg is not None:
+        raise InputError(where, 0, 0, f"RSMC cannot explore this program: {msg}")
     why = choose(model, program.arch, has_rmw(program))
     if why.order is None:
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")
@@ -106,6 +103,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
             memory[e.loc] = 0
     stats.extra["cb"] = float(list(CB_ORDERS).index(why.order))
     stats.extra["filtered"] = tally.filtered
+    stats.extra["cut"] = tally.cut
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0

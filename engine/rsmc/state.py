@@ -249,10 +249,10 @@ class RsmcState:
         t = g.tid[e]
         ev = self.events[t][g.idx[e]]
         v = ev.value
-        if not is_known(v):  # type: ignore[arg-type]
-            v = evaluate(v, self.values[t])  # type: ignore[arg-type]
+        if v is not None and not is_known(v):
+            v = evaluate(v, self.values[t])
             assert is_known(v), f"write {ev} committed before the reads its value needs"
-            ev = with_value(ev, v)  # type: ignore[arg-type]
+            ev = with_value(ev, v)
         return ev
 
     def write_allowed(self, e: int, pos: int) -> bool:
@@ -353,16 +353,15 @@ class RsmcState:
         ended = self.end[t] is not None
         while True:
             s = sem.step(t, st)
-            cls = type(s)
-            if cls is Emit or cls is Read:
-                if s.address is not None:  # type: ignore[union-attr]
+            if isinstance(s, Emit | Read):
+                if s.address is not None:
                     break  # its address waits for a read
-                ev: Event = s.event  # type: ignore[union-attr]
+                ev: Event = s.event
                 if ev.loc is not None and ev.loc not in self.lay.loc_index:
                     raise NewLocation(ev.loc)
                 xp: tuple[int, ...] = ()
                 if ev.kind == "J":
-                    c: int = ev.value  # type: ignore[assignment]
+                    c = ev.other
                     if not isinstance(self.end[c], ThreadDone | ThreadFailed):
                         break  # waits for thread c to end
                     xp = tuple(range(self.base[c], self.base[c] + len(self.events[c])))
@@ -375,12 +374,13 @@ class RsmcState:
                 xpreds.append(xp)
                 gid = g.fetch(t, ev, shapes.intern(prev, ev))
                 if ev.kind == "S":
-                    spawned.append(ev.value)  # type: ignore[arg-type]
-                    self._save(ev.value)  # type: ignore[arg-type]
-                    self.started[ev.value] = True  # type: ignore[index]
-                    self.spawn_of[ev.value] = gid  # type: ignore[index]
-                if cls is Emit:
-                    st = s.after  # type: ignore[union-attr]
+                    c = ev.other
+                    spawned.append(c)
+                    self._save(c)
+                    self.started[c] = True
+                    self.spawn_of[c] = gid
+                if isinstance(s, Emit):
+                    st = s.after
                 else:
                     st = sem.after_read(t, s, ReadValue(n))  # type: ignore[arg-type]
                     if isinstance(st.pending, Pending):
@@ -389,10 +389,10 @@ class RsmcState:
                         # predecessors
                         pw = st.pending.event
                         preds[n] |= (pw.addr | pw.data | pw.ctrl | pw.valdep) & ~(1 << n)
-            elif cls is Stall:
+            elif isinstance(s, Stall):
                 break
             else:
-                self.end[t] = s  # type: ignore[assignment]
+                self.end[t] = s
                 break
         self.state[t] = st
         self._commit_local(t)

@@ -14,6 +14,10 @@ rejects stays rejected when events are committed).  Its commit-before order must
   own thread (``po-loc`` is in ``cb^power``) and load buffering through any two of
   ``cb^power``'s edges (``addr``, ``data``, ``ctrl``, ``addr;po``, ``sync``, ``lwsync``):
   a model weaker than POWER (one checking only uniproc, say) is refused.
+* An ARMv7 model (``ARM`` tests) that allows load buffering gets ``cb^arm`` (Nidhugg's
+  ``--arm``: ``cb^power`` with ARM's full barriers, without ``po-loc``), under the same
+  conditions with its edges (``addr``, ``data``, ``ctrl``, ``addr;po``, ``DMB``, ``DSB``,
+  ``DMB ISH``): herd's ``arm.cat`` and the built-in ``arm``.
 * Any other model (one allowing load buffering on another architecture) is refused.
 * RSMC commits a read-modify-write's read and write together.  herd orders the two by
   ``iico``, not ``po``, so a model may allow an RMW to read from a write that depends on
@@ -63,14 +67,18 @@ def coherent(model: PreparedModel, arch: str) -> bool:
 
 #: The edges of ``cb^power`` a load-buffering probe puts between a thread's read and write.
 _CB_EDGES = ("addr", "data", "ctrl", "addr;po", "sync", "lwsync")
+#: ... and those of ``cb^arm`` (its fences by their event kinds).
+_ARM_CB_EDGES = ("addr", "data", "ctrl", "addr;po", "DMB", "DSB", "DMB.ISH")
+_FENCE_EDGES = {"sync": "SYNC", "lwsync": "LWSYNC", "DMB": "DMB", "DSB": "DSB"}
+_FENCE_EDGES |= {"DMB.ISH": "DMB.ISH"}
 
 
 def _lb_thread(t: int, edge: str, src: str, dst: str) -> tuple[list, dict[str, list]]:
     """Thread ``t`` of a load-buffering probe: read ``src`` = 1, then write ``dst`` = 1,
     ordered by ``edge``; its items and dependencies."""
     r, w = f"r{t}", f"w{t}"
-    if edge in ("sync", "lwsync"):
-        return [R(src, 1, name=r), F(edge.upper()), W(dst, 1, name=w)], {}
+    if edge in _FENCE_EDGES:
+        return [R(src, 1, name=r), F(_FENCE_EDGES[edge]), W(dst, 1, name=w)], {}
     if edge == "addr;po":
         return [R(src, 1, name=r), R(f"z{t}", 0, name=f"m{t}"), W(dst, 1, name=w)], {
             "addr": [(r, f"m{t}")]
@@ -78,12 +86,12 @@ def _lb_thread(t: int, edge: str, src: str, dst: str) -> tuple[list, dict[str, l
     return [R(src, 1, name=r), W(dst, 1, name=w)], {edge: [(r, w)]}
 
 
-def _power_cycle(model: PreparedModel, arch: str) -> str | None:
-    """The first pair of ``cb^power`` edges (as ``"sync and data"``) through which the
-    model allows load buffering, or None: ``cb^power`` is valid only for models that
-    allow no execution with a cycle of it."""
-    for i, a in enumerate(_CB_EDGES):
-        for b in _CB_EDGES[i:]:
+def _power_cycle(model: PreparedModel, arch: str, edges: tuple[str, ...] = _CB_EDGES) -> str | None:
+    """The first pair of ``edges`` (as ``"sync and data"``: those of ``cb^power`` or
+    ``cb^arm``) through which the model allows load buffering, or None: the order is
+    valid only for models that allow no execution with a cycle of it."""
+    for i, a in enumerate(edges):
+        for b in edges[i:]:
             t0, d0 = _lb_thread(0, a, "x", "y")
             t1, d1 = _lb_thread(1, b, "y", "x")
             deps: dict[str, list] = {}
@@ -172,8 +180,17 @@ def _choose(model: PreparedModel, arch: str) -> Choice:
                 "commit-before order for PPC tests",
             )
         return Choice("power", coherent=coh)
+    if arch == "ARM":
+        cycle = _power_cycle(model, arch, _ARM_CB_EDGES)
+        if cycle is not None:
+            return Choice(
+                None,
+                f"it allows load buffering through {cycle}: a cycle of cb^arm, RSMC's "
+                "commit-before order for ARM tests",
+            )
+        return Choice("arm", coherent=coh)
     return Choice(
         None,
-        f"it allows load buffering on {arch}: RSMC's commit-before order for that is "
-        "POWER's (cb^power), for PPC tests",
+        f"it allows load buffering on {arch}: RSMC's commit-before orders for that are "
+        "POWER's (cb^power) and ARM's (cb^arm), for PPC and ARM tests",
     )

@@ -11,38 +11,18 @@ explorer has not chosen yet gives a :class:`ReadValue`; operations on it build a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import TypeGuard
 
+from herdsman.graphs.symbolic import AnyValue, Expr, ReadValue
 from herdsman.litmus.base.ir import Sym, Value
-
-_MASK64 = (1 << 64) - 1
+from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
 
 
 class EvalError(Exception):
     """A register computation herd cannot perform (e.g. arithmetic on addresses)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReadValue:
-    """The value of the read at position ``index`` of its thread, not chosen yet."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Expr:
-    """``fn(args)`` where some argument is not known yet."""
-
-    fn: str
-    args: tuple[Value | ReadValue | Expr, ...]
-
-
-Symbolic = ReadValue | Expr
-#: A register's value: known, or symbolic.
-AnyValue = Value | ReadValue | Expr
-
-
-def is_known(v: object) -> bool:
+def is_known(v: object) -> TypeGuard[Value]:
     return not isinstance(v, ReadValue | Expr)
 
 
@@ -66,7 +46,7 @@ def evaluate(v: AnyValue, reads: Mapping[int, Value]) -> AnyValue:
     if isinstance(v, Expr):
         args = [evaluate(a, reads) for a in v.args]
         if all(is_known(a) for a in args):
-            return apply_op(v.fn, args)  # type: ignore[arg-type]
+            return apply_op(v.fn, args)
         return Expr(v.fn, tuple(args))
     return v
 
@@ -75,11 +55,6 @@ def loc_name(a: Value) -> str:
     """The memory location an address denotes (``x``, or ``x+4`` with an offset)."""
     assert isinstance(a, Sym)
     return str(a)
-
-
-def _signed(v: int) -> int:
-    v &= _MASK64
-    return v - (1 << 64) if v >> 63 else v
 
 
 def cmp_key(v: Value) -> tuple:
@@ -109,51 +84,14 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
     if isinstance(a, Sym) or isinstance(b, Sym):
-        return _on_addresses(fn, a, b)  # type: ignore[arg-type]
+        return _on_addresses(fn, a, b)
     assert isinstance(a, int) and isinstance(b, int)
-    if fn == "add":
-        return a + b
-    if fn == "sub":
-        return a - b
-    if fn == "mul":
-        return a * b
-    if fn == "div":
-        return _div(a, b)
-    if fn == "mod":
-        return a - b * _div(a, b) if b else 0
-    if fn == "and":
-        return a & b
-    if fn == "or":
-        return a | b
-    if fn == "xor":
-        return a ^ b
-    if fn == "nor":
-        return ~(a | b)
-    if fn == "neg":
-        return -a
-    if fn == "not":
-        return int(a == 0)
-    if fn == "shl":
-        return _signed(a << (b & 63))
-    if fn == "shr":
-        return _signed((a & _MASK64) >> (b & 63))
-    if fn == "sra":
-        return a >> (b & 63)
-    if fn == "cmp":
-        return (a > b) - (a < b)
-    if fn == "cmpu":
-        ua, ub = a & _MASK64, b & _MASK64
-        return (ua > ub) - (ua < ub)
-    if fn in _COMPARE:
-        return int(_COMPARE[fn]((a > b) - (a < b)))
-    raise EvalError(f"unknown register operation '{fn}'")
-
-
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        return 0
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+    try:
+        return int_op(fn, a, b)
+    except ValueOutOfRange as e:
+        raise EvalError(str(e)) from None
+    except KeyError:
+        raise EvalError(f"unknown register operation '{fn}'") from None
 
 
 def _on_addresses(fn: str, a: Value, b: Value) -> Value:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
-from herdsman.engine.semantics.arith import cmp_key
+from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
@@ -35,15 +35,15 @@ from herdsman.engine.semantics.step import (
 )
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.base.ir import (
-    RMW,
+    CAS,
     Assert,
     Assume,
-    Branch,
+    Imm,
     Loc,
     Lock,
     Program,
     Store,
-    StoreCond,
+    Sym,
     Value,
 )
 
@@ -74,12 +74,14 @@ class ThreadExec(NamedTuple):
         return self.done.cut
 
     @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
+    def regs(self) -> tuple[tuple[str, AnyValue], ...]:
         """The final registers, by name."""
         return self.done.regs
 
     def reg(self, name: str, default: Value = 0) -> Value:
-        return self.done.reg(name, default)
+        v = self.done.reg(name, default)
+        assert is_known(v), "an enumerated thread has concrete values"
+        return v
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
@@ -88,7 +90,7 @@ class ThreadExec(NamedTuple):
 
     @property
     def read_values(self) -> tuple[Value, ...]:
-        return tuple(e.value for e in self.events if e.kind == "R")  # type: ignore[misc]
+        return tuple(e.known_value for e in self.events if e.kind == "R")
 
     def pairs(self, dep: str) -> frozenset[tuple[int, int]]:
         """The dependency ``dep`` (addr, data, ctrl, valdep) as pairs of positions."""
@@ -96,6 +98,7 @@ class ThreadExec(NamedTuple):
         out = set()
         for j, e in enumerate(self.events):
             mask = e[field]
+            assert isinstance(mask, int), f"{dep} is no dependency"
             i = 0
             while mask:
                 if mask & 1:
@@ -157,55 +160,55 @@ def run_thread(
         mark = len(events)
         while True:
             s = step(st)
-            cls = type(s)
-            if cls is Emit:
+            if type(s) is Emit:
                 if len(events) >= MAX_THREAD_EVENTS:
                     raise StepError(f"P{tid}: more than {MAX_THREAD_EVENTS} events in one run")
-                if stops and s[0][0] == "J":  # type: ignore[index]
-                    waits = s[0][5]  # type: ignore[index]
+                if stops and s[0][0] == "J":
+                    waits = s[0].other
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, "join", None, waits)))
-                events.append(s[0])  # type: ignore[arg-type]
-                st = s[1]  # type: ignore[assignment]
+                events.append(s[0])
+                st = s[1]
                 continue
-            if isinstance(s, Read):
-                ev = s.event
-                for v in values_of(ev[4]):  # type: ignore[arg-type]
-                    events.append(with_value(ev, v))  # type: ignore[arg-type]
-                    go(after_read(s, v))  # type: ignore[arg-type]
+            if type(s) is Read:
+                ev = s[0]
+                loc = ev[4]
+                assert loc is not None, "concrete values give known addresses"
+                for v in values_of(loc):
+                    events.append(with_value(ev, v))
+                    go(after_read(s, v))
                     events.pop()
                 break
-            if isinstance(s, Fork):  # each way on is an execution of its own
-                for choice in s.choices:
-                    go(choice)
+            if isinstance(s, Fork):  # a choice of the thread's own: every way
+                for nxt in s.states:
+                    go(nxt)
                 break
-            if cls is ThreadDone:
+            if type(s) is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
                 break
-            if cls is Blocked:
+            if type(s) is Blocked:
                 dropped += 1
                 if not dropped & 255:
                     check_deadline(deadline)
                 if blocked:
-                    end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
+                    end = "bound" if s[0] == LOOP_BOUND else "blocked"
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is ThreadFailed:
-                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
+            if type(s) is ThreadFailed:
+                out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))
                 break
-            assert cls is not Stall, "concrete values never stall"
+            assert type(s) is not Stall, "concrete values never stall"
         del events[mark:]
 
     go(code.start())
     return out, dropped
 
 
-def _max_rounds(program: Program, unroll: int) -> int:
-    code = [ins for th in program.threads for ins in th.code]
-    stores = sum(1 for ins in code if isinstance(ins, Store | StoreCond | RMW))
-    loops = any(isinstance(ins, Branch) for ins in code)
-    return stores * ((unroll + 1) if loops else 1) + 2
+def _max_rounds(threads: Sequence[ThreadCode]) -> int:
+    """How many rounds the value fixpoint needs at most: an execution's values come from
+    chains of its own writes, at most the writes its threads may issue together."""
+    return sum(code.max_writes() for code in threads) + 2
 
 
 def thread_executions(
@@ -224,6 +227,9 @@ def thread_executions(
     sem = semantics_of(program, unroll, regs)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
+    if program.arch == "C":  # herd's C values are symbolic (see _stored_constants)
+        for x, v in _stored_constants(program):
+            values.setdefault(x, {init_mem.setdefault(x, 0)}).add(v)
     vlists: dict[str, list[Value]] = {}
 
     def values_of(loc: str) -> list[Value]:
@@ -235,7 +241,7 @@ def thread_executions(
             vl = vlists[loc] = sorted(vs, key=cmp_key)
         return vl
 
-    limit = _max_rounds(program, unroll)
+    limit = _max_rounds(sem.threads)
     stops = program.has(Assert)
     # programs whose threads may block (an assume, a lock, the loop bound): their blocked
     # executions feed the value sets; the search keeps only executions with no blocked
@@ -284,6 +290,29 @@ def thread_executions(
     )
 
 
+def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
+    """The constants the program's code stores at known addresses, reached or not.
+
+    The value sets start with them: a value a store writes only on a path that needs
+    the very value to be read first (load buffering with control dependencies, C11's
+    out-of-thin-air executions) is never found by growing the sets from the initial
+    state, and herd's symbolic values see it.  A value no execution writes costs only
+    candidates that no rf justifies.  (For assembly tests, whose enumeration reproduces
+    herd's campaigns as it is, the sets grow from the initial state alone.)"""
+    for th in program.threads:
+        for ins in th.code:
+            if isinstance(ins, Store):
+                v = ins.src
+            elif isinstance(ins, CAS):
+                v = ins.desired
+            else:
+                continue
+            if len(ins.addr) == 1 and isinstance(ins.addr[0], Imm) and isinstance(v, Imm):
+                a = ins.addr[0].value
+                if isinstance(a, Sym):
+                    yield loc_name(a), v.value
+
+
 def _grow(
     values: dict[str, set[Value]], init_mem: dict[str, Value], execs: Iterable[list[ThreadExec]]
 ) -> bool:
@@ -295,6 +324,6 @@ def _grow(
                 if e.kind == "W" and e.loc is not None:
                     vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
                     if e.value not in vs:
-                        vs.add(e.value)  # type: ignore[arg-type]
+                        vs.add(e.known_value)
                         grew = True
     return grew

@@ -81,7 +81,7 @@ class PathNode:
             s = self.step
             assert isinstance(s, Read)
             st = self.tree.code.after_read(s, value)
-            ev = with_value(s.event, value)  # type: ignore[arg-type]
+            ev = with_value(s.event, value)
             got = kids[value] = self.tree.node(st, self.depth + 1, self.shape, ev)
         return got
 
@@ -91,7 +91,9 @@ class PathNode:
         if got < 0:
             shapes = self.tree.shapes
             assert shapes is not None
-            got = self._next_shape = shapes.intern(self.shape, self.step.event)  # type: ignore[union-attr]
+            s = self.step
+            assert isinstance(s, Emit | Read)
+            got = self._next_shape = shapes.intern(self.shape, s.event)
         return got
 
     def completion(self) -> int:
@@ -113,7 +115,8 @@ class PathNode:
                 if kids:
                     node = next(iter(kids.values()))
                 else:
-                    node = node.child(self.tree.initial.get(s.event.loc, 0))  # type: ignore[arg-type]
+                    loc = s.event.loc
+                    node = node.child(0 if loc is None else self.tree.initial.get(loc, 0))
             else:
                 node._completion = node.shape
         for n in walked:

@@ -138,7 +138,7 @@ def events_of(th: CompiledThread, pc: int) -> int:
     if cls is Op:
         return regs + 1 + int(ins.sets_cr)  # type: ignore[union-attr]
     if cls is Load:
-        return regs + 2 + int(ins.res is not None)  # type: ignore[union-attr]
+        return regs + 2 + int(ins.reserve is not None)  # type: ignore[union-attr]
     if cls is Store:
         return regs + 1
     if cls is StoreCond:
@@ -265,7 +265,7 @@ def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -
     value = [(slot, True) for slot, _ in cargs[naddr:] if slot >= 0]
     res: list[tuple[int, bool]] = []
     if type(ins) is StoreCond:
-        res = [(th.slots[ins.res], False)]
+        res = [(th.slots[ins.reserve], False)]
         order = res + value + addr  # herd: the reservation, the value, the address
     else:
         order = addr + value
@@ -309,10 +309,10 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n
     writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, value, iico=1 << r)]
-    if ins.res is not None:
+    if ins.reserve is not None:
         a, _ = address(plain.regs, plain.taint, th.addr_ops[st.pc])
         addr_reads = sum(1 << p for name, p in acc.reads)
-        writes.append(reg_event(th, plain, r + 2, "Wreg", ins.res, a, iico=addr_reads))
+        writes.append(reg_event(th, plain, r + 2, "Wreg", ins.reserve, a, iico=addr_reads))
     after = _with(after, r + 1 + len(writes), after.pending)
     return queued(r + 1, tuple(writes), after)
 

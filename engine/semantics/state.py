@@ -4,9 +4,9 @@ A thread's state (:class:`ThreadState`) is an immutable named tuple, cheap to co
 and compare.  A step (:data:`Step`) is what the thread does next: an event other than a
 read with the state after it (:class:`Emit`), a read whose value is to be chosen
 (:class:`Read`), or the end: finished (:class:`ThreadDone`), blocked for good
-(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read values
-not chosen yet (:class:`Stall`), or a choice between ways to go on (:class:`Fork`).  See
-:mod:`engine.semantics.step`.
+(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read
+values not chosen yet (:class:`Stall`); or a choice of the thread's own (:class:`Fork`).
+See :mod:`engine.semantics.step`.
 """
 
 from __future__ import annotations
@@ -95,16 +95,16 @@ class ThreadDone(NamedTuple):
     order: tuple[tuple[int, str], ...]  # (slot, name) in name order
 
     @property
-    def regs(self) -> tuple[tuple[str, Value], ...]:
+    def regs(self) -> tuple[tuple[str, AnyValue], ...]:
         """The registers the thread has set (or was given), by name."""
         v = self.values
-        return tuple([(name, v[i]) for i, name in self.order if v[i] is not None])  # type: ignore[misc]
+        return tuple([(name, x) for i, name in self.order if (x := v[i]) is not None])
 
-    def reg(self, name: str, default: Value = 0) -> Value:
+    def reg(self, name: str, default: Value = 0) -> AnyValue:
         """The final value of register ``name``."""
         i = self.slots.get(name)
         v = None if i is None else self.values[i]
-        return default if v is None else v  # type: ignore[return-value]
+        return default if v is None else v
 
 
 class Blocked(NamedTuple):
@@ -130,10 +130,10 @@ class Stall(NamedTuple):
 
 
 class Fork(NamedTuple):
-    """The thread goes on in one of several ways, each an execution of its own (a
-    store-conditional succeeds or fails): the states after each choice."""
+    """The thread goes on from any one of ``states``, a choice no event records (a
+    store-conditional may fail, or succeed)."""
 
-    choices: tuple[ThreadState, ...]
+    states: tuple[ThreadState, ...]
 
 
 Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall | Fork

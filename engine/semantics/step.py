@@ -32,7 +32,7 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import cast
@@ -55,6 +55,7 @@ from herdsman.engine.semantics.state import (
     Access,
     Blocked,
     Emit,
+    Fork,
     Pending,
     Queued,
     Read,
@@ -139,6 +140,8 @@ class ThreadCode:
         self.bound_blocks = bound_blocks
         self.regs = regs  # herd's register events too (engine.semantics.regevents)
         self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
+        self._max_events: int | None = None  # computed once (compiled threads are shared)
+        self._max_writes: int | None = None
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -172,7 +175,7 @@ class ThreadCode:
         self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
         self.const_loc: list[str | None] = []
         for _regs, operands, naddr in infos:
-            cargs = tuple([(slots[x], 0) if reg else (-1, x) for reg, x in operands])
+            cargs = tuple([(slots[x], 0) if isinstance(x, str) else (-1, x) for _, x in operands])
             self.args.append(cargs)
             ops = cargs[:naddr]
             self.addr_ops.append(ops)
@@ -218,6 +221,19 @@ class ThreadCode:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
         taken at most ``unroll`` times (explorers reserve that much room)."""
+        if self._max_events is None:
+            self._max_events = self._longest(self.events_at)
+        return self._max_events
+
+    def max_writes(self) -> int:
+        """An upper bound of the writes of any execution of the thread (as
+        :meth:`max_events`)."""
+        if self._max_writes is None:
+            self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
+        return self._max_writes
+
+    def _longest(self, weight: Callable[[int], int]) -> int:
+        """The heaviest path through the thread's code (see :meth:`max_events`)."""
         th = self
         code = th.code
         end = len(code)
@@ -237,7 +253,7 @@ class ThreadCode:
                 stack.extend(todo)
                 continue
             stack.pop()
-            here = self.events_at(key[0])
+            here = weight(key[0])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
 
@@ -302,7 +318,8 @@ class ThreadCode:
                 continue
             try:
                 if cls is Op:
-                    regs, taint = self._op(th, ins, th.args[pc], regs, taint)  # type: ignore[arg-type]
+                    assert isinstance(ins, Op)
+                    regs, taint = self._op(th, ins, th.args[pc], regs, taint)
                     pc += 1
                     poi += 1
                     continue
@@ -326,20 +343,24 @@ class ThreadCode:
                     poi += 1
                     continue
                 if cls is Assume or cls is Assert:
-                    c = self._value(th, regs, ins.creg)  # type: ignore[union-attr]
+                    assert isinstance(ins, Assume | Assert)
+                    c = self._value(th, regs, ins.creg)
                     if not is_known(c):
                         return Stall(reads_of(c))
-                    if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
+                    if not branch_taken(ins.cond, c):
                         if cls is Assume:
                             return Blocked("assume")
                         done = _new(ThreadDone, (regs, False, self.slots, self.order))
-                        return ThreadFailed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
+                        assert isinstance(ins, Assert)
+                        return ThreadFailed(ins.message or "assertion", pc, done)
                     if self.branch_commit:  # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
                     continue
                 here = _state(st, pc, regs, taint, st.n, poi)
+                if isinstance(ins, StoreCond):
+                    return self._store_cond(th, ins, here)
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -351,9 +372,9 @@ class ThreadCode:
         return 0 if v is None else v
 
     def _operand(self, th: ThreadCode, regs: tuple, taint: tuple, op: Operand) -> tuple:
-        if type(op) is Imm:
+        if isinstance(op, Imm):
             return op.value, 0
-        i = th.slots[op.name]  # type: ignore[union-attr]
+        i = th.slots[op.name]
         v = regs[i]
         return (0 if v is None else v), taint[i]
 
@@ -398,11 +419,16 @@ class ThreadCode:
             slot = th.slots[ins.creg]
             c = regs[slot]
             c = 0 if c is None else c
+            t = taint[slot]
+            if ins.rhs is not None:  # compared with a register, not with 0
+                slot2 = th.slots[ins.rhs]
+                c2 = regs[slot2]
+                c = apply_op("cmp", [c, 0 if c2 is None else c2])
+                t |= taint[slot2]
             if not is_known(c):
                 return Stall(reads_of(c)), st, pc
-            taken = branch_taken(ins.cond, c)  # type: ignore[arg-type]
+            taken = branch_taken(ins.cond, c)
             if self.branch_commit:
-                t = taint[slot]
                 event = _new(
                     Event,
                     (
@@ -488,10 +514,11 @@ class ThreadCode:
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
         if cls is StoreCond:
-            return store_conditional(th, ins, st, None)  # type: ignore[arg-type]
+            return self._store_cond(th, ins, st)  # type: ignore[arg-type]
         if cls is Spawn or cls is Join:
+            assert isinstance(ins, Spawn | Join)
             kind = "S" if cls is Spawn else "J"
-            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
+            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
         loc = th.const_loc[pc]
@@ -505,35 +532,66 @@ class ThreadCode:
                 loc = _loc_name(a)
             else:
                 sym = a
-        annots = ins.annots  # type: ignore[union-attr]
+        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock)
+        annots = ins.annots
         if cls is Store or cls is Unlock:
-            v, vt = 0, 0
+            v: AnyValue = 0
+            vt = 0
             if cls is Store:
                 slot, v = cops[-1]
                 if slot >= 0:
-                    v, vt = st.regs[slot], st.taint[slot]
-                    if v is None:
-                        v = 0
+                    got, vt = st.regs[slot], st.taint[slot]
+                    v = 0 if got is None else got
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
-            fields = (
-                "W",
-                th.tid,
-                n,
-                poi,
-                loc,
-                v,
-                None,
-                annots,
-                origin,
-                addr,
-                data,
-                st.ctrl,
-                vt,
-            ) + _NO_REG
+            w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, fields), after, sym))
-        fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0) + _NO_REG
-        return _new(Read, (_new(Event, fields), st, sym))
+            return _new(Emit, (_new(Event, w + _NO_REG), after, sym))
+        r = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
+        return _new(Read, (_new(Event, r + _NO_REG), st, sym))
+
+    def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
+        """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
+        succeed (its write, then status 0) when the reservation holds its address.  The
+        reservation is cleared either way."""
+        pc, n, regs, taint = st.pc, st.n, st.regs, st.taint
+        a, at = _address(regs, taint, th.addr_ops[pc])
+        rslot, sslot = th.slots[ins.reserve], th.slots[ins.status]
+        held = regs[rslot]
+        held = 0 if held is None else held
+        for x in (a, held):
+            if x is not None and not is_known(x):
+                return Stall(reads_of(x))
+        regs, taint = _set(regs, taint, rslot, 0, 0)
+        fregs, ftaint = _set(regs, taint, sslot, 1, 0)
+        fail = _state(st, pc + 1, fregs, ftaint, n, st.poi + 1)
+        if type(a) is not Sym or held != a:
+            return _new(Fork, ((fail,),))
+        slot, imm = th.args[pc][-1]
+        v: AnyValue = imm
+        vt = 0
+        if slot >= 0:
+            got = st.regs[slot]
+            v, vt = (0 if got is None else got), st.taint[slot]
+        loc = _loc_name(a)
+        fields = (
+            "W",
+            th.tid,
+            n,
+            st.poi,
+            loc,
+            v,
+            None,
+            ins.annots,
+            th.origins[pc],
+            at,
+            vt,
+            st.ctrl,
+            vt,
+        ) + _NO_REG
+        status_taint = (at | (1 << n)) if ins.status_deps else 0
+        pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
+        ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
+        return _new(Fork, ((fail, ok),))
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
@@ -554,11 +612,10 @@ class ThreadCode:
         try:
             if cls is Load:
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
-                res = ins.res if isinstance(ins, Load) else None
-                if res is not None:  # a load-reserve: its address is the reservation
+                if isinstance(ins, Load) and ins.reserve is not None:
                     ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])
                     a, at = _address(st.regs, st.taint, ops)
-                    regs, taint = _set(regs, taint, th.slots[res], a, at)
+                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
             if cls is RMW or cls is CAS:
@@ -566,11 +623,16 @@ class ThreadCode:
             if cls is RMW:
                 src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
                 new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
+                if isinstance(ins, RMW) and ins.sets_cr:
+                    flags = apply_op("cmp", [new, 0])
+                    regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
+                    st = st._replace(regs=regs, taint=taint)
                 guard: AnyValue = 1
                 fail = "skip"
-            elif cls is CAS:
-                exp, _ = self._operand(th, regs, taint, ins.expected)  # type: ignore[union-attr]
-                new, stain = self._operand(th, regs, taint, ins.desired)  # type: ignore[union-attr]
+            elif isinstance(ins, CAS):
+                dst = th.slots[ins.dst] if ins.dst else -1
+                exp, _ = self._operand(th, regs, taint, ins.expected)
+                new, stain = self._operand(th, regs, taint, ins.desired)
                 guard = apply_op("eq", [value, exp])
                 fail = "skip"
             else:  # Lock
@@ -579,8 +641,9 @@ class ThreadCode:
                 fail = "block"
         except EvalError as e:
             raise self._error(th, st.pc, str(e)) from None
-        # the new value of a read-modify-write is computed from the old one
-        valdep = stain | (1 << r) if cls is RMW else stain
+        # the new value of a read-modify-write is computed from the old one (but an
+        # exchange's is its operand's alone)
+        valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
         w = Event(
             "W",
             tid,
@@ -620,7 +683,8 @@ class ThreadCode:
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
         if isinstance(p, Pending):
-            ev = p.event._replace(value=evaluate(p.event.value, reads))  # type: ignore[arg-type]
+            v = p.event.value
+            ev = p.event._replace(value=None if v is None else evaluate(v, reads))
             p = p._replace(
                 event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
             )
@@ -647,6 +711,8 @@ class ThreadCode:
         """The event of the memory access or fence at ``st.pc`` (``acc``: its register
         reads, with register events)."""
         if type(ins) is StoreCond:
+            if acc is None:
+                return self._store_cond(self, ins, st)  # type: ignore[arg-type]
             return store_conditional(self, ins, st, acc)  # type: ignore[arg-type]
         return self._event(self, ins, st)
 
@@ -663,44 +729,50 @@ class ThreadCode:
         return StepError(f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}")
 
 
-_NO_INFO: tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int] = ((), (), 0)
+#: An operation's registers, value operands (is a register, its name or the immediate
+#: value) and how many of them make the address (see :func:`_info`).
+_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
+_NO_INFO: _Info = ((), (), 0)
 
 
-def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...], int]:
+def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
     register name or immediate value) in a fixed order (an Op's arguments; the address
     of an access, then a store's or RMW's source, a CAS's expected and desired values),
     and how many of them make the address."""
-    cls = type(ins)
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
-    if cls is Op:
-        ops = ins.args  # type: ignore[union-attr]
-        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]  # type: ignore[union-attr]
-    elif cls is Load:
-        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)  # type: ignore[union-attr]
-        if isinstance(ins, Load) and ins.res is not None:
-            out.append(ins.res)
+    if isinstance(ins, Op):
+        ops = ins.args
+        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
+    elif isinstance(ins, Load):
+        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
+        if ins.reserve is not None:
+            out.append(ins.reserve)
     elif isinstance(ins, StoreCond):
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)
-        out = [ins.status, ins.res]
-    elif cls is Store or cls is RMW:
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)  # type: ignore[union-attr]
-        if cls is RMW and ins.dst:  # type: ignore[union-attr]
-            out = [ins.dst]  # type: ignore[union-attr]
-    elif cls is CAS:
-        ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
-        naddr = len(ins.addr)  # type: ignore[union-attr]
-        out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
-    elif cls is Lock or cls is Unlock:
-        ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
-    elif cls is Branch:
-        out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
-    elif cls is Assume or cls is Assert:
-        out = [ins.creg]  # type: ignore[union-attr]
-    regs = tuple(out + [o.name for o in ops if type(o) is Reg])  # type: ignore[union-attr]
-    operands = tuple([(True, o.name) if type(o) is Reg else (False, o.value) for o in ops])  # type: ignore[union-attr]
+        out = [ins.status, ins.reserve]
+    elif isinstance(ins, Store | RMW):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        if isinstance(ins, RMW) and ins.dst:
+            out = [ins.dst]
+        if isinstance(ins, RMW) and ins.sets_cr:
+            out.append("cr0")
+    elif isinstance(ins, CAS):
+        ops = (*ins.addr, ins.expected, ins.desired)
+        naddr = len(ins.addr)
+        out = [ins.dst] if ins.dst else []
+    elif isinstance(ins, Lock | Unlock):
+        ops, naddr = ins.addr, len(ins.addr)
+    elif isinstance(ins, Branch):
+        out = [] if ins.cond is None else [ins.creg]
+        if ins.rhs is not None:
+            out.append(ins.rhs)
+    elif isinstance(ins, Assume | Assert):
+        out = [ins.creg]
+    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
+    operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
     return regs, operands, naddr
 
 
@@ -776,10 +848,11 @@ class Semantics:
 
     @contextmanager
     def reporting(self) -> Iterator[None]:
-        """Turn a :class:`StepError` into bad input of the program's file."""
+        """Turn a :class:`StepError` into bad input of the program's file (and an
+        :class:`EvalError` met resolving read values: a value beyond the bound)."""
         try:
             yield
-        except StepError as e:
+        except (StepError, EvalError) as e:
             raise InputError(self.program.where, 0, 0, str(e)) from None
 
     def start(self, tid: int) -> ThreadState:
@@ -842,11 +915,17 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
         return 2
     if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
         return 1
-    if cls is Branch:
-        return int(branch_commit and ins.cond is not None)  # type: ignore[union-attr]
+    if isinstance(ins, Branch):
+        return int(branch_commit and ins.cond is not None)
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     return 0
+
+
+def _writes_of(ins: Instr) -> int:
+    """The writes an operation issues at most."""
+    cls = type(ins)
+    return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
 
 
 __all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]

@@ -30,7 +30,7 @@ def store_conditional(
     with register events; None without)."""
     pc, n, poi = st.pc, st.n, st.poi
     a, at = address(st.regs, st.taint, th.addr_ops[pc])
-    res = st.regs[th.slots[ins.res]]
+    res = st.regs[th.slots[ins.reserve]]
     res = 0 if res is None else res
     if a is None:
         return Blocked("an address is not a memory location")
@@ -38,11 +38,11 @@ def store_conditional(
         return Stall(reads_of(a) | reads_of(res))
     if type(a) is not Sym:
         return Blocked("an address is not a memory location")
-    regs_f, taint_f = set_status(th, st, ins.status, ins.res, False)
-    regs_s, taint_s = set_status(th, st, ins.status, ins.res, True)
+    regs_f, taint_f = set_status(th, st, ins.status, ins.reserve, False)
+    regs_s, taint_s = set_status(th, st, ins.status, ins.reserve, True)
     rread = 0
     if acc is not None:
-        rread = next((1 << p for name, p in acc.reads if name == ins.res), 0)
+        rread = next((1 << p for name, p in acc.reads if name == ins.reserve), 0)
     fail_w = _reg_writes(th, st, n, ins, 1, rread, acc)
     after_f = state_at(st, pc + 1, regs_f, taint_f, n + len(fail_w), poi + 1)
     fail = queued(n, fail_w, after_f)
@@ -84,7 +84,7 @@ def _reg_writes(
     if acc is None:
         return ()
     return (
-        reg_event(th, st, n, "Wreg", ins.res, 0, iico_ctrl=rread),
+        reg_event(th, st, n, "Wreg", ins.reserve, 0, iico_ctrl=rread),
         reg_event(th, st, n + 1, "Wreg", ins.status, status),
     )
 

@@ -50,11 +50,11 @@ from herdsman.litmus.base.ir import Value
 try:
     from herdsman.engine.trust import _core
 except ImportError:  # no C compiler at install time: the Python explorer serves
-    _core = None  # type: ignore[assignment]
+    _core = None  # type: ignore[assignment]  # the optional extension is absent
 try:
     from herdsman.engine.trust import _core128
 except ImportError:  # no compiler, or none with 128-bit integers
-    _core128 = None  # type: ignore[assignment]
+    _core128 = None  # type: ignore[assignment]  # the optional extension is absent
 
 __all__ = ["CORE", "CompiledExplorer", "CoreFallback", "compiled_applies"]
 
@@ -157,7 +157,10 @@ class CompiledExplorer:
         self._ids: dict[PathNode, int] = {n: i for i, n in enumerate(self.nodes)}
         self.values: list[Value] = []
         self._vids: dict[Value, int] = {}
-        initial = [self._vid(start.val[li]) for li in range(lay.L)]  # type: ignore[arg-type]
+        initial = []
+        for v in start.val[: lay.L]:
+            assert v is not None  # every location has its initial value
+            initial.append(self._vid(v))
         spawned = [int(t in start.spawned) for t in range(lay.T)]
         build = _core if lay.size <= 64 else _core128
         assert build is not None
@@ -220,8 +223,8 @@ class CompiledExplorer:
         joined thread)."""
         s = self.nodes[nid].step
         ts = type(s)
-        if ts is Read or ts is Emit:
-            ev = s.event  # type: ignore[union-attr]
+        if isinstance(s, Read | Emit):
+            ev = s.event
             kind = _KINDS.get(ev.kind, 4)
             li = vid = tgt = -1
             if kind <= 1:
@@ -229,9 +232,9 @@ class CompiledExplorer:
                     raise CoreFallback()
                 li = self.lay.loc_index.get(ev.loc, -1)
                 if kind == 1 and li >= 0:
-                    vid = self._vid(ev.value)
+                    vid = self._vid(ev.known_value)
             elif kind <= 3:
-                tgt = ev.value
+                tgt = ev.other
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
         if ts is ThreadDone:
             return (2, 4, -1, -1, -1, -1)
@@ -242,7 +245,9 @@ class CompiledExplorer:
         return (4, 4, -1, -1, -1, -1)
 
     def new_location(self, nid: int) -> None:
-        raise NewLocation(self.nodes[nid].step.event.loc)  # type: ignore[union-attr]
+        s = self.nodes[nid].step
+        assert isinstance(s, Read | Emit) and s.event.loc is not None
+        raise NewLocation(s.event.loc)
 
     def child(self, nid: int, vid: int) -> int:
         return self._id(self.nodes[nid].child(self.values[vid]))
@@ -320,23 +325,25 @@ class CompiledExplorer:
         assertion (only when they are reported), and why a blocked graph is blocked."""
         nodes = self.nodes
         steps = [nodes[i].step for i in curs]
-        finals: list[ThreadDone] | None = []
+        finals: list[ThreadDone] | None = None
+        done: list[ThreadDone] = []
         for t, s in enumerate(steps):
-            if type(s) is ThreadDone:
-                finals.append(s)  # type: ignore[union-attr]
-            elif type(s) is ThreadFailed:
-                finals.append(s.done)  # type: ignore[union-attr]
+            if isinstance(s, ThreadDone):
+                done.append(s)
+            elif isinstance(s, ThreadFailed):
+                done.append(s.done)
             elif not (started >> t) & 1:
-                finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
+                done.append(nodes[curs[t]].tree.code.initial())
             else:
-                finals = None
                 break
+        else:
+            finals = done
         fails: list[tuple[int, ThreadFailed]] = []
         if self.on_blocked_error is not None:
             fails = [
-                (t, s)  # type: ignore[misc]
+                (t, s)
                 for t, s in enumerate(steps)
-                if type(s) is ThreadFailed and (started >> t) & 1
+                if isinstance(s, ThreadFailed) and (started >> t) & 1
             ]
         why = ""
         if finals is None:
@@ -359,7 +366,9 @@ class CompiledExplorer:
             prev = start.roots[t]
             for e in range(b, b + n[t]):
                 nd = nodes[node[e]]
-                g.ev[e] = prev.step.event  # type: ignore[union-attr]
+                ps = prev.step
+                assert isinstance(ps, Read | Emit)
+                g.ev[e] = ps.event
                 g.shape[e] = prev.next_shape()
                 g.stamp[e] = stamp[e]
                 g.rf[e] = rf[e]

@@ -46,7 +46,7 @@ from herdsman.engine.errors import (
 )
 from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
-from herdsman.engine.semantics.state import Blocked, ThreadDone, ThreadFailed
+from herdsman.engine.semantics.state import Blocked, Emit, Read, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import TrustGraph
 
@@ -157,7 +157,9 @@ class Explorer:
         if node is None:
             self._leaf(g)
             return
-        ev = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        s = node._step  # next_thread_node set it
+        assert isinstance(s, Emit | Read)
+        ev = s.event
         checker = self.checker
         stats = self.stats
         e = g.base[t] + g.n[t]
@@ -296,7 +298,7 @@ class Explorer:
         for j in victims:
             if not g.revisitable[j]:
                 return False
-            kind = g.ev[j].kind  # type: ignore[union-attr]
+            kind = g.event_at(j).kind
             if kind == "R":
                 src = g.rf[j]
             elif kind == "W":

@@ -105,7 +105,7 @@ class TrustGraph(ExecutionGraph):
                 s = node.step
             if type(s) is Emit:
                 ev = s.event
-                if ev.kind == "J" and not self.ended(ev.value):  # type: ignore[arg-type]
+                if ev.kind == "J" and not self.ended(ev.other):
                     continue
                 return t, node
             if type(s) is Read:
@@ -125,7 +125,7 @@ class TrustGraph(ExecutionGraph):
     def final(self, t: int) -> ThreadDone | None:
         """How thread ``t`` finished (None: it is blocked)."""
         s = self.at(t).step
-        return s if type(s) is ThreadDone else None  # type: ignore[return-value]
+        return s if type(s) is ThreadDone else None
 
     def finals(self) -> list[ThreadDone] | None:
         """How every thread finished, in a graph where none has a next event (None when
@@ -165,7 +165,9 @@ class TrustGraph(ExecutionGraph):
     def _add(self, t: int, node: PathNode) -> tuple[Event, int]:
         """Give the event ``node`` issues next the next id of thread ``t``, stamped now
         (:meth:`ExecutionGraph._append` for TruSt's hot path); the event and its id."""
-        ev: Event = node._step.event  # type: ignore[union-attr]  (next_thread_node set it)
+        s = node._step  # next_thread_node set it
+        assert isinstance(s, Emit | Read)
+        ev = s.event
         k = self.n[t]
         e = self.base[t] + k
         if k >= self.lay.room[t]:
@@ -185,19 +187,20 @@ class TrustGraph(ExecutionGraph):
         ev, e = self._add(t, node)
         self.rf[e] = w
         v = self.val[w]
+        assert v is not None, "a read from no write"
         self.val[e] = v
-        self.rl[self.lay.loc_index[ev.loc]].append(e)  # type: ignore[index]
+        self.rl[self.lay.loc_of(ev)].append(e)
         self.addedmax[e] = maximal
         kids = node._children
         child = kids.get(v) if kids is not None else None
-        self.node[e] = self.cur[t] = child if child is not None else node.child(v)  # type: ignore[arg-type]
+        self.node[e] = self.cur[t] = child if child is not None else node.child(v)
         return e
 
     def add_write_at(self, t: int, node: PathNode, pos: int) -> int:
         """Add the write ``node`` issues next to thread ``t`` at co position ``pos``."""
         ev, e = self._add(t, node)
-        co = self.co[self.lay.loc_index[ev.loc]]  # type: ignore[index]
-        self.val[e] = ev.value
+        co = self.co[self.lay.loc_of(ev)]
+        self.val[e] = ev.known_value
         self.addedmax[e] = pos == len(co)
         co.insert(pos, e)
         nxt = node._next
@@ -206,9 +209,11 @@ class TrustGraph(ExecutionGraph):
 
     def add_next(self, t: int, node: PathNode) -> int:
         """Add the event (neither read nor write) ``node`` issues next to thread ``t``."""
-        ev: Event = node.step.event  # type: ignore[union-attr]
+        s = node.step
+        assert isinstance(s, Emit)
+        ev = s.event
         if ev.kind == "S":
-            c: int = ev.value  # type: ignore[assignment]
+            c = ev.other
             if self.spawned_at[c] >= 0 or self.n[c]:
                 raise StepError(f"P{t}: thread {c} is spawned twice")
             self.spawned_at[c] = self.base[t] + self.n[t]
@@ -223,20 +228,28 @@ class TrustGraph(ExecutionGraph):
         whole of :meth:`ExecutionGraph.pop` here, with the thread's path)."""
         e = self.base[t] + self.n[t] - 1
         ev = self.ev[e]
-        kind = ev.kind  # type: ignore[union-attr]
+        assert ev is not None
+        kind = ev.kind
         if kind == "R":
             self.rf[e] = -1
-            self.rl[self.lay.loc_index[ev.loc]].pop()  # type: ignore[union-attr,index]
+            self.rl[self.lay.loc_of(ev)].pop()
         elif kind == "W":
-            self.co[self.lay.loc_index[ev.loc]].remove(e)  # type: ignore[union-attr,index]
+            self.co[self.lay.loc_of(ev)].remove(e)
         elif kind == "S":
-            self.spawned_at[ev.value] = -1  # type: ignore[union-attr,index]
+            self.spawned_at[ev.other] = -1
         self.ev[e] = None
         self.val[e] = None
         self.n[t] -= 1
         self.clock -= 1
         self._rel = None
-        self.cur[t] = self.node[e - 1] if self.idx[e] else self.roots[t]  # type: ignore[assignment]
+        self.cur[t] = self._before(t, e)
+
+    def _before(self, t: int, e: int) -> PathNode:
+        """The path node of thread ``t`` before its event ``e`` (its root when ``e`` is
+        its first)."""
+        node = self.node[e - 1] if e > self.base[t] else self.roots[t]
+        assert node is not None
+        return node
 
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:
@@ -265,7 +278,7 @@ class TrustGraph(ExecutionGraph):
                     at[c] = -1
         for t in range(g.T):
             m = kept[t]
-            g.cur[t] = g.node[g.base[t] + m - 1] if m else g.roots[t]  # type: ignore[assignment]
+            g.cur[t] = g._before(t, g.base[t] + m)
         g.set_rf(r, w)
         v: Value | None = g.val[w]
         assert v is not None
@@ -273,8 +286,8 @@ class TrustGraph(ExecutionGraph):
         # that is left was added before r or is in w's prefix): maximal iff co-latest
         g.addedmax[r] = g.co[g.loc(w)][-1] == w
         t = g.tid[r]
-        before = g.node[r - 1] if g.idx[r] else g.roots[t]  # r is the last event kept in t
-        g.node[r] = g.cur[t] = before.child(v)  # type: ignore[union-attr,assignment]
+        before = g._before(t, r)  # r is the last event kept in t
+        g.node[r] = g.cur[t] = before.child(v)
         for t2 in range(g.T):
             b = g.base[t2]
             for j in range(b, b + wview[t2]):

@@ -60,10 +60,7 @@ class PreemptionBound:
             nonempty += 1
             b = g.base[t]
             for j in range(b, b + g.n[t]):
-                if g.revisitable[j] and (
-                    g.ev[j].kind not in ("R", "W")  # type: ignore[union-attr]
-                    or g.addedmax[j]
-                ):
+                if g.revisitable[j] and (g.event_at(j).kind not in ("R", "W") or g.addedmax[j]):
                     unstable += 1
                     break
         return self.rule(unstable, nonempty, g.T)
@@ -99,13 +96,13 @@ def preemptions(g: TrustGraph) -> int:
     when no interleaving produces it (it is not SC)."""
     T = g.T
     total = list(g.n)
-    base, rf, ev, co, L = g.base, g.rf, g.ev, g.co, g.L
+    base, rf, co, L = g.base, g.rf, g.co, g.L
     # per write: its readers and its immediate co-successor (ids), per location index
     readers: dict[int, list[int]] = {}
     for t in range(T):
         b = base[t]
         for j in range(b, b + total[t]):
-            if ev[j].kind == "R":  # type: ignore[union-attr]
+            if g.event_at(j).kind == "R":
                 readers.setdefault(rf[j], []).append(j)
     succ: dict[int, int] = {}
     for li in range(L):
@@ -122,7 +119,7 @@ def preemptions(g: TrustGraph) -> int:
     def removable(v: tuple[int, ...], t: int) -> bool:
         """Whether the last event of thread t in v may be the last of a linearisation."""
         e = base[t] + v[t] - 1
-        kind = ev[e].kind  # type: ignore[union-attr]
+        kind = g.event_at(e).kind
         if kind == "W":
             for r in readers.get(e, ()):
                 if inside(r, v):

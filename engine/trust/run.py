@@ -38,6 +38,7 @@ from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.graphs.execution import Layout
+from herdsman.graphs.fuse import FUSED
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
 
@@ -59,22 +60,31 @@ class TrustRun:
     stats: Stats
 
 
-def program_refusal(program: Program) -> str | None:
-    """Why a graph-growing explorer (TruSt, RSMC) cannot run ``program`` (None: it can):
-    a store-conditional's two outcomes need the reference engine."""
-    if program.has(StoreCond):
-        return "it has store-conditionals (STXR...): use the reference engine"
-    return None
-
-
 def has_rmw(program: Program) -> bool:
     """Whether the program has read-modify-writes (see engine/trust/support.py)."""
     return program.has(RMW, CAS, Lock)
 
 
+def program_refusal(program: Program) -> str | None:
+    """Why the explorers that grow a graph (TruSt, RSMC) cannot explore ``program``
+    (None: they can): a store-conditional's failure is a choice of its thread, which
+    they do not make, and a model judges herd's single-event read-modify-writes on the
+    reference engine's candidates only."""
+    for th in program.threads:
+        for ins in th.code:
+            if isinstance(ins, StoreCond):
+                return "store-conditionals (lr/sc, STREX) are explored by the reference engine"
+            if isinstance(ins, RMW) and FUSED in ins.annots:
+                return (
+                    "herd's single-event read-modify-writes (amo) are explored by the "
+                    "reference engine"
+                )
+    return None
+
+
 def trust_applies(model: PreparedModel, program: Program) -> bool:
     """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
-    :mod:`engine.trust.support`): a model it accepts, a program it can run."""
+    :mod:`engine.trust.support`): a program it can explore, a model it accepts."""
     return (
         program_refusal(program) is None and refusal(model, program.arch, has_rmw(program)) is None
     )
@@ -89,9 +99,9 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     if opts.preemption_bound is not None and opts.speedcheck != "false":
         raise InputError(where, 0, 0, "speedcheck and a preemption bound do not go together")
     t0 = time.process_time()
-    why = program_refusal(program)
-    if why is not None:
-        raise InputError(where, 0, 0, f"TruSt cannot explore this program: {why}")
+    msg = program_refusal(program)
+    if msg is not None:
+        raise InputError(where, 0, 0, f"TruSt cannot explore this program: {msg}")
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
         raise model_refusal(model, where, msg)

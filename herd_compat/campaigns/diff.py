@@ -56,6 +56,7 @@ from herdsman.herd_compat.campaigns.workers import (
     WorkerStartError,
 )
 from herdsman.herd_compat.formats.dots import check_outdir, dot_base
+from herdsman.herd_compat.formats.outfiles import check_output_file
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits
 from herdsman.herd_compat.pipeline.models import resolve_model_spec
 from herdsman.herd_compat.pipeline.progress import ProgressBar
@@ -188,6 +189,8 @@ def run_diff(
     check_outdir(cfg.outdir)
     if cfg.outdir == "-":
         raise InputError("-", 0, 0, "diff writes pictures to a directory: give -o DIR")
+    if cfg.json_out is not None:
+        check_output_file(cfg.json_out, "--json")
     given = tests_by_key(cfg.inputs)
     order = list(given)
     fp = fingerprint(cfg, order)

@@ -13,7 +13,7 @@ from herdsman.herd_compat.campaigns.diff_db import DiffRow
 from herdsman.herd_compat.campaigns.journal_rows import readable
 from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.formats.dots import dot_base, write_file
-from herdsman.litmus.base.errors import InputError
+from herdsman.herd_compat.formats.outfiles import write_output_file
 
 
 class ReportConfig(Protocol):
@@ -135,12 +135,7 @@ def write_json(
             for r in rows
         ],
     }
-    try:
-        with open(cfg.json_out or "", "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-    except OSError as e:
-        raise InputError(cfg.json_out or "", 0, 0, f"cannot write: {e.strerror}") from None
+    write_output_file(cfg.json_out or "", (json.dumps(doc, indent=1) + "\n").encode(), "--json")
 
 
 # ----------------------------------------------------------------------------- command line

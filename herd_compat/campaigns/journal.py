@@ -9,9 +9,11 @@ The file format and guarantees shared by ``herdsman validate``'s campaign databa
   key: a row is replaced, never added twice);
 * a ``meta`` table holds the fingerprint of the run's inputs, so that a journal is never
   resumed with other inputs;
-* one writer at a time: an exclusive ``flock`` on ``JOURNAL.lock`` (holding the owner's
-  pid) from opening to :meth:`Journal.close`, dropped by the kernel when the process dies
-  (no stale lock); a second opening is refused with one line;
+* one writer at a time: an exclusive ``flock`` on the journal file itself from opening to
+  :meth:`Journal.close`, dropped by the kernel when the process dies (no stale lock).  The
+  lock follows the file, not its name: a second opening through a symbolic link, a hard
+  link or another path (``..``) meets it and is refused with one line, naming the
+  holder's pid where the system lists its locks (``/proc/locks``);
 * every row carries a checksum (:func:`journal_rows.row_checksum`), checked whenever rows
   are read (``--resume`` and the final report), so that a flipped byte is an error naming
   the row, never a silent answer; SQLite's own complaints (corrupt, full, not a database)
@@ -26,6 +28,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -63,29 +66,70 @@ def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _lock(path: str, names: Names) -> int:
-    """Take the lock of the journal ``path`` (an exclusive ``flock`` on ``path.lock``,
-    which holds the owner's pid): its file descriptor."""
-    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+#: The journals this process holds open, by their file's identity (device, inode).  A
+#: second opening in this process is refused before it opens the file: closing another
+#: descriptor of the file would drop the POSIX locks SQLite holds on it.
+_HELD: set[tuple[int, int]] = set()
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
+def _holder(st: os.stat_result) -> int | None:
+    """The pid holding a ``flock`` on the file of ``st``, where ``/proc/locks`` says."""
+    if _identity(st) in _HELD:
+        return os.getpid()
+    want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 12345 fe:00:2146709 0 EOF"
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == want:
+                    return int(fields[4]) if fields[4].isdigit() else None
+    except OSError:
+        pass
+    return None
+
+
+def _in_use(path: str, names: Names, holder: int | None) -> InputError:
+    who = f" (process {holder})" if holder is not None else ""
+    return InputError(
+        path,
+        0,
+        0,
+        f"{names.noun} is in use by another {names.command}{who}; "
+        "wait for it to finish or use another --db",
+    )
+
+
+def _lock(path: str, names: Names) -> tuple[int, tuple[int, int]]:
+    """Take the lock of the journal ``path``: an exclusive ``flock`` on the file itself
+    (created empty when missing, which SQLite reads as an empty database), so that every
+    name of the file meets the same lock.  Its descriptor and the file's identity."""
+    try:
+        before = os.stat(path)  # through symbolic links, as SQLite opens it
+    except (FileNotFoundError, NotADirectoryError):
+        before = None
+    if before is not None and _identity(before) in _HELD:
+        raise _in_use(path, names, os.getpid())
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise InputError(path, 0, 0, f"cannot open {names.noun}: not a regular file")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        os.close(fd)
-        who = f" (process {holder})" if holder.isdigit() else ""
-        raise InputError(
-            path,
-            0,
-            0,
-            f"{names.noun} is in use by another {names.command}{who}; "
-            "wait for it to finish or use another --db",
-        ) from None
+        os.close(fd)  # this process holds no lock on the file (see _HELD)
+        raise _in_use(path, names, _holder(st)) from None
     except OSError:
         os.close(fd)
         raise
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
+    key = _identity(st)
+    _HELD.add(key)
+    return fd, key
 
 
 class Journal(Generic[R]):
@@ -98,9 +142,9 @@ class Journal(Generic[R]):
         self.names = names
         try:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            self._lock_fd = _lock(path, names)
+            self._lock_fd, self._file_id = _lock(path, names)
         except OSError as e:
-            raise InputError(path, 0, 0, f"cannot open {names.noun}: {e}") from None
+            raise InputError(path, 0, 0, f"cannot open {names.noun}: {e.strerror or e}") from None
         conn: sqlite3.Connection | None = None
         try:
             with self._sqlite_errors(f"cannot open {names.noun}", "use another --db"):
@@ -114,7 +158,7 @@ class Journal(Generic[R]):
         except InputError:
             if conn is not None:
                 conn.close()
-            os.close(self._lock_fd)
+            self._unlock()
             raise
 
     def _schema(self) -> str:
@@ -253,4 +297,8 @@ class Journal(Generic[R]):
         try:
             self.conn.close()
         finally:
-            os.close(self._lock_fd)
+            self._unlock()
+
+    def _unlock(self) -> None:
+        _HELD.discard(self._file_id)
+        os.close(self._lock_fd)

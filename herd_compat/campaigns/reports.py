@@ -15,6 +15,7 @@ from typing import Any
 
 from herdsman.herd_compat.campaigns.campaign_db import Row, readable
 from herdsman.herd_compat.formats.compare import CATEGORIES, LABELS, describe
+from herdsman.herd_compat.formats.outfiles import write_output_file
 
 
 @dataclass
@@ -93,9 +94,8 @@ def write_json(path: str, rows: Sequence[Row], t: Totals, meta: dict[str, Any]) 
             for r in rows
         ],
     }
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, sort_keys=False)
-        f.write("\n")
+    text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
+    write_output_file(path, text.encode("utf-8"), "--json")
 
 
 def write_junit(path: str, rows: Sequence[Row], t: Totals, suite: str) -> None:
@@ -131,4 +131,4 @@ def write_junit(path: str, rows: Sequence[Row], t: Totals, suite: str) -> None:
         el = ET.SubElement(tc, tag, message=LABELS[r.category], type=r.category)
         el.text = text
     ET.indent(ts)
-    ET.ElementTree(ts).write(path, encoding="utf-8", xml_declaration=True)
+    write_output_file(path, ET.tostring(ts, encoding="utf-8", xml_declaration=True), "--junit")

@@ -61,6 +61,7 @@ from herdsman.herd_compat.formats.compare import compare
 from herdsman.herd_compat.formats.dots import dot_base
 from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.herdlog import Expectation, detect_format, read_expectations
+from herdsman.herd_compat.formats.outfiles import check_output_file
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits
 from herdsman.herd_compat.pipeline.progress import ProgressBar
@@ -135,6 +136,9 @@ def run_campaign(
     reports; its status, rows and totals."""
     out = out or sys.stdout
     err = err or sys.stderr
+    for written, option in ((cfg.json_out, "--json"), (cfg.junit_out, "--junit")):
+        if written is not None:
+            check_output_file(written, option)
     given = tests_by_key(cfg.inputs)
     order = list(given)
     expectations = read_expectations(cfg.expect, cfg.expect_column)

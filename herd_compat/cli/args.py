@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from herdsman.litmus.base.errors import UsageError
 
@@ -45,11 +45,11 @@ class Parser(argparse.ArgumentParser):
             raise UsageError(f"option {option} given twice{also}: give it once")
         self._given[dest] = option
 
-    def parse_known_args(  # type: ignore[override]
+    def parse_known_args(  # type: ignore[override]  # typeshed overloads it on the namespace type
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         self._given = {}
         return super().parse_known_args(args, namespace)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)

@@ -48,6 +48,7 @@ class State:
         self.version = False
         self.help = False
         self.conf_stack: list[str] = []
+        self.conf_reads = 0  # -conf files read so far
         self.test_args: list[str] = []
         self.viewer = False  # -gv or -evince was given
 
@@ -283,10 +284,21 @@ def apply_option(cfg: RunConfig, st: State, name: str, value: str | None) -> Non
         opt.apply(cfg, _convert(name, opt, value), st)
 
 
+#: How deep ``-conf`` files may name one another, and how many one command line may read
+#: in all (a file naming the next one twice, 26 deep, would read 2^26).
+MAX_CONF_DEPTH = 64
+MAX_CONF_FILES = 1000
+
+
 def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
     """Apply a herd configuration file: lines ``key value`` mean ``-key value``."""
-    if path in st.conf_stack:
+    if os.path.realpath(path) in map(os.path.realpath, st.conf_stack):
         raise InputError(path, 0, 0, "configuration file includes itself")
+    if len(st.conf_stack) >= MAX_CONF_DEPTH:
+        raise InputError(path, 0, 0, f"-conf files nested more than {MAX_CONF_DEPTH} deep")
+    st.conf_reads += 1
+    if st.conf_reads > MAX_CONF_FILES:
+        raise InputError(path, 0, 0, f"more than {MAX_CONF_FILES} -conf files read in all")
     lines = read_text(path, MAX_LIST_BYTES, "configuration files").split("\n")
     st.conf_stack.append(path)
     try:

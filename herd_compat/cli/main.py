@@ -11,6 +11,7 @@ follow one rule (:mod:`herd_compat.pipeline.status`).
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from herdsman.herd_compat.cli import COMMANDS, VERSION
 from herdsman.herd_compat.cli.args import UsageError
-from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.errors import InputError, one_line
 
 if TYPE_CHECKING:
     from herdsman.herd_compat.campaigns.worker import WorkerFactory
@@ -37,7 +38,7 @@ def _top_help() -> str:
 
 
 def _err(prog: str, message: str) -> int:
-    sys.stderr.write(f"{prog}: error: {' '.join(message.split())}\n")
+    sys.stderr.write(f"{prog}: error: {one_line(message)}\n")
     return 2
 
 
@@ -144,11 +145,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def guarded(prog: str, command: Callable[[], int]) -> int:
     """Run a command and return its exit status, turning whatever escapes it into one
-    line on stderr: a bad command line, bad input, an interruption, a closed pipe, running
-    out of memory (exit 3), and as the last resort a bug ("internal error";
+    line on stderr: a bad command line, bad input, an interruption, a closed pipe, output
+    that cannot be written (a closed standard output, a full disk: exit 2), running out
+    of memory (exit 3), and as the last resort a bug ("internal error";
     ``HERDSMAN_DEBUG=1`` shows the traceback)."""
+    if sys.stderr is None:  # started with standard error closed: say nothing, fail alike
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the process's life
+    if sys.stdout is None:  # started with standard output closed
+        return _err(prog, "cannot write the output: standard output is closed")
     try:
-        return command()
+        status = command()
+        sys.stdout.flush()  # a write that fails now is this command's failure
+        return status
     except UsageError as e:
         return _err(prog, str(e))
     except InputError as e:
@@ -160,25 +168,49 @@ def guarded(prog: str, command: Callable[[], int]) -> int:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
     except BrokenPipeError:  # e.g. piped into head: stop quietly
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
-        except OSError:
-            pass
+        _stdout_to_devnull()
         return 141
     except MemoryError:  # outside a test (each test reports its own): one line, exit 3
         _err(prog, "out of memory")
         return 3
+    except OSError as e:  # files are written and read through InputErrors: stdout failed
+        if e.errno not in _WRITE_FAILURES:
+            return _internal_error(prog, e)
+        _stdout_to_devnull()
+        return _err(prog, f"cannot write the output: {e.strerror}")
     except Exception as e:  # the last resort: a bug is one line, never a traceback
-        if os.environ.get("HERDSMAN_DEBUG"):
-            raise
-        return _err(
-            prog, f"internal error ({type(e).__name__}: {e}); set HERDSMAN_DEBUG=1 for a traceback"
-        )
+        return _internal_error(prog, e)
     finally:
         try:
             sys.stdout.flush()
-        except (BrokenPipeError, OSError):
-            pass
+        except (OSError, ValueError):  # what its buffer holds goes nowhere, not to an error
+            _stdout_to_devnull()
+
+
+def _internal_error(prog: str, e: Exception) -> int:
+    if os.environ.get("HERDSMAN_DEBUG"):
+        raise e
+    return _err(
+        prog, f"internal error ({type(e).__name__}: {e}); set HERDSMAN_DEBUG=1 for a traceback"
+    )
+
+
+#: How a write fails: a full disk or device, a quota, a file too large, an I/O error, a
+#: closed descriptor.
+_WRITE_FAILURES = frozenset(
+    (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF, errno.EROFS)
+)
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output's descriptor at ``/dev/null``, so that the interpreter's last
+    flush of what its buffer still holds succeeds (no message, no exit status 120)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the process's life
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from herdsman.herd_compat.formats.genmc import verify_report
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits, MemoryLimit
 from herdsman.herd_compat.pipeline.load import Loaded, load_program
-from herdsman.herd_compat.pipeline.models import ModelCache
+from herdsman.herd_compat.pipeline.models import ModelCache, default_program_model
 from herdsman.herd_compat.pipeline.run_file import (
     Done,
     Failed,
@@ -75,7 +75,10 @@ def parser() -> Parser:
     p = Parser(prog="herdsman verify", description=DESCRIPTION)
     p.add_argument("programs", nargs="+", metavar="FILE.c", help="C programs")
     add_model_options(
-        p, model="sc, tso, pso, power or a .cat file", default="sc", include="--cat-include"
+        p,
+        model="sc, tso, pso, power, rc11, ra or a .cat file (default: rc11 for a program "
+        "using C11 atomics, as GenMC; else sc)",
+        include="--cat-include",
     )
     p.add_argument(
         "--target",
@@ -191,7 +194,8 @@ def _verify_one(path: str, cfg: RunConfig, models: ModelCache) -> int:
     assert isinstance(rec, Done)  # every program is admitted
     out = rec.outcome
     if cfg.json:
-        data: dict[str, Any] = {"file": path, "model": cfg.model, "target": rec.target}
+        spec = cfg.model or default_program_model(path)
+        data: dict[str, Any] = {"file": path, "model": spec, "target": rec.target}
         data["unroll"] = cfg.unroll
         data["verdict"] = "unsafe" if out.errors else "safe"
         data["outcome"] = out.to_json()
@@ -200,7 +204,8 @@ def _verify_one(path: str, cfg: RunConfig, models: ModelCache) -> int:
         sys.stdout.write(verify_report(out, cfg.unroll or 0, rec.wall))
     if out.errors and cfg.outdir and out.errors[0].graph is not None:
         fmt = cfg.picture.format
-        write_error_picture(cfg.outdir, path, out.errors[0].graph, rec.name, cfg.model or "", fmt)
+        spec = cfg.model or default_program_model(path)
+        write_error_picture(cfg.outdir, path, out.errors[0].graph, rec.name, spec, fmt)
     return UNSAFE if out.errors else OK
 
 
@@ -218,7 +223,7 @@ def _verify_bounds(path: str, cfg: RunConfig, models: ModelCache, bounds: Bounds
     if isinstance(loaded, Failed):
         sys.stderr.write(loaded.message + "\n")
         return failure_status(loaded.kind)
-    model = cfg.model or ""
+    model = cfg.model or default_program_model(path)
     bcfg = BoundsConfig(model, bounds.max_bound, bounds.max_states, cfg.limits, cfg.json)
     searched = within_limits(
         path,

@@ -59,7 +59,19 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
     with a newline)."""
     lines = []
     x = out.stats.extra
-    if out.errors:
+    if out.errors and out.errors[0].race is not None:
+        err = out.errors[0]
+        lines.append("Error detected: Non-atomic race!")
+        if err.race:
+            a, b = (f"({t}, {i})" for t, i in err.race)
+            lines.append(f"Event {a} conflicts with event {b} in graph:")
+        if err.graph is not None:
+            lines.append(trace(err.graph).rstrip("\n"))
+        if x.get("stopped_at_error"):
+            lines.append("(exploration stopped at the first error; --keep-going explores on)")
+        else:
+            lines.append(f"Executions with an error: {int(x.get('errors', 0))}")
+    elif out.errors:
         err = out.errors[0]
         lines.append("Error detected: Safety violation!")
         where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin

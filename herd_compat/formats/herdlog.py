@@ -16,15 +16,16 @@ from pathlib import Path
 from herdsman.herd_compat.formats.herd_block import HerdBlock
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym, SymRegLoc, Value
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal
 from herdsman.litmus.base.source import MAX_LOG_BYTES, read_text
 
 _TEST = re.compile(r"Test (\S+) (\S+)$")
-_STATES = re.compile(r"States (\d+)$")
+_STATES = re.compile(r"States (\d{1,18})$")
 _VERDICT = re.compile(r"(Loop )?(Ok|No|Undef)$")
-_POSNEG = re.compile(r"Positive: (\d+) Negative: (\d+)$")
-_OBS = re.compile(r"Observation (\S+) (Never|Always|Sometimes) (\d+) (\d+)$")
+_POSNEG = re.compile(r"Positive: (\d{1,18}) Negative: (\d{1,18})$")
+_OBS = re.compile(r"Observation (\S+) (Never|Always|Sometimes) (\d{1,18}) (\d{1,18})$")
 _TIME = re.compile(r"Time (\S+) (\d+(?:\.\d+)?)$")
-_CANDS = re.compile(r"Candidates (\S+) (\d+)$")
+_CANDS = re.compile(r"Candidates (\S+) (\d{1,18})$")
 _HASH = re.compile(r"Hash=(\S+)$")
 _FLAG = re.compile(r"Flag (.+)$")
 
@@ -58,7 +59,7 @@ def _parse_block(src: _Lines) -> HerdBlock:
     states = []
     for _ in range(n):
         line = src.peek()
-        if line is None or not line.endswith(";"):
+        if line is None or not (line.endswith(";") or line == ""):  # "": no location
             raise InputError(src.path, src.i + 1, 1, f"expected {n} state lines for {name}")
         states.append(line)
         src.i += 1
@@ -131,16 +132,17 @@ def read_herd_log(path: str | Path) -> list[HerdBlock]:
 @lru_cache(maxsize=4096)
 def parse_value(text: str) -> Value:
     """A value as herd prints it: signed decimal or hex integer, else a symbol."""
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    if re.fullmatch(r"-?0x[0-9a-fA-F]+", text):
-        return int(text, 16)
+    if re.fullmatch(r"-?\d+|-?0x[0-9a-fA-F]+", text):
+        try:
+            return parse_literal(text)
+        except ValueOutOfRange:
+            return Sym(text)  # no value of herdsman's: it compares unequal to all of them
     return Sym(text)
 
 
 @lru_cache(maxsize=4096)
 def parse_location(text: str) -> RegLoc | MemLoc | SymRegLoc:
-    if m := re.fullmatch(r"(\d+):(.+)", text):
+    if m := re.fullmatch(r"(\d{1,9}):(.+)", text):
         return RegLoc(int(m.group(1)), m.group(2))
     if m := re.fullmatch(r"\[(.+)\]", text):
         return MemLoc(m.group(1))

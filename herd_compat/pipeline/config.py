@@ -59,7 +59,7 @@ class RunConfig:
     herd_only: bool = False  # ``herdsman herd7``: herd's blocks and nothing else
     # C programs (``herdsman verify``): what is read, how C maps to the model's events
     # (None: by model), the preprocessor's macros and include directories, and whether
-    # the search stops at the first failed assertion (GenMC's default)
+    # the search stops at the first failed assertion or data race (GenMC's default)
     inputs: InputKind = "tests"
     target: str | None = None
     defines: dict[str, str] = field(default_factory=dict)
@@ -104,6 +104,7 @@ class RunConfig:
             reduction=self.reduction,
             speedcheck=self.speedcheck,
             stop_on_error=self.stop_on_error,
+            races=self.inputs == "programs",  # a C program's data race is an error (GenMC)
             progress=TerminalProgress(sys.stderr) if self.shows_progress else None,
         )
         if self.unroll is not None:

@@ -40,31 +40,63 @@ def index_path(name: str, base: str = "") -> str | None:
     return literal
 
 
-def read_index(path: str, _seen: frozenset[str] = frozenset()) -> list[str]:
+#: The most index files one command line may include in all (an index naming the next
+#: one twice, 26 deep, would include 2^26), and the most test files it may name.
+MAX_INDEX_INCLUDES = 100_000
+MAX_INDEXED_TESTS = 1_000_000
+
+
+def read_index(path: str) -> list[str]:
     """Test files listed in index file ``path`` (herd's ``@file``), in order.
 
     Lines are file names relative to the index's directory; empty lines and ``#`` comments
-    are skipped; a line naming an index (see :func:`index_path`) includes it.
+    are skipped; a line naming an index (see :func:`index_path`) includes it.  Each file
+    is read once however often it is included (no recursion: chains of any length), an
+    index including itself is an error, and so are more than :data:`MAX_INDEX_INCLUDES`
+    inclusions or :data:`MAX_INDEXED_TESTS` tests in all.
     """
-    real = os.path.realpath(path)
-    if real in _seen:
-        raise InputError(path, 0, 0, "index file includes itself")
-    base = os.path.dirname(path)
+    texts: dict[str, list[str]] = {}  # real path -> lines
+
+    def lines_of(p: str, real: str) -> list[str]:
+        got = texts.get(real)
+        if got is None:
+            got = texts[real] = _read_lines(p)
+        return got
+
     out: list[str] = []
-    for n, line in enumerate(_read_lines(path), 1):
-        name = line.strip()
+    includes = 0
+    # the indexes being read, outermost first: (path, real path, lines, next line)
+    real = os.path.realpath(path)
+    stack: list[tuple[str, str, list[str], int]] = [(path, real, lines_of(path, real), 0)]
+    while stack:
+        here, real, lines, n = stack[-1]
+        if n >= len(lines):
+            stack.pop()
+            continue
+        stack[-1] = (here, real, lines, n + 1)
+        name = lines[n].strip()
         if not name or name.startswith("#"):
             continue
+        base = os.path.dirname(here)
         sub = index_path(name, base)
-        if sub is not None:
-            try:
-                out += read_index(sub, _seen | {real})
-            except InputError as e:
-                if e.line == 0:  # the sub-index itself is missing: point at this line
-                    raise InputError(path, n, 1, f"{sub}: {e.message}") from None
-                raise
+        if sub is None:
+            if len(out) >= MAX_INDEXED_TESTS:
+                raise InputError(here, n + 1, 1, f"more than {MAX_INDEXED_TESTS} tests in all")
+            out.append(os.path.join(base, name))
             continue
-        out.append(os.path.join(base, name))
+        includes += 1
+        if includes > MAX_INDEX_INCLUDES:
+            raise InputError(here, n + 1, 1, f"more than {MAX_INDEX_INCLUDES} index files in all")
+        sub_real = os.path.realpath(sub)
+        if any(r == sub_real for _, r, _, _ in stack):
+            raise InputError(sub, 0, 0, "index file includes itself")
+        try:
+            sub_lines = lines_of(sub, sub_real)
+        except InputError as e:
+            if e.line == 0:  # the sub-index itself is missing: point at this line
+                raise InputError(here, n + 1, 1, f"{sub}: {e.message}") from None
+            raise
+        stack.append((sub, sub_real, sub_lines, 0))
     return out
 
 

@@ -89,8 +89,11 @@ def time_line(path: str, limits: Limits, missing: str = "no result") -> str:
     return f"{path}:0:0: warning: time limit{limit} exceeded, {missing}"
 
 
-def memory_line(path: str, limits: Limits, missing: str = "no result") -> str:
-    """The one line reporting that ``path``'s unit of work ran out of memory."""
+def memory_line(path: str, limits: Limits, missing: str = "no result", bound: str = "") -> str:
+    """The one line reporting that ``path``'s unit of work ran out of memory, or would
+    have, by one of herdsman's bounds (``bound`` says which)."""
+    if bound:
+        return f"{path}:0:0: warning: {bound} (herdsman's bound), {missing}"
     if limits.memory_limit is None:
         return f"{path}:0:0: warning: out of memory, {missing}"
     return f"{path}:0:0: warning: memory limit of {limits.memory_limit} MB exceeded, {missing}"

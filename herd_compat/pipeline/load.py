@@ -170,7 +170,7 @@ def load_program(
     cfg = models.cfg
     if cfg.inputs == "programs":
         refuse_other_kind(path, "programs")
-        spec = models.spec_for("C", path)
+        spec = models.spec_for_program(path)
         model, cpu = _timed_model(models, spec)
         target = cfg.target or model.identity.target
         program = load_c_program(path, target, cfg.defines, cfg.c_include_dirs)

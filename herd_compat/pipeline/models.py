@@ -5,6 +5,7 @@ architecture check, and model files found in ``-I`` directories."""
 from __future__ import annotations
 
 import os
+import re
 
 from herdsman.cat.api import Model, load_model
 from herdsman.herd_compat.pipeline.config import RunConfig
@@ -20,6 +21,26 @@ def test_variants(test: LitmusTest) -> frozenset[str]:
         if key == "Variant":
             tags |= {t for t in value.replace(",", " ").split() if t}
     return frozenset(tags)
+
+
+#: C11's atomic types, operations and orders: a C program naming one is checked under
+#: ``rc11`` when no model is given (GenMC's default model; its memory-model detector
+#: falls back to SC for a program with no atomics)
+_C11_WORDS = re.compile(rb"\b(?:_Atomic|atomic_\w+|memory_order_\w+)\b")
+#: how much of a program is read to find them
+_C11_SCAN = 1 << 20
+
+
+def default_program_model(path: str) -> str:
+    """The model a C program is verified under when none is given: ``rc11`` when it uses
+    C11 atomics (:data:`_C11_WORDS`), else ``sc`` (a file that cannot be read: ``sc``,
+    the front-end reports it)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(_C11_SCAN)
+    except OSError:
+        return "sc"
+    return "rc11" if _C11_WORDS.search(text) else "sc"
 
 
 def resolve_model_spec(spec: str, include_dirs: list[str]) -> str:
@@ -52,6 +73,11 @@ class ModelCache:
                 path, 0, 0, f"no default model for architecture {arch}; give one with -model"
             )
         return rec.default_model
+
+    def spec_for_program(self, path: str) -> str:
+        """The model the C program ``path`` is verified under (see
+        :func:`default_program_model`)."""
+        return self.cfg.model or default_program_model(path)
 
     def get(self, spec: str, extra_variants: frozenset[str] = frozenset()) -> Model:
         """The model ``spec`` with the run's variants and ``extra_variants``."""

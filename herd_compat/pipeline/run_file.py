@@ -160,14 +160,14 @@ def _guarded(
     except (TimeLimitExceeded, DeadlinePassed):  # the alarm, or cat's own check
         line = time_line(path, limits, missing)
         return Failed(path, naming.name, "timeout", line, _since(start))
-    except MemoryError:
-        pass  # reported below, once this handler has let go of the work's data
+    except MemoryError as e:  # reported below, once this handler has let go of the work's data
+        bound = str(e)  # a bound of herdsman's says which, an allocation that failed nothing
     except Exception as e:  # a bug, not bad input: one line for this test, never a traceback
         if os.environ.get("HERDSMAN_DEBUG"):
             raise
         return Failed(path, naming.name, "internal", internal_error_line(path, e))
     gc.collect()  # what the work built, cycles included, before the next test
-    line = memory_line(path, limits, missing)
+    line = memory_line(path, limits, missing, bound)
     return Failed(path, naming.name, "memory", line, _since(start))
 
 

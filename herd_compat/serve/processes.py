@@ -16,7 +16,7 @@ import os
 import secrets
 import signal
 from collections.abc import AsyncIterator
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
 from herdsman.herd_compat.serve.request import JobRequest
@@ -37,7 +37,11 @@ WALL_FACTOR = 10
 POLL = 0.25
 
 
-def start_method() -> BaseContext:
+#: The contexts the workers start in (see :func:`start_method`).
+Context = ForkServerContext | SpawnContext
+
+
+def start_method() -> Context:
     """The multiprocessing context of the workers: a fork server with the job's modules
     loaded (spawn where there is no fork)."""
     if "forkserver" in multiprocessing.get_all_start_methods():
@@ -55,14 +59,14 @@ def cpu_budget(req: JobRequest) -> float:
 class Job:
     """One job's worker process and the events it sends."""
 
-    def __init__(self, ctx: BaseContext, req: JobRequest) -> None:
+    def __init__(self, ctx: Context, req: JobRequest) -> None:
         self.id = secrets.token_hex(8)
         self.req = req
         self.cpu = int(cpu_budget(req)) + 1
         self.limit = WALL_FACTOR * self.cpu  # wall seconds
         self.conn, child = ctx.Pipe(duplex=False)
         cpu = self.cpu
-        self.proc = ctx.Process(  # type: ignore[attr-defined]
+        self.proc = ctx.Process(
             target=run_job, args=(req, child, cpu), daemon=True, name=f"herdsman-job-{self.id}"
         )
         self._child = child
@@ -132,7 +136,7 @@ class Jobs:
     """The jobs of a server: started in turn (:data:`MAX_JOBS` at once), found by id to
     cancel them."""
 
-    def __init__(self, ctx: BaseContext) -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.turns = asyncio.Semaphore(MAX_JOBS)
         self.running: dict[str, Job] = {}

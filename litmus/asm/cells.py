@@ -8,12 +8,13 @@ offset relative to the cell; :mod:`litmus.table` adds the cell's position in the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.ir import Label
+from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: A token: (kind, text, offset in the cell); kind is a group name of the token pattern.
@@ -29,6 +30,15 @@ class CellError(Exception):
         super().__init__(message)
         self.offset = offset
         self.message = message
+
+
+def literal(text: str, offset: int) -> int:
+    """The integer literal ``text`` of an operand at ``offset`` (a CellError beyond
+    herdsman's bound, :mod:`litmus.base.numbers`)."""
+    try:
+        return parse_literal(text)
+    except ValueOutOfRange as e:
+        raise CellError(offset, str(e)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,7 @@ def tokenize(pattern: re.Pattern[str], text: str) -> list[Token]:
     out = []
     for m in pattern.finditer(text):
         kind = m.lastgroup
+        assert kind is not None, "every alternative of the pattern is a named group"
         if kind == "ws":
             continue
         if kind == "bad":
@@ -118,6 +129,73 @@ def assemble(
     if i < len(toks):
         out.append(instruction(text, toks, i))
     return tuple(out)
+
+
+def arity(m: str, ops: list[Operand], n: int, syntax: str, end: int) -> None:
+    """Check that mnemonic ``m`` has ``n`` operands (``end``: where a missing one goes)."""
+    if len(ops) < n:
+        raise CellError(end, f"missing operand for '{m}' (syntax: {m} {syntax})")
+    if len(ops) > n:
+        raise CellError(ops[n].pos, f"too many operands for '{m}' (syntax: {m} {syntax})")
+
+
+def expect(cond: bool, o: Operand, what: str, m: str) -> None:
+    """An error at operand ``o`` of ``m`` unless ``cond``: it should be ``what``."""
+    if not cond:
+        raise CellError(o.pos, f"expected {what} as operand of '{m}', found '{o.text}'")
+
+
+def cased(text: str, known: Iterable[str], upper: bool) -> str | None:
+    """The canonical mnemonic of ``text`` (upper or lower case) if it is one of ``known``,
+    written all in upper or all in lower case as herd's lexers take them; else None."""
+    canon = text.upper() if upper else text.lower()
+    if canon in known and text in (canon, canon.swapcase()):
+        return canon
+    return None
+
+
+def prefixed(
+    text: str,
+    toks: list[Token],
+    i: int,
+    word: str,
+    canon_of: Callable[[str], str | None],
+    arch: str,
+) -> tuple[int, str]:
+    """After the prefix ``word`` (X86's ``LOCK``, canonical) at token ``i``, with or
+    without a ``;``: the index of the instruction it prefixes and its canonical mnemonic."""
+    i += 1
+    if i < len(toks) and toks[i][1] == ";":
+        i += 1
+    if i == len(toks):
+        raise CellError(len(text), f"{word} must be followed by an instruction")
+    kind, m, pos = toks[i]
+    canon = canon_of(m) if kind == "name" else None
+    if canon is None or canon == word:
+        raise CellError(pos, f"unknown {arch} instruction '{m}'")
+    return i, canon
+
+
+def plain_operand(tok: Token, m: str, register: Callable[[str], str | None]) -> Operand:
+    """The operand of the one token ``tok`` of ``m``: a number (``#k`` or ``k``), a
+    register (``sreg`` as written, or a name ``register`` knows) or a name."""
+    kind, text, pos = tok
+    if kind == "num":
+        return Operand("num", text, pos, int(text.lstrip("#")))
+    if kind == "sreg":
+        return Operand("reg", text, pos, reg=text)
+    if kind == "name":
+        reg = register(text)
+        return Operand("name", text, pos) if reg is None else Operand("reg", text, pos, reg=reg)
+    raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
+
+
+def branch_hash_text(ins: Instruction, rename: dict[str, str]) -> str:
+    """herd's text of ``ins`` for the hash: a branch's label renamed (its last word)."""
+    if isinstance(ins.op, ir.Branch):
+        head, _, rest = ins.text.rpartition(ins.op.target)
+        return head + rename[ins.op.target] + rest
+    return ins.text
 
 
 def lower_at(pos: int, lower: Callable[..., Instruction], *args) -> Instruction:

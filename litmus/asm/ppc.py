@@ -31,6 +31,7 @@ from herdsman.litmus.asm.cells import (
     assemble,
     branch,
     fence,
+    literal,
     load,
     lower_at,
     nop,
@@ -64,14 +65,14 @@ def _operand(toks: list[Token], i: int, mnemonic: str) -> tuple[Operand, int]:
                 raise CellError(at, f"malformed memory operand of '{mnemonic}' (expected d(rA))")
             rk, rtext, rpos = toks[i + 2]
             reg = _register(rk, rtext, rpos)
-            return Operand("mem", f"{text}({rtext})", pos, int(text), reg), i + 4
-        return Operand("num", text, pos, int(text)), i + 1
+            return Operand("mem", f"{text}({rtext})", pos, literal(text, pos), reg), i + 4
+        return Operand("num", text, pos, literal(text, pos)), i + 1
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":
-        reg = check_register("PPC", text)
-        if reg is not None:
-            return Operand("reg", text, pos, reg=reg), i + 1
+        named = check_register("PPC", text)
+        if named is not None:
+            return Operand("reg", text, pos, reg=named), i + 1
         if _CR.fullmatch(text):
             return Operand("cr", text, pos, int(text[2])), i + 1
         return Operand("name", text, pos), i + 1

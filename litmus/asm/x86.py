@@ -29,20 +29,26 @@ from herdsman.litmus.asm.cells import (
     CellError,
     Operand,
     Token,
+    arity,
     assemble,
     branch,
+    branch_hash_text,
+    cased,
+    expect,
     fence,
+    literal,
     load,
     lower_at,
     nop,
     op,
     operands,
+    prefixed,
     rmw,
     store,
     unknown_instruction,
 )
 from herdsman.litmus.base.arch import X86_OTHER_REGS, X86_REGS
-from herdsman.litmus.base.ir import Branch, Imm, Reg, Sym
+from herdsman.litmus.base.ir import Imm, Reg, Sym
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import CodeItem, Instruction
 
@@ -102,9 +108,9 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
             raise CellError(ipos, "absolute numeric addresses are not supported")
         raise CellError(ipos, f"malformed memory operand of '{m}': unexpected '{itext}'")
     if kind == "imm":
-        return Operand("num", text, pos, int(text[1:])), i + 1
+        return Operand("num", text, pos, literal(text[1:], pos + 1)), i + 1
     if kind == "num":
-        return Operand("num", text, pos, int(text)), i + 1
+        return Operand("num", text, pos, literal(text, pos)), i + 1
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":
@@ -141,24 +147,12 @@ def _is_mem(op: Operand) -> bool:
     return op.kind in ("abs", "deref")
 
 
-def _arity(m: str, ops: list[Operand], n: int, syntax: str, end: int) -> None:
-    if len(ops) < n:
-        raise CellError(end, f"missing operand for '{m}' (syntax: {m} {syntax})")
-    if len(ops) > n:
-        raise CellError(ops[n].pos, f"too many operands for '{m}' (syntax: {m} {syntax})")
-
-
-def _expect(cond: bool, op: Operand, what: str, m: str) -> None:
-    if not cond:
-        raise CellError(op.pos, f"expected {what} as operand of '{m}', found '{op.text}'")
-
-
 def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None) -> Instruction:
     """The IR of ``canon ops`` (``locked``: the LOCK prefix as written, if any)."""
     prefix = "LOCK; " if locked is not None else ""
     written = f"{locked} {m}" if locked is not None else m
     if canon in _SIZES:
-        _arity(m, ops, 2, "dst,src", end)
+        arity(m, ops, 2, "dst,src", end)
         dst, src = ops
         text = f"{canon} {_ea(dst)},{_ea(src)}"
         size = _SIZES[canon]
@@ -167,10 +161,10 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         if dst.kind == "reg":
             if _is_mem(src):
                 return load(text, written, dst.reg, _addr(src), size)
-            _expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
+            expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
             return op(text, written, dst.reg, "mov", (_src(src),))
-        _expect(_is_mem(dst), dst, "a register or memory destination", m)
-        _expect(
+        expect(_is_mem(dst), dst, "a register or memory destination", m)
+        expect(
             src.kind in ("reg", "num"),
             src,
             "a register or an immediate (no memory-to-memory moves)",
@@ -179,26 +173,26 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         return store(text, written, _src(src), _addr(dst), size)
     if canon in _ARITH or canon in ("INC", "DEC"):
         if canon in _ARITH:
-            _arity(m, ops, 2, "dst,src", end)
+            arity(m, ops, 2, "dst,src", end)
             dst, src = ops
             fn = _ARITH[canon]
             text = f"{prefix}{canon} {_ea(dst)},{_ea(src)}"
         else:
-            _arity(m, ops, 1, "dst", end)
+            arity(m, ops, 1, "dst", end)
             dst, src = ops[0], Operand("num", "1", -1, 1)
             fn = "add" if canon == "INC" else "sub"
             text = f"{prefix}{canon}  {_ea(dst)}"
-        _expect(src.kind in ("reg", "num"), src, "a register or an immediate", m)
+        expect(src.kind in ("reg", "num"), src, "a register or an immediate", m)
         if locked is not None:
-            _expect(_is_mem(dst), dst, "a memory destination (LOCK)", m)
+            expect(_is_mem(dst), dst, "a memory destination (LOCK)", m)
             return rmw(text, written, None, _addr(dst), fn, _src(src))
         if _is_mem(dst):
             raise CellError(dst.pos, f"'{m}' on memory is only supported with a LOCK prefix")
-        _expect(dst.kind == "reg", dst, "a register", m)
+        expect(dst.kind == "reg", dst, "a register", m)
         args = (Reg(dst.reg), _src(src))
         return op(text, written, dst.reg, fn, args, sets_cr=True)
     if canon == "XCHG":
-        _arity(m, ops, 2, "a,b", end)
+        arity(m, ops, 2, "a,b", end)
         a, b = ops
         text = f"{prefix}XCHG {_ea(a)},{_ea(b)}"
         if _is_mem(a) and b.kind == "reg":
@@ -212,32 +206,29 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
     if locked is not None:
         raise CellError(0, f"'{m}' cannot take a LOCK prefix")
     if canon == "CMP":
-        _arity(m, ops, 2, "a,b", end)
+        arity(m, ops, 2, "a,b", end)
         a, b = ops
-        _expect(a.kind == "reg", a, "a register", m)
-        _expect(b.kind in ("reg", "num"), b, "a register or an immediate", m)
+        expect(a.kind == "reg", a, "a register", m)
+        expect(b.kind in ("reg", "num"), b, "a register or an immediate", m)
         return op(f"CMP  {_ea(a)},{_ea(b)}", written, FLAGS, "cmp", (Reg(a.reg), _src(b)))
     if canon in ("JMP", "JE", "JNE"):
-        _arity(m, ops, 1, "label", end)
-        _expect(ops[0].kind == "name", ops[0], "a label", m)
+        arity(m, ops, 1, "label", end)
+        expect(ops[0].kind == "name", ops[0], "a label", m)
         target = ops[0].text
         cond = {"JMP": None, "JE": "eq", "JNE": "ne"}[canon]
         return branch(f"{canon} {target}", written, target, cond, FLAGS)
     if canon in _FENCES:
-        _arity(m, ops, 0, "", end)
+        arity(m, ops, 0, "", end)
         return fence(canon, written, canon)
     if canon == "NOP":
-        _arity(m, ops, 0, "", end)
+        arity(m, ops, 0, "", end)
         return nop("NOP", written)
     raise CellError(0, f"unsupported X86 instruction '{m}' (herd does not implement it)")
 
 
 def _mnemonic(text: str) -> str | None:
     """The canonical (upper-case) mnemonic of ``text`` if herd's lexer accepts it."""
-    up = text.upper()
-    if up in _KNOWN and text in (up, text.lower()):
-        return up
-    return None
+    return cased(text, _KNOWN, True)
 
 
 def parse_cell(text: str) -> tuple[CodeItem, ...]:
@@ -254,15 +245,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     locked = None
     if canon == "LOCK":
         locked = m
-        i += 1
-        if i < len(toks) and toks[i][1] == ";":
-            i += 1
-        if i == len(toks):
-            raise CellError(len(text), "LOCK must be followed by an instruction")
-        kind, m, pos = toks[i]
-        canon = _mnemonic(m) if kind == "name" else None
-        if canon is None or canon == "LOCK":
-            raise CellError(pos, f"unknown X86 instruction '{m}'")
+        i, canon = prefixed(text, toks, i, "LOCK", _mnemonic, "X86")
+        m, pos = toks[i][1], toks[i][2]
     ops = operands(toks, i + 1, m, _operand)
     return lower_at(pos, _lower, m, canon, ops, len(text), locked)
 
@@ -270,12 +254,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
 # ----------------------------------------------------------------------------- texts
 
 
-def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
-    """herd's text of ``ins`` for the hash (labels renamed)."""
-    if isinstance(ins.op, Branch):
-        word = ins.text.partition(" ")[0]
-        return f"{word} {rename[ins.op.target]}"
-    return ins.text
+#: herd's text of an instruction for the hash (labels renamed)
+hash_text = branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

@@ -14,7 +14,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Arch", "ARCHS", "arch", "fence_picture", "parsed_archs", "is_arch"]
+__all__ = [
+    "Arch",
+    "ARCHS",
+    "arch",
+    "arm_register",
+    "fence_picture",
+    "x86_64_part",
+    "parsed_archs",
+    "is_arch",
+    "riscv_register",
+]
 
 
 @dataclass(frozen=True)
@@ -30,7 +40,7 @@ class Arch:
     architecture with.  ``register``: the canonical name of a register (None: not one);
     ``register_key``: herd's order of registers in state lines (OCaml's ``compare`` on its
     register type); ``fence_pictures``: how herd names each fence in pictures
-    (``pp_barrier``)."""
+    (``pp_barrier``); ``exclusive_pairs``: herd predefines ``rmw`` (see the field)."""
 
     name: str
     parsed: bool = False
@@ -46,20 +56,22 @@ class Arch:
     #: herd's other event sets of the architecture, which no event herdsman builds joins
     #: (cache maintenance, TLB invalidation levels, fault types...): defined, empty
     other_sets: tuple[str, ...] = ()
-    #: herd's ``rmw`` pairs the atomic (``X``) accesses of a location, an exclusive load
-    #: with the next exclusive store (``lxsx``), and ``amo`` those of one instruction
-    atomic_pairs: bool = False
+    #: herd predefines ``rmw`` from the events (its ``atomic_load_store``): exclusive
+    #: pairs of ``X`` accesses, a read-modify-write event being one event
+    exclusive_pairs: bool = False
+    #: herd also predefines ``amo``: the ``rmw`` pairs of one instruction (AArch64)
+    amo_pairs: bool = False
     #: an unconditional branch and a nop issue an event with no action (herd's NoAction)
     nop_events: bool = False
 
 
 # ----------------------------------------------------------------------------- PPC
 
-_PPC_GPR = re.compile(r"[rR](\d+)")
-_GPR = re.compile(r"r(\d+)$")
-_FPR = re.compile(r"fpr(\d+)$")
-_CRBIT = re.compile(r"cr:(\d+)$")
-_CRFIELD = re.compile(r"cr(\d+)$")
+_PPC_GPR = re.compile(r"[rR](\d{1,9})")
+_GPR = re.compile(r"r(\d{1,9})$")
+_FPR = re.compile(r"fpr(\d{1,9})$")
+_CRBIT = re.compile(r"cr:(\d{1,9})$")
+_CRFIELD = re.compile(r"cr(\d{1,9})$")
 #: PPC special registers after the GPRs and FPRs, in constructor order (lib/PPCBase.ml).
 _PPC_SPECIAL = ("pc", "rc", "oe", "xer_0", "xer_1", "xer_2")
 _PPC_LATE = ("lr", "ctr", "carry")
@@ -143,6 +155,47 @@ def _x86_64_names() -> dict[str, int]:
 
 
 _X86_64_NAMES = _x86_64_names()
+
+
+def _x86_64_parts() -> dict[str, tuple[str, int]]:
+    """Each register name of each size -> its 64-bit register's name and its width."""
+    out: dict[str, tuple[str, int]] = {}
+    for i, b in enumerate(_X86_64_BASES):
+        if i < 8:
+            full = "r" + b
+            names = [(full, 64), ("e" + b, 32), (b, 16)]
+            if b in ("ax", "bx", "cx", "dx"):
+                names += [(b[0] + "l", 8), (b[0] + "h", 8)]
+            else:
+                names += [(b + "l", 8)]
+        else:
+            full = b
+            names = [(b, 64), (b + "d", 32), (b + "w", 16), (b + "b", 8)]
+        for n, bits in names:
+            out[n] = (full, bits)
+    return out
+
+
+_X86_64_PARTS = _x86_64_parts()
+
+
+def x86_64_part(name: str) -> tuple[str, int] | None:
+    """The 64-bit register a register name of X86_64 is part of (``eax``: ``rax``), and
+    its width in bits; any case, as herd's lexer."""
+    return _X86_64_PARTS.get(name.lower())
+
+
+def _x86_64_register(name: str) -> str | None:
+    """A register of an X86_64 initial state or condition: a 64-bit one (herd refuses the
+    others there), ``rip`` or ``cs``, in any case; canonical in lower case."""
+    if name.startswith("%"):
+        return name
+    low = name.lower()
+    if low in ("rip", "cs") or _X86_64_PARTS.get(low, ("", 0))[1] == 64:
+        return low
+    return None
+
+
 _X86_64_XMM = re.compile(r"xmm(\d)$")
 _X86_64_FLAGS = ("zf", "sf", "cf")
 
@@ -224,6 +277,89 @@ def _aarch64_other_sets() -> tuple[str, ...]:
     return (*dc, *ic, "AF", "DB", *levels, *faults, "UndefinedInstruction", "TLBIIS", "TLBInXS")
 
 
+# ----------------------------------------------------------------------------- ARM
+
+#: ARM's registers in herd's constructor order (lib/ARMBase.ml): the general ones, the
+#: flags and the reservation (neither can be written in a test).
+_ARM_ORDER = (*(f"R{i}" for i in range(13)), "SP", "LR", "PC", "FP", "Z", "RESADDR")
+_ARM_NAMES = {**{r: r for r in _ARM_ORDER[:17]}, "IP": "R12"}
+
+
+def arm_register(name: str) -> str | None:
+    """ARM's register ``name`` in any case (``IP`` is ``R12``), canonical: ``R0``, ``SP``."""
+    if name.startswith("%"):
+        return name
+    return _ARM_NAMES.get(name.upper())
+
+
+def _arm_register_key(reg: str) -> tuple:
+    if reg in _ARM_ORDER:  # constant constructors first, in order; then symbolic ones
+        return (0, _ARM_ORDER.index(reg), "")
+    return (1, 0, reg)
+
+
+#: herd's ARM barrier sets (ARMArch_herd.ml ``barrier_sets``): DMB SY is ``DMB``...
+_ARM_FENCES = ("DMB", "DMB.ISH", "DSB", "DMB.ST", "DSB.ST", "ISB")
+
+
+def _arm_fence_pictures() -> tuple[tuple[str, str], ...]:
+    """herd's names of ARM barriers in pictures: lower case, ``dmb.st`` (ARMSem.ml)."""
+    opts = ("SY", "ST", "ISH", "ISHST", "NSH", "NSHST", "OSH", "OSHST")
+    out = [("ISB", "isb")]
+    for b in ("DMB", "DSB"):
+        for o in opts:
+            kind = b if o == "SY" else f"{b}.{o}"
+            out.append((kind, kind.lower()))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- RISC-V
+
+#: RISC-V's ABI register names (lib/RISCVBase.ml ``pp_xregs``; herd spells s10 "10").
+_RISCV_ABI = (
+    *("zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1"),
+    *(f"a{i}" for i in range(8)),
+    *(f"s{i}" for i in range(2, 10)),
+    *("10", "s11", "t3", "t4", "t5", "t6"),
+)
+_RISCV_NAMES = {
+    **{f"x{i}": f"x{i}" for i in range(32)},
+    **{n: f"x{i}" for i, n in enumerate(_RISCV_ABI)},
+    "fp": "x8",
+}
+_RISCV_X = re.compile(r"x(\d+)$")
+
+
+def riscv_register(name: str) -> str | None:
+    """RISC-V's register ``name`` (``x0``..``x31`` or an ABI name, lower case), canonical
+    as herd prints it: ``x5``."""
+    if name.startswith("%"):
+        return name
+    return _RISCV_NAMES.get(name)
+
+
+def _riscv_register_key(reg: str) -> tuple:
+    if reg == "res":  # herd's RESADDR: a constant constructor, before Ireg _
+        return (0, 0, "")
+    if m := _RISCV_X.match(reg):
+        return (1, int(m.group(1)), "")
+    return (2, 0, reg)
+
+
+#: herd's RISC-V barrier sets (RISCVArch_herd.ml): ``Fence.i``, ``Fence.r.rw``... and
+#: ``Fence.tso``, each fence event in the set of its kind.
+_RISCV_FENCES = (
+    "Fence.i",
+    *(f"Fence.{a}.{b}" for a in ("r", "w", "rw") for b in ("r", "w", "rw")),
+    "Fence.tso",
+)
+
+
+def _riscv_fence_pictures() -> tuple[tuple[str, str], ...]:
+    """herd's names of RISC-V fences in pictures (``pp_barrier_dot``: ``fence.r.rw``)."""
+    return tuple((k, k.lower()) for k in _RISCV_FENCES)
+
+
 # ----------------------------------------------------------------------------- the records
 
 _X86_FENCES = ("MFENCE", "SFENCE", "LFENCE")
@@ -279,13 +415,16 @@ ARCHS: dict[str, Arch] = {
         ),
         Arch(
             "X86_64",
+            parsed=True,
             fences=_X86_FENCES,
             annot_sets=("X", "NT"),  # NT: non-temporal accesses
             branch_commit=False,
-            store_data_port=False,
-            default_model="tso",
+            store_data_port=True,  # herd reads a stored register as data (X86_64Sem.ml)
+            default_model="tso64",
+            register=_x86_64_register,
+            register_hint="a 64-bit register: rax, rbx, ..., r15",
             register_key=_x86_64_register_key,
-            fence_pictures=tuple((f, f) for f in _X86_FENCES),
+            fence_pictures=tuple((f, f.lower()) for f in _X86_FENCES),
         ),
         Arch(
             "AArch64",
@@ -302,7 +441,8 @@ ARCHS: dict[str, Arch] = {
             register_key=_aarch64_register_key,
             fence_pictures=tuple((f, f.replace(".", " ")) for f in _A64_FENCES),
             other_sets=_aarch64_other_sets(),
-            atomic_pairs=True,
+            exclusive_pairs=True,
+            amo_pairs=True,
             nop_events=True,
         ),
         Arch(
@@ -315,14 +455,42 @@ ARCHS: dict[str, Arch] = {
             branch_commit=True,
             store_data_port=True,
         ),
+        Arch(
+            "ARM",
+            parsed=True,
+            fences=_ARM_FENCES,
+            # X: exclusives (LDREX/STREX); A, L, AL, NoRet: none in ARMv7 programs
+            annot_sets=("X", "A", "L", "AL", "NoRet"),
+            branch_commit=True,
+            store_data_port=True,
+            default_model="arm",
+            register=arm_register,
+            register_hint="R0..R12, SP, LR or PC",
+            register_key=_arm_register_key,
+            fence_pictures=_arm_fence_pictures(),
+            exclusive_pairs=True,
+        ),
+        Arch(
+            "RISCV",
+            parsed=True,
+            fences=_RISCV_FENCES,
+            # X: lr/sc and amo; the access orders; AMO: amo events (read and write at once)
+            annot_sets=("X", "Acq", "Rel", "AcqRel", "Sc", "AMO"),
+            branch_commit=True,
+            store_data_port=True,
+            default_model="riscv",
+            register=riscv_register,
+            register_hint="x0..x31 or an ABI name (a0, t1, s2...)",
+            register_key=_riscv_register_key,
+            fence_pictures=_riscv_fence_pictures(),
+            exclusive_pairs=True,
+        ),
         # herd's other architectures: their names are known (models declare them, tests
         # name them); herdsman has no front-end for them.
         *(
             Arch(name)
             for name in (
-                "ARM",
                 "MIPS",
-                "RISCV",
                 "CPP",
                 "LISA",
                 "BPF",

@@ -20,14 +20,37 @@ def printable(text: str) -> str:
 
 
 #: The longest file name an error shows whole (longer: its two ends around "...").
-PATH_SHOWN = 512
+PATH_SHOWN = 160
+#: The longest word (a token of the input quoted in a message: a label, an identifier, a
+#: register, a number, an option's value, ``#error`` text...) a message shows whole.
+WORD_SHOWN = 160
+#: The longest message shown whole (after its words are shortened).
+MESSAGE_SHOWN = 400
 
 
-def _shortened(path: str) -> str:
-    if len(path) <= PATH_SHOWN:
-        return path
-    half = PATH_SHOWN // 2
-    return path[:half] + "..." + path[-half:]
+def _shortened(text: str, limit: int) -> str:
+    """``text`` when at most ``limit`` characters, else its two ends around "..."."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    return text[: limit - tail - 3] + "..." + text[-tail:]
+
+
+def one_line(message: str) -> str:
+    """``message`` as every error shows it (the one rule for every message): on one line,
+    unprintable characters escaped, each word of the input it quotes cut to
+    :data:`WORD_SHOWN` characters and the whole to :data:`MESSAGE_SHOWN` — at most a
+    screen line of the culprit, however large the input."""
+    words = [_shortened(printable(w), WORD_SHOWN) for w in message.split()]
+    text = " ".join(words)
+    if len(text) > MESSAGE_SHOWN:
+        text = text[: MESSAGE_SHOWN - 3] + "..."
+    return text
+
+
+def shown_path(path: str) -> str:
+    """A file name as errors show it: escaped, its two ends when long."""
+    return _shortened(printable(path), PATH_SHOWN)
 
 
 class InputError(Exception):
@@ -46,10 +69,10 @@ class InputError(Exception):
         source_line: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.path = _shortened(printable(path))
+        self.path = shown_path(path)
         self.line = line
         self.col = col
-        self.message = printable(" ".join(message.split()))  # always one line
+        self.message = one_line(message)
         self.source_line = source_line
 
     def header(self) -> str:

@@ -148,15 +148,14 @@ class Op:
 @dataclass(frozen=True, slots=True)
 class Load:
     """``dst <- mem[sum(addr)]``; ``annots`` are herd event-set names the read joins
-    (``X`` for atomic, ``EX`` for exclusives...).  A load-reserve (``res`` a register)
-    also writes its address to register ``res``: the reservation a :class:`StoreCond`
-    checks."""
+    (``X`` for atomic, ``EX`` for exclusives...).  ``reserve``: a load-reserve, which also
+    writes the address to that register (the reservation a :class:`StoreCond` reads)."""
 
     dst: str
     addr: tuple[Operand, ...]
     size: int = 4
     annots: frozenset[str] = frozenset()
-    res: str | None = None
+    reserve: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,28 +169,12 @@ class Store:
 
 
 @dataclass(frozen=True, slots=True)
-class StoreCond:
-    """Store-conditional (a store-exclusive): when register ``res`` holds the address
-    (a load-reserve to it came before, with no store-conditional since), either
-    ``mem[sum(addr)] <- src`` and ``status <- 0``, or the store fails and ``status <- 1``:
-    both are executions; otherwise it fails.  Either way ``res <- 0``.
-
-    An operation of its own because no other one chooses between two outcomes without
-    reading memory: herd's ``stwcx.`` and ``STXR`` may fail even with the reservation
-    held."""
-
-    status: str
-    src: Operand
-    addr: tuple[Operand, ...]
-    res: str
-    size: int = 4
-    annots: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
 class RMW:
     """Atomic read-modify-write: ``old <- mem[a]; mem[a] <- fn(old, src); dst <- old``
-    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None)."""
+    (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None).  Without the
+    ``X`` annotation it is a read and a write of one instruction, not atomic (X86_64's
+    ``add`` to memory).  With ``sets_cr`` it also writes ``cr0``, the comparison of the
+    new value with 0 (X86_64's flags)."""
 
     dst: str | None
     addr: tuple[Operand, ...]
@@ -199,6 +182,7 @@ class RMW:
     src: Operand
     size: int = 4
     annots: frozenset[str] = frozenset({"X"})
+    sets_cr: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +195,23 @@ class CAS:
     expected: Operand
     desired: Operand
     annots: frozenset[str] = frozenset({"X"})
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCond:
+    """Store-conditional: it may always fail (``status <- 1``, no write); it may succeed
+    (``mem[a] <- src``, ``status <- 0``) when register ``reserve`` holds the address ``a``
+    (a load-reserve put it there).  Either way ``reserve <- 0``.  With ``status_deps``
+    the status of a success depends on the address registers and on the write itself
+    (herd's RISC-V: later ``addr``/``data``/``ctrl`` through it start at the write)."""
+
+    status: str
+    src: Operand
+    addr: tuple[Operand, ...]
+    reserve: str
+    size: int = 4
+    annots: frozenset[str] = frozenset({"X"})
+    status_deps: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,11 +228,13 @@ class Branch:
     """Jump to ``target`` if ``cond`` holds of register ``creg`` (``cond`` None: always).
 
     ``cond`` is one of eq, ne, lt, le, gt, ge, comparing the register (a comparison
-    result, or any integer) with 0: PPC ``beq`` is ('cr0', 'eq')."""
+    result, or any integer) with 0: PPC ``beq`` is ('cr0', 'eq'); with ``rhs``, comparing
+    it with that register (RISC-V's ``bne x5,x6,L`` is ('x5', 'ne', 'x6'))."""
 
     target: str
     cond: str | None = None
     creg: str = "cr0"
+    rhs: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +296,7 @@ Instr = (
     | StoreCond
     | RMW
     | CAS
+    | StoreCond
     | Fence
     | Branch
     | Assume
@@ -329,6 +333,8 @@ OP_FUNCTIONS: dict[str, int] = {
     "ge": 2,
     "not": 1,  # 1 if a == 0 else 0 (C's !)
     "second": 2,  # b (X86 XCHG's new value)
+    "max": 2,  # signed maximum (RISC-V amomax)
+    "min": 2,
 }
 
 
@@ -345,11 +351,13 @@ def uses(ins: Instr) -> tuple[str, ...]:
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
     if isinstance(ins, StoreCond):
-        return (ins.res, *_regs((*ins.addr, ins.src)))
+        return (*_regs((*ins.addr, ins.src)), ins.reserve)
     if isinstance(ins, CAS):
         return tuple(_regs((*ins.addr, ins.expected, ins.desired)))
     if isinstance(ins, Branch):
-        return (ins.creg,) if ins.cond is not None else ()
+        if ins.cond is None:
+            return ()
+        return (ins.creg,) if ins.rhs is None else (ins.creg, ins.rhs)
     if isinstance(ins, Assume | Assert):
         return (ins.creg,)
     return ()
@@ -360,9 +368,11 @@ def defines(ins: Instr) -> tuple[str, ...]:
     if isinstance(ins, Op):
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
     if isinstance(ins, Load):
-        return (ins.dst,) if ins.res is None else (ins.dst, ins.res)
+        return (ins.dst,) if ins.reserve is None else (ins.dst, ins.reserve)
     if isinstance(ins, StoreCond):
-        return (ins.status, ins.res)
+        return (ins.status, ins.reserve)
+    if isinstance(ins, RMW) and ins.sets_cr:
+        return (ins.dst, "cr0") if ins.dst else ("cr0",)
     if isinstance(ins, RMW | CAS):
         return (ins.dst,) if ins.dst else ()
     return ()
@@ -492,8 +502,9 @@ class Program:
     ``condition``: the final condition; ``filter``: executions whose final state does not
     satisfy it are not counted (herd's ``filter``); ``loop_bound``: what the unrolling
     bound does to a thread that would take a backward branch once more: ``cut`` stops the
-    thread and the execution counts (herd's ``-unroll``, litmus tests), ``block`` blocks
-    the execution (GenMC's ``--unroll``, C programs: never counted as complete)."""
+    thread, and the execution only marks the verdict ``Loop`` (herd's ``-unroll``, litmus
+    tests), ``block`` blocks the execution (GenMC's ``--unroll``, C programs): neither is
+    counted as complete."""
 
     name: str
     arch: str

@@ -79,7 +79,8 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
         raise InputError(name, 0, 0, "is a directory, expected a file") from None
     except OSError as exc:
         raise InputError(name, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
+    st = os.fstat(fd)
+    mode = st.st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         if stat.S_ISDIR(mode):
@@ -87,8 +88,11 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
         kind = next((text for test, text in _SPECIAL if test(mode)), "a special file")
         raise InputError(name, 0, 0, f"not a regular file ({kind})")
     with open(fd, "rb") as f:
-        try:
-            data = f.read(limit + 1)
+        try:  # the file's size, or one byte past the limit (it may grow): not a
+            # limit-sized buffer for every small file
+            data = f.read(min(st.st_size, limit) + 1)
+            if len(data) == st.st_size + 1 and len(data) <= limit:
+                data += f.read(limit + 1 - len(data))  # it grew while read
         except OSError as exc:
             raise InputError(name, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
     if len(data) > limit:

@@ -23,10 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from herdsman.litmus.base.deep import run_deep
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 from herdsman.litmus.base.source import read_source
-from herdsman.litmus.c.litmus_c import CLitmus, CThread, lower_c_litmus, parse_c_litmus
+from herdsman.litmus.c import litmus_c
+from herdsman.litmus.c.litmus_c import CLitmus, CThread
 from herdsman.litmus.c.lower_program import lower_program
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import HEADERS, preprocess
@@ -50,16 +52,32 @@ def c_program_from_text(
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
 ) -> Program:
-    """The program of C source ``text`` (read from ``path``) for ``target``."""
+    """The program of C source ``text`` (read from ``path``) for ``target`` (read and
+    lowered with room for deep nesting: :func:`~litmus.base.deep.run_deep`)."""
     if target not in TARGETS:
         raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
-    try:
-        ast = parse_c(preprocess(text, path, defines, include_dirs), path)
-    except InputError as e:
-        raise _in_user_file(e, text, path) from None
-    name = Path(path).stem if path and not path.startswith("<") else "program"
-    # GenMC's loop bound: an execution needing more iterations is blocked, never complete
-    return replace(lower_program(ast, path, name, target), loop_bound="block")
+
+    def work() -> Program:
+        try:
+            ast = parse_c(preprocess(text, path, defines, include_dirs), path)
+        except InputError as e:
+            raise _in_user_file(e, text, path) from None
+        name = Path(path).stem if path and not path.startswith("<") else "program"
+        # GenMC's loop bound: an execution needing more iterations is blocked, never complete
+        return replace(lower_program(ast, path, name, target), loop_bound="block")
+
+    return run_deep(path, work)
+
+
+def parse_c_litmus(text: str, path: str) -> CLitmus:
+    """The C litmus test ``text`` (from ``path``), parsed with room for deep nesting."""
+    return run_deep(path, lambda: litmus_c.parse_c_litmus(text, path))
+
+
+def lower_c_litmus(test: CLitmus, target: str) -> Program:
+    """The program of the C litmus test ``test`` for ``target``, lowered with room for
+    deep nesting."""
+    return run_deep(test.path, lambda: litmus_c.lower_c_litmus(test, target))
 
 
 def _in_user_file(e: InputError, text: str, path: str) -> InputError:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from herdsman.litmus.base.deep import run_deep
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import preprocess
 
@@ -59,6 +60,10 @@ def fenced_c_text(
     wanted = sorted(set(lines))
     if not wanted:
         return text
+    return run_deep(path, lambda: _fenced(text, wanted, fence, path))
+
+
+def _fenced(text: str, wanted: list[int], fence: str, path: str) -> str:
     blank = _blank_comments(text)
     src = _Source(blank, path)
     stmts = list(_statements(text, src, path))

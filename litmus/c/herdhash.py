@@ -180,7 +180,7 @@ _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n]+)|(?P<lc>//[^\n]*)|(?P<bc>/\*)"
     r"|(?P<name>[A-Za-z_]+[A-Za-z0-9_]*)|(?P<num>-?[0-9]+)|(?P<p>[(){}*,<>;:])|(?P<bad>.)"
 )
-_PROC = re.compile(r"P([0-9]+)")
+_PROC = re.compile(r"P([0-9]{1,9})")
 # names herd's lexer makes type tokens of (lib/CLexer.mll ``tr_name``)
 _BASE_TYPES = frozenset(
     (

@@ -90,7 +90,7 @@ _KEYWORD = re.compile(
     r"~[ \t]*exists|(?<![A-Za-z0-9_])"
     r"(?:final|forall|exists|cases|observed|Observed|locations|filter)(?![A-Za-z0-9_])"
 )
-_THREAD = re.compile(r"P(\d+)[ \t]*\(")
+_THREAD = re.compile(r"P(\d{1,9})[ \t]*\(")
 
 
 def parse_c_litmus(text: str, path: str) -> CLitmus:
@@ -155,7 +155,7 @@ def _thread_functions(ast: c_ast.FileAST, path: str) -> dict[int, c_ast.FuncDef]
     out = {}
     for item in ast.ext:
         if isinstance(item, c_ast.FuncDef):
-            m = re.fullmatch(r"P(\d+)", item.decl.name)
+            m = re.fullmatch(r"P(\d{1,9})", item.decl.name)
             if m:
                 out[int(m.group(1))] = item
     return out

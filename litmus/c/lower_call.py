@@ -214,9 +214,9 @@ class CallLowerer(ExprLowerer):
             order = self.order(args[2]) if explicit else "sc"
             addr, t = self.pointee(args[0])
             v = self.expr(args[1])
-            d = self.result(dst, used)
-            self.emit(*self.map.rmw(d, addr, fn, v.op, order))
-            return Val(Reg(d) if d else Imm(0), CType(t.kind, False, t.target))
+            old = self.result(dst, used)
+            self.emit(*self.map.rmw(old, addr, fn, v.op, order))
+            return Val(Reg(old) if old else Imm(0), CType(t.kind, False, t.target))
         if base in ("atomic_compare_exchange_strong", "atomic_compare_exchange_weak"):
             self.arity(node, name, args, 5 if explicit else 3)
             order = self.order(args[3]) if explicit else "sc"

@@ -16,6 +16,7 @@ from pycparser import c_ast
 
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Branch, Imm, Instr, Label, Op, Operand, Reg, Sym, Value
+from herdsman.litmus.base.numbers import ValueOutOfRange, int_op, parse_c_literal
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import INT, VOID, CType, pointer_to
 from herdsman.litmus.c.parse import node_error
@@ -44,32 +45,9 @@ _COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def fold(fn: str, a: int, b: int) -> int:
-    """``fn(a, b)`` on integers (C's truncating division; division by 0 gives 0)."""
-    if fn in ("div", "mod"):
-        if b == 0:
-            return 0
-        q = abs(a) // abs(b)
-        q = q if (a >= 0) == (b >= 0) else -q
-        return q if fn == "div" else a - b * q
-    ops = {
-        "add": a + b,
-        "sub": a - b,
-        "mul": a * b,
-        "and": a & b,
-        "or": a | b,
-        "xor": a ^ b,
-        "eq": int(a == b),
-        "ne": int(a != b),
-        "lt": int(a < b),
-        "le": int(a <= b),
-        "gt": int(a > b),
-        "ge": int(a >= b),
-    }
-    if fn in ops:
-        return ops[fn]
-    if fn == "shl":
-        return a << b if 0 <= b < 64 else 0
-    return a >> b if 0 <= b < 64 else (0 if a >= 0 else -1)  # sra
+    """``fn(a, b)`` on integers, as the program computes it at run time
+    (:func:`litmus.base.numbers.int_op`: C's truncating division, bounded values)."""
+    return int_op(fn, a, b)
 
 
 # ----------------------------------------------------------------------------- bindings
@@ -161,7 +139,7 @@ class ExprLowerer:
         self.ctx = ctx
         self.tid = tid
         self.path = ctx.path
-        self.map = Mapping(ctx.target, self.new_label)
+        self.map = Mapping(ctx.target, self.new_label, herd=ctx.lkmm)
         self.code: list[Instr] = []
         self.targets: set[str] = set()  # labels some branch of ``code`` jumps to
         self.origins: list[str] = []
@@ -226,12 +204,12 @@ class ExprLowerer:
         if isinstance(node, c_ast.Constant):
             return self.constant(node)
         if isinstance(node, c_ast.ID):
-            b = self.lookup(node.name)
-            if isinstance(b, Const):
-                return b.value
-            if b is None and node.name in self.ctx.types.enums:
+            bound = self.lookup(node.name)
+            if isinstance(bound, Const):
+                return bound.value
+            if bound is None and node.name in self.ctx.types.enums:
                 return self.ctx.types.enums[node.name]
-            if b is None and node.name in self.ctx.globals:
+            if bound is None and node.name in self.ctx.globals:
                 t = self.ctx.globals[node.name]
                 return Sym(node.name) if t.kind == "array" else None
             return None
@@ -239,8 +217,8 @@ class ExprLowerer:
             return self.const_value(node.expr)
         if isinstance(node, c_ast.UnaryOp):
             if node.op == "&":
-                a = self.const_address(node.expr)
-                return a[0] if a is not None else None
+                place = self.const_address(node.expr)
+                return place[0] if place is not None else None
             if node.op == "sizeof":
                 return self.sizeof(node.expr)
             v = self.const_value(node.expr)
@@ -261,7 +239,7 @@ class ExprLowerer:
             if fn is None:
                 return None
             if isinstance(a, int) and isinstance(b, int):
-                return fold(fn, a, b)
+                return self.folded(node, fn, a, b)
             if isinstance(a, Sym) and isinstance(b, int) and fn in ("add", "sub"):
                 return Sym(a.name, a.offset + (b if fn == "add" else -b))
             return None
@@ -296,6 +274,13 @@ class ExprLowerer:
             return Sym(base[0].name, base[0].offset + f[0]), f[1]
         return None
 
+    def folded(self, node: c_ast.Node, fn: str, a: int, b: int) -> int:
+        """``fold(fn, a, b)``; a value beyond the bound is an error at ``node``."""
+        try:
+            return fold(fn, a, b)
+        except ValueOutOfRange as e:
+            raise self.error(node, str(e)) from None
+
     def constant(self, node: c_ast.Constant) -> int:
         v = node.value
         if node.type == "char":
@@ -310,15 +295,10 @@ class ExprLowerer:
             raise self.error(node, "unsupported: string literal")
         if node.type in ("float", "double", "long double"):
             raise self.error(node, f"unsupported: floating constant {v}")
-        s = v.rstrip("uUlL")
         try:
-            if s.lower().startswith("0x"):
-                return int(s, 16)
-            if s.lower().startswith("0b"):
-                return int(s, 2)
-            if len(s) > 1 and s.startswith("0"):
-                return int(s, 8)
-            return int(s)
+            return parse_c_literal(v)
+        except ValueOutOfRange as e:
+            raise self.error(node, str(e)) from None
         except ValueError:
             raise self.error(node, f"bad integer constant {v}") from None
 
@@ -430,10 +410,10 @@ class ExprLowerer:
             elem = v.ctype.target
             addr = (v.op,)
         assert elem is not None
-        i = self.expr(node.subscript)
-        if isinstance(i.op, Imm) and isinstance(i.op.value, int):
-            return MemLV(add_offset(addr, i.op.value * elem.size), elem)
-        idx = i.op
+        sub = self.expr(node.subscript)
+        if isinstance(sub.op, Imm) and isinstance(sub.op.value, int):
+            return MemLV(add_offset(addr, sub.op.value * elem.size), elem)
+        idx = sub.op
         if elem.size != 1:
             t = self.temp()
             self.emit(Op(t, "mul", (idx, Imm(elem.size))))
@@ -470,7 +450,7 @@ class ExprLowerer:
         if t.kind == "func":
             raise self.error(node, "unsupported: function pointer")
         d = dst or self.temp()
-        self.emit(*self.map.load(d, lv.addr, "sc" if t.atomic else "na"))
+        self.emit(*self.map.load(d, lv.addr, self.map.plain(t.atomic)))
         return Val(Reg(d), CType(t.kind, False, t.target))
 
     def store(self, lv: LValue, v: Operand, node: c_ast.Node) -> None:
@@ -481,7 +461,7 @@ class ExprLowerer:
             raise self.error(node, "unsupported: assignment of a pthread_t")
         if not lv.ctype.scalar:
             raise self.error(node, f"unsupported: assignment of a {lv.ctype.show()}")
-        self.emit(*self.map.store(v, lv.addr, "sc" if lv.ctype.atomic else "na"))
+        self.emit(*self.map.store(v, lv.addr, self.map.plain(lv.ctype.atomic)))
 
     # ---- expressions
     def expr(self, node: c_ast.Node, dst: str | None = None, used: bool = True) -> Val:
@@ -531,7 +511,7 @@ class ExprLowerer:
             return Val(Imm(self.ctx.types.enums[node.name]), INT)
         return self.load(self.name_lvalue(node), node, dst)
 
-    def value_op(self, fn: str, args: tuple[Operand, ...], dst: str | None) -> Operand:
+    def value_op(self, fn: str, args: tuple[Operand, ...], dst: str | None) -> Reg:
         d = dst or self.temp()
         self.emit(Op(d, fn, args))
         return Reg(d)
@@ -619,7 +599,7 @@ class ExprLowerer:
         if isinstance(x, Imm) and isinstance(y, Imm):
             xv, yv = x.value, y.value
             if isinstance(xv, int) and isinstance(yv, int):
-                return Val(Imm(fold(fn, xv, yv)), rtype)
+                return Val(Imm(self.folded(node, fn, xv, yv)), rtype)
             if isinstance(xv, Sym) and isinstance(yv, int) and fn in ("add", "sub"):
                 k = yv if fn == "add" else -yv
                 return Val(Imm(Sym(xv.name, xv.offset + k)), rtype)
@@ -654,7 +634,7 @@ class ExprLowerer:
         if isinstance(v.op, Imm):
             return int(v.op.value != 0)
         if v.ctype.kind == "ptr":
-            return self.value_op("ne", (v.op, Imm(0)), None).name  # type: ignore[union-attr]
+            return self.value_op("ne", (v.op, Imm(0)), None).name
         return v.op.name
 
     def pure(self, node: c_ast.Node) -> bool:

@@ -283,7 +283,7 @@ class CodeLowerer(CallLowerer):
             return False
         if var in written_names(s.stmt) or has_calls_or_writes(s.cond):
             return False
-        values = []
+        values: list[int] = []
         v: Value | None = start
         while True:
             if not isinstance(v, int) or len(values) > UNROLL_LIMIT:

@@ -23,6 +23,15 @@ from herdsman.litmus.base.source import MAX_SOURCE_BYTES, read_text
 #: herdsman's system headers.
 HEADERS = Path(__file__).with_name("headers")
 
+#: The preprocessor's bounds, so that it ends quickly on any input (each an error):
+#: ``#include`` nesting (GCC's limit), ``#include``\ s in all, bytes of the files they
+#: read in all, and tokens produced by macro expansions in all (macros that expand
+#: exponentially reach it in a few seconds).
+MAX_INCLUDE_DEPTH = 200
+MAX_INCLUDES = 10_000
+MAX_INCLUDED_BYTES = 16 << 20
+MAX_EXPANDED_TOKENS = 1 << 20
+
 
 class _Stop(Exception):
     """A preprocessor error, raised from pcpp's hooks (turned into InputError)."""
@@ -40,6 +49,41 @@ class _Pcpp(Preprocessor):
     def __init__(self) -> None:
         super().__init__()
         self.line_directive = "#line"
+        self._depth = 0  # #includes being read now, one inside the other
+        self._includes = 0  # #includes read so far
+        self._included = 0  # bytes they read
+        self._expanded = 0  # tokens macro expansions produced
+
+    def include(self, tokens, original_line):  # noqa: ANN001, ANN201 (pcpp's generator)
+        """pcpp's ``#include``, within :data:`MAX_INCLUDE_DEPTH` and :data:`MAX_INCLUDES`."""
+        self._depth += 1
+        self._includes += 1
+        d = self.lastdirective
+        if self._depth > MAX_INCLUDE_DEPTH:
+            raise _Stop(
+                str(d.source), int(d.lineno), f"#include nested more than {MAX_INCLUDE_DEPTH} deep"
+            )
+        if self._includes > MAX_INCLUDES:
+            raise _Stop(str(d.source), int(d.lineno), f"more than {MAX_INCLUDES} #includes")
+        try:
+            yield from super().include(tokens, original_line)
+        finally:
+            self._depth -= 1
+
+    def expand_macros(self, tokens, expanding_from=[]):  # noqa: ANN001, ANN201, B006 (pcpp's)
+        """pcpp's expansion, within :data:`MAX_EXPANDED_TOKENS` produced in all."""
+        out = super().expand_macros(tokens, expanding_from)
+        if expanding_from:  # a macro's replacement, expanded
+            self._expanded += len(out)
+            if self._expanded > MAX_EXPANDED_TOKENS:
+                where = self.lastdirective if not tokens else tokens[0]
+                raise _Stop(
+                    str(where.source),
+                    int(where.lineno or 0),
+                    f"macro expansion of {expanding_from[0]} produces more than "
+                    f"{MAX_EXPANDED_TOKENS} tokens",
+                )
+        return out
 
     def on_error(self, file, line, msg):  # noqa: ANN001, ANN201 (pcpp's hook)
         raise _Stop(str(file), int(line or 0), str(msg))
@@ -73,6 +117,14 @@ class _Pcpp(Preprocessor):
         if not os.path.exists(includepath) or os.path.isdir(includepath):
             raise FileNotFoundError(includepath)
         text = read_text(includepath, MAX_SOURCE_BYTES, "litmus tests and C programs")
+        self._included += len(text)
+        if self._included > MAX_INCLUDED_BYTES:
+            d = self.lastdirective
+            raise _Stop(
+                str(d.source),
+                int(d.lineno),
+                f"#includes read more than {MAX_INCLUDED_BYTES >> 20} MB",
+            )
         return io.StringIO(text.removeprefix("\ufeff"))
 
 

@@ -56,16 +56,29 @@ _C_ANNOT = {
 #: the C11 order a kernel flavour behaves as on hardware targets
 _HW_ORDER = {"once": "rlx", "acquire": "acq", "release": "rel", "mb": "mb", "na": "rlx"}
 _X = frozenset({"X"})
+#: the read and the write of a C read-modify-write: both in herd's set ``RMW`` (``rmw``
+#: pairs them), with the instruction's order on both
+_RMW = frozenset({"X", "RMW"})
 
 
 class Mapping:
-    """The operations of each C primitive on one target."""
+    """The operations of each C primitive on one target.
 
-    def __init__(self, target: str, label: Callable[[], str]) -> None:
+    ``herd``: the code is a C litmus test, read as herd reads it: a plain access (``*x``,
+    ``x = 1``) is non-atomic whatever the type of its location (herd's ``LoadMem``/
+    ``StoreMem`` with no annotation), where a C program (as clang compiles it for GenMC)
+    accesses an ``_Atomic`` object seq_cst."""
+
+    def __init__(self, target: str, label: Callable[[], str], herd: bool = False) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r} (expected one of {TARGETS})")
         self.target = target
         self.label = label
+        self.herd = herd
+
+    def plain(self, atomic: bool) -> str:
+        """The order of a plain C access to an object, ``_Atomic`` or not."""
+        return "sc" if atomic and not self.herd else "na"
 
     def _hw(self, order: str) -> str:
         return _HW_ORDER.get(order, order)
@@ -133,7 +146,7 @@ class Mapping:
     def _rmw_annots(self, order: str) -> frozenset[str]:
         if self.target != "c":
             return _X
-        return _X | _C_ANNOT[order]
+        return _RMW | _C_ANNOT[order]
 
     def rmw(
         self, dst: str | None, addr: tuple[Operand, ...], fn: str, src: Operand, order: str
@@ -179,8 +192,8 @@ class Mapping:
         return [Fence("SFENCE")] if t == "pso" and kind == "wmb" else []
 
     def lock(self, addr: tuple[Operand, ...]) -> list[Instr]:
-        if self.target == "c":
-            return [Lock(addr, frozenset({"LK"}))]
+        if self.target == "c":  # a C program's mutex: an acquire (C11's, GenMC's)
+            return [Lock(addr, frozenset({"LK"}) | (frozenset() if self.herd else _C_ANNOT["acq"]))]
         if self.target == "power":
             # lwarx; cmpwi; bne (held: blocked); stwcx.; isync -- as a compare-and-swap
             # of 0 by 1 whose old value must be 0, then the acquire sequence on it
@@ -195,8 +208,10 @@ class Mapping:
         return [Lock(addr, _X)]
 
     def unlock(self, addr: tuple[Operand, ...]) -> list[Instr]:
-        if self.target == "c":
-            return [Unlock(addr, frozenset({"UL"}))]
+        if self.target == "c":  # a C program's mutex: a release
+            return [
+                Unlock(addr, frozenset({"UL"}) | (frozenset() if self.herd else _C_ANNOT["rel"]))
+            ]
         if self.target == "power":
             return [Fence("LWSYNC"), Unlock(addr)]
         if self.target == "pso":

@@ -78,3 +78,32 @@ def test_herd_slow_lines_counts_tests_where_we_are_slower() -> None:
     )
     assert lines[1:] == ["  slower: B ours 3.00 s, herd 2.00 s"]
     assert campaign.herd_slow_lines(CampaignOutcome(0, rows[2:3], None, "")) == []
+
+
+def test_side_by_side_runs_herd7_on_a_sample(
+    tmp_path: Path, shared: Path, capsys, monkeypatch
+) -> None:
+    """--herd-sample: the herd7 found ($HERD7; here a stand-in printing one Time line of
+    0.5 s per test) runs on N of the campaign's tests, its times beside ours and its log's."""
+    fake = tmp_path / "herd7"
+    fake.write_text(
+        '#!/bin/sh\nfor f in "$@"; do case "$f" in *.litmus) echo "Time T 0.50";; esac; done\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("HERD7", str(fake))
+    monkeypatch.setenv("HERDSMAN_MP_START", "fork")
+    campaign = _bench_module()
+    argv = ["--db-dir", str(tmp_path), "--sets", "x86gen-tso", "--sample", "6", "--jobs", "1"]
+    status = campaign.main([*argv, "--herd-sample", "3"], worker=lambda s: OracleWorker(str(s.log)))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    side = re.search(
+        r"side by side on 3 tests: herd7 here \d+\.\d+ s CPU \(its Time lines 1\.50 s, "
+        r"its log's (\d+\.\d+) s: x(\d+\.\d+)\), ours 0\.03 s: ratio \d",
+        out,
+    )
+    assert side, out
+    assert "whole campaign against herd7 at this machine's speed now" in out
+    monkeypatch.setenv("HERD7", str(tmp_path / "none"))
+    campaign.main([*argv, "--herd-sample", "3"], worker=lambda s: OracleWorker(str(s.log)))
+    assert "side by side: no herd7 built here (set $HERD7)" in capsys.readouterr().out

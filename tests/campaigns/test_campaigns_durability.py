@@ -189,9 +189,17 @@ def _one_line(err: str) -> str:
 
 
 def test_second_campaign_is_refused_while_the_first_runs(
-    tmp_path: Path, expect: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, expect: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The lock follows the database file: a second campaign is refused whatever name it
+    gives the file (the same path, a symbolic link, a hard link, a relative path through
+    ``..``), with or without ``--resume``, and the first finishes with every result."""
     db = tmp_path / "c.sqlite"
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    symlink, hardlink = tmp_path / "link.sqlite", tmp_path / "hard.sqlite"
+    symlink.symlink_to(db)
+    relative = Path("..") / "sub" / ".." / "c.sqlite"
     gate = tmp_path / "gate"
     env = dict(os.environ, HERDSMAN_TEST_GATE=str(gate))
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")])
@@ -205,15 +213,18 @@ def test_second_campaign_is_refused_while_the_first_runs(
     try:
         _wait_for(lambda: len(db_rows(db)) >= 1 or first.poll() is not None)
         assert first.poll() is None, first.communicate()
+        os.link(db, hardlink)  # made by the first campaign
         stored = len(db_rows(db))
-        for extra in ([], ["--resume"]):
-            assert main(_argv(expect, db, *extra)) == 2
-            line = _one_line(capsys.readouterr().err)
-            assert line == (
-                f"{db}:0:0: error: campaign database is in use by another herdsman validate "
-                f"(process {first.pid}); wait for it to finish or use another --db"
-            )
+        for name in (db, symlink, hardlink, relative):
+            for extra in ([], ["--resume"]):
+                assert main(_argv(expect, name, *extra)) == 2
+                line = _one_line(capsys.readouterr().err)
+                assert line == (
+                    f"{name}:0:0: error: campaign database is in use by another herdsman "
+                    f"validate (process {first.pid}); wait for it to finish or use another --db"
+                )
         assert len(db_rows(db)) == stored  # the refused runs dropped nothing
+        assert not (tmp_path / "hard.sqlite-wal").exists()  # nor opened the file
     finally:
         gate.touch()
         out, err = first.communicate(timeout=120)
@@ -412,3 +423,54 @@ def test_note_on_dropped_results(tmp_path: Path, expect: str, fork_workers: None
 if __name__ == "__main__":
     worker = GatedWorker(os.environ["HERDSMAN_TEST_GATE"])
     sys.exit(guarded("herdsman validate", lambda: validate(sys.argv[1:], worker)))
+
+
+_HOLD_DIFF_JOURNAL = """
+import os, sys, time
+from herdsman.herd_compat.campaigns.diff_db import DiffDB
+db = DiffDB(sys.argv[1])
+db.start("fingerprint", False)
+print("held", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.02)
+db.set_meta("finished", "yes")
+db.close()
+"""
+
+
+def test_diff_journal_lock_follows_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``herdsman diff --db`` through a symbolic link, a hard link or a path through ``..``
+    to a journal another process holds is refused, and the holder goes on unharmed."""
+    journal, gate = tmp_path / "j.sqlite", tmp_path / "gate"
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_DIFF_JOURNAL, str(journal), str(gate)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        symlink, hardlink = tmp_path / "link.sqlite", tmp_path / "hard.sqlite"
+        symlink.symlink_to(journal)
+        os.link(journal, hardlink)
+        sb = str(X86 / "SB.litmus")
+        for name in (journal, symlink, hardlink, Path("..") / "sub" / ".." / "j.sqlite"):
+            assert main(["diff", "tso", "sc", sb, "--db", str(name), "--no-progress"]) == 2
+            line = _one_line(capsys.readouterr().err)
+            assert line == (
+                f"{name}:0:0: error: diff journal is in use by another herdsman diff "
+                f"(process {holder.pid}); wait for it to finish or use another --db"
+            )
+    finally:
+        gate.touch()
+        holder.wait(timeout=60)
+    assert holder.returncode == 0
+    conn = sqlite3.connect(journal)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone() == (
+        "fingerprint",
+    )
+    assert conn.execute("SELECT value FROM meta WHERE key = 'finished'").fetchone() == ("yes",)
+    conn.close()

@@ -163,10 +163,10 @@ def test_command_reports_one_error_per_model(tmp_path: Path, capsys) -> None:
     """A bad binding that others use, in a model of no architecture (type-checked for
     several): its error once, the first of the model's errors only."""
     p = tmp_path / "frag.cat"
-    p.write_text('"frag"\nlet coi = c & int\nlet cox = coi | coi\nlet z = rfx\n')
+    p.write_text('"frag"\nlet coi = q & int\nlet cox = coi | coi\nlet z = rfx\n')
     assert cli_main(["check", str(p)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"{p}:2:11: error: unknown name 'c'", "let coi = c & int", " " * 10 + "^"]
+    assert err == [f"{p}:2:11: error: unknown name 'q'", "let coi = q & int", " " * 10 + "^"]
     assert [e.line for e in load_model(p).lint()] == [2, 4]
 
 

@@ -21,11 +21,12 @@ def test_counts_and_the_condition():
     b = OutcomeBuilder([RegLoc(0, "r1"), MemLoc("x")], "exists")
     ok, no = Verdict(allowed=True, flags=frozenset({"f"})), Verdict(allowed=False)
     assert b.count((1, 2), True, False, [ok, no, ok]) == 2
-    assert b.count((0, 2), False, True, [ok]) == 1
+    assert b.count((0, 2), False, True, [ok]) == 0  # cut by the unrolling bound: Loop only
     assert b.count((0, 3), False, False, [no]) == 0
     b.count((1, 2), True, False, [ok])
+    b.count((0, 4), False, False, [ok])
     o = b.finish("T", "reference")
-    assert o.states == {(1, 2): StateCount(3, True), (0, 2): StateCount(1, False)}
+    assert o.states == {(1, 2): StateCount(3, True), (0, 4): StateCount(1, False)}
     assert (o.positive, o.negative, o.condition_holds) == (3, 1, True)
     assert o.flags == {"f"} and o.unroll_cut and not o.undefined
     for quant, holds in (("~exists", False), ("forall", False)):

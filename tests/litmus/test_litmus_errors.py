@@ -532,7 +532,7 @@ def variants(text: str, arch: str) -> list[Variant]:
         )
 
     # ---- architecture, bytes
-    out.append(err("arch-arm", "ARM" + text[len(arch) :], (1, 1), "not supported"))
+    out.append(err("arch-mips", "MIPS" + text[len(arch) :], (1, 1), "not supported"))
     out.append(err("arch-unknown", "FOO" + text[len(arch) :], (1, 1), "not an implemented"))
     raw = text.encode()
     for label, off in (

@@ -97,24 +97,25 @@ class LitmusOracle:
         return tuple(out)
 
     def placements(self, chosen: frozenset[Candidate]) -> list[FencePlacement]:
-        return sorted(FencePlacement(c.site[0], c.site[1], c.kind) for c in chosen)  # type: ignore[index]
+        return sorted(FencePlacement(*_thread_site(c), c.kind) for c in chosen)
 
     def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
         text, origin = fenced_test(self.test, self.placements(chosen))
         self.text, self.origin = text, origin
         self.fenced = parse_text(text, self.test.path or "<fenced>")
-        out = run_program(lower(self.fenced), self.model, self.opts)  # type: ignore[arg-type]
+        out = run_program(lower(self.fenced), self.model, self.opts)
         return [w.graph for w in out.witnesses if w.graph is not None]
 
     def item(self, e: Event) -> int | None:
         """The original code item of an event of the fenced test (None: inserted)."""
         code = self.fenced.threads[e.tid]
         instrs = [i for i, it in enumerate(code) if isinstance(it, Instruction)]
+        texts = {i: it.text for i, it in enumerate(code) if isinstance(it, Instruction)}
         k = instrs[e.poi] if e.poi < len(instrs) else None
-        if k is None or code[k].text != e.instr:  # type: ignore[union-attr]
+        if k is None or texts[k] != e.instr:
             start = k if k is not None else 0
             k = next(
-                (i for i in instrs if i >= start and code[i].text == e.instr),  # type: ignore[union-attr]
+                (i for i in instrs if i >= start and texts[i] == e.instr),
                 None,
             )
         return None if k is None else self.origin[e.tid][k]
@@ -228,3 +229,12 @@ def _jumped_over(code: tuple) -> set[int]:
             j = labels.get(it.op.target, -1)
             out.update(range(i + 1, j + 1))
     return out
+
+
+def _thread_site(c: Candidate) -> tuple[int, int]:
+    """The site of a placement in a litmus test: (thread, position in its code)."""
+    site = c.site
+    assert isinstance(site, tuple) and len(site) == 2
+    t, p = site
+    assert isinstance(t, int) and isinstance(p, int)
+    return t, p

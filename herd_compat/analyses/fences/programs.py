@@ -140,7 +140,7 @@ class ProgramOracle:
         added (0: none)."""
         text, added = self.source, 0
         for kind in KINDS[self.mode]:
-            lines = sorted(int(c.site) for c in chosen if c.kind == kind)  # type: ignore[call-overload]
+            lines = sorted(_site_line(c) for c in chosen if c.kind == kind)
             if not lines:
                 continue
             lines = [x + 1 if added and x >= added else x for x in lines]
@@ -238,3 +238,9 @@ def c_loader(
         return c_program_from_text(text, path, target, defines, include_dirs)
 
     return load
+
+
+def _site_line(c: Candidate) -> int:
+    """The site of a placement in a C program: the line it goes before."""
+    assert isinstance(c.site, int)
+    return c.site

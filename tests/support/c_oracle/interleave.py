@@ -14,7 +14,8 @@ spawns starts when spawned, the others at once; a join waits for its thread to f
 fail; an ``assume`` that fails and a lock read of a held lock block the thread (the
 interleaving is then blocked, never complete); a backward branch taken more than
 ``unroll`` times blocks the thread too when ``Program.loop_bound`` is ``block`` (C
-programs), and stops it otherwise (``cut``: herd's litmus tests); a failed ``assert``
+programs), and stops it otherwise (``cut``: herd's litmus tests; as herd, such an
+interleaving is not counted as an execution); a failed ``assert``
 records an error and stops its thread (which counts as finished).  States already seen
 are not explored again (the partial graph is part of the state, so nothing is lost).
 """
@@ -87,6 +88,7 @@ class TState:
     regs: tuple[tuple[str, Value], ...] = ()
     loops: tuple[tuple[int, int], ...] = ()
     events: tuple[Ev, ...] = ()
+    cut: bool = False  # stopped by the unrolling bound (``cut``): done, but not counted
 
 
 #: A complete execution graph: per thread its events, per written location its writes
@@ -105,6 +107,7 @@ class Result:
     error: bool = False
     blocked: int = 0
     explored: int = 0
+    cut: int = 0  # interleavings complete but for threads cut by the unrolling bound
 
     @property
     def complete(self) -> int:
@@ -269,7 +272,9 @@ class Interleaver:
                     loops[target] = loops.get(target, 0) + 1
                     ts = replace(ts, loops=tuple(sorted(loops.items())))
                     if loops[target] > self.unroll:
-                        return replace(ts, status="blocked" if self.bound_blocks else "done")
+                        if self.bound_blocks:
+                            return replace(ts, status="blocked")
+                        return replace(ts, status="done", cut=True)
                 pc = target
             elif isinstance(ins, Assume):
                 if not holds(ins.cond, self._value(ts, Reg(ins.creg))):
@@ -402,6 +407,9 @@ class Interleaver:
             if movers:
                 continue
             if all(ts.status in ("done", "failed", "new") for ts in threads):
+                if any(ts.cut for ts in threads):  # as herd: only marks the verdict Loop
+                    result.cut += 1
+                    continue
                 graph: Graph = (tuple(ts.events for ts in threads), key[1])
                 result.graphs[graph] = self.final_state(threads, co)
             else:

@@ -1,0 +1,54 @@
+"""herd7 run here, beside herdsman, on the same tests: the CPU times of both, side by side.
+
+herd7's logs carry the ``Time`` lines of the machine that made them; a ratio against them
+mixes two machines (and two loads).  This runs the herd7 built here (``$HERD7``, else
+``/root/anchors/herd7/herd7``, with its ``libdir`` beside it) once over a list of tests and
+reports its CPU time (the child process's, from ``getrusage``) and the sum of the ``Time``
+lines it printed, so that ``bench/campaign.py --herd-sample N`` compares both tools on one
+machine at one moment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_HERD7 = Path("/root/anchors/herd7/herd7")
+
+#: herdsman's built-in model names that are herd7's default model for their architecture
+#: (herd7 then runs without ``-model``, on its libdir file).
+DEFAULT_MODELS = {"power", "arm", "riscv", "tso", "tso64", "aarch64"}
+
+TIME_LINE = re.compile(r"^Time \S+ ([0-9.]+)$", re.M)
+
+
+@dataclass(frozen=True)
+class HerdRun:
+    tests: int
+    cpu: float  # the herd7 process's user + system time
+    time_lines: float  # the sum of the Time lines it printed
+    blocks: str  # its output
+
+
+def herd7_binary() -> Path | None:
+    """The herd7 built here, or None."""
+    path = Path(os.environ.get("HERD7", DEFAULT_HERD7))
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def run_herd7(binary: Path, files: list[str], model: str, timeout: float) -> HerdRun:
+    """herd7 once over ``files`` under ``model`` (a cat file, or a built-in name standing
+    for herd's default), its CPU time measured."""
+    cmd = [str(binary), "-set-libdir", str(binary.parent / "libdir")]
+    if model not in DEFAULT_MODELS:
+        cmd += ["-model", model]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd + files, capture_output=True, text=True, timeout=timeout, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    times = sum(float(t) for t in TIME_LINE.findall(done.stdout))
+    return HerdRun(len(files), cpu, times, done.stdout)

@@ -1,0 +1,123 @@
+"""RC11's SC axiom on a graph: is the partial SC order ``psc`` acyclic?
+
+``psc`` relates SC events (accesses and fences, ``rc11.cat``)::
+
+    scb      = sb | sb\\loc; hb; sb\\loc | hb & loc | mo | rb
+    psc-base = ([SC] | [F & SC]; hb?); scb; ([SC] | hb?; [F & SC])
+    psc-f    = [F & SC]; (hb | hb; eco; hb); [F & SC]
+
+computed here from the checker's happens-before sets (``hb[e]``: the events before e)
+with events as bits of Python ints, row by row from each SC event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from herdsman.cat.c11_statics import C11Statics
+from herdsman.graphs.execution import ExecutionGraph
+
+__all__ = ["psc_acyclic"]
+
+
+def _bits(s: int) -> list[int]:
+    out = []
+    while s:
+        low = s & -s
+        out.append(low.bit_length() - 1)
+        s ^= low
+    return out
+
+
+def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: int) -> bool:
+    """Whether ``psc`` has no cycle in ``g`` (its events ``present``; ``hb`` per event:
+    the events happens-before it)."""
+    sc = S.SC & present
+    if not sc & (sc - 1):  # fewer than two SC events (psc is irreflexive)
+        return True
+    fsc = sc & S.F
+    n = len(hb)
+    init = (1 << g.L) - 1
+    events = _bits(present & ~init)
+    hbsucc = [0] * n
+    sbsucc = [0] * n
+    for y in events:
+        b = 1 << y
+        for x in _bits(hb[y]):
+            hbsucc[x] |= b
+        for x in _bits(S.popred[y] & present):
+            sbsucc[x] |= b
+    locset = [0] * n
+    for li in range(g.L):
+        for x in _bits(S.at[li] & present):
+            locset[x] = S.at[li] & present
+    # mo-after and readers of each write
+    moafter = [0] * n
+    readers = [0] * n
+    for li in range(g.L):
+        later = 0
+        for w in reversed(g.co[li]):
+            moafter[w] = later
+            later |= 1 << w
+        moafter[li] = later
+    for y in events:
+        if g.event(y).kind == "R":
+            readers[g.rf[y]] |= 1 << y
+
+    def after(x: int) -> int:
+        """Writes mo-after x (a write), or rb-after it (a read)."""
+        kind = g.event(x).kind
+        if kind == "W":
+            return moafter[x]
+        return moafter[g.rf[x]] if kind == "R" else 0
+
+    def read_by(ws: int) -> int:
+        out = 0
+        for w in _bits(ws):
+            out |= readers[w]
+        return out
+
+    def eco(x: int) -> int:
+        m = after(x)
+        return m | read_by(m) | (readers[x] if g.event(x).kind == "W" else 0)
+
+    def scb(x: int) -> int:
+        s = sbsucc[x]
+        out = s | after(x) | (hbsucc[x] & locset[x])
+        z = 0
+        for y in _bits(s & ~locset[x]):
+            z |= hbsucc[y]
+        for y in _bits(z):
+            out |= sbsucc[y] & ~locset[y]
+        return out
+
+    succ = {}
+    for a in _bits(sc):
+        fence = (fsc >> a) & 1
+        left = (1 << a) | (hbsucc[a] if fence else 0)
+        u = 0
+        for x in _bits(left):
+            u |= scb(x)
+        s = u & sc
+        for b in _bits(fsc):
+            if hb[b] & u:
+                s |= 1 << b
+        if fence:
+            s |= hbsucc[a] & fsc
+            e = 0
+            for x in _bits(hbsucc[a]):
+                e |= eco(x)
+            for b in _bits(fsc):
+                if hb[b] & e:
+                    s |= 1 << b
+        succ[a] = s
+    left = sc
+    while left:  # peel the events with no successor left
+        sinks = 0
+        for a in _bits(left):
+            if not succ[a] & left:
+                sinks |= 1 << a
+        if not sinks:
+            return False
+        left &= ~sinks
+    return True

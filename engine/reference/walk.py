@@ -1,0 +1,108 @@
+"""The reference search's depth-first walk: steps whose children of a partial candidate
+are those their choice gives, walked with one iterator per step on a list, not one Python
+frame per choice (a thread of thousands of events is no deeper for Python than one of
+two); and, for a progress reporter, the tracker of the search's estimated size."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from herdsman.engine.outcome import OutcomeBuilder
+from herdsman.engine.progress import ProgressReporter, TreeEstimate
+
+#: A partial candidate: rf, co, the possible thread executions (one mask per thread),
+#: the value constraints pending, and the final write chosen per location.
+State = tuple[int, int, tuple[int, ...], tuple[tuple[int, int], ...], tuple[int, ...]]
+#: A step: the partial candidates its choice gives from one (called with its fields).
+Children = Callable[..., Iterator[State]]
+#: What a complete candidate is given to (called with its fields).
+Leaf = Callable[..., None]
+
+#: The choices of a combination whose options a progress tracker follows.
+TRACKED = 8
+
+
+class Tracker:
+    """The search's size, estimated as it goes, for a progress reporter: the tree of the
+    combinations of shapes and, in each, of the first :data:`TRACKED` choices (deeper
+    choices are the tracked ones' subtrees).  Its size counts candidates."""
+
+    def __init__(self, reporter: ProgressReporter, tally: OutcomeBuilder) -> None:
+        self.reporter = reporter
+        self.tally = tally
+        self.tree = TreeEstimate(self.candidates)
+
+    def candidates(self) -> int:
+        return self.tally.stats.candidates
+
+    def report(self) -> None:
+        done = self.tally.executions_so_far()
+        total = self.tree.total()
+        judged = self.tally.stats.candidates
+        if total is not None and judged:
+            total *= done / judged
+        self.reporter.update(done, total)
+
+
+#: The choices of a combination whose options a progress tracker follows.
+TRACKED = 8
+
+
+def walk(children: list[Children], root: State, leaf: Leaf) -> None:
+    """Every complete candidate below ``root`` (one choice per step), depth first, to
+    ``leaf``."""
+    depth = len(children)
+    if not depth:
+        leaf(*root)
+        return
+    below = depth - 1
+    stack = [children[0](*root)]
+    while stack:
+        i = len(stack) - 1
+        state = next(stack[i], None)
+        if state is None:
+            stack.pop()
+        elif i == below:
+            leaf(*state)
+        else:
+            stack.append(children[i + 1](*state))
+
+
+def walk_tracked(
+    children: list[Children],
+    root: State,
+    leaf: Leaf,
+    tree: TreeEstimate,
+    options: list[int | None],
+    option: Callable[[int, State], int],
+) -> None:
+    """:func:`walk` telling ``tree`` the number of options of each step ``i`` it follows
+    (``options[i]``, None for one it does not) and which one each child took
+    (``option(i, child)``)."""
+    depth = len(children)
+    if not depth:
+        leaf(*root)
+        return
+    stack: list[Iterator[State]] = []
+
+    def enter(i: int, state: State) -> None:
+        n = options[i]
+        if n is not None:
+            tree.enter(n)
+        stack.append(children[i](*state))
+
+    enter(0, root)
+    while stack:
+        i = len(stack) - 1
+        state = next(stack[i], None)
+        if state is None:
+            stack.pop()
+            if options[i] is not None:
+                tree.leave()
+            continue
+        if options[i] is not None:
+            tree.child(option(i, state))
+        if i == depth - 1:
+            leaf(*state)
+        else:
+            enter(i + 1, state)

@@ -1,0 +1,292 @@
+"""ARM (ARMv7) assembler: one program cell to IR operations, with herd's canonical text.
+
+Syntax and canonical text follow herd (``lib/ARMLexer.mll``, ``lib/ARMParser.mly``,
+``lib/ARMBase.ml`` ``dump_instruction``); semantics follow ``herd/ARMSem.ml``:
+
+- mnemonics in upper or lower case; immediates ``#k`` or ``k``; registers ``R0``..``R12``
+  (``IP`` is ``R12``), ``SP``, ``FP``, ``LR``, ``PC``, in any case;
+- ``LDR rt,[rn]`` (also ``LDR rt,rn``), ``LDR rt,[rn,rm]`` and ``LDR rt,[rn,#k]`` load
+  from ``rn``, ``rn+rm``, ``rn+k``; ``STR`` likewise (its register is a data port);
+- ``MOV``, ``ADD``, ``SUB``, ``AND``, ``ORR``, ``EOR`` (and the flag-setting ``ADDS``,
+  ``SUBS``, ``ANDS``, ``EORS``) compute in registers;
+- the flags are one compare register (``cr0``, as X86's): ``CMP a,b`` writes
+  ``cmp(a, b)`` (herd's Z flag is ``cr0 = 0``), the flag-setting forms ``cmp(result, 0)``;
+  ``BEQ``/``BNE`` test it and issue a branch commit, ``CBZ``/``CBNZ r`` test ``r``;
+- ``DMB``/``DSB`` with an option (``SY`` — the default —, ``ST``, ``ISH``, ``ISHST``,
+  ``NSH``, ``NSHST``, ``OSH``, ``OSHST``) and ``ISB`` are fences of kind ``DMB``,
+  ``DMB.ST``, ``DSB.ISH``..., herd's names of the barriers;
+- ``LDREX``/``STREX`` are a load-reserve and a store-conditional (set ``X``).
+
+Instructions herd's ARM parser knows whose effect the IR does not model (conditional
+execution ``LDRNE``/``MOVEQ``..., the multiple loads ``LDM``/``LDRD``, shifted offsets,
+``LDA``/``STL``, indirect branches, SIMD) are errors naming them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from herdsman.litmus.asm.cells import (
+    CellError,
+    Operand,
+    Token,
+    arity,
+    assemble,
+    branch,
+    branch_hash_text,
+    cased,
+    expect,
+    fence,
+    load,
+    lower_at,
+    nop,
+    op,
+    operands,
+    plain_operand,
+    store,
+    unknown_instruction,
+)
+from herdsman.litmus.base import ir
+from herdsman.litmus.base.arch import arm_register
+from herdsman.litmus.base.ir import Imm, Reg
+from herdsman.litmus.base.ir import Operand as IrOperand
+from herdsman.litmus.test import CodeItem, Instruction
+
+FLAGS = "cr0"  # the register standing for the flags (see the module docstring)
+RESERVE = "RESADDR"  # the register an exclusive load leaves its address in (herd's)
+
+_TOKEN = re.compile(
+    r"(?P<ws>[ \t\r\n]+)|(?P<num>#?-?[0-9]+)"
+    r"|(?P<sreg>%[A-Za-z][A-Za-z0-9_/.\-]*)|(?P<name>[A-Za-z][A-Za-z0-9_/.\-]*)"
+    r"|(?P<p>[,\[\]{}:])|(?P<bad>.)"
+)
+
+#: Barrier options, herd's order (``ARMBase.fold_barrier_option``).
+OPTIONS = ("SY", "ST", "ISH", "ISHST", "NSH", "NSHST", "OSH", "OSHST")
+
+_ARITH = {"ADD": "add", "SUB": "sub", "AND": "and", "ORR": "or", "EOR": "xor"}
+#: Mnemonics herd reads (``ARMLexer.mll``) that herdsman does not model, and why.
+_UNMODELLED = {
+    **{
+        m: "conditional execution"
+        for m in ("LDRNE", "LDREQ", "STRNE", "STREQ", "MOVNE", "MOVEQ", "MOVWEQ", "MOVTEQ")
+    },
+    **{m: "conditional execution" for m in ("ANDEQ",)},
+    **{m: "multiple-register load" for m in ("LDM", "LDMIB", "LDRD", "PUSH", "POP")},
+    "MOVW": "half-word move",
+    "MOVT": "half-word move",
+    "LDA": "load-acquire",
+    "LDAEX": "load-acquire exclusive",
+    "STL": "store-release",
+    "STLEX": "store-release exclusive",
+    "BX": "indirect branch",
+    "SADD16": "SIMD (herd does not implement it)",
+    "SEL": "SIMD (herd does not implement it)",
+}
+_KNOWN = (
+    set(_ARITH)
+    | {m + "S" for m in ("ADD", "SUB", "AND", "EOR")}
+    | {"XOR", "MOV", "CMP", "LDR", "STR", "LDREX", "STREX", "B", "BEQ", "BNE", "CBZ", "CBNZ"}
+    | {"DMB", "DSB", "ISB", "NOP"}
+    | set(_UNMODELLED)
+)
+
+
+def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
+    """The operand at token ``i`` and the index of the token after it: a register, an
+    immediate, a name (label or barrier option) or a memory operand ``[rn{,rm|,#k}]``
+    (kind ``mem``: ``reg`` the base, ``text`` the written form)."""
+    kind, text, pos = toks[i]
+    n = len(toks)
+    if text == "[":
+        j = i + 1
+        parts: list[Operand] = []
+        while j < n and toks[j][1] != "]":
+            if parts:
+                if toks[j][1] != ",":
+                    raise CellError(toks[j][2], f"expected ',' or ']' in the address of '{m}'")
+                j += 1
+                if j == n:
+                    break
+            part, j = _operand(toks, j, m)
+            if part.kind == "name" and part.text.upper() == "LSL":
+                raise CellError(part.pos, f"shifted offsets are not supported in '{m}'")
+            if part.kind == "mem":
+                raise CellError(part.pos, f"nested '[' in the address of '{m}'")
+            parts.append(part)
+        if j == n:
+            raise CellError(toks[-1][2] + 1, f"missing ']' in the address of '{m}'")
+        return _memory(parts, pos, m), j + 1
+    return plain_operand(toks[i], m, arm_register), i + 1
+
+
+def _memory(parts: list[Operand], pos: int, m: str) -> Operand:
+    """``[rn]``, ``[rn,rm]`` or ``[rn,#k]`` as one operand (``value``: the offset, ``text``
+    the index register or '' )."""
+    if not parts:
+        raise CellError(pos, f"empty address in '{m}'")
+    base = parts[0]
+    if base.kind != "reg":
+        raise CellError(base.pos, f"expected a base register in the address of '{m}'")
+    if len(parts) == 1:
+        return Operand("mem", "", pos, 0, base.reg)
+    off = parts[1]
+    if len(parts) > 2:
+        raise CellError(parts[2].pos, f"shifted offsets are not supported in '{m}'")
+    if off.kind == "reg":
+        return Operand("mem", off.reg, pos, 0, base.reg)
+    if off.kind == "num":
+        return Operand("mem", "#", pos, off.value, base.reg)
+    raise CellError(off.pos, f"expected a register or an immediate offset in '{m}'")
+
+
+def _kind(o: Operand, kinds: str, what: str, m: str) -> None:
+    expect(o.kind in kinds.split("|"), o, what, m)
+
+
+def _address(o: Operand) -> tuple[str, tuple[IrOperand, ...]]:
+    """herd's text of an address and its IR operands: ``[R1]``, ``[R1,R2]``, ``[R1,#4]``."""
+    if o.kind == "reg":  # LDR rt,rn
+        return f"[{o.reg}]", (Reg(o.reg),)
+    if o.text == "":
+        return f"[{o.reg}]", (Reg(o.reg),)
+    if o.text == "#":
+        return f"[{o.reg},#{o.value}]", (Reg(o.reg), Imm(o.value))
+    return f"[{o.reg},{o.text}]", (Reg(o.reg), Reg(o.text))
+
+
+def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
+    """The IR of ``canon ops`` (``m`` as written)."""
+    if canon in _UNMODELLED:
+        raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
+    if canon in ("LDR", "STR", "LDREX"):
+        arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
+        rt, mem = ops
+        _kind(rt, "reg", "a register", m)
+        _kind(mem, "mem|reg", "an address [rn]", m)
+        if canon == "LDREX" and mem.kind == "mem" and mem.text:
+            raise CellError(mem.pos, f"'{m}' takes an address [rn] without offset")
+        where, addr = _address(mem)
+        text = f"{canon} {rt.reg},{where}"
+        if canon == "STR":
+            return store(text, m, Reg(rt.reg), addr)
+        if canon == "LDREX":
+            lrx = ir.Load(rt.reg, addr, 4, frozenset({"X"}), reserve=RESERVE)
+            return Instruction(text, m, lrx)
+        return load(text, m, rt.reg, addr)
+    if canon == "STREX":
+        arity(m, ops, 3, "rd,rt,[rn]", end)
+        rd, rt, mem = ops
+        _kind(rd, "reg", "a register", m)
+        _kind(rt, "reg", "a register", m)
+        _kind(mem, "mem", "an address [rn]", m)
+        if mem.text:
+            raise CellError(mem.pos, f"'{m}' takes an address [rn] without offset")
+        text = f"STREX {rd.reg},{rt.reg},[{mem.reg}]"
+        sc = ir.StoreCond(rd.reg, Reg(rt.reg), (Reg(mem.reg),), RESERVE, 4, frozenset({"X"}))
+        return Instruction(text, m, sc)
+    if canon == "MOV":
+        arity(m, ops, 2, "rd,rs|#k", end)
+        rd, src = ops
+        _kind(rd, "reg", "a register", m)
+        _kind(src, "reg|num", "a register or an immediate", m)
+        if src.kind == "num":
+            return op(f"MOV {rd.reg},#{src.value}", m, rd.reg, "mov", (Imm(src.value),))
+        return op(f"MOV {rd.reg},{src.reg}", m, rd.reg, "mov", (Reg(src.reg),))
+    base = canon[:-1] if canon.endswith("S") and canon[:-1] in _ARITH else canon
+    if base == "XOR":
+        base = "EOR"
+    if base in _ARITH:
+        setflags = base != canon and canon != "XOR"
+        arity(m, ops, 3, "rd,rn,rm|#k", end)
+        rd, rn, src = ops
+        _kind(rd, "reg", "a register", m)
+        _kind(rn, "reg", "a register", m)
+        _kind(src, "reg|num" if base != "EOR" else "reg", "a register or an immediate", m)
+        if base in ("AND", "ORR") and src.kind == "reg":
+            raise CellError(src.pos, f"'{m}' takes an immediate as its last operand")
+        word = base + ("S" if setflags else "")
+        shown = f"#{src.value}" if src.kind == "num" else src.reg
+        arg: IrOperand = Imm(src.value) if src.kind == "num" else Reg(src.reg)
+        text = f"{word} {rd.reg},{rn.reg},{shown}"
+        if not setflags:
+            return op(text, m, rd.reg, _ARITH[base], (Reg(rn.reg), arg))
+        return Instruction(text, m, ir.Op(rd.reg, _ARITH[base], (Reg(rn.reg), arg), True))
+    if canon == "CMP":
+        arity(m, ops, 2, "rn,rm|#k", end)
+        a, b = ops
+        _kind(a, "reg", "a register", m)
+        _kind(b, "reg|num", "a register or an immediate", m)
+        shown = f"#{b.value}" if b.kind == "num" else b.reg
+        arg = Imm(b.value) if b.kind == "num" else Reg(b.reg)
+        return op(f"CMP {a.reg},{shown}", m, FLAGS, "cmp", (Reg(a.reg), arg))
+    if canon in ("B", "BEQ", "BNE"):
+        arity(m, ops, 1, "label", end)
+        _kind(ops[0], "name", "a label", m)
+        target = ops[0].text
+        cond = {"B": None, "BEQ": "eq", "BNE": "ne"}[canon]
+        return branch(f"{canon} {target}", m, target, cond, FLAGS)
+    if canon in ("CBZ", "CBNZ"):
+        arity(m, ops, 2, "rn,label", end)
+        r, lbl = ops
+        _kind(r, "reg", "a register", m)
+        _kind(lbl, "name", "a label", m)
+        cond = "eq" if canon == "CBZ" else "ne"
+        return branch(f"{canon} {r.reg},{lbl.text}", m, lbl.text, cond, r.reg)
+    if canon in ("DMB", "DSB"):
+        if len(ops) > 1:
+            raise CellError(ops[1].pos, f"too many operands for '{m}' (syntax: {m} [option])")
+        opt = "SY"
+        if ops:
+            o = ops[0]
+            opt = o.text.upper()
+            if o.kind != "name" or opt not in OPTIONS or o.text not in (opt, opt.lower()):
+                raise CellError(
+                    o.pos, f"unknown barrier option '{o.text}' (one of {', '.join(OPTIONS)})"
+                )
+        text = canon if opt == "SY" else f"{canon} {opt}"
+        kind = canon if opt == "SY" else f"{canon}.{opt}"
+        return fence(text, m, kind)
+    if canon == "ISB":
+        arity(m, ops, 0, "", end)
+        return fence("ISB", m, "ISB")
+    arity(m, ops, 0, "", end)
+    return nop("NOP", m)
+
+
+def _mnemonic(text: str) -> str | None:
+    """The canonical (upper-case) mnemonic of ``text`` if herd's lexer accepts it."""
+    return cased(text, _KNOWN, True)
+
+
+def parse_cell(text: str) -> tuple[CodeItem, ...]:
+    """The IR of one non-empty, stripped ARM program cell (labels first)."""
+    return assemble(text, _TOKEN, _instruction)
+
+
+def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
+    """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
+    kind, m, pos = toks[i]
+    canon = _mnemonic(m) if kind == "name" else None
+    if canon is None:
+        raise unknown_instruction(toks, i, "ARM")
+    if canon in _UNMODELLED:  # before its operands, which may be of forms not read here
+        raise CellError(pos, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
+    ops = operands(toks, i + 1, m, _operand)
+    return lower_at(pos, _lower, m, canon, ops, len(text))
+
+
+# ----------------------------------------------------------------------------- texts
+
+
+#: herd's text of an instruction for the hash (labels renamed)
+hash_text = branch_hash_text
+
+
+def source_text(ins: Instruction) -> str:
+    """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
+    _, _, rest = ins.text.partition(" ")
+    return f"{ins.mnemonic} {rest}".rstrip()
+
+
+__all__ = ["FLAGS", "OPTIONS", "RESERVE", "parse_cell", "hash_text", "source_text"]

@@ -1,0 +1,74 @@
+"""The usual init sections and conditions read without the grammar give exactly the
+grammar's results (items, offsets, propositions as flattened), and leave it the rest."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import shared_path
+
+from herdsman.litmus import state
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.source import read_source
+from herdsman.litmus.quickstate import quick_condition, quick_init
+from herdsman.litmus.splitter import split
+from herdsman.litmus.table import parse_program
+
+
+def _both(arch: str, nthreads: int, start: str, text: str):
+    if start == "init_start":
+        quick = quick_init(text, arch, nthreads)
+    else:
+        c = quick_condition(text, arch, nthreads)
+        quick = None if c is None else (state.ConditionPart(c[0]), c[1])
+    if quick is None:
+        return None, None
+    return quick, state._grammar(arch, start, nthreads, text, "section")
+
+
+@pytest.mark.parametrize("suite", ["power", "arm", "riscv"])
+def test_same_as_the_grammar_on_the_shared_suites(suite: str) -> None:
+    tests = shared_path(suite, "tests")
+    quick = 0
+    for f in (tests / "@all").read_text().split()[::5]:
+        src = read_source(tests / f)
+        try:
+            sp = split(src)
+            n = len(parse_program(src, sp.arch, sp.prog))
+        except InputError:  # tests herd rejects too: not this test's matter
+            continue
+        for start, span in (("init_start", sp.init), ("cond_start", sp.cond)):
+            got, want = _both(sp.arch, n, start, src.text[span[0] : span[1]])
+            if got is not None:
+                quick += 1
+                assert got == want, f
+    assert quick > 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exists (0:r1=1 /\\ (1:r2=0 \\/ ~x=1) /\\ [y]=2)",
+        "~exists (not (a=1 \\/ b=2) /\\ c=3);",
+        "forall (x=1 \\/ y=2 \\/ (z=3 \\/ t=4))",
+        "not exists x=1",
+        "final 0:r1=0x10",
+    ],
+)
+def test_conditions(text: str) -> None:
+    got, want = _both("PPC", 2, "cond_start", text)
+    assert got is not None and got == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["exists (x=1 => y=2)", "locations [x;] exists (x=1)", "exists (x=1 (* c *))", "(x=1)"],
+)
+def test_other_forms_go_to_the_grammar(text: str) -> None:
+    assert quick_condition(text, "PPC", 2) is None
+
+
+def test_init() -> None:
+    text = " 0:r1=x; 1:r2=0x10; uint64_t y; int z=2; %a=b; [w]=3; "
+    got, want = _both("PPC", 2, "init_start", text)
+    assert got is not None and got == want
+    assert quick_init("int *p=x;", "PPC", 1) is None  # pointers: the grammar
