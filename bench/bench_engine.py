@@ -64,9 +64,13 @@ class TimedModel:
         self.axioms = inner.axioms
         self.co_mode = inner.co_mode
         self.register_events = inner.register_events
+        self.reads_values = inner.reads_values
 
     def consistency_checker(self, arch, lay, kind="auto"):
         return self.inner.consistency_checker(arch, lay, kind)
+
+    def compared_events(self, sk, arch):
+        return self.inner.compared_events(sk, arch)
 
     def prepare(self, sk, arch):
         t0 = time.process_time()

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.bell import Bell, read_bell, resolve_bell
 from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.cat.codegen import generate, generate_statics, program_values
+from herdsman.cat.compared import compared_events
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
@@ -122,8 +124,9 @@ __all__ = [
 ]
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
-#: those with herd's fence sets (a model must type-check with each one's names).
-CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences)
+#: those with herd's fence sets, and C (lock events), whose names herdsman's front-ends
+#: make (a model must type-check with the union of their names).
+CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences or a.name == "C")
 
 
 #: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
@@ -258,8 +261,10 @@ class Model:
         variants: Iterable[str] = frozenset(),
         skipchecks: Iterable[str] = (),
         through: bool = False,
+        bell: Bell | None = None,
     ) -> None:
         self.ast = ast
+        self.bell = bell
         self.path = ast.path
         self.spec = spec
         self.arch = ast.arch
@@ -274,6 +279,9 @@ class Model:
         self._main = unit
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
+        #: the model compares events' values (``different-values``): a skeleton must hold
+        #: the values of the candidate it is asked about
+        self.reads_values: bool = unit.compiled.reads_values
         exact = not through and not any(ax.skipped for ax in self.axioms)
         #: every check applies as written (no check skipped, no -through, no variant)
         self.exact = exact and not self.variants
@@ -311,6 +319,7 @@ class Model:
                 include_dirs=self.include_dirs,
                 skipchecks=self.skipchecks,
                 through=self.through,
+                bell=self.bell,
             )
             analysis = Analysis(compiled)
             mono = analysis.monotone_steps()
@@ -386,7 +395,7 @@ class Model:
         """The skeleton's signature (which of the frontier nodes are empty: a mask), the
         predefined names' bits, the static nodes' values, and the run-time support and
         evaluator of ``sk``."""
-        names = static_names(sk, arch)
+        names = static_names(sk, arch, unit.compiled.tag_sets)
         N = names.bits()
         ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
         ev.predef = Predefined(names)
@@ -404,6 +413,18 @@ class Model:
             if S.get(i) == 0:
                 sig |= 1 << k
         return sig, N, S, rt, ev
+
+    def compared_events(self, sk: Skeleton, arch: str) -> int | None:
+        """A superset of the events whose values the model may compare on ``sk`` (a mask:
+        0 for a model that compares none; None when it cannot tell), see
+        :mod:`cat.compared`."""
+        if not self.reads_values:
+            return 0
+        with DeepRecursion():
+            unit = self._unit(arch)
+            names = static_names(sk, arch, unit.compiled.tag_sets)
+            bits = {name: b for name, (_, b) in names.items()}
+            return compared_events(unit.compiled, unit.analysis, sk, bits)
 
     def incremental_form(self, arch: str) -> Form | None:
         """The incremental form of the model's monotone checks on ``arch`` (None if it
@@ -511,12 +532,15 @@ def load_model(
     variants: Iterable[str] = frozenset(),
     skipchecks: Iterable[str] = (),
     through: bool = False,
+    bell: str | os.PathLike[str] | None = None,
 ) -> Model:
-    """Load, type-check and compile a model (built-in name or path); InputError if bad."""
+    """Load, type-check and compile a model (built-in name or path), run after the bell
+    file ``bell`` when given (:mod:`cat.bell`); InputError if bad."""
     path = resolve_spec(spec)
     with DeepRecursion():
+        b = read_bell(resolve_bell(bell, include_dirs)) if bell is not None else None
         ast = load_file(str(path))
-        return Model(ast, str(spec), include_dirs, variants, skipchecks, through)
+        return Model(ast, str(spec), include_dirs, variants, skipchecks, through, b)
 
 
 def load_model_text(
@@ -552,7 +576,13 @@ def probe(model: Model, view: CheckView, terms: Sequence[Term]) -> Probe | None:
     try:
         with DeepRecursion():
             copy = Model(
-                ast, model.spec, model.include_dirs, model.variants, model.skipchecks, model.through
+                ast,
+                model.spec,
+                model.include_dirs,
+                model.variants,
+                model.skipchecks,
+                model.through,
+                model.bell,
             )
     except InputError:
         return None

@@ -26,7 +26,16 @@ from herdsman.graphs.skeleton import Skeleton
 
 #: The operations a ``generic`` node applies at run time (``cat.evaluator.DEFERRED``).
 Deferred = Literal[
-    "op1", "op_union", "op_inter", "op_diff", "op_add", "explicit_set", "tuple_get", "apply"
+    "op1",
+    "op_union",
+    "op_inter",
+    "op_diff",
+    "op_add",
+    "explicit_set",
+    "tuple_get",
+    "apply",
+    "gen_orders",
+    "gen_cross",
 ]
 
 #: Reports a warning of the model at a position.
@@ -54,6 +63,7 @@ class Backend:
         self.predef: Mapping[str, Any] = {}
         self.warn = warn or (lambda pos, msg: None)
         self.enums: dict[str, tuple[str, ...]] = {}  # enum -> its tags (global per model)
+        self.reads_values = False  # the model compares the values of events
 
     @property
     def symbolic(self) -> bool:

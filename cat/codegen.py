@@ -269,7 +269,10 @@ class CodeGen:
         if op in ("generic", "runtime"):
             f = self.const(n)
             boxed = [self.boxed(x, v) for x, v in zip(n.args, a, strict=True)]
-            return f"RT.call({f}, ({', '.join(boxed)}{',' if len(boxed) == 1 else ''}))"
+            call = f"RT.call({f}, ({', '.join(boxed)}{',' if len(boxed) == 1 else ''}))"
+            if n.type == SET or n.type == REL:  # the call gives a tagged value: its bits
+                return f"RT.bits({call})"
+            return call
         if op == "test":
             kind, negated, pos, t = n.info
             return self.test_expr(kind, negated, a[0], t)

@@ -21,18 +21,22 @@ from functools import lru_cache
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat.bell import Bell
 from herdsman.cat.checks import operand
 from herdsman.cat.conditions import variant
 from herdsman.cat.costandard import Digests, known_digests, recognise
 from herdsman.cat.env import Env, Lazy, force
 from herdsman.cat.errors import CatError, excerpt, quote
 from herdsman.cat.evaluator import Evaluator
+from herdsman.cat.generation import Generations
+from herdsman.cat.generation import known as known_generations
+from herdsman.cat.generation import recognise as recognise_generation
 from herdsman.cat.ir import Graph, Node
 from herdsman.cat.library import LIB_DIR
 from herdsman.cat.parser import parse_file, parse_text
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.symbolic import vtype
-from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t
+from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t, valset_t
 from herdsman.cat.values import EMPTY, Proc, VTag, VValSet, sorted_items
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
@@ -129,6 +133,10 @@ class Compiled:
     native_with: bool
     env: Env | None = None
     bindings: list = field(default_factory=list)
+    #: the event sets a bell file predefines -> their annotation (``cat.bell``)
+    tag_sets: dict[str, str] = field(default_factory=dict)
+    #: the model compares the values of events (``different-values``)
+    reads_values: bool = False
 
 
 #: The most checks a model may have (herd's models have tens): the code made for each
@@ -213,14 +221,19 @@ class ModelCompiler:
         through: bool = False,
         native: bool = True,
         stdlib: str | None = None,
+        bell: Bell | None = None,
+        recognise: bool = True,
     ) -> None:
         self.arch = arch
+        self.bell = bell
+        self.tag_sets = bell.tag_sets() if bell is not None else {}
         self.variants = frozenset(v.lower() for v in variants)
         self.include_dirs = [str(d) for d in include_dirs]
         self.skipchecks = frozenset(skipchecks)
         self.through = through
         self.native_allowed = native
         self.stdlib = stdlib or str(LIB_DIR / "stdlib.cat")
+        self.recognising = recognise  # probes compiling the library recognise nothing
         self.g = Graph()
         self.ev = Evaluator(graph=self.g, variants=self.variants)
         self.axioms: list[Axiom] = []
@@ -243,8 +256,19 @@ class ModelCompiler:
         stdlib = load_file(self.stdlib)
         self.final_env: Env | None = None
 
-        def after_stdlib(st1: _St) -> None:
+        def run_model(st1: _St) -> None:
             self.run(list(model.instrs), 0, st1, self.finish)
+
+        def after_stdlib(st1: _St) -> None:
+            if self.bell is None:
+                run_model(st1)
+                return
+            # herd runs the bell file as if included here, its declarations ignored
+            outer = st1.includes
+            st1.includes = (*outer, os.path.realpath(self.bell.path))
+            self.run(
+                list(self.bell.ast.instrs), 0, st1, self._resume_include([], 0, run_model, outer)
+            )
 
         self.run(list(stdlib.instrs), 0, st, after_stdlib)
         if self.withs == 0:
@@ -262,6 +286,8 @@ class ModelCompiler:
             self.native_with,
             self.final_env,
             self.bindings,
+            dict(self.tag_sets),
+            self.ev.reads_values,
         )
 
     def finish(self, st: _St) -> None:
@@ -281,6 +307,8 @@ class ModelCompiler:
         for name, kind in predefined_kinds(self.arch).items():
             t = SET if kind == "set" else REL
             vals[name] = g.node("name", (), t, info=name)
+        for name in self.tag_sets:  # a bell file's event sets
+            vals[name] = g.node("name", (), SET, info=name)
         rf = g.node("input", (), REL, info="rf", deps=frozenset({"rf"}))
         vals["rf"] = rf
         if self.catdep:  # with register events, herd's rf includes rf-reg
@@ -544,6 +572,18 @@ class ModelCompiler:
             return False
         raise CatError(ins.exp.pos, "forall instruction applied to non-set value")
 
+    def generated(self, ins: A.WithFrom, st: _St):
+        """The set a ``with`` chooses from: computed natively when it is one of
+        ``cross.cat``'s generations (:mod:`cat.generation`), else evaluated."""
+        if not self.recognising:
+            return self.ev.eval(ins.exp, st.env)
+        gen = recognise_generation(self.ev, st.env, ins.exp, library_generations())
+        if gen is None:
+            return self.ev.eval(ins.exp, st.env)
+        if gen[0] == "orders":
+            return self.ev.defer("gen_orders", gen[1:], ins.pos, valset_t(REL))
+        return self.ev.defer("gen_cross", gen[1:], ins.pos, valset_t(REL))
+
     def ins_with(self, ins: A.WithFrom, st: _St, instrs, i, k) -> None:
         if self.forall_depth:
             raise CatError(ins.pos, "with inside forall over a run-time set is not supported")
@@ -557,7 +597,7 @@ class ModelCompiler:
                 st.env = st.env.bind({ins.var: self.co_input})
                 self.run(instrs, i, st, k)
                 return
-        v = self.ev.eval(ins.exp, st.env)
+        v = self.generated(ins, st)
         if v is EMPTY:
             st.prog.steps.append(RejectStep(ins.pos, "empty with set"))
             return
@@ -584,11 +624,22 @@ class ModelCompiler:
 
 
 @lru_cache(maxsize=1)
+def library_generations() -> Generations:
+    """The known implementations of ``cross.cat``'s generations (:mod:`cat.generation`):
+    herd's, and our library's (compiled once, recognising nothing)."""
+    model = parse_text('"probe"\ninclude "cross.cat"\n', "<generation probe>")
+    env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
+    assert env is not None
+    fns = [force(env.get(n)) for n in ("generate_cos", "generate_orders", "cross")]
+    return known_generations(*fns)
+
+
+@lru_cache(maxsize=1)
 def standard_generations() -> Digests:
     """The known implementations of the standard co generation: herd's, and those of our
     own ``cross.cat`` (compiled once, without recognising anything)."""
     model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
-    env = ModelCompiler("PPC", native=False).compile(model).env
+    env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
     assert env is not None, "the probe runs to its end"
     return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))
 

@@ -254,6 +254,16 @@ class PreparedModel(Protocol):
         itself: herd's ``catdep``): the explorer then builds them."""
         ...
 
+    @property
+    def reads_values(self) -> bool:
+        """Whether the model compares events' values (``different-values``)."""
+        ...
+
+    def compared_events(self, sk: Skeleton, arch: str) -> int | None:
+        """A superset of the events whose values the model may compare on ``sk`` (a mask;
+        0: none; None: it cannot tell)."""
+        ...
+
     def prepare(self, sk: Skeleton, arch: str) -> Session: ...
 
     def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:

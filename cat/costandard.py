@@ -30,8 +30,9 @@ HERD_GENERATE_COS = "2ec222f11483057d"
 HERD_GENERATE_ORDERS = "6205ba910fbc1e8e"
 
 
-def fingerprint(v, seen: dict | None = None) -> str:
-    """A canonical description of a value's structure (closures recursively)."""
+def fingerprint(v, seen: dict | None = None, skip: frozenset[str] = frozenset()) -> str:
+    """A canonical description of a value's structure (closures recursively; the values
+    of free names in ``skip`` left out)."""
     if seen is None:
         seen = {}
     t = type(v)
@@ -42,23 +43,26 @@ def fingerprint(v, seen: dict | None = None) -> str:
         fun = A.Fun(v.pos, v.pat, v.body, "f")
         parts = [sexp(fun, rename=True)]
         for x in sorted(A.free_vars(fun)):
+            if x in skip:
+                parts.append(f"{x}=?")
+                continue
             try:
                 val = force(v.env.get(x)) if x in v.env else None
             except CatError:
                 val = None
-            parts.append(f"{x}={fingerprint(val, seen)}")
+            parts.append(f"{x}={fingerprint(val, seen, skip)}")
         return "clo(" + ";".join(parts) + ")"
     if t is Prim:
         return "prim:" + v.name
     if t is Node:
         return "name:" + v.info if v.op == "name" else "node"
     if t is VTuple:
-        return "(" + ",".join(fingerprint(x, seen) for x in v.items) + ")"
+        return "(" + ",".join(fingerprint(x, seen, skip) for x in v.items) + ")"
     return "val"
 
 
-def digest(v) -> str:
-    return hashlib.sha256(fingerprint(v).encode()).hexdigest()[:16]
+def digest(v, skip: frozenset[str] = frozenset()) -> str:
+    return hashlib.sha256(fingerprint(v, None, skip).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -78,16 +82,22 @@ def known_digests(generate_cos: object, generate_orders: object) -> Digests:
     )
 
 
-def recognise(ev: Binder, env: Env, e: A.Expr, known: Digests):
-    """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
-    ``known`` implementation (W the predefined writes), else None."""
+def applied_closure(ev: Binder, env: Env, e: A.Expr) -> Closure | None:
+    """The closure ``e`` applies when it is ``f(arg)`` with ``f`` a named closure."""
     if not isinstance(e, A.App) or not isinstance(e.fn, A.Var):
         return None
     try:
         f = ev.lookup(env, e.fn.name, e.fn.pos)
     except CatError:
         return None
-    if type(f) is not Closure:
+    return f if type(f) is Closure else None
+
+
+def recognise(ev: Binder, env: Env, e: A.Expr, known: Digests):
+    """The base order b if ``e`` is ``generate_cos(b)`` or ``generate_orders(W, b)`` of a
+    ``known`` implementation (W the predefined writes), else None."""
+    f = applied_closure(ev, env, e)
+    if f is None or not isinstance(e, A.App):
         return None
     d = digest(f)
     if d in known.cos:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from herdsman.cat import ast as A
+from herdsman.cat import generation
 from herdsman.cat.backend import Deferred
 from herdsman.cat.binding import Binder
 from herdsman.cat.conditions import ev_if, ev_try
@@ -236,4 +237,6 @@ DEFERRED: dict[Deferred, Callable[..., Any]] = {
     "explicit_set": Operators.explicit_set,
     "tuple_get": Binder.tuple_get,
     "apply": Evaluator.apply,
+    "gen_orders": generation.orders,
+    "gen_cross": generation.cross,
 }

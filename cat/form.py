@@ -95,9 +95,9 @@ class Form:
     statics: list  # static nodes the checks use
     stable: bool  # all of them restriction stable
     exact: bool = False  # the model is nothing but these checks (see _exact)
-    kinds: list[tuple[int, bool]] = field(
-        default_factory=list
-    )  # (id, is a relation) of each static
+    #: (id, is a relation) of each static
+    kinds: list[tuple[int, bool]] = field(default_factory=list)
+    tag_sets: dict[str, str] = field(default_factory=dict)  # a bell file's event sets
 
     def __post_init__(self) -> None:
         self.kinds = [(id(n), _is_rel(n)) for n in self.statics]
@@ -140,7 +140,8 @@ def _build_form(compiled: Compiled, analysis: Analysis, mono: dict) -> Form:
     for n in statics.values():
         _check_static(n)
     stable = all(_stable(n) for n in statics.values())
-    return Form(steps, list(statics.values()), stable, _exact(compiled.program, mono))
+    exact = _exact(compiled.program, mono)
+    return Form(steps, list(statics.values()), stable, exact, tag_sets=dict(compiled.tag_sets))
 
 
 def _exact(prog: Program | None, mono: dict) -> bool:
@@ -310,15 +311,24 @@ def _stable(n: Any) -> bool:
     return False
 
 
-def eval_static(n: Any, U: Universe, N: Mapping[str, int], memo: dict[int, int]) -> int:
-    """Value of a static node on a skeleton (``N``: herd's predefined names)."""
+def eval_static(
+    n: Any,
+    U: Universe,
+    N: Mapping[str, int],
+    memo: dict[int, int],
+    inputs: dict[str, int] | None = None,
+) -> int:
+    """Value of a static node on a skeleton (``N``: herd's predefined names); with
+    ``inputs``, of a node reading rf or co too, with those values."""
     got = memo.get(id(n))
     if got is not None:
         return got
     op = n.op
-    a = [eval_static(x, U, N, memo) for x in n.args]
+    a = [eval_static(x, U, N, memo, inputs) for x in n.args]
     if op == "name":
         v = N[n.info]
+    elif op == "input" and inputs is not None:
+        v = inputs[n.info]
     elif op == "const":
         v = n.info
     elif op == "all":

@@ -114,8 +114,8 @@ class IncrementalChecker:
         # a cycle is searched by the compiled kernel on graphs of one word per row (faster
         # there than a search from the new event in Python), else from the new event
         self._compiled = KERNEL and size <= 64
-        self._statics: dict[tuple, dict[int, int]] = {}
-        self._pp: dict[tuple, dict[int, int]] = {}
+        self._statics: dict[tuple, Statics] = {}
+        self._pp: dict[tuple, Statics] = {}
         self._pp_bytes = 0  # the size of the values in _pp
         self._inverses: dict[tuple, bytes] = {}  # (skeleton key, step): see _inverse_rows
         self._inverse_bytes = 0
@@ -178,7 +178,7 @@ class IncrementalChecker:
         U = self.U
         return (U.ROW << (e * U.cap)) | (U.COL0 << e)
 
-    def _full_statics(self, key: tuple) -> dict[int, int]:
+    def _full_statics(self, key: tuple) -> Statics:
         got = self._statics.get(key)
         if got is not None:
             return got
@@ -187,11 +187,13 @@ class IncrementalChecker:
             self._statics_bytes = 0
         lay = self.lay
         sk = lay.shapes.skeleton(key[1:])
-        N = static_names(sk, self.arch).bits()
+        N = static_names(sk, self.arch, self.form.tag_sets).bits()
         memo: dict[int, int] = {}
         vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
         blocks = blocks_of(lay, key[1:])  # skeleton (init, then each thread) -> graph ids
-        out = {k: renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds}
+        out: Statics = {
+            k: renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds
+        }
         self._statics[key] = out
         self._statics_bytes += _bytes(out)
         return out
@@ -655,6 +657,6 @@ class _NoPlan(Exception):
     """A check has no :class:`CheckPlan` form."""
 
 
-def _bytes(values: dict[int, int]) -> int:
+def _bytes(values: Statics) -> int:
     """About how much memory the values of ``values`` take."""
     return sum(v.bit_length() for v in values.values()) // 8 + 64 * len(values)

@@ -13,6 +13,8 @@ LIB_DIR = Path(__file__).with_name("lib")
 
 #: Included by every model (herd's stdlib): its names are always bound.
 STDLIB = "stdlib.cat"
+#: Variants of another file, not named in hints (``cos.cat`` is the one to include).
+VARIANTS = frozenset({"cos-opt.cat"})
 
 
 def _top_level_names(instrs: tuple[A.Ins, ...]) -> set[str]:
@@ -34,7 +36,7 @@ def definitions() -> dict[str, tuple[str, ...]]:
     every model includes) -> the files defining it, in name order."""
     found: dict[str, list[str]] = {}
     for path in sorted(LIB_DIR.glob("*.cat")):
-        if path.name == STDLIB:
+        if path.name == STDLIB or path.name in VARIANTS:
             continue
         for name in _top_level_names(parse_file(str(path)).instrs):
             found.setdefault(name, []).append(path.name)

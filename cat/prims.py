@@ -329,6 +329,7 @@ def p_loc2events(ev: Backend, a, pos):
 
 
 def p_different_values(ev: Backend, a, pos):
+    ev.reads_values = True  # explorers must give skeletons the candidate's values
     if _has_node(a):
         return later(ev, "different-values", a, pos, REL)
     if type(a) is not VRel:

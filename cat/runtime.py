@@ -64,6 +64,15 @@ class Runtime:
             vals = {k: concretize(v, nodevals, memo) for k, v in senv.items()}
             return ev.eval(expr, Env(vals, senv.tags, senv.enums))
 
+    @staticmethod
+    def bits(v) -> int:
+        """The bits of a set or relation a deferred call of that type gives."""
+        if type(v) is VRel or type(v) is VSet:
+            return v.bits
+        if v is EMPTY:
+            return 0
+        raise TypeError(f"a set or relation expected, found {type(v).__name__}")
+
     def items(self, s, pos) -> list:
         if s is EMPTY:
             return []

@@ -27,7 +27,7 @@ from herdsman.engine.rsmc.run import run_rsmc
 from herdsman.engine.size import check_threads
 from herdsman.engine.trust.run import run_trust
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Program
+from herdsman.litmus.base.ir import Choose, Effect, Program
 
 __all__ = ["RunOptions", "run_program", "TimeLimitExceeded"]
 
@@ -62,6 +62,16 @@ def run_program(program: Program, model: PreparedModel, opts: RunOptions | None 
 def _explore(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """:func:`run_program` once its options are checked: the explorer's outcome."""
     where = program.where
+    if program.has(Choose, Effect):  # herd's alternatives and lock events: herd's search
+        if opts.engine not in ("auto", "reference"):
+            raise InputError(
+                where,
+                0,
+                0,
+                f"the {opts.engine} engine does not take herd's lock and SRCU events "
+                "(spin_trylock, spin_is_locked...): use --engine reference",
+            )
+        return run_reference(program, model, opts)
     if opts.engine == "operational":
         return run_operational(program, model, opts)
     if opts.buffer_bound is not None or opts.stateful:

@@ -155,14 +155,31 @@ def event_action(e: Event) -> str:
         port = " (data)" if "DATA" in e.annots else ""
         return f"{e.kind[0]}{e.tid}:{e.reg}q={e.value}{port}"
     if e.kind == "F":
-        return fence_picture(e.fence) if e.fence else "F"
+        if e.fence:
+            return fence_picture(e.fence)
+        return f"F[{','.join(sorted(e.annots))}]" if e.annots else "F"
     if e.kind == "B":
         return "Branching(bcc)"
     if e.kind == "N":  # herd's event with no action (an AArch64 jump)
         return ""
+    if e.kind == "K":  # herd's lock and SRCU events (herd/CAction.ml pp_action)
+        return _KERNEL_ACTIONS.get(e.fence or "", "{k}[{a}]({x})").format(
+            x=e.loc, k=e.fence, a=",".join(sorted(e.annots))
+        )
     if e.kind in ("S", "J"):  # herdsman's own: a C program's thread spawn and join
         return f"{'Spawn' if e.kind == 'S' else 'Join'}(P{e.value})"
     return e.kind
+
+
+#: herd's text of the lock and SRCU events (``K``), by their set.
+_KERNEL_ACTIONS = {
+    "LKR": "Lock({x},R)",
+    "LKW": "Lock({x},W)",
+    "UL": "Unlock({x})",
+    "LF": "TryLock({x},1)",
+    "RL": "ReadLock({x},1)",
+    "RU": "ReadLock({x},0)",
+}
 
 
 def _escape(s: str) -> str:
@@ -191,7 +208,14 @@ class PictureOptions:
     taken away), and a line under the legend saying which execution this is.  Then how
     the picture is filed: ``format`` (``dot`` text, or an image drawn by herdsman: ``svg``,
     ``png``) and ``layout``, Graphviz's program that places the events (herd's
-    ``-dotcom``: ``dot``, or ``neato`` for herd's pinned ``columns``)."""
+    ``-dotcom``: ``dot``, or ``neato`` for herd's pinned ``columns``).
+
+    herd's finer styling (``linux-kernel.cfg`` sets it): ``fontsize`` (of the legend,
+    events and edges), ``arrowsize``, ``splines``, ``pad``, ``xscale``/``yscale``
+    (spacing of ``-graph columns``), ``movelabel`` (an edge's label at its tail),
+    ``showinitrf`` (rf from the initial writes when they are hidden), ``showfinalrf``
+    (kept for herd's conf files: herdsman draws no final-state node), and ``edgeattr``
+    (``label,attribute,value``: an attribute of the edges of that label)."""
 
     graph: str = "cluster"
     show_events: str = "noregs"
@@ -203,6 +227,16 @@ class PictureOptions:
     caption: str = ""
     format: str = "dot"
     layout: str = "dot"
+    fontsize: int | None = None
+    arrowsize: float | None = None
+    splines: str | None = None
+    pad: float | None = None
+    xscale: float = 1.0
+    yscale: float = 1.0
+    movelabel: bool = False
+    show_init_rf: bool = False
+    show_final_rf: bool = False
+    edge_attrs: tuple[tuple[str, str, str], ...] = ()
 
 
 #: The ``-graph`` modes and the ``-showevents`` values herd knows; the files herdsman
@@ -237,6 +271,7 @@ def to_dot(
     in the legend (e.g. ``[withcatdep]``); with no ``model_name`` the legend is the test
     name alone."""
     opts = options or PictureOptions(show_init_writes=show_init_writes)
+    show_init_rf = show_init_rf or opts.show_init_rf
     g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
     if not model_opts and sk.has_regs:  # a model that computes dependencies (catdep)
@@ -270,6 +305,12 @@ def to_dot(
         if opts.caption:
             text += f"\\n{_escape(opts.caption)}"
         dot.set("label", f'"{text}"')
+    if opts.fontsize is not None:
+        dot.set("fontsize", str(opts.fontsize))
+    if opts.splines is not None:
+        dot.set("splines", opts.splines)
+    if opts.pad is not None:
+        dot.set("pad", f'"{opts.pad:f}"')
 
     def label(i: int, e: Event) -> str:
         head = f"{event_letter(num[i])}: {event_action(e)}"
@@ -280,6 +321,7 @@ def to_dot(
         return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
     pos = column_positions(g, shown, opts.squished) if mode == "columns" else {}
+    pos = {k: (x * opts.xscale, y * opts.yscale) for k, (x, y) in pos.items()}
     rows = event_rows(g, shown)
     shape = "none" if opts.squished else "box"
 
@@ -287,6 +329,8 @@ def to_dot(
         extra: dict[str, Any] = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
         if mode != "free" and not e.is_init:
             extra["group"] = f"t{e.tid}"
+        if opts.fontsize is not None:
+            extra["fontsize"] = str(opts.fontsize)
         where.add_node(pydot.Node(node(i), label=label(i, e), shape=shape, color="blue", **extra))
 
     for i, e in enumerate(evs):
@@ -316,9 +360,24 @@ def to_dot(
             dot.add_subgraph(sub)
 
     def edge(a: str, b: str, lbl: str, color: str, ranked: bool = True) -> None:
+        attrs = {k: v for name, k, v in opts.edge_attrs if name == lbl}
+        color = attrs.pop("color", color)
         q = f'"{color}"' if color.startswith("#") else color
-        extra: dict[str, Any] = {} if ranked or mode == "free" else {"constraint": "false"}
-        dot.add_edge(pydot.Edge(a, b, label=f'"{_escape(lbl)}"', color=q, fontcolor=q, **extra))
+        where = "label"
+        text = lbl
+        if opts.movelabel and not lbl.startswith("po"):  # herd: at the tail, padded
+            where, text = "taillabel", lbl + " " * len(lbl)
+        extra: dict[str, Any] = {where: f'"{_escape(text)}"', "color": q, "fontcolor": q}
+        if not ranked and mode != "free":
+            extra["constraint"] = "false"
+        if opts.fontsize is not None:
+            extra["fontsize"] = str(opts.fontsize)
+        if opts.arrowsize is not None:
+            extra["arrowsize"] = f'"{opts.arrowsize:f}"'
+        for k, v in attrs.items():
+            if k != "label":
+                extra[k] = v
+        dot.add_edge(pydot.Edge(a, b, **extra))
 
     def along(a: int, b: int) -> bool:
         return runs_down(evs, rows, a, b)

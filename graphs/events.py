@@ -18,11 +18,13 @@ from herdsman.litmus.base.ir import Sym, Value
 
 #: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join;
 #: ``U``, an update (a read and a write at once: herd's single amo event), which only
-#: the skeletons a model judges have (:mod:`graphs.fuse`); herd's register events (a read
-#: or a write of a register: ``reg`` names it), made only for models that compute
-#: dependencies themselves (herd's ``catdep``); and herd's event with no action (``N``:
-#: an AArch64 jump or nop).
-KINDS = ("R", "W", "F", "B", "S", "J", "U", "Rreg", "Wreg", "N")
+#: the skeletons a model judges have (:mod:`graphs.fuse`); ``K``: an event with a
+#: location that is no memory access (herd's lock and SRCU events of the Linux kernel;
+#: its ``fence`` field says which: LKR, LKW, UL, LF, RL, RU, SRCU); herd's register
+#: events (a read or a write of a register: ``reg`` names it), made only for models that
+#: compute dependencies themselves (herd's ``catdep``); and herd's event with no action
+#: (``N``: an AArch64 jump or nop).
+KINDS = ("R", "W", "F", "B", "S", "J", "U", "K", "Rreg", "Wreg", "N")
 
 INIT = -1  # the thread of the initial writes
 

@@ -75,9 +75,11 @@ EMPTY_RELS = (
 )
 
 
-def static_names(sk: Skeleton, arch: str) -> StaticNames:
-    """Names whose value is fixed by the skeleton (each computed when first asked)."""
-    return StaticNames(sk, arch)
+def static_names(sk: Skeleton, arch: str, tag_sets: Mapping[str, str] | None = None) -> StaticNames:
+    """Names whose value is fixed by the skeleton (each computed when first asked);
+    ``tag_sets`` adds the event sets a bell file declares (set name -> the annotation its
+    events carry)."""
+    return StaticNames(sk, arch, tag_sets)
 
 
 Maker = Callable[[Skeleton], Tagged]
@@ -162,6 +164,9 @@ def _makers(arch: str) -> dict[str, Maker]:
         out["amo"] = _rel(amo_pairs)
     if arch == "C":
         out["NA"] = _set(_c_non_atomic)
+        # herd's C (CMem's wide po): po also orders the events of one instruction
+        # instance, the read of a read-modify-write before its write
+        out["po"] = _rel(lambda sk: sk.po_iico)
     return out
 
 
@@ -175,9 +180,13 @@ class StaticNames(Mapping[str, Tagged]):
     """herd's predefined names of a skeleton (see the module docstring), each computed
     when first asked: a model uses a few of them."""
 
-    def __init__(self, sk: Skeleton, arch: str) -> None:
+    def __init__(self, sk: Skeleton, arch: str, tag_sets: Mapping[str, str] | None = None) -> None:
         self.sk = sk
         self._make = _makers(arch)
+        if tag_sets:
+            self._make = dict(self._make)
+            for name, annot in tag_sets.items():
+                self._make[name] = _set(partial(_annotated, annot))
         # dependencies and sets the engine gave beside the events' own
         got: dict[str, Tagged] = {}
         for name, rel in sk.deps.items():

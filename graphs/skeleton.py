@@ -259,11 +259,17 @@ class Skeleton:
 
     @cached_property
     def loc(self) -> int:
-        """Same location (reflexive on memory events); register events of one register
-        of one thread share a location too (herd's ``loc`` with register events)."""
+        """Same location (reflexive on memory events, and on the events with a location
+        that are no memory access: herd's lock and SRCU events, kind ``K``); register
+        events of one register of one thread share a location too (herd's ``loc`` with
+        register events)."""
         U = self.U
+        groups = dict(self.by_loc)
+        for i, e in enumerate(self.events):
+            if e.kind == "K" and e.loc is not None:
+                groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
         r = 0
-        for s in self.by_loc.values():
+        for s in groups.values():
             r |= U.product(s, s)
         for s in self.by_reg.values():
             r |= U.product(s, s)

@@ -105,7 +105,7 @@ class _Build(Transformer):
         self.depths[id(p)] = depth
         return p
 
-    def _flat(self, cls: type, items: list) -> Prop:
+    def _flat(self, cls: type[And] | type[Or], items: list) -> Prop:
         out: list[Prop] = []
         for p in items:
             if isinstance(p, cls):

@@ -9,6 +9,7 @@ from herdsman.engine.errors import ConditionSettled, ErrorFound
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, OutcomeBuilder
 from herdsman.engine.reference.search import Goal, enumerate_test
+from herdsman.engine.reference.uniproc import reads_own_later
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.semantics.step import semantics_of
 from herdsman.engine.size import check_events
@@ -43,7 +44,8 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
     regs = model.register_events
     sem = semantics_of(program, opts.unroll, regs)
     check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
-    threads = thread_executions(program, opts.unroll, goal.deadline, regs)
+    own_later = reads_own_later(model, program.arch)
+    threads = thread_executions(program, opts.unroll, goal.deadline, own_later, regs)
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow, opts.speedcheck)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds

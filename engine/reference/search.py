@@ -93,22 +93,50 @@ def enumerate_test(
     if goal.progress is not None:
         tracker = Tracker(goal.progress, tally)
         tracker.tree.enter(math.prod(len(g) for g in groups))
-    for combo in itertools.product(*groups):
+    for shapes in itertools.product(*groups):
         if tracker is not None:
             tracker.tree.child()
-        if plain:
+        status = None
+        if not plain:
+            budget += 1
+            if not budget & 1023:
+                check_deadline(goal.deadline)
+            status = combination_status([g[0] for g in shapes], threads.spawned)
+            if status is None:
+                continue
+        for combo in _by_compared_values(threads, list(shapes), model, arch):
             tally.stats.bump("combos")
-            Combo(threads, list(combo), model, arch, goal, tally, tracker=tracker).run()
-            continue
-        budget += 1
-        if not budget & 1023:
-            check_deadline(goal.deadline)
-        status = combination_status([g[0] for g in combo], threads.spawned)
-        if status is None:
-            continue
-        tally.stats.bump("combos")
-        Combo(threads, list(combo), model, arch, goal, tally, *status, tracker=tracker).run()
+            if status is None:
+                Combo(threads, combo, model, arch, goal, tally, tracker=tracker).run()
+            else:
+                Combo(threads, combo, model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
+
+
+def _by_compared_values(
+    threads: ThreadsResult, combo: list[list[ThreadExec]], model: PreparedModel, arch: str
+) -> list[list[list[ThreadExec]]]:
+    """The combination of shapes ``combo`` split so that, in each part, every thread
+    execution of a thread gives the same values to the events the model may compare
+    (``different-values``: a skeleton holds one execution's values)."""
+    if not model.reads_values:
+        return [combo]
+    lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in combo])
+    compared = model.compared_events(lay.sk, arch)
+    if compared == 0:
+        return [combo]
+    parts = []
+    for t, variants in enumerate(combo):
+        positions = [
+            i
+            for i in range(len(variants[0].events))
+            if compared is None or compared >> (lay.base[t] + i) & 1
+        ]
+        split: dict[tuple, list[ThreadExec]] = {}
+        for te in variants:
+            split.setdefault(tuple([te.events[i][5] for i in positions]), []).append(te)
+        parts.append(list(split.values()))
+    return [list(p) for p in itertools.product(*parts)]
 
 
 def wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:

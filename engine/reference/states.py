@@ -120,7 +120,7 @@ def state_candidates(
         prune=prune,
         deadline=deadline,
     )
-    threads = thread_executions(program, unroll, deadline, regs)
+    threads = thread_executions(program, unroll, deadline, regs=regs)
     tally = OutcomeBuilder(goal.observed, goal.quant)
     groups: list[list[list[ThreadExec]]] = []
     for execs in wanted_execs(threads.execs, prop):

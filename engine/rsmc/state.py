@@ -392,6 +392,7 @@ class RsmcState:
             elif isinstance(s, Stall):
                 break
             else:
+                assert isinstance(s, ThreadDone | ThreadFailed | Blocked), "RSMC refuses forks"
                 self.end[t] = s
                 break
         self.state[t] = st

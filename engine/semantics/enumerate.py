@@ -18,6 +18,7 @@ from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
 from herdsman.engine.semantics.state import (
     Blocked,
+    Choice,
     Emit,
     Fork,
     Read,
@@ -140,6 +141,7 @@ def run_thread(
     deadline: float | None = None,
     stops: bool = False,
     blocked: bool = False,
+    own: bool = False,
 ) -> tuple[list[ThreadExec], int]:
     """Every execution of the thread ``code`` for the values ``values_of(location)`` reads
     may see (depth first, values in order), and how many were dropped (an address that
@@ -147,10 +149,12 @@ def run_thread(
     With ``blocked`` the blocked executions are kept too (their writes give values to
     the reads of the others: a thread blocked on one path may write what another path
     reads); with ``stops`` (programs that assert) also the events before each join (see
-    :class:`ThreadExec`)."""
+    :class:`ThreadExec`).  With ``own``, ``values_of`` gives only the values other
+    threads (and the initial state) may give a read, and a read sees too the values the
+    path wrote before it (never one it writes later)."""
     tid = code.tid
     initial = code.initial()
-    step, after_read = code.step, code.after_read
+    step, after_read, after_choice = code.step, code.after_read, code.after_choice
     out: list[ThreadExec] = []
     dropped = 0
     events: list[Event] = []
@@ -173,7 +177,16 @@ def run_thread(
                 ev = s[0]
                 loc = ev[4]
                 assert loc is not None, "concrete values give known addresses"
-                for v in values_of(loc):
+                vals = values_of(loc)
+                if own:
+                    mine: set[Value] = set()
+                    for e in events:
+                        v = e.value
+                        if e.kind == "W" and e.loc == loc and v is not None and is_known(v):
+                            mine.add(v)
+                    if not mine <= set(vals):
+                        vals = sorted(set(vals) | mine, key=cmp_key)
+                for v in vals:
                     events.append(with_value(ev, v))
                     go(after_read(s, v))
                     events.pop()
@@ -181,6 +194,10 @@ def run_thread(
             if isinstance(s, Fork):  # a choice of the thread's own: every way
                 for nxt in s.states:
                     go(nxt)
+                break
+            if isinstance(s, Choice):  # herd's alternatives: every way, in order
+                for k in range(len(s.targets)):
+                    go(after_choice(s, k))
                 break
             if type(s) is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
@@ -215,6 +232,7 @@ def thread_executions(
     program: Program,
     unroll: int = DEFAULT_UNROLL,
     deadline: float | None = None,
+    own_later: bool = True,
     regs: bool = False,
 ) -> ThreadsResult:
     """Every execution of every thread, for every value its reads may see.
@@ -223,13 +241,22 @@ def thread_executions(
     stored by the thread executions until nothing new appears.  A value of a well-founded
     execution is computed from a chain of at most as many stores as the execution has,
     so the iteration stops after that many rounds even when values keep growing (only
-    values no execution can justify are then left out)."""
+    values no execution can justify are then left out).
+
+    ``own_later`` False: no read takes a value only a po-later write of its own thread
+    (or its own read-modify-write) gives, for models that never let a read read from
+    one (uniproc: ``engine.reference.run``); a thread's reads then see the values of the
+    other threads and those their own path wrote before them, which keeps chains of
+    read-modify-writes to one location from multiplying each other's values.  ``regs``:
+    with herd's register events (:mod:`engine.semantics.regevents`)."""
     sem = semantics_of(program, unroll, regs)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
+    seeded: dict[str, set[Value]] = {}  # values every read of a location may see
     if program.arch == "C":  # herd's C values are symbolic (see _stored_constants)
         for x, v in _stored_constants(program):
             values.setdefault(x, {init_mem.setdefault(x, 0)}).add(v)
+            seeded.setdefault(x, set()).add(v)
     vlists: dict[str, list[Value]] = {}
 
     def values_of(loc: str) -> list[Value]:
@@ -240,6 +267,22 @@ def thread_executions(
                 vs = values[loc] = {init_mem.setdefault(loc, 0)}
             vl = vlists[loc] = sorted(vs, key=cmp_key)
         return vl
+
+    # per location and thread: the values that thread's executions write there
+    by_thread: dict[str, dict[int, set[Value]]] = {}
+    own_lists: dict[tuple[int, str], list[Value]] = {}
+
+    def others_of(t: int, loc: str) -> list[Value]:
+        """The values thread ``t`` may read at ``loc`` from the initial state and the
+        other threads (``own_later`` False)."""
+        got = own_lists.get((t, loc))
+        if got is None:
+            vs = {init_mem.setdefault(loc, 0), *seeded.get(loc, ())}
+            for u, ws in by_thread.get(loc, {}).items():
+                if u != t:
+                    vs |= ws
+            got = own_lists[(t, loc)] = sorted(vs, key=cmp_key)
+        return got
 
     limit = _max_rounds(sem.threads)
     stops = program.has(Assert)
@@ -254,6 +297,7 @@ def thread_executions(
     while True:
         rounds += 1
         vlists.clear()
+        own_lists.clear()
         execs: list[list[ThreadExec]] = []
         bad = 0
         for t, code in enumerate(sem.threads):
@@ -263,19 +307,24 @@ def thread_executions(
             else:
                 seen: dict[str, int] = {}
 
-                def values_seen(loc: str, seen: dict[str, int] = seen) -> list[Value]:
+                def values_seen(loc: str, seen: dict[str, int] = seen, t: int = t) -> list[Value]:
                     vl = values_of(loc)
                     seen[loc] = len(vl)
-                    return vl
+                    return vl if own_later else others_of(t, loc)
 
                 with sem.reporting():
-                    got, dropped = run_thread(code, values_seen, deadline, stops, blocks)
+                    got, dropped = run_thread(
+                        code, values_seen, deadline, stops, blocks, own=not own_later
+                    )
                 if t in sem.spawned:
                     got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
                 last[t] = (got, dropped, seen)
             execs.append(got)
             bad += dropped
-        if not _grow(values, init_mem, execs) or rounds >= limit:
+        grew = _grow(values, init_mem, execs)
+        if not own_later:
+            _grow_by_thread(by_thread, execs)
+        if not grew or rounds >= limit:
             break
     return ThreadsResult(
         execs=execs,
@@ -327,3 +376,14 @@ def _grow(
                         vs.add(e.known_value)
                         grew = True
     return grew
+
+
+def _grow_by_thread(
+    by_thread: dict[str, dict[int, set[Value]]], execs: Iterable[list[ThreadExec]]
+) -> None:
+    """Add the values each thread's executions write to its own value sets."""
+    for lst in execs:
+        for te in lst:
+            for e in te.events:
+                if e.kind == "W" and e.loc is not None:
+                    by_thread.setdefault(e.loc, {}).setdefault(te.tid, set()).add(e.value)  # type: ignore[arg-type]

@@ -136,4 +136,12 @@ class Fork(NamedTuple):
     states: tuple[ThreadState, ...]
 
 
-Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall | Fork
+class Choice(NamedTuple):
+    """The thread goes on in one of ``len(targets)`` ways (herd's alternatives, the IR's
+    ``Choose``): :meth:`ThreadCode.after_choice` gives the state after choice ``k``."""
+
+    targets: tuple[int, ...]  # the pc of each way
+    at: ThreadState
+
+
+Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall | Fork | Choice

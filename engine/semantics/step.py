@@ -54,6 +54,7 @@ from herdsman.engine.semantics.arith import (
 from herdsman.engine.semantics.state import (
     Access,
     Blocked,
+    Choice,
     Emit,
     Fork,
     Pending,
@@ -75,6 +76,8 @@ from herdsman.litmus.base.ir import (
     Assert,
     Assume,
     Branch,
+    Choose,
+    Effect,
     Fence,
     Imm,
     Instr,
@@ -186,6 +189,11 @@ class ThreadCode:
             self.const_loc.append(loc)
         back: dict[int, int] = {}
         for i, ins in enumerate(self.code):
+            if type(ins) is Choose:
+                for t in ins.targets:
+                    tgt = self.labels.get(t)
+                    if tgt is None or tgt <= i:
+                        raise StepError(f"P{tid}: a choice of no forward label '{t}'")
             if type(ins) is Branch:
                 tgt = self.labels.get(ins.target)
                 if tgt is None:
@@ -272,6 +280,8 @@ class ThreadCode:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
         nxt = [(pc + 1, loops)]
+        if type(ins) is Choose:
+            return [(th.labels[t], loops) for t in ins.targets]
         if type(ins) is Branch:
             tgt = th.labels[ins.target]
             if ins.cond is None:
@@ -353,7 +363,8 @@ class ThreadCode:
                         done = _new(ThreadDone, (regs, False, self.slots, self.order))
                         assert isinstance(ins, Assert)
                         return ThreadFailed(ins.message or "assertion", pc, done)
-                    if self.branch_commit:  # compiled, it is a conditional branch
+                    if self.branch_commit and not _constraint(ins):
+                        # compiled, it is a conditional branch
                         return self._check_commit(th, ins, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
@@ -361,6 +372,9 @@ class ThreadCode:
                 here = _state(st, pc, regs, taint, st.n, poi)
                 if isinstance(ins, StoreCond):
                     return self._store_cond(th, ins, here)
+                if isinstance(ins, Choose):
+                    pcs = tuple([th.labels[t] for t in ins.targets])
+                    return _new(Choice, (pcs, here))
                 return self._event(th, ins, here)
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
@@ -532,8 +546,12 @@ class ThreadCode:
                 loc = _loc_name(a)
             else:
                 sym = a
-        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock)
+        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock | Effect)
         annots = ins.annots
+        if isinstance(ins, Effect):  # herd's lock and SRCU events: a location, no value
+            fields = ("K", th.tid, n, poi, loc, None, ins.kind, annots, origin, at, 0, st.ctrl, 0)
+            after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
+            return _new(Emit, (_new(Event, fields), after, sym))
         if cls is Store or cls is Unlock:
             v: AnyValue = 0
             vt = 0
@@ -593,6 +611,10 @@ class ThreadCode:
         ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
         return _new(Fork, ((fail, ok),))
 
+    def after_choice(self, choice: Choice, k: int) -> ThreadState:
+        """The state after way ``k`` of ``choice`` is taken."""
+        return choice.at._replace(pc=choice.targets[k])
+
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
@@ -610,9 +632,9 @@ class ThreadCode:
         regs, taint = st.regs, st.taint
         cls = type(ins)
         try:
-            if cls is Load:
-                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)  # type: ignore[union-attr]
-                if isinstance(ins, Load) and ins.reserve is not None:
+            if isinstance(ins, Load):
+                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
+                if ins.reserve is not None:
                     ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])
                     a, at = _address(st.regs, st.taint, ops)
                     regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
@@ -644,6 +666,7 @@ class ThreadCode:
         # the new value of a read-modify-write is computed from the old one (but an
         # exchange's is its operand's alone)
         valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
+        wannots = ins.write_annots if isinstance(ins, RMW | CAS) else None
         w = Event(
             "W",
             tid,
@@ -652,7 +675,7 @@ class ThreadCode:
             ev.loc,
             new,
             None,
-            ev.annots,
+            ev.annots if wannots is None else wannots,
             ev.instr,
             ev.addr,
             stain,
@@ -763,7 +786,7 @@ def _info(ins: Instr) -> _Info:
         ops = (*ins.addr, ins.expected, ins.desired)
         naddr = len(ins.addr)
         out = [ins.dst] if ins.dst else []
-    elif isinstance(ins, Lock | Unlock):
+    elif isinstance(ins, Lock | Unlock | Effect):
         ops, naddr = ins.addr, len(ins.addr)
     elif isinstance(ins, Branch):
         out = [] if ins.cond is None else [ins.creg]
@@ -913,7 +936,7 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     cls = type(ins)
     if cls is RMW or cls is CAS or cls is Lock:
         return 2
-    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join):
+    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join, Effect):
         return 1
     if isinstance(ins, Branch):
         return int(branch_commit and ins.cond is not None)
@@ -926,6 +949,12 @@ def _writes_of(ins: Instr) -> int:
     """The writes an operation issues at most."""
     cls = type(ins)
     return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
+
+
+def _constraint(ins: object) -> bool:
+    """Whether ``ins`` is an ``assume`` that constrains a value and is no branch (herd's
+    alternatives: no control dependency)."""
+    return isinstance(ins, Assume) and not ins.commit
 
 
 __all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]

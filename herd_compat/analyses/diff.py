@@ -64,12 +64,16 @@ class DiffWorkerConfig:
     b: str
     include_dirs: tuple[str, ...] = ()
     variants: frozenset[str] = frozenset()
+    bell: str | None = None
+    macros: str | None = None
     engine: str = "auto"
     limits: Limits = RUN_LIMITS  # each stage's time; the worker's memory
 
     def run_config(self, model: str) -> RunConfig:
         return RunConfig(
             model=model,
+            bell=self.bell,
+            macros=self.macros,
             include_dirs=list(self.include_dirs),
             variants=set(self.variants),
             engine=self.engine,

@@ -84,6 +84,8 @@ class DiffConfig:
     engine: str = "auto"
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
+    bell: str | None = None  # herd's -bell, for both models
+    macros: str | None = None  # herd's -macros
     progress: bool | None = None  # None: when stderr is a terminal
     show: int = 20  # how many tests of each group to describe (-1: all)
 
@@ -110,6 +112,8 @@ def fingerprint(cfg: DiffConfig, keys: list[str]) -> str:
         "engine": cfg.engine,
         "variants": sorted(cfg.variants),
         "include_dirs": cfg.include_dirs,
+        "bell": cfg.bell,
+        "macros": cfg.macros,
         "timeout": cfg.limits.time_limit,
         "tests": sorted(keys),
     }
@@ -152,6 +156,8 @@ def _execute(
         b=cfg.b,
         include_dirs=tuple(cfg.include_dirs),
         variants=frozenset(cfg.variants),
+        bell=cfg.bell,
+        macros=cfg.macros,
         engine=cfg.engine,
         limits=cfg.workers.process_limits(cfg.limits),
     )

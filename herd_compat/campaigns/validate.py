@@ -62,6 +62,7 @@ from herdsman.herd_compat.formats.dots import dot_base
 from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.herdlog import Expectation, detect_format, read_expectations
 from herdsman.herd_compat.formats.outfiles import check_output_file
+from herdsman.herd_compat.formats.results import RESULTS, result_expectations
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits
 from herdsman.herd_compat.pipeline.progress import ProgressBar
@@ -87,6 +88,8 @@ class CampaignConfig:
     engine: str = "auto"
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
+    bell: str | None = None  # herd's -bell
+    macros: str | None = None  # herd's -macros
     progress: bool | None = None  # None: when stderr is a terminal
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
     # On dask instead of --jobs local processes: an existing scheduler's address, or a
@@ -107,11 +110,13 @@ class CampaignOutcome:
 def fingerprint(cfg: CampaignConfig, keys: list[str]) -> str:
     doc = {
         "model": cfg.model,
-        "expect": os.path.realpath(cfg.expect),
+        "expect": cfg.expect if cfg.expect == RESULTS else os.path.realpath(cfg.expect),
         "column": cfg.expect_column,
         "engine": cfg.engine,
         "variants": sorted(cfg.variants),
         "include_dirs": cfg.include_dirs,
+        "bell": cfg.bell,
+        "macros": cfg.macros,
         "tests": sorted(keys),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
@@ -141,8 +146,12 @@ def run_campaign(
             check_output_file(written, option)
     given = tests_by_key(cfg.inputs)
     order = list(given)
-    expectations = read_expectations(cfg.expect, cfg.expect_column)
-    expect_kind = "herd7 log" if detect_format(_head(cfg.expect)) == "log" else "verdict table"
+    if cfg.expect == RESULTS:  # the tests' own Result: lines (the kernel's judgelitmus)
+        expectations = result_expectations(given.values())
+        expect_kind = "the tests' Result: lines"
+    else:
+        expectations = read_expectations(cfg.expect, cfg.expect_column)
+        expect_kind = "herd7 log" if detect_format(_head(cfg.expect)) == "log" else "verdict table"
     fp = fingerprint(cfg, order)
     db_path = cfg.db or default_db_path(cfg, fp)
     db = CampaignDB(db_path)
@@ -206,6 +215,8 @@ def _open_pool(cfg: CampaignConfig, worker: WorkerFactory) -> TaskPool[Done | Fa
         model=cfg.model,
         include_dirs=list(cfg.include_dirs),
         variants=set(cfg.variants),
+        bell=cfg.bell,
+        macros=cfg.macros,
         engine=cfg.engine,
         limits=workers.process_limits(cfg.limits),  # each worker's (worker.py)
     )

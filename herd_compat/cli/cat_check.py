@@ -1,4 +1,5 @@
-"""``herdsman cat check MODEL... [-I DIR] [--variant V]``: parse and type-check models.
+"""``herdsman cat check MODEL... [-I DIR] [--variant V] [--bell FILE]``: parse and
+type-check models (after the bell file, when given).
 
 For each model: its identity, how co is enumerated (``native``: the engine enumerates
 coherence orders; ``generic``: the model's own ``with``; ``none``: the model binds no co),
@@ -44,6 +45,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--arch", metavar="ARCH", help="type-check for this architecture's predefined names"
     )
     add_limit_options(p, "a model", READ_LIMITS)
+    p.add_argument(
+        "--bell",
+        metavar="FILE",
+        help="a bell file run before the model (its event sets and definitions)",
+    )
 
 
 #: The subcommands of ``herdsman cat`` and what they do.
@@ -164,7 +170,7 @@ def _check(
 ) -> tuple[list[str], str | None]:
     """One model loaded and described: its report lines and its first lint error."""
     variants = frozenset(options.variants)
-    model = load_model(spec, include_dirs=options.include_dirs, variants=variants)
+    model = load_model(spec, include_dirs=options.include_dirs, variants=variants, bell=args.bell)
     arch = args.arch  # every parser of this command has --arch (add_arguments)
     if arch:
         model._unit(arch)

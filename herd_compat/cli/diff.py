@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
 from herdsman.herd_compat.cli.args import Parser
 from herdsman.herd_compat.cli.campaigns import run_campaign_command
+from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
 from herdsman.herd_compat.cli.options import (
     add_engine_options,
     add_limit_options,
@@ -45,6 +46,7 @@ def parser() -> Parser:
     add_limit_options(p, "each model's run of a test, and its witness search,", RUN_LIMITS)
     add_engine_options(p)
     add_model_options(p, model=None, checks=False)
+    add_model_files(p)
     p.add_argument(
         "--show",
         type=int,
@@ -60,7 +62,7 @@ def main(argv: Sequence[str]) -> int:
     """``herdsman diff``'s entry point (errors are the caller's: ``cli.guarded``)."""
     a = parser().parse_args(list(argv))
     workers = workers_of(a)
-    models = models_of(a, None, checks=False)
+    models = with_model_files(a, models_of(a, None, checks=False))
     cfg = DiffConfig(
         a=a.a,
         b=a.b,
@@ -74,6 +76,8 @@ def main(argv: Sequence[str]) -> int:
         engine=a.engine,
         include_dirs=models.include_dirs,
         variants=models.variants,
+        bell=models.bell,
+        macros=models.macros,
         progress=a.progress,
         show=a.show,
     )

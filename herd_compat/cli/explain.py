@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from herdsman.herd_compat.analyses.explain.report import ExplainConfig, explain
 from herdsman.herd_compat.cli.args import Parser, UsageError
+from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
 from herdsman.herd_compat.cli.options import (
     add_limit_options,
     add_model_options,
@@ -39,6 +40,7 @@ def parser() -> Parser:
     p.add_argument("--max", type=int, metavar="N", help="list at most N rejected candidates")
     add_limit_options(p, "the explanation", RUN_LIMITS)
     add_model_options(p, model=None, checks=False)
+    add_model_files(p)
     return p
 
 
@@ -47,7 +49,7 @@ def main(argv: Sequence[str]) -> int:
     a = parser().parse_args(list(argv))
     if a.max is not None and a.max < 0:
         raise UsageError("--max must be >= 0")
-    models = models_of(a, a.model, checks=False)
+    models = with_model_files(a, models_of(a, a.model, checks=False))
     cfg = ExplainConfig(
         model=a.model,
         test=a.test,
@@ -56,6 +58,8 @@ def main(argv: Sequence[str]) -> int:
         json=a.json,
         include_dirs=models.include_dirs,
         variants=models.variants,
+        bell=models.bell,
+        macros=models.macros,
         limits=limits_of(a, RUN_LIMITS),
         limit=a.max,
     )

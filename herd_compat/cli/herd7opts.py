@@ -66,13 +66,37 @@ def _set(attr: str) -> Callable[[RunConfig, object, State], None]:
     return lambda cfg, v, st: setattr(cfg, attr, v)
 
 
-def _model(cfg: RunConfig, v: object, st: State) -> None:
-    spec = str(v)
-    if st.conf_stack and not os.path.isabs(spec):  # relative to the conf file, if there
+def _near_conf(spec: str, st: State) -> str:
+    """A file named in a conf file: relative to the conf file's directory when it is
+    there, else as given (looked for in the current directory and ``-I`` directories)."""
+    if st.conf_stack and not os.path.isabs(spec):
         cand = os.path.join(os.path.dirname(st.conf_stack[-1]), spec)
         if os.path.exists(cand):
-            spec = cand
-    cfg.model = spec
+            return cand
+    return spec
+
+
+def _model(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.model = _near_conf(str(v), st)
+
+
+def _bell(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.bell = _near_conf(str(v), st)
+
+
+def _macros(cfg: RunConfig, v: object, st: State) -> None:
+    cfg.macros = _near_conf(str(v), st)
+
+
+def _include(cfg: RunConfig, v: object, st: State) -> None:
+    """A conf file's ``include DIR``: a search directory, as ``-I``."""
+    cfg.include_dirs.append(_near_conf(str(v), st))
+
+
+def _local_conf(cfg: RunConfig, v: object, st: State) -> None:
+    """A conf file's ``local-conf FILE``: read FILE, relative to the conf file."""
+    base = os.path.dirname(st.conf_stack[-1]) if st.conf_stack else "."
+    read_conf_file(os.path.join(base, str(v)), cfg, st)
 
 
 def _variants(cfg: RunConfig, v: object, st: State) -> None:
@@ -157,6 +181,15 @@ def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
     return apply
 
 
+def _edgeattr(cfg: RunConfig, v: object, st: State) -> None:
+    """``-edgeattr label,attribute,value``: an attribute of the edges of that label."""
+    parts = [x.strip() for x in str(v).split(",")]
+    if len(parts) != 3 or not all(parts):
+        raise OptionError(f"-edgeattr expects label,attribute,value, found '{v}'")
+    attrs = (*cfg.picture.edge_attrs, (parts[0], parts[1], parts[2]))
+    cfg.picture = replace(cfg.picture, edge_attrs=attrs)
+
+
 def _dotmode(cfg: RunConfig, v: object, st: State) -> None:
     """herd's ``-dotmode``: ``plain`` text in pictures (herd's default); herd's ``fig``
     (labels escaped for TeX in xfig) is not drawn by herdsman."""
@@ -195,6 +228,8 @@ OPTIONS: dict[str, Opt] = {
     "-model": Opt("str", _model, "<file.cat|name> model (default per architecture)"),
     "-cat": Opt("str", _model, "<file.cat|name> alias of -model"),
     "-I": Opt("str", lambda c, v, s: c.include_dirs.append(str(v)), "<dir> add to search path"),
+    "-bell": Opt("str", _bell, "<file> read bell file (run before the model)"),
+    "-macros": Opt("str", _macros, "<file> read macro (.def) file (C tests)"),
     "-variant": Opt("str", _variants, "<tags> variant tags (comma separated, cumulative)"),
     "-show": Opt("tag", _show, "executions to draw", SHOW_MODES),
     "-nshow": Opt("int", _set("nshow"), "<n> draw at most n executions"),
@@ -237,6 +272,16 @@ OPTIONS: dict[str, Opt] = {
     "-squished": Opt("bool", _picture("squished"), "<bool> short event labels"),
     "-showinitwrites": Opt("bool", _picture("show_init_writes"), "<bool> draw initial writes"),
     "-showthread": Opt("bool", _picture("show_thread"), "<bool> label the threads"),
+    "-fontsize": Opt("int", _picture("fontsize"), "<n> font size in pictures"),
+    "-arrowsize": Opt("float", _picture("arrowsize"), "<f> arrow size in pictures"),
+    "-splines": Opt("str", _picture("splines"), "<tag> Graphviz splines attribute"),
+    "-pad": Opt("float", _picture("pad"), "<f> Graphviz pad attribute"),
+    "-xscale": Opt("float", _picture("xscale"), "<f> horizontal spacing of -graph columns"),
+    "-yscale": Opt("float", _picture("yscale"), "<f> vertical spacing of -graph columns"),
+    "-movelabel": Opt("bool", _picture("movelabel"), "<bool> edge labels at their tail"),
+    "-showinitrf": Opt("bool", _picture("show_init_rf"), "<bool> rf from hidden initial writes"),
+    "-showfinalrf": Opt("bool", _picture("show_final_rf"), "<bool> rf to the final state"),
+    "-edgeattr": Opt("str", _edgeattr, "<label,attr,value> attribute of edges (cumulative)"),
     "-doshow": Opt("str", _relations("doshow"), "<r1,r2> relations to draw too"),
     "-unshow": Opt("str", _relations("unshow"), "<r1,r2> relations not to draw"),
     "-dotcom": Opt("tag", _picture("layout"), "Graphviz program placing events", LAYOUTS),
@@ -272,8 +317,17 @@ def _convert(name: str, opt: Opt, text: str) -> object:
     return text
 
 
-def apply_option(cfg: RunConfig, st: State, name: str, value: str | None) -> None:
-    opt = OPTIONS.get(name)
+#: Keys only a conf file has (``include DIR``, ``local-conf FILE``).
+CONF_KEYS: dict[str, Opt] = {
+    "-include": Opt("str", _include, "<dir> add to search path"),
+    "-local-conf": Opt("str", _local_conf, "<file> read options from file, next to this one"),
+}
+
+
+def apply_option(
+    cfg: RunConfig, st: State, name: str, value: str | None, conf: bool = False
+) -> None:
+    opt = OPTIONS.get(name) or (CONF_KEYS.get(name) if conf else None)
     if opt is None:
         raise OptionError(f"unknown option '{name}' (see herdsman herd7 -help)")
     if not opt.arg:
@@ -309,7 +363,7 @@ def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
             key, _, value = s.partition(" ")
             col = len(line) - len(line.lstrip()) + 1
             try:
-                apply_option(cfg, st, "-" + key.lstrip("-"), value.strip() or None)
+                apply_option(cfg, st, "-" + key.lstrip("-"), value.strip() or None, conf=True)
             except OptionError as e:
                 raise InputError(path, n, col, str(e)) from None
     finally:

@@ -142,7 +142,7 @@ VARIANT_TAGS = frozenset(
     phantomonload optrfrmw constrainedunpredictable cu exp ifetch self dic idc cos-opt test
     asl asl_aarch64 aslaarch64 asl+aarch64 aslv0 asl0 asl_0 aslv1 asl1 asl_1 asltype+warn
     asltype+silence asltype+check asl+experimental asl+exp s128 strict warn telechat nv2
-    fatal skip handled synchronous sync asynchronous async asymmetric asym""".split()
+    fatal skip handled synchronous sync asynchronous async asymmetric asym lkmmv1 lkmmv2""".split()
 )
 
 
@@ -167,13 +167,16 @@ def variant_options(values: list[str], option: str = "--variant") -> set[str]:
 @dataclass(frozen=True)
 class ModelOptions:
     """The model group: the model (None: herd's default per architecture), its include
-    directories, variant tags, checks skipped, and whether failing executions go through."""
+    directories, variant tags, checks skipped, whether failing executions go through, and
+    herd's bell and macro files (``cli.model_files``)."""
 
     model: str | None
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     skipchecks: list[str] = field(default_factory=list)
     through: bool = False
+    bell: str | None = None
+    macros: str | None = None
 
     def into(self, cfg: RunConfig) -> RunConfig:
         """``cfg`` with this model group."""
@@ -182,6 +185,8 @@ class ModelOptions:
         cfg.variants = set(self.variants)
         cfg.skipchecks = list(self.skipchecks)
         cfg.through = self.through
+        cfg.bell = self.bell
+        cfg.macros = self.macros
         return cfg
 
 

@@ -8,6 +8,7 @@ from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
 from herdsman.herd_compat.cli.campaigns import run_campaign_command
+from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
 from herdsman.herd_compat.cli.options import (
     add_engine_options,
     add_limit_options,
@@ -35,11 +36,13 @@ def parser() -> Parser:
     )
     p.add_argument("inputs", nargs="+", metavar="DIR|@INDEX|FILE")
     add_model_options(p, checks=False)
+    add_model_files(p)
     p.add_argument(
         "--expect",
         required=True,
         metavar="FILE",
-        help="herd7 log or verdict table (format detected)",
+        help="herd7 log or verdict table (format detected); 'results': each test's own "
+        "'Result:' line, judged as the Linux kernel's judgelitmus.sh",
     )
     p.add_argument(
         "--expect-column",
@@ -74,11 +77,13 @@ def main(argv: list[str], worker: WorkerFactory | None = None) -> int:
     limits = limits_of(a, RUN_LIMITS)
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
-    models = models_of(a, a.model, checks=False)
+    models = with_model_files(a, models_of(a, a.model, checks=False))
     cfg = CampaignConfig(
         inputs=a.inputs,
         expect=a.expect,
-        model=a.model,
+        model=models.model,
+        bell=models.bell,
+        macros=models.macros,
         expect_column=a.expect_column - 1,
         db=a.db,
         resume=a.resume,

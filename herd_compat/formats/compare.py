@@ -11,6 +11,7 @@ from typing import Any
 
 from herdsman.herd_compat.formats.herd_block import HerdBlock
 from herdsman.herd_compat.formats.herdlog import Expectation
+from herdsman.herd_compat.formats.results import judge, observation_line
 
 #: Categories of a campaign result, in the order of the summary table.
 CATEGORIES = ("identical", "verdict", "states", "counts", "hash", "missing", "error", "timeout")
@@ -38,6 +39,16 @@ def compare(ours: HerdBlock, exp: Expectation | None) -> Comparison:
     difference among verdict, states, counts and hash; ``details`` lists them all."""
     if exp is None:
         return Comparison("missing", {"our_verdict": ours.verdict_line})
+    if exp.result is not None:  # a kernel test's Result: line, judged as judgelitmus.sh
+        j = judge(ours, exp)
+        if j.ok:
+            return Comparison("identical", {"note": j.why} if j.why else {})
+        words = exp.result + (" DATARACE" if exp.datarace else "")
+        obs = observation_line(ours) + (" (Flag data-race)" if "data-race" in ours.flags else "")
+        return Comparison(
+            "verdict",
+            {"herd_verdict": f"Result: {words}", "our_verdict": obs, "error": j.why},
+        )
     details: dict[str, Any] = {}
     differs = []
     theirs = exp.record

@@ -212,13 +212,18 @@ def read_verdict_table(path: str | Path) -> VerdictTable:
 
 @dataclass
 class Expectation:
-    """What herd says about one test: always a verdict, the full record from a log."""
+    """What herd says about one test: always a verdict, the full record from a log; or,
+    from a kernel test's own ``Result:`` line (``result``: Never, Sometimes, Always,
+    Maybe, DEADLOCK; ``datarace``: a data race predicted), what the kernel's
+    ``judgelitmus.sh`` expects (:mod:`herd_compat.formats.results`)."""
 
     name: str
     verdict: str  # Ok | No | Undef
     record: HerdBlock | None = None
     source: str = ""
     line: int = 0
+    result: str | None = None
+    datarace: bool = False
 
 
 def detect_format(text: str) -> str:

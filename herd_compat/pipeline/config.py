@@ -25,6 +25,8 @@ class RunConfig:
 
     tests: list[str] = field(default_factory=list)
     model: str | None = None  # None: herd's default for each test's architecture
+    bell: str | None = None  # herd's -bell: a bell file run before the model
+    macros: str | None = None  # herd's -macros: a .def file of C macros (cat.bell, litmus/c)
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     skipchecks: list[str] = field(default_factory=list)

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import Model
 from herdsman.herd_compat.formats.conds import replace_condition
+from herdsman.herd_compat.formats.herd_block import Cast, c_cast
 from herdsman.herd_compat.pipeline.config import InputKind, RunConfig
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Condition, Program
+from herdsman.litmus.base.ir import Condition, Loc, Program
 from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import (
     CLitmus,
@@ -33,6 +34,7 @@ from herdsman.litmus.c import (
     parse_c_litmus,
 )
 from herdsman.litmus.c.herdhash import c_litmus_hash
+from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_source, parse_text
@@ -62,6 +64,8 @@ class HeaderFacts:
     arch: str
     hash: str
     condition: str
+    #: a C test's locations with the types herd prints their values by
+    casts: tuple[tuple[Loc, Cast | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,10 +190,16 @@ def load_program(
         if test.name in cfg.conds:
             raise InputError(cfg.conds_path, cfg.conds[test.name][1], 1, "-conds on a C test")
         spec = models.spec_for("C", path)
-        model, cpu = _timed_model(models, spec)
+        loading = time.process_time()
+        model = models.get(spec)
         target = model.identity.target
-        program = lower_c_litmus(test, target)
-        facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition))
+        macros = models.macros()  # herd's -macros, read once
+        models.warm(model, TARGET_ARCH[target])
+        cpu = time.process_time() - loading  # the model and macros are not the test's
+        v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
+        program = lower_c_litmus(test, target, macros, kernel_v2=v2)
+        casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
+        facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition), casts)
         n = len(test.threads)
         return Loaded(path, facts, program, model, test.condition, n, target, cpu)
     h = herd_hash(test)
@@ -219,9 +229,17 @@ _WARM_UP = (
 )
 
 
+#: ... and a C one (its init section has a grammar of its own).
+_WARM_UP_C = "C W\n{ x = 0; }\nP0(int *x)\n{\n\tint r0;\n\tr0 = *x;\n}\nexists (0:r0=0)\n"
+
+
 def warm_up_parser() -> None:
     for text in _WARM_UP:
         try:
             parse_text(text, "<warm-up>")
         except InputError:
             pass  # only an optimisation
+    try:
+        parse_c_litmus(_WARM_UP_C, "<warm-up>")
+    except InputError:
+        pass

@@ -1,6 +1,7 @@
 """Which cat model runs a test, loaded once per run: herd's default model per architecture
 (PPC -> ``power``, X86 -> ``tso``) unless one is given, the test's own variants, herd's
-architecture check, and model files found in ``-I`` directories."""
+architecture check, and model files found in ``-I`` directories; with the model, its bell
+file (``-bell``) and the run's macro file (``-macros``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import os
 import re
 
 from herdsman.cat.api import Model, load_model
+from herdsman.engine.reference.uniproc import reads_own_later
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.litmus.base.arch import ARCHS, is_arch
 from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.c.macros import Macros, read_macros
 from herdsman.litmus.test import LitmusTest
 
 
@@ -90,8 +93,20 @@ class ModelCache:
                 variants=variants,
                 skipchecks=tuple(self.cfg.skipchecks),
                 through=self.cfg.through,
+                bell=self.cfg.bell,
             )
         return self._models[key]
+
+    def macros(self) -> Macros | None:
+        """The run's macro file (herd's ``-macros``), read once; None without one."""
+        if self.cfg.macros is None:
+            return None
+        return read_macros(resolve_model_spec(self.cfg.macros, self.cfg.include_dirs))
+
+    def warm(self, model: Model, arch: str) -> None:
+        """Compile ``model`` for ``arch`` and ask it what the engines ask once per model
+        (so that the first test's time is its own)."""
+        reads_own_later(model, arch)
 
     def for_test(self, test: LitmusTest) -> Model:
         """The model ``test`` runs under (an InputError when its architecture is not the

@@ -94,6 +94,7 @@ class Done:
             arch=t.arch,
             time=self.cpu,
             candidates=candidates,
+            casts=dict(t.casts),
         )
 
 

@@ -174,7 +174,8 @@ class RMW:
     (X86 ``XCHG`` is fn='second', ``LOCK ADD`` is fn='add' with dst None).  Without the
     ``X`` annotation it is a read and a write of one instruction, not atomic (X86_64's
     ``add`` to memory).  With ``sets_cr`` it also writes ``cr0``, the comparison of the
-    new value with 0 (X86_64's flags)."""
+    new value with 0 (X86_64's flags).
+    ``write_annots``, when given, are the write's annotations (else the read's)."""
 
     dst: str | None
     addr: tuple[Operand, ...]
@@ -183,6 +184,7 @@ class RMW:
     size: int = 4
     annots: frozenset[str] = frozenset({"X"})
     sets_cr: bool = False
+    write_annots: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,7 @@ class CAS:
     expected: Operand
     desired: Operand
     annots: frozenset[str] = frozenset({"X"})
+    write_annots: frozenset[str] | None = None  # the write's, when not ``annots``
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,10 +243,13 @@ class Branch:
 @dataclass(frozen=True, slots=True)
 class Assume:
     """The execution goes on only if ``cond`` holds of register ``creg`` (as a
-    :class:`Branch`); otherwise the thread is blocked for good."""
+    :class:`Branch`); otherwise the thread is blocked for good.  With ``commit`` False it
+    is a constraint on values, not a branch (no commit event, no control dependency:
+    herd's equations, as in a kernel compare-and-exchange)."""
 
     creg: str
     cond: str = "ne"
+    commit: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +277,25 @@ class Unlock:
 
     addr: tuple[Operand, ...]
     annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """An event at ``addr`` that is no memory access: herd's lock and SRCU events of the
+    Linux kernel (``kind`` is herd's set: LKR, LKW, UL, LF, RL, RU, or SRCU for
+    ``synchronize_srcu``), with its annotations.  The model decides what they read."""
+
+    kind: str
+    addr: tuple[Operand, ...]
+    annots: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """Go on at one of the labels ``targets``, any of them (herd's alternatives: a
+    ``spin_trylock`` that takes the lock or fails); no event, no dependency."""
+
+    targets: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +328,8 @@ Instr = (
     | Assert
     | Lock
     | Unlock
+    | Effect
+    | Choose
     | Spawn
     | Join
 )
@@ -346,7 +373,7 @@ def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
         return tuple(_regs(ins.args))
-    if isinstance(ins, Load | Lock | Unlock):
+    if isinstance(ins, Load | Lock | Unlock | Effect):
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))

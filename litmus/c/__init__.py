@@ -30,6 +30,7 @@ from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import litmus_c
 from herdsman.litmus.c.litmus_c import CLitmus, CThread
 from herdsman.litmus.c.lower_program import lower_program
+from herdsman.litmus.c.macros import Macros
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import HEADERS, preprocess
 from herdsman.litmus.c.target import TARGETS
@@ -74,10 +75,15 @@ def parse_c_litmus(text: str, path: str) -> CLitmus:
     return run_deep(path, lambda: litmus_c.parse_c_litmus(text, path))
 
 
-def lower_c_litmus(test: CLitmus, target: str) -> Program:
-    """The program of the C litmus test ``test`` for ``target``, lowered with room for
-    deep nesting."""
-    return run_deep(test.path, lambda: litmus_c.lower_c_litmus(test, target))
+def lower_c_litmus(
+    test: CLitmus, target: str, macros: Macros | None = None, kernel_v2: bool = False
+) -> Program:
+    """The program of the C litmus test ``test`` for ``target`` (with herd's ``macros``,
+    and its variant ``lkmmv2`` when ``kernel_v2``: :func:`litmus_c.lower_c_litmus`),
+    lowered with room for deep nesting."""
+    return run_deep(
+        test.path, lambda: litmus_c.lower_c_litmus(test, target, macros, kernel_v2=kernel_v2)
+    )
 
 
 def _in_user_file(e: InputError, text: str, path: str) -> InputError:

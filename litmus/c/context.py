@@ -27,6 +27,7 @@ class Context:
     target: str
     types: TypeTable
     lkmm: bool = False  # C litmus tests: the Linux kernel's names win over C11's
+    kernel_v2: bool = False  # herd's variant lkmmv2: the events of litmus.c.kernel
     globals: dict[str, CType] = field(default_factory=dict)
     functions: dict[str, c_ast.FuncDef] = field(default_factory=dict)
     prototypes: set[str] = field(default_factory=set)

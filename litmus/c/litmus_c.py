@@ -39,6 +39,7 @@ from herdsman.litmus.c.ctype import INT, CType, TypeTable, pointer_to
 from herdsman.litmus.c.lower_expr import Const
 from herdsman.litmus.c.lower_program import assemble, collect
 from herdsman.litmus.c.lower_stmt import CodeLowerer
+from herdsman.litmus.c.macros import Macros, expand
 from herdsman.litmus.c.parse import node_error, parse_c
 from herdsman.litmus.c.preprocess import preprocess
 from herdsman.litmus.c.target import TARGETS
@@ -236,15 +237,27 @@ def _init_type(it: InitItem) -> CType:
     return pointer_to(INT) if it.pointer or isinstance(it.value, Sym) else base
 
 
-def lower_c_litmus(test: CLitmus, target: str) -> Program:
-    """The program of C litmus test ``test`` for ``target``."""
+def lower_c_litmus(
+    test: CLitmus, target: str, macros: Macros | None = None, kernel_v2: bool = False
+) -> Program:
+    """The program of C litmus test ``test`` for ``target``; with ``macros`` (herd's
+    ``-macros`` file) its calls are expanded first (:mod:`litmus.c.macros`), onto herd's
+    primitives (:mod:`litmus.c.kernel`, whose events follow herd's variant ``lkmmv2``
+    when ``kernel_v2``)."""
     path = test.path
     if target not in TARGETS:
         raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
     assert test.ast is not None
-    ctx = Context(path, target, TypeTable(path), lkmm=True)
-    memory = collect(test.ast, ctx)
-    funcs = _thread_functions(test.ast, path)
+    ast = test.ast
+    if macros is not None:
+        if target != "c":
+            raise InputError(
+                macros.path, 0, 0, f"herd's macros need a cat model of C, not the {target} target"
+            )
+        ast = expand(ast, macros, path, {f"P{t.tid}" for t in test.threads})
+    ctx = Context(path, target, TypeTable(path), lkmm=True, kernel_v2=kernel_v2)
+    memory = collect(ast, ctx)
+    funcs = _thread_functions(ast, path)
     registers: dict[int, dict[str, Value]] = {t.tid: {} for t in test.threads}
     values: dict[str, Value] = {}
     for it in test.init:
@@ -266,6 +279,9 @@ def lower_c_litmus(test: CLitmus, target: str) -> Program:
             t = probe.resolve(d)
             if t.kind != "ptr" or t.target is None:
                 raise node_error(d, path, f"parameter '{d.name}' must be a pointer to a global")
+            if t.target.kind == "struct" and t.target.name == "srcu_struct":
+                t = pointer_to(INT)  # herd's srcu_struct: one cell
+            assert t.target is not None
             binds.append(Const(Sym(d.name), t))
             old = ctx.globals.get(d.name)
             if old is None or (t.target.atomic and not old.atomic):

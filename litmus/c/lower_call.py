@@ -8,6 +8,7 @@ from pycparser import c_ast
 
 from herdsman.litmus.base.ir import Assert, Assume, Branch, Imm, Label, Op, Operand, Reg
 from herdsman.litmus.c.ctype import INT, VOID, CType
+from herdsman.litmus.c.kernel import PRIMITIVES, lower_primitive
 from herdsman.litmus.c.lower_expr import ExprLowerer, HandleLV, RegLV, Val
 from herdsman.litmus.c.scan import expr_text
 from herdsman.litmus.c.target import ORDERS
@@ -76,6 +77,8 @@ class CallLowerer(ExprLowerer):
             raise self.error(node, f"unsupported: {name} (values only come from reads of memory)")
         if name in _ABORT:
             return self.failure(f"{name}()")
+        if name in PRIMITIVES:  # herd's primitives, from a macro file's expansion
+            return lower_primitive(self, node, name, args, dst, used)
         if name == "exit":
             raise self.error(node, "unsupported: exit")
         v = self.intrinsic(node, name, args, dst, used)

@@ -240,6 +240,10 @@ class StubModel:
     spec = "oracle"
     identity = ModelIdentity("other", None, "c", None, "")
     axioms: tuple = ()
+    reads_values = False  # compares no values (different-values)
+
+    def compared_events(self, sk, arch):
+        return 0
 
     def consistency_checker(self, arch, lay, kind="auto"):
         return scratch_checker(self, arch)

@@ -334,6 +334,8 @@ class ExplainConfig:
     json: bool = False
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
+    bell: str | None = None  # herd's -bell
+    macros: str | None = None  # herd's -macros
     limits: Limits = field(default_factory=Limits)
     limit: int | None = None
 
@@ -398,7 +400,13 @@ def explain(cfg: ExplainConfig, out: IO[str] | None = None) -> int:
     check_outdir(cfg.outdir)
     if cfg.outdir == "-":
         raise InputError("-", 0, 0, "explain writes pictures to a directory: give -o DIR")
-    run_cfg = RunConfig(model=cfg.model, include_dirs=cfg.include_dirs, variants=cfg.variants)
+    run_cfg = RunConfig(
+        model=cfg.model,
+        include_dirs=cfg.include_dirs,
+        variants=cfg.variants,
+        bell=cfg.bell,
+        macros=cfg.macros,
+    )
     models = ModelCache(run_cfg)
 
     def work(naming: Naming) -> tuple[Loaded, StateAtoms, Explanation]:

@@ -15,6 +15,7 @@ typedef long __int128_t;
 typedef unsigned long __uint128_t;
 typedef int pthread_mutex_t;
 typedef int mtx_t;
+struct srcu_struct { int __herdsman_srcu; }; /* one cell, as herd's */
 #ifndef NULL
 #define NULL ((void *)0)
 #endif
