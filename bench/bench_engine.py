@@ -63,6 +63,7 @@ class TimedModel:
         self.identity = inner.identity
         self.axioms = inner.axioms
         self.co_mode = inner.co_mode
+        self.register_events = inner.register_events
         self.reads_values = inner.reads_values
 
     def consistency_checker(self, arch, lay, kind="auto"):

@@ -10,9 +10,10 @@ and the ten slowest tests with our time beside herd's.
     .venv/bin/python bench/campaign.py --sets c11 --model-c11 ../shared/c11/cat/rc11.cat
     .venv/bin/python bench/campaign.py --sample 40 --jobs 1 # a quick look
     .venv/bin/python bench/campaign.py --sets riscv --herd-sample 400  # herd7 run here too
+    .venv/bin/python bench/campaign.py --sets aarch64 --herd-sample 100
 
-``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``) on N of each set's
-tests after the campaign and prints both CPU times on them, side by side.
+``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``; ``$HERD7``) on N of
+each set's tests after the campaign and prints both CPU times on them, side by side.
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -48,6 +49,7 @@ class Set:
     log: Path
     model_key: str  # which --model-* option applies
     default_model: str
+    herd_model: str | None = None  # what herd7 runs the set with (None: its default)
 
 
 SETS = {
@@ -92,6 +94,14 @@ SETS = {
         "c11", SHARED / "c11" / "tests" / "@all", SHARED / "c11" / "herd7-c11.log", "c11", "rc11"
     ),
 }
+SETS["aarch64"] = Set(
+    "aarch64",
+    SHARED / "aarch64" / "tests" / "@all",
+    SHARED / "aarch64" / "herd7-aarch64.log",
+    "aarch64",
+    str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
+    str(SHARED / "aarch64" / "cat" / "aarch64.cat"),
+)
 
 
 def test_files(s: Set) -> list[str]:
@@ -230,6 +240,9 @@ def main(
         help="model for the RISC-V set (default herd's riscv.cat; 'riscv': the built-in one)",
     )
     ap.add_argument("--model-c11", default="rc11", help="model for the C11 set (or rc11.cat)")
+    ap.add_argument(
+        "--model-aarch64", default=SETS["aarch64"].default_model, help="model for AArch64"
+    )
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
     ap.add_argument(
@@ -257,6 +270,7 @@ def main(
         "arm": a.model_arm,
         "riscv": a.model_riscv,
         "c11": a.model_c11,
+        "aarch64": a.model_aarch64,
     }
     status = 0
     grand_ours = grand_herd = 0.0

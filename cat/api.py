@@ -287,6 +287,8 @@ class Model:
         self.exact = exact and not self.variants
         #: which model this is (``cat.identity``): decided here, once
         self.identity: ModelIdentity = identify(ast.source, ast.arch, exact)
+        #: the model computes dependencies from herd's register events (``catdep``)
+        self.register_events: bool = ast.catdep
 
     def __repr__(self) -> str:
         return f"<cat model {self.name} ({self.arch}) from {self.path}>"

@@ -242,11 +242,13 @@ class ModelCompiler:
         self.forall_depth = 0
         self.included: set[str] = set()
         self.main_path = ""
+        self.catdep = False
         self.bindings: list = []  # (name, value, pos) of the model's own top-level lets
 
     # ------------------------------------------------------------------ entry
     def compile(self, model: A.Model) -> Compiled:
         self.main_path = model.path
+        self.catdep = model.catdep
         env = self.initial_env()
         self.initial = env
         root = Program()
@@ -271,7 +273,7 @@ class ModelCompiler:
         self.run(list(stdlib.instrs), 0, st, after_stdlib)
         if self.withs == 0:
             co_mode = "none"
-        elif self.withs == 1 and self.native_with:
+        elif self.native_with:
             co_mode = "native"
         else:
             co_mode = "generic"
@@ -309,6 +311,8 @@ class ModelCompiler:
             vals[name] = g.node("name", (), SET, info=name)
         rf = g.node("input", (), REL, info="rf", deps=frozenset({"rf"}))
         vals["rf"] = rf
+        if self.catdep:  # with register events, herd's rf includes rf-reg
+            vals["rf"] = g.union([rf, vals["rf-reg"]], REL)
         if self.native_allowed:
             co = g.node("input", (), REL, info="co", deps=frozenset({"co"}))
             self.co_input: Node | None = co

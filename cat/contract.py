@@ -249,6 +249,12 @@ class PreparedModel(Protocol):
     def co_mode(self) -> str: ...
 
     @property
+    def register_events(self) -> bool:
+        """Whether the model reads herd's register events (it computes dependencies
+        itself: herd's ``catdep``): the explorer then builds them."""
+        ...
+
+    @property
     def reads_values(self) -> bool:
         """Whether the model compares events' values (``different-values``)."""
         ...

@@ -104,6 +104,7 @@ BUILTINS: tuple[Builtin, ...] = (
         herd=("b5af1c79b499807a22f5d4a7129b0bf6f730ede5befa1fb23b7c9a74bb26a890",),  # rc11.cat
     ),
     Builtin("ra"),
+    Builtin("aarch64"),  # the Arm ARM's axiomatic model (herd's aarch64.cat's answers)
 )
 
 _BY_NAME = {name: b for b in BUILTINS for name in (b.name, *b.aliases)}

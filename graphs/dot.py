@@ -128,6 +128,9 @@ _COLORS.update({"iico": "black", "iico_data": "black", "iico_control": "grey"})
 
 #: Annotations that herd prints as ``*`` after the location (atomic accesses).
 _ATOMIC = frozenset({"X", "EX"})
+#: herd's AArch64 annotations of accesses (``AArch64Annot.pp``): acquire, acquire-pc,
+#: release
+_ORDERING = (("A", "Acq"), ("Q", "AcqPc"), ("L", "Rel"))
 
 
 def edge_color(label: str, default: str = "brown") -> str:
@@ -146,13 +149,19 @@ def event_action(e: Event) -> str:
     a C program's ``Spawn(P1)`` and ``Join(P1)``."""
     if e.kind in ("R", "W"):
         star = "*" if e.annots & _ATOMIC else ""
-        return f"{e.kind}[{e.loc}]{star}={e.value}"
+        order = next((text for name, text in _ORDERING if name in e.annots), "")
+        return f"{e.kind}[{e.loc}]{order}{star}={e.value}"
+    if e.reg is not None:  # herd's register events: R0:X1q=x (registers are 64-bit)
+        port = " (data)" if "DATA" in e.annots else ""
+        return f"{e.kind[0]}{e.tid}:{e.reg}q={e.value}{port}"
     if e.kind == "F":
         if e.fence:
             return fence_picture(e.fence)
         return f"F[{','.join(sorted(e.annots))}]" if e.annots else "F"
     if e.kind == "B":
         return "Branching(bcc)"
+    if e.kind == "N":  # herd's event with no action (an AArch64 jump)
+        return ""
     if e.kind == "K":  # herd's lock and SRCU events (herd/CAction.ml pp_action)
         return _KERNEL_ACTIONS.get(e.fence or "", "{k}[{a}]({x})").format(
             x=e.loc, k=e.fence, a=",".join(sorted(e.annots))
@@ -191,8 +200,9 @@ def display_numbers(g: Relations) -> dict[int, int]:
 class PictureOptions:
     """herd's picture options: ``-graph`` (``cluster``: a box per thread; ``columns``:
     threads side by side at fixed positions, for ``neato``; ``free``: dot places the
-    events), ``-showevents`` (``all``/``noregs``: every event we have, ``mem``: memory
-    accesses, ``memfence``: accesses and fences), ``-squished`` (short labels),
+    events), ``-showevents`` (``all``: every event, ``noregs``: all but herd's register
+    events, ``mem``: memory accesses, ``memfence``: accesses and fences), ``-squished``
+    (short labels),
     ``-showinitwrites``, ``-showthread`` (thread labels; ``po:t`` labels in ``free``),
     ``-doshow``/``-unshow`` (relations added, by the names :data:`DRAWABLE` lists, or
     taken away), and a line under the legend saying which execution this is.  Then how
@@ -264,6 +274,8 @@ def to_dot(
     show_init_rf = show_init_rf or opts.show_init_rf
     g = graph if isinstance(graph, Relations) else graph.relations(values=True)
     sk, U = g.sk, g.U
+    if not model_opts and sk.has_regs:  # a model that computes dependencies (catdep)
+        model_opts = "[withcatdep]"
     evs = g.events
     if shows is None:
         shows = {"co": g.co, "fr": g.fr}
@@ -421,8 +433,10 @@ def _drawable(g: Relations) -> dict[str, int]:
 def _shown_events(g: Relations, opts: PictureOptions) -> int:
     """The events ``opts`` draws (``-showevents``, ``-showinitwrites``)."""
     sk, U = g.sk, g.U
-    keep = U.ALL
-    if opts.show_events == "mem":
+    keep = U.ALL & ~sk.reg_events  # herd shows register events only with "all"
+    if opts.show_events == "all":
+        keep = U.ALL
+    elif opts.show_events == "mem":
         keep = sk.M
     elif opts.show_events == "memfence":
         keep = sk.M | sk.F

@@ -18,10 +18,13 @@ from herdsman.litmus.base.ir import Sym, Value
 
 #: Event kinds: read, write, fence, branch commit (herd's ``B``), thread spawn and join;
 #: ``U``, an update (a read and a write at once: herd's single amo event), which only
-#: the skeletons a model judges have (:mod:`graphs.fuse`); and ``K``: an event with a
+#: the skeletons a model judges have (:mod:`graphs.fuse`); ``K``: an event with a
 #: location that is no memory access (herd's lock and SRCU events of the Linux kernel;
-#: its ``fence`` field says which: LKR, LKW, UL, LF, RL, RU, SRCU).
-KINDS = ("R", "W", "F", "B", "S", "J", "U", "K")
+#: its ``fence`` field says which: LKR, LKW, UL, LF, RL, RU, SRCU); herd's register
+#: events (a read or a write of a register: ``reg`` names it), made only for models that
+#: compute dependencies themselves (herd's ``catdep``); and herd's event with no action
+#: (``N``: an AArch64 jump or nop).
+KINDS = ("R", "W", "F", "B", "S", "J", "U", "K", "Rreg", "Wreg", "N")
 
 INIT = -1  # the thread of the initial writes
 
@@ -44,6 +47,9 @@ class Event(NamedTuple):
     data: int = 0  # ... its stored value (or a branch's condition) depends on (data ports)
     ctrl: int = 0  # ... a po-earlier branch it follows depends on
     valdep: int = 0  # ... its stored value depends on, whatever the port
+    reg: str | None = None  # the register of a register event
+    iico: int = 0  # positions of its instruction's events it takes data from (iico_data)
+    iico_ctrl: int = 0  # ... whose values decide whether it happens (iico_ctrl)
 
     @property
     def is_init(self) -> bool:

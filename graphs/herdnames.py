@@ -60,11 +60,10 @@ GENERIC_SETS = (
 )
 
 #: Relations herd always defines that are empty for PPC/X86 programs unless the skeleton's
-#: ``deps`` gives them (``iico_data`` is set apart: see :func:`static_names`).
+#: ``deps`` gives them (``iico_data``, ``iico_ctrl`` and ``rf-reg`` are set apart: see
+#: :func:`static_names`).
 EMPTY_RELS = (
-    "iico_ctrl",
     "iico_order",
-    "rf-reg",
     "tst",
     "depend",
     "success",
@@ -122,7 +121,7 @@ _GENERAL: dict[str, Maker] = {
     "BCC": _set(lambda sk: sk.B),  # every commit we build is a conditional-branch commit
     "Exp": _set(lambda sk: sk.M),  # every access is explicit (no page-table walks)
     "EXEC": _set(lambda sk: sk.M),  # nothing is speculated
-    "no-loc": _set(lambda sk: sk.F | sk.B),  # events without a location
+    "no-loc": _set(lambda sk: sk.F | sk.B | sk.nops),  # events without a location
     "id": _rel(lambda sk: sk.U.ID),
     "loc": _rel(lambda sk: sk.loc),
     "int": _rel(lambda sk: sk.int_),
@@ -131,7 +130,12 @@ _GENERAL: dict[str, Maker] = {
     "partial_po": _rel(lambda sk: sk.po),
     # herd's iico_data between the events we keep: the read of a read-modify-write feeds
     # its write (X86 XCHG / LOCK'd instructions); PPC instructions have one such event.
-    "iico_data": _rel(lambda sk: sk.iico),
+    # With register events (catdep models) the events declare it, iico_ctrl and rf-reg.
+    "iico_data": _rel(lambda sk: sk.iico_data),
+    "iico_ctrl": _rel(lambda sk: sk.iico_ctrl),
+    "rf-reg": _rel(lambda sk: sk.rf_reg),
+    # the memory events whose addresses have the same low-order bits (their offsets)
+    "same-low-order-bits": _rel(lambda sk: same_low_order_bits(sk)),
     **{name: _rel(partial(_dep, name)) for name in ("addr", "data", "ctrl")},
     "same-instance": _same,
     "same-instr": _same,
@@ -152,8 +156,12 @@ def _makers(arch: str) -> dict[str, Maker]:
         out[name] = _set(partial(_fenced, name))
     for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
         out[name] = _set(partial(_annotated, name))
+    for name in rec.other_sets if rec else ():  # defined, empty: no event joins them
+        out[name] = _set(partial(_annotated, name))
     if rec is not None and rec.exclusive_pairs:
         out["rmw"] = _rel(exclusive_pairs)
+    if rec is not None and rec.amo_pairs:
+        out["amo"] = _rel(amo_pairs)
     if arch == "C":
         out["NA"] = _set(_c_non_atomic)
         # herd's C (CMem's wide po): po also orders the events of one instruction
@@ -241,14 +249,31 @@ def exclusive_pairs(sk: Skeleton) -> int:
     return out
 
 
-def _c_names(sk: Skeleton, env: dict[str, Tagged]) -> None:
-    """herd's C names where ours differ: ``NA`` is every event that is not atomic
-    (``A``): initial writes and fences too (not our branch events, which herd's C has
-    not).  ``po`` is herd's: the read and the write of one read-modify-write, two events
-    of one instruction, are not ordered by it (herd7 7.57 allows imm-R2 under rc11.cat,
-    where an ``acq_rel`` RMW's write would be hb-after its synchronised read if they
-    were; GenMC's po orders them)."""
-    env["NA"] = ("set", sk.U.ALL & ~sk.annot_set("A") & ~sk.B)
+def same_low_order_bits(sk: Skeleton) -> int:
+    """herd's ``same-low-order-bits``: memory events whose addresses have the same offset
+    in their symbols (initial writes included)."""
+    U = sk.U
+    groups: dict[int, int] = {}
+    for i, e in enumerate(sk.events):
+        if e.loc is not None and e.is_mem:
+            _, _, off = e.loc.partition("+")
+            k = int(off) if off.isdigit() else 0
+            groups[k] = groups.get(k, 0) | (1 << i)
+    r = 0
+    for s in groups.values():
+        r |= U.product(s, s)
+    return r
+
+
+def amo_pairs(sk: Skeleton) -> int:
+    """herd's ``amo`` (``mem.ml`` ``make_atomic_load_store``): the :func:`exclusive_pairs`
+    whose read and write are of one instruction."""
+    U = sk.U
+    amo = 0
+    for r, w in U.pairs(exclusive_pairs(sk)):
+        if sk.events[r].poi == sk.events[w].poi:
+            amo |= U.pair(r, w)
+    return amo
 
 
 def co0(g: Relations, fw: int) -> int:

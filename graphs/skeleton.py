@@ -110,6 +110,11 @@ class Skeleton:
         return self._set(lambda e: e.kind == "B")
 
     @cached_property
+    def nops(self) -> int:
+        """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
+        return self._set(lambda e: e.kind == "N")
+
+    @cached_property
     def IW(self) -> int:
         return self._set(lambda e: e.tid < 0)
 
@@ -255,7 +260,9 @@ class Skeleton:
     @cached_property
     def loc(self) -> int:
         """Same location (reflexive on memory events, and on the events with a location
-        that are no memory access: herd's lock and SRCU events, kind ``K``)."""
+        that are no memory access: herd's lock and SRCU events, kind ``K``); register
+        events of one register of one thread share a location too (herd's ``loc`` with
+        register events)."""
         U = self.U
         groups = dict(self.by_loc)
         for i, e in enumerate(self.events):
@@ -264,7 +271,75 @@ class Skeleton:
         r = 0
         for s in groups.values():
             r |= U.product(s, s)
+        for s in self.by_reg.values():
+            r |= U.product(s, s)
         return r
+
+    # ---- register events (herd's catdep view: engine.semantics.regevents)
+    @cached_property
+    def by_reg(self) -> dict[tuple[int, str], int]:
+        """The register events of each (thread, register)."""
+        out: dict[tuple[int, str], int] = {}
+        for i, e in enumerate(self.events):
+            if e.reg is not None:
+                key = (e.tid, e.reg)
+                out[key] = out.get(key, 0) | (1 << i)
+        return out
+
+    @cached_property
+    def rf_reg(self) -> int:
+        """herd's ``rf-reg``: each register read from the last write of its register by
+        an earlier instruction of its thread (none for a read of the initial value)."""
+        U = self.U
+        r = 0
+        last: dict[tuple[int, str], int] = {}
+        pending: list[tuple[tuple[int, str], int]] = []  # this instruction's writes
+        inst = (-2, -2)
+        for i, e in enumerate(self.events):
+            if e.reg is None:
+                continue
+            if (e.tid, e.poi) != inst:
+                for key, w in pending:
+                    last[key] = w
+                pending = []
+                inst = (e.tid, e.poi)
+            key = (e.tid, e.reg)
+            if e.kind == "Rreg":
+                src = last.get(key)
+                if src is not None:
+                    r |= U.pair(src, i)
+            else:
+                pending.append((key, i))
+        return r
+
+    def _iico(self, field: str) -> int:
+        """The intra-instruction relation the events declare in ``field`` (masks of
+        earlier positions of their thread, like the dependencies)."""
+        return self._dep([getattr(e, field) for e in self.events])
+
+    @cached_property
+    def iico_data(self) -> int:
+        """herd's ``iico_data``: as the events declare it when they do (register
+        events), else the order inside each instruction instance (:attr:`iico`)."""
+        if self.has_regs:
+            return self._iico("iico")
+        return self.iico
+
+    @cached_property
+    def iico_ctrl(self) -> int:
+        """herd's ``iico_ctrl`` (as the events declare it; none without register
+        events)."""
+        return self._iico("iico_ctrl") if self.has_regs else 0
+
+    @cached_property
+    def reg_events(self) -> int:
+        """herd's register events (``Rreg`` and ``Wreg``), as a set."""
+        return self._set(lambda e: e.reg is not None)
+
+    @cached_property
+    def has_regs(self) -> bool:
+        """Whether the events include herd's register events."""
+        return any(e.reg is not None for e in self.events)
 
     @cached_property
     def int_(self) -> int:

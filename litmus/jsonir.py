@@ -27,6 +27,7 @@ _TYPES: dict[str, type] = {
         ir.Op,
         ir.Load,
         ir.Store,
+        ir.StoreCond,
         ir.RMW,
         ir.CAS,
         ir.Fence,

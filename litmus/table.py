@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from herdsman.litmus.asm import arm, ppc, riscv, x86, x86_64
+from herdsman.litmus.asm import aarch64, arm, ppc, riscv, x86, x86_64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.ir import Branch, Label
 from herdsman.litmus.base.source import Source
@@ -27,6 +27,7 @@ ASSEMBLERS: dict[str, ModuleType] = {
     "ARM": arm,
     "RISCV": riscv,
     "X86_64": x86_64,
+    "AArch64": aarch64,
 }
 
 _SPECIAL = re.compile(r"[|;\"]")

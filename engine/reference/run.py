@@ -41,10 +41,11 @@ def run_reference(program: Program, model: PreparedModel, opts: RunOptions) -> O
         stop_on_error=opts.stop_on_error,
         progress=opts.progress,
     )
-    sem = semantics_of(program, opts.unroll)
+    regs = model.register_events
+    sem = semantics_of(program, opts.unroll, regs)
     check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
     own_later = reads_own_later(model, program.arch)
-    threads = thread_executions(program, opts.unroll, goal.deadline, own_later)
+    threads = thread_executions(program, opts.unroll, goal.deadline, own_later, regs)
     tally = OutcomeBuilder(goal.observed, goal.quant, opts.show, opts.nshow, opts.speedcheck)
     tally.stats.extra["bad_address"] = threads.bad_address
     tally.stats.extra["value_rounds"] = threads.rounds

@@ -108,7 +108,8 @@ def state_candidates(
     ``visit``, in the reference explorer's order (see the module docstring); the number
     of candidates not built because a value would depend on itself (out of thin air).
     Past ``deadline`` (CPU time), :class:`engine.errors.TimeLimitExceeded`."""
-    sem = Semantics(program, unroll)
+    regs = model.register_events  # herd's register events, for catdep models
+    sem = Semantics(program, unroll, regs)
     check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
     prop = And(tuple(Atom(loc, v) for loc, v in state))
     goal = Goal(
@@ -119,7 +120,7 @@ def state_candidates(
         prune=prune,
         deadline=deadline,
     )
-    threads = thread_executions(program, unroll, deadline)
+    threads = thread_executions(program, unroll, deadline, regs=regs)
     tally = OutcomeBuilder(goal.observed, goal.quant)
     groups: list[list[list[ThreadExec]]] = []
     for execs in wanted_execs(threads.execs, prop):

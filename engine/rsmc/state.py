@@ -41,6 +41,7 @@ from herdsman.engine.semantics.arith import ReadValue, evaluate, is_known
 from herdsman.engine.semantics.state import (
     Blocked,
     Emit,
+    Pending,
     Read,
     Stall,
     ThreadDone,
@@ -381,8 +382,8 @@ class RsmcState:
                 if isinstance(s, Emit):
                     st = s.after
                 else:
-                    st = sem.after_read(t, s, ReadValue(n))
-                    if st.pending is not None:
+                    st = sem.after_read(t, s, ReadValue(n))  # type: ignore[arg-type]
+                    if isinstance(st.pending, Pending):
                         # the read of a read-modify-write: its write is committed with it
                         # (atomically), so the read also waits for the write's other
                         # predecessors

@@ -141,6 +141,12 @@ def choose(model: PreparedModel, arch: str, rmw: bool = False) -> Choice:
 
 
 def _choose(model: PreparedModel, arch: str) -> Choice:
+    if model.register_events:
+        return Choice(
+            None,
+            "it computes dependencies from herd's register events (catdep), which RSMC "
+            "does not build (use the reference engine)",
+        )
     if model.co_mode != "native":
         return Choice(
             None,

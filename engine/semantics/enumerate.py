@@ -233,6 +233,7 @@ def thread_executions(
     unroll: int = DEFAULT_UNROLL,
     deadline: float | None = None,
     own_later: bool = True,
+    regs: bool = False,
 ) -> ThreadsResult:
     """Every execution of every thread, for every value its reads may see.
 
@@ -246,8 +247,9 @@ def thread_executions(
     (or its own read-modify-write) gives, for models that never let a read read from
     one (uniproc: ``engine.reference.run``); a thread's reads then see the values of the
     other threads and those their own path wrote before them, which keeps chains of
-    read-modify-writes to one location from multiplying each other's values."""
-    sem = semantics_of(program, unroll)
+    read-modify-writes to one location from multiplying each other's values.  ``regs``:
+    with herd's register events (:mod:`engine.semantics.regevents`)."""
+    sem = semantics_of(program, unroll, regs)
     init_mem = dict(program.memory)
     values: dict[str, set[Value]] = {x: {v} for x, v in init_mem.items()}
     seeded: dict[str, set[Value]] = {}  # values every read of a location may see

@@ -32,6 +32,25 @@ class Pending(NamedTuple):
     dst_taint: int
 
 
+class Queued(NamedTuple):
+    """The rest of an instruction's events when it issues several (register events:
+    herd's ``catdep`` view): ``events`` still to emit (positions fixed), then the thread
+    goes on from ``after``."""
+
+    events: tuple[Event, ...]
+    after: ThreadState
+
+
+class Access(NamedTuple):
+    """An instruction's register reads are done and its memory access comes next:
+    ``iico``/``iico_ctrl`` are the positions of the reads feeding it (its data, and what
+    decides whether it happens), ``reads`` those of the reads by register name."""
+
+    iico: int
+    iico_ctrl: int
+    reads: tuple[tuple[str, int], ...]
+
+
 class ThreadState(NamedTuple):
     """A thread's state between two events (see the module docstring)."""
 
@@ -42,7 +61,9 @@ class ThreadState(NamedTuple):
     n: int  # events so far (the next event's position)
     poi: int  # instructions executed so far (the next one's herd poi)
     loops: tuple[int, ...]  # per backward-branch target: the times it was jumped to
-    pending: Pending | None = None  # the write of a read-modify-write, after its read
+    #: the write of a read-modify-write after its read; with register events, the rest
+    #: of the instruction (:class:`Queued`) or its access (:class:`Access`)
+    pending: Pending | Queued | Access | None = None
     cut: bool = False  # stopped by the unrolling bound
 
 

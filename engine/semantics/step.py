@@ -35,11 +35,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import cast
 
+from herdsman.engine.semantics import regevents
+from herdsman.engine.semantics.access import address as _address
+from herdsman.engine.semantics.access import loc_name as _loc_name
+from herdsman.engine.semantics.access import set_reg as _set
+from herdsman.engine.semantics.access import state_at as _state
 from herdsman.engine.semantics.arith import (
     AnyValue,
     EvalError,
-    Expr,
     apply_op,
     branch_taken,
     evaluate,
@@ -47,11 +52,13 @@ from herdsman.engine.semantics.arith import (
     reads_of,
 )
 from herdsman.engine.semantics.state import (
+    Access,
     Blocked,
     Choice,
     Emit,
     Fork,
     Pending,
+    Queued,
     Read,
     Stall,
     Step,
@@ -59,6 +66,7 @@ from herdsman.engine.semantics.state import (
     ThreadFailed,
     ThreadState,
 )
+from herdsman.engine.semantics.storecond import store_conditional
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.errors import InputError
@@ -102,6 +110,8 @@ _LOOP_BOUND = Blocked(LOOP_BOUND)
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
 _NONE: frozenset[str] = frozenset()
+#: The last fields of an event that is no register event: ``reg``, ``iico``, ``iico_ctrl``.
+_NO_REG = (None, 0, 0)
 
 
 class StepError(Exception):
@@ -126,9 +136,13 @@ class ThreadCode:
         store_data_port: bool,
         unroll: int,
         bound_blocks: bool = False,
+        regs: bool = False,
+        nop_events: bool = False,
     ) -> None:
         self.tid = tid
         self.bound_blocks = bound_blocks
+        self.regs = regs  # herd's register events too (engine.semantics.regevents)
+        self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
         self._max_events: int | None = None  # computed once (compiled threads are shared)
         self._max_writes: int | None = None
         self.code: tuple[Instr, ...] = thread.code
@@ -216,17 +230,17 @@ class ThreadCode:
         path through its code, both ways at every conditional branch, backward branches
         taken at most ``unroll`` times (explorers reserve that much room)."""
         if self._max_events is None:
-            self._max_events = self._longest(lambda ins: _events_of(ins, self.branch_commit))
+            self._max_events = self._longest(self.events_at)
         return self._max_events
 
     def max_writes(self) -> int:
         """An upper bound of the writes of any execution of the thread (as
         :meth:`max_events`)."""
         if self._max_writes is None:
-            self._max_writes = self._longest(_writes_of)
+            self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
         return self._max_writes
 
-    def _longest(self, weight: Callable[[Instr], int]) -> int:
+    def _longest(self, weight: Callable[[int], int]) -> int:
         """The heaviest path through the thread's code (see :meth:`max_events`)."""
         th = self
         code = th.code
@@ -247,9 +261,18 @@ class ThreadCode:
                 stack.extend(todo)
                 continue
             stack.pop()
-            here = weight(code[key[0]])
+            here = weight(key[0])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
+
+    def events_at(self, pc: int) -> int:
+        """The events the operation at ``pc`` issues at most."""
+        if self.regs:
+            return regevents.events_of(self, pc)
+        ins = self.code[pc]
+        if self.nop_events and (type(ins) is Nop or (type(ins) is Branch and ins.cond is None)):
+            return 1
+        return _events_of(ins, self.branch_commit)
 
     def _successors(
         self, th: ThreadCode, pc: int, loops: tuple[int, ...]
@@ -280,7 +303,14 @@ class ThreadCode:
     def step(self, st: ThreadState) -> Step:
         """What the thread does next from ``st`` (see the module docstring)."""
         th = self
+        if self.regs:
+            try:
+                return regevents.step(self, st)
+            except regevents.RegisterEventError as e:
+                raise StepError(str(e)) from None
         if st.pending is not None:
+            if type(st.pending) is Queued:
+                return regevents.dequeue(st, st.pending)
             return self._pending(th, st)
         code = th.code
         pc = st.pc
@@ -316,6 +346,9 @@ class ThreadCode:
                         return _new(ThreadDone, (st.regs, True, self.slots, self.order))
                     continue
                 if cls is Nop:
+                    if self.nop_events:
+                        here = _state(st, pc + 1, regs, taint, st.n + 1, poi + 1)
+                        return _new(Emit, (nop_event(th, st, pc, poi), here, None))
                     pc += 1
                     poi += 1
                     continue
@@ -394,6 +427,8 @@ class ThreadCode:
         ctrl = st.ctrl
         if ins.cond is None:
             taken = True
+            if self.nop_events:
+                event = nop_event(th, st, pc, poi)
         else:
             slot = th.slots[ins.creg]
             c = regs[slot]
@@ -423,6 +458,9 @@ class ThreadCode:
                         0,
                         t,
                         ctrl,
+                        0,
+                        None,
+                        0,
                         0,
                     ),
                 )
@@ -468,7 +506,8 @@ class ThreadCode:
         t = taint[th.slots[ins.creg]]
         event = _new(
             Event,
-            ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0),
+            ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0)
+            + _NO_REG,
         )
         after = _new(
             ThreadState,
@@ -484,9 +523,12 @@ class ThreadCode:
         if cls is Fence:
             kind, annots = th.fences[pc]
             ev = _new(
-                Event, ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0)
+                Event,
+                ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0) + _NO_REG,
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
+        if cls is StoreCond:
+            return self._store_cond(th, ins, st)  # type: ignore[arg-type]
         if cls is Spawn or cls is Join:
             assert isinstance(ins, Spawn | Join)
             kind = "S" if cls is Spawn else "J"
@@ -521,9 +563,9 @@ class ThreadCode:
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
             w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, w), after, sym))
+            return _new(Emit, (_new(Event, w + _NO_REG), after, sym))
         r = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
-        return _new(Read, (_new(Event, r), st, sym))
+        return _new(Read, (_new(Event, r + _NO_REG), st, sym))
 
     def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
         """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
@@ -563,7 +605,7 @@ class ThreadCode:
             vt,
             st.ctrl,
             vt,
-        )
+        ) + _NO_REG
         status_taint = (at | (1 << n)) if ins.status_deps else 0
         pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
         ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
@@ -576,6 +618,12 @@ class ThreadCode:
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
         :class:`ReadValue` of its position: not chosen yet)."""
+        if self.regs:
+            return regevents.after_read(self, read, value)
+        return self.plain_after_read(read, value)
+
+    def plain_after_read(self, read: Read, value: AnyValue) -> ThreadState:
+        """:meth:`after_read` without register events."""
         th = self
         tid = self.tid
         st, ev = read.at, read.event
@@ -587,7 +635,8 @@ class ThreadCode:
             if isinstance(ins, Load):
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
                 if ins.reserve is not None:
-                    a, at = _address(st.regs, st.taint, th.addr_ops[st.pc])
+                    ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])
+                    a, at = _address(st.regs, st.taint, ops)
                     regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
@@ -639,7 +688,7 @@ class ThreadCode:
     def _pending(self, th: ThreadCode, st: ThreadState) -> Step:
         """The write of a read-modify-write whose read is done (or its failure)."""
         p = st.pending
-        assert p is not None
+        assert isinstance(p, Pending)
         if not is_known(p.guard):
             return Stall(reads_of(p.guard))
         regs, taint = st.regs, st.taint
@@ -656,13 +705,47 @@ class ThreadCode:
         """``st`` with the values of the reads ``reads`` (position -> value) filled in."""
         regs = tuple(None if v is None else evaluate(v, reads) for v in st.regs)
         p = st.pending
-        if p is not None:
+        if isinstance(p, Pending):
             v = p.event.value
             ev = p.event._replace(value=None if v is None else evaluate(v, reads))
             p = p._replace(
                 event=ev, guard=evaluate(p.guard, reads), dst_value=evaluate(p.dst_value, reads)
             )
-        return st._replace(regs=regs, pending=p)
+        return regevents.resolve(self, st._replace(regs=regs, pending=p), reads)
+
+    # ------------------------------------------------------------------ for regevents
+    def cut_end(self, st: ThreadState) -> Step:
+        """How the thread ends at the unrolling bound."""
+        if self.bound_blocks:
+            return _LOOP_BOUND
+        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
+
+    def apply_op(self, ins: Op, cargs: tuple, regs: tuple, taint: tuple) -> tuple[tuple, tuple]:
+        """The registers and taints after the register operation ``ins``."""
+        return self._op(self, ins, cargs, regs, taint)
+
+    def branch_step(
+        self, ins: Branch, st: ThreadState, pc: int, regs: tuple, taint: tuple, poi: int
+    ) -> tuple[Step | None, ThreadState, int]:
+        """The branch at ``pc``, as :meth:`step` takes it (see ``_branch``)."""
+        return self._branch(self, ins, st, pc, regs, taint, poi)
+
+    def event_step(self, ins: Instr, st: ThreadState, acc: Access | None = None) -> Step:
+        """The event of the memory access or fence at ``st.pc`` (``acc``: its register
+        reads, with register events)."""
+        if type(ins) is StoreCond:
+            if acc is None:
+                return self._store_cond(self, ins, st)  # type: ignore[arg-type]
+            return store_conditional(self, ins, st, acc)  # type: ignore[arg-type]
+        return self._event(self, ins, st)
+
+    def nop_step(self, st: ThreadState) -> Step:
+        """The empty event of the nop at ``st.pc`` and the state after it."""
+        after = _state(st, st.pc + 1, st.regs, st.taint, st.n + 1, st.poi + 1)
+        return _new(Emit, (nop_event(self, st, st.pc, st.poi), after, None))
+
+    def error_at(self, pc: int, why: str) -> StepError:
+        return self._error(self, pc, why)
 
     def _error(self, th: ThreadCode, pc: int, why: str) -> StepError:
         idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
@@ -730,27 +813,53 @@ def thread_code(
     store_data_port: bool,
     unroll: int,
     bound_blocks: bool = False,
+    regs: bool = False,
+    nop_events: bool = False,
 ) -> ThreadCode:
     """The compiled thread (the same object for identical threads of any program)."""
-    return ThreadCode(tid, thread, registers, branch_commit, store_data_port, unroll, bound_blocks)
+    return ThreadCode(
+        tid,
+        thread,
+        registers,
+        branch_commit,
+        store_data_port,
+        unroll,
+        bound_blocks,
+        regs,
+        nop_events,
+    )
 
 
 class Semantics:
     """The step function of ``program``, per thread (see the module docstring);
-    ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``).  Errors
-    of the program become :class:`litmus.errors.InputError` about its file."""
+    ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``); with
+    ``regs`` the threads issue herd's register events too (for models that compute
+    dependencies themselves: :mod:`engine.semantics.regevents`).  Errors of the program
+    become :class:`litmus.errors.InputError` about its file."""
 
-    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL) -> None:
+    def __init__(self, program: Program, unroll: int = DEFAULT_UNROLL, regs: bool = False) -> None:
         self.program = program
         self.unroll = unroll
+        self.regs = regs
         rec = ARCHS.get(program.arch)
         commit = rec.branch_commit if rec else True
         port = rec.store_data_port if rec else True
-        regs = program.registers
+        nops = rec.nop_events if rec else False
+        init = program.registers
         blocks = program.loop_bound == "block"
         with self.reporting():
             self.threads = [
-                thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll, blocks)
+                thread_code(
+                    t,
+                    th,
+                    init[t] if t < len(init) else (),
+                    commit,
+                    port,
+                    unroll,
+                    blocks,
+                    regs,
+                    nops,
+                )
                 for t, th in enumerate(program.threads)
             ]
         #: threads that some operation spawns: they start when spawned (the others at once)
@@ -793,14 +902,14 @@ class Semantics:
 _LAST: list[Semantics] = []
 
 
-def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL) -> Semantics:
-    """``Semantics(program, unroll)``, built once for the program asked last (a
+def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL, regs: bool = False) -> Semantics:
+    """``Semantics(program, unroll, regs)``, built once for the program asked last (a
     Semantics is immutable once built, so those asking share it)."""
     if _LAST:
         last = _LAST[0]
-        if last.program is program and last.unroll == unroll:
+        if last.program is program and last.unroll == unroll and last.regs == regs:
             return last
-    sem = Semantics(program, unroll)
+    sem = Semantics(program, unroll, regs)
     _LAST[:] = [sem]
     return sem
 
@@ -813,57 +922,13 @@ def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
     return kind, _NONE
 
 
-def _address(
-    regs: tuple[AnyValue | None, ...], taint: tuple[int, ...], cops: tuple[tuple[int, Value], ...]
-) -> tuple[AnyValue | None, int]:
-    """(the address ``sum`` of the compiled operands ``cops``, its taint): a
-    :class:`Sym`, a symbolic value, or None when it is no location."""
-    base: AnyValue | None = None
-    off = 0
-    t = 0
-    sym: list[AnyValue] = []
-    for slot, imm in cops:
-        v: AnyValue | None
-        if slot < 0:
-            v = imm
-        else:
-            v = regs[slot]
-            if v is None:
-                continue
-            t |= taint[slot]
-        if type(v) is int:
-            off += v
-        elif type(v) is Sym:
-            if base is not None:
-                return None, t
-            base = v
-        else:
-            assert v is not None
-            sym.append(v)
-    if sym:
-        expr: AnyValue = sym[0]
-        for x in sym[1:]:
-            expr = Expr("add", (expr, x))
-        if base is not None:
-            expr = Expr("add", (expr, base))
-        return (Expr("add", (expr, off)) if off else expr), t
-    if base is None:
-        return None, t
-    assert isinstance(base, Sym)
-    return (Sym(base.name, base.offset + off) if off else base), t
-
-
-_LOC_NAMES: dict[Sym, str] = {}
-
-
-def _loc_name(a: Sym) -> str:
-    """The location an address denotes (``x``, ``x+4``), memoised."""
-    got = _LOC_NAMES.get(a)
-    if got is None:
-        if len(_LOC_NAMES) > 4096:
-            _LOC_NAMES.clear()
-        got = _LOC_NAMES[a] = str(a)
-    return got
+def nop_event(th: ThreadCode, st: ThreadState, pc: int, poi: int) -> Event:
+    """herd's event with no action, of a jump or a nop (on architectures that issue one)."""
+    return _new(
+        Event,
+        ("N", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, 0, st.ctrl, 0)
+        + _NO_REG,
+    )
 
 
 def _events_of(ins: Instr, branch_commit: bool) -> int:
@@ -890,22 +955,6 @@ def _constraint(ins: object) -> bool:
     """Whether ``ins`` is an ``assume`` that constrains a value and is no branch (herd's
     alternatives: no control dependency)."""
     return isinstance(ins, Assume) and not ins.commit
-
-
-def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
-    """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
-    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
-
-
-def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue | None, t: int) -> tuple[tuple, tuple]:
-    """The registers and taints with register ``slot`` set to ``v`` tainted by ``t``."""
-    r = list(regs)
-    r[slot] = v
-    if taint[slot] == t:
-        return tuple(r), taint
-    k = list(taint)
-    k[slot] = t
-    return tuple(r), tuple(k)
 
 
 __all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]

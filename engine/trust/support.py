@@ -66,6 +66,11 @@ def refusal(model: PreparedModel, arch: str, rmw: bool = False) -> str | None:
 
 
 def _refusal(model: PreparedModel, arch: str, rmw: bool) -> str | None:
+    if model.register_events:
+        return (
+            "it computes dependencies from herd's register events (catdep), which TruSt "
+            "does not build (use the reference engine)"
+        )
     if model.co_mode != "native":
         return (
             f"its coherence order is not the standard one (co_mode '{model.co_mode}'): "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.ir import Label
@@ -18,6 +19,8 @@ from herdsman.litmus.test import CodeItem, Instruction
 
 #: A token: (kind, text, offset in the cell); kind is a group name of the token pattern.
 Token = tuple[str, str, int]
+#: An assembler's operand record (:class:`Operand`, or its own)
+OperandT = TypeVar("OperandT")
 
 
 class CellError(Exception):
@@ -84,11 +87,11 @@ def operands(
     toks: list[Token],
     i: int,
     m: str,
-    operand: Callable[[list[Token], int, str], tuple[Operand, int]],
-) -> list[Operand]:
+    operand: Callable[[list[Token], int, str], tuple[OperandT, int]],
+) -> list[OperandT]:
     """The comma-separated operands of mnemonic ``m`` from token ``i`` to the end, each read
     by ``operand`` (which returns it and the index of the token after it)."""
-    ops: list[Operand] = []
+    ops: list[OperandT] = []
     n = len(toks)
     if i == n:
         return ops

@@ -53,9 +53,16 @@ class Arch:
     register_hint: str = ""
     register_key: Callable[[str], tuple] = lambda reg: (0, 0, reg)
     fence_pictures: tuple[tuple[str, str], ...] = ()  # how herd draws each fence event
+    #: herd's other event sets of the architecture, which no event herdsman builds joins
+    #: (cache maintenance, TLB invalidation levels, fault types...): defined, empty
+    other_sets: tuple[str, ...] = ()
     #: herd predefines ``rmw`` from the events (its ``atomic_load_store``): exclusive
     #: pairs of ``X`` accesses, a read-modify-write event being one event
     exclusive_pairs: bool = False
+    #: herd also predefines ``amo``: the ``rmw`` pairs of one instruction (AArch64)
+    amo_pairs: bool = False
+    #: an unconditional branch and a nop issue an event with no action (herd's NoAction)
+    nop_events: bool = False
 
 
 # ----------------------------------------------------------------------------- PPC
@@ -208,6 +215,68 @@ def _x86_64_register_key(reg: str) -> tuple:
     return (4, 0, reg)
 
 
+# ----------------------------------------------------------------------------- AArch64
+
+_A64_GPR = re.compile(r"[XxWw](\d+)")
+#: AArch64 registers herd knows besides X0..X30, in its constructor order after the
+#: general registers (lib/AArch64Base.ml ``reg``): symbolic, NZCV, SP, PC, ResAddr.
+_A64_LATE = ("NZCV", "SP", "PC", "Res")
+
+
+def _aarch64_register(name: str) -> str | None:
+    """``X0``..``X30`` (``LR`` is ``X30``), ``XZR`` and ``SP``, in any case, as herd's
+    locations name them (``parse_xreg``); ``%name`` symbolic."""
+    if name.startswith("%"):
+        return name
+    up = name.upper()
+    if up == "LR":
+        return "X30"
+    if up in ("XZR", "SP"):
+        return up
+    m = _A64_GPR.fullmatch(name)
+    if m and up[0] == "X" and int(m.group(1)) <= 30 and str(int(m.group(1))) == m.group(1):
+        return "X" + m.group(1)
+    return None
+
+
+def _aarch64_register_key(reg: str) -> tuple:
+    up = reg.upper()
+    if up == "XZR":
+        return (0, 0, "")
+    if (m := _A64_GPR.fullmatch(reg)) and up[0] == "X":
+        return (1, int(m.group(1)), "")
+    if reg.startswith("%"):
+        return (2, 0, reg)
+    if reg in _A64_LATE:
+        return (3, _A64_LATE.index(reg), "")
+    return (4, 0, reg)
+
+
+def _aarch64_barriers() -> tuple[str, ...]:
+    """herd's barrier sets (``do_fold_dmb_dsb``): DMB and DSB for every domain and type,
+    named ``DMB.SY``, ``DMB.ISHLD``... (SY with a type is ``DMB.LD``), then ``ISB``."""
+    out = []
+    for dom in ("SY", "OSH", "ISH", "NSH"):
+        for typ in ("", "ST", "LD"):
+            opt = dom if not typ else (typ if dom == "SY" else dom + typ)
+            out += [f"DMB.{opt}", f"DSB.{opt}"]
+    return (*out, "ISB")
+
+
+_A64_FENCES = _aarch64_barriers()
+
+
+def _aarch64_other_sets() -> tuple[str, ...]:
+    """herd's AArch64 sets of actions herdsman never builds (non-VMSA): cache
+    maintenance (``DC.CVAU``, ``IC.IALLU``...), the explicit sets ``AF``/``DB``, exception
+    levels, fault types and TLBI kinds."""
+    dc = [f"DC.{f}{t}{p}" for f in ("I", "C", "CI", "Z") for t in ("VA", "SW") for p in ("C", "U")]
+    ic = [f"IC.I{t}U{d}" for t in ("ALL", "VA") for d in ("IS", "")]
+    levels = ["E0", "E1", "E2", "E3"]
+    faults = ["MMU", "Translation", "AccessFlag", "Permission", "TagCheck"]
+    return (*dc, *ic, "AF", "DB", *levels, *faults, "UndefinedInstruction", "TLBIIS", "TLBInXS")
+
+
 # ----------------------------------------------------------------------------- ARM
 
 #: ARM's registers in herd's constructor order (lib/ARMBase.ml): the general ones, the
@@ -358,6 +427,25 @@ ARCHS: dict[str, Arch] = {
             fence_pictures=tuple((f, f.lower()) for f in _X86_FENCES),
         ),
         Arch(
+            "AArch64",
+            parsed=True,
+            fences=_A64_FENCES,
+            # herd's AArch64Annot.sets: X atomic (exclusives), A acquire, Q acquire-pc,
+            # L release, NoRet, S speculated, NT non-temporal
+            annot_sets=("X", "A", "Q", "L", "NoRet", "S", "NT"),
+            branch_commit=True,
+            store_data_port=True,
+            default_model="aarch64",
+            register=_aarch64_register,
+            register_hint="X0..X30, XZR or SP",
+            register_key=_aarch64_register_key,
+            fence_pictures=tuple((f, f.replace(".", " ")) for f in _A64_FENCES),
+            other_sets=_aarch64_other_sets(),
+            exclusive_pairs=True,
+            amo_pairs=True,
+            nop_events=True,
+        ),
+        Arch(
             "C",  # its tests are read by litmus/c, not by the assembly splitter
             register=_c_register,  # a thread's local variables
             register_hint="a local variable of the thread",
@@ -402,7 +490,6 @@ ARCHS: dict[str, Arch] = {
         *(
             Arch(name)
             for name in (
-                "AArch64",
                 "MIPS",
                 "CPP",
                 "LISA",

@@ -10,7 +10,8 @@ operation).  A thread keeps, per operation, the front-end's text for it (its *or
 herd's canonical instruction for a litmus test), which pictures and traces show.
 
 Operations: register computations (:class:`Op`), memory accesses (:class:`Load`,
-:class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`), fences, branches,
+:class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`, store-conditionals
+:class:`StoreCond`), fences, branches,
 ``assume``/``assert``, locks, thread spawn and join.  Their meaning, one step at a time,
 is ``engine/semantics``; the register dataflow they declare (:func:`uses`,
 :func:`defines`) is what herd's ``addr``/``data``/``ctrl`` are made of.
@@ -317,6 +318,7 @@ Instr = (
     | Op
     | Load
     | Store
+    | StoreCond
     | RMW
     | CAS
     | StoreCond

@@ -97,13 +97,21 @@ def test_classic_verdicts() -> None:
     assert weak("power", "PPC", "WRC", None, "addr") and not weak("power", "PPC", "WRC", "SYNC")
 
 
+#: Checks of built-in models that are not monotone, by model: AArch64's atomicity of
+#: exclusives excepts the writes of the exclusive pair's own PE (a co placement made later
+#: may lift a violation), as herd's aarch64.cat does.
+NOT_MONOTONE = {"aarch64": ("atomicity",)}
+
+
 def test_builtins_are_native_and_documented() -> None:
     for b in BUILTINS:
         m = load_model(b.name)
         assert m.co_mode == "native", b.name
         text = b.path.read_text()
         assert "Written for herdsman" in text
-        assert all(a.monotone for a in m.axioms if a.mode == "check"), b.name
+        allowed = NOT_MONOTONE.get(b.name, ())
+        checks = [a for a in m.axioms if a.mode == "check" and a.name not in allowed]
+        assert all(a.monotone for a in checks), b.name
     assert load_model("x86tso").name == "TSO" and load_model("ppc").arch == "PPC"
 
 

@@ -229,6 +229,7 @@ class AcceptAll(StubModel):
     """A model that accepts every candidate (pure enumeration counts)."""
 
     co_mode = "native"
+    register_events = False
 
     def prepare(self, sk, arch):
         def check(rf, co=None, fw=None, **kw):
@@ -465,6 +466,7 @@ class Recorder(StubModel):
 
     def __init__(self, co_mode: str) -> None:
         self.co_mode = co_mode
+        self.register_events = False
         self.calls: list[tuple] = []
         self.sk = None
 

@@ -253,6 +253,7 @@ class OracleModel(StubModel):
     """An independent model (``native`` co mode) for engine tests."""
 
     co_mode = "native"
+    register_events = False
 
     def __init__(self, tso: bool = False) -> None:
         self.tso = tso
@@ -370,6 +371,7 @@ class PowerOracleModel(StubModel):
     """The Power model as a Python oracle (``native`` co mode)."""
 
     co_mode = "native"
+    register_events = False
 
     def prepare(self, sk, arch):
         return _PowerSession(sk)

@@ -1,0 +1,82 @@
+"""What a thread's step does with addresses and registers: an address from its operands,
+the location it names, a register set, the state after an operation.  Shared by the
+step function (:mod:`engine.semantics.step`) and its instructions with several events
+(:mod:`engine.semantics.regevents`, :mod:`engine.semantics.storecond`).
+"""
+
+from __future__ import annotations
+
+from herdsman.engine.semantics.arith import AnyValue, Expr
+from herdsman.engine.semantics.state import ThreadState
+from herdsman.litmus.base.ir import Sym, Value
+
+_new = tuple.__new__
+
+
+def address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
+    """(the address ``sum`` of the compiled operands ``cops``, its taint): a
+    :class:`Sym`, a symbolic value, or None when it is no location."""
+    base: AnyValue | None = None
+    off = 0
+    t = 0
+    sym: list[AnyValue] = []
+    for slot, imm in cops:
+        if slot < 0:
+            v = imm
+        else:
+            v = regs[slot]
+            if v is None:
+                continue
+            t |= taint[slot]
+        tv = type(v)
+        if tv is int:
+            off += v  # type: ignore[operator]
+        elif tv is Sym:
+            if base is not None:
+                return None, t
+            base = v
+        else:
+            sym.append(v)
+    if sym:
+        expr: AnyValue = sym[0]
+        for x in sym[1:]:
+            expr = Expr("add", (expr, x))
+        if base is not None:
+            expr = Expr("add", (expr, base))
+        return (Expr("add", (expr, off)) if off else expr), t
+    if base is None:
+        return None, t
+    assert isinstance(base, Sym)
+    return (Sym(base.name, base.offset + off) if off else base), t
+
+
+LOC_NAMES: dict[Sym, str] = {}
+
+
+def loc_name(a: Sym) -> str:
+    """The location an address denotes (``x``, ``x+4``), memoised."""
+    got = LOC_NAMES.get(a)
+    if got is None:
+        if len(LOC_NAMES) > 4096:
+            LOC_NAMES.clear()
+        got = LOC_NAMES[a] = str(a)
+    return got
+
+
+def state_at(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
+    """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
+    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
+
+
+def set_reg(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
+    """The registers and taints with register ``slot`` set to ``v`` tainted by ``t``."""
+    r = list(regs)
+    r[slot] = v
+    if taint[slot] == t:
+        return tuple(r), taint
+    k = list(taint)
+    k[slot] = t
+    return tuple(r), tuple(k)
+
+
+__all__ = ["address", "loc_name", "set_reg", "state_at"]
