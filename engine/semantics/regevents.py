@@ -135,16 +135,16 @@ def events_of(th: CompiledThread, pc: int) -> int:
     ins = th.code[pc]
     cls = type(ins)
     regs = sum(1 for slot, _ in th.args[pc] if slot >= 0)
-    if cls is Op:
-        return regs + 1 + int(ins.sets_cr)  # type: ignore[union-attr]
-    if cls is Load:
-        return regs + 2 + int(ins.reserve is not None)  # type: ignore[union-attr]
+    if isinstance(ins, Op):
+        return regs + 1 + int(ins.sets_cr)
+    if isinstance(ins, Load):
+        return regs + 2 + int(ins.reserve is not None)
     if cls is Store:
         return regs + 1
     if cls is StoreCond:
         return regs + 4
-    if cls is Branch:
-        return 2 if ins.cond is not None else int(th.nop_events)  # type: ignore[union-attr]
+    if isinstance(ins, Branch):
+        return 2 if ins.cond is not None else int(th.nop_events)
     if cls is Fence:
         return 1
     if cls is Nop:
@@ -155,10 +155,10 @@ def events_of(th: CompiledThread, pc: int) -> int:
 def step(th: CompiledThread, st: ThreadState) -> Step:
     """What the thread does next, with register events (see the module docstring)."""
     p = st.pending
-    if type(p) is Queued:
-        return dequeue(st, p)  # type: ignore[arg-type]
-    if type(p) is Access:
-        return access(th, st, p)  # type: ignore[arg-type]
+    if isinstance(p, Queued):
+        return dequeue(st, p)
+    if isinstance(p, Access):
+        return access(th, st, p)
     code = th.code
     while True:
         if st.cut:
@@ -173,10 +173,10 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         ins = code[pc]
         cls = type(ins)
         try:
-            if cls is Op:
-                return _op(th, ins, st)  # type: ignore[arg-type]
-            if cls is Branch:
-                got = _branch(th, ins, st)  # type: ignore[arg-type]
+            if isinstance(ins, Op):
+                return _op(th, ins, st)
+            if isinstance(ins, Branch):
+                got = _branch(th, ins, st)
                 if isinstance(got, ThreadState):
                     st = got
                     continue
@@ -289,12 +289,12 @@ def access(th: CompiledThread, st: ThreadState, acc: Access) -> Step:
     got = th.event_step(ins, plain, acc)
     if type(ins) is StoreCond:
         return got
-    if type(got) is Read:
-        ev = _with_iico(got.event, acc.iico)  # type: ignore[union-attr]
-        return _new(Read, (ev, st, got.address))  # type: ignore[union-attr]
-    if type(got) is Emit:
-        ev = _with_iico(got.event, acc.iico)  # type: ignore[union-attr]
-        return _new(Emit, (ev, got.after, got.address))  # type: ignore[union-attr]
+    if isinstance(got, Read):
+        ev = _with_iico(got.event, acc.iico)
+        return _new(Read, (ev, st, got.address))
+    if isinstance(got, Emit):
+        ev = _with_iico(got.event, acc.iico)
+        return _new(Emit, (ev, got.after, got.address))
     return got
 
 
@@ -321,9 +321,12 @@ def resolve(th: CompiledThread, st: ThreadState, reads: Mapping[int, Value]) -> 
     """The queued events of ``st`` with the values of ``reads`` filled in (the rest of
     the state is :meth:`ThreadCode.resolve`'s)."""
     p = st.pending
-    if type(p) is Queued:
-        evs = tuple(e._replace(value=evaluate(e.value, reads)) for e in p.events)  # type: ignore[union-attr,arg-type]
-        return st._replace(pending=Queued(evs, p.after))  # type: ignore[union-attr]
+    if isinstance(p, Queued):
+        evs = tuple(
+            e._replace(value=e.value if e.value is None else evaluate(e.value, reads))
+            for e in p.events
+        )
+        return st._replace(pending=Queued(evs, p.after))
     return st
 
 

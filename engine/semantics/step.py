@@ -527,8 +527,8 @@ class ThreadCode:
                 ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0) + _NO_REG,
             )
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
-        if cls is StoreCond:
-            return self._store_cond(th, ins, st)  # type: ignore[arg-type]
+        if isinstance(ins, StoreCond):
+            return self._store_cond(th, ins, st)
         if cls is Spawn or cls is Join:
             assert isinstance(ins, Spawn | Join)
             kind = "S" if cls is Spawn else "J"
@@ -630,7 +630,6 @@ class ThreadCode:
         ins = th.code[st.pc]
         r = st.n
         regs, taint = st.regs, st.taint
-        cls = type(ins)
         try:
             if isinstance(ins, Load):
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
@@ -640,12 +639,12 @@ class ThreadCode:
                     regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
-            if cls is RMW or cls is CAS:
-                dst = th.slots[ins.dst] if ins.dst else -1  # type: ignore[union-attr]
-            if cls is RMW:
-                src, stain = self._operand(th, regs, taint, ins.src)  # type: ignore[union-attr]
-                new = apply_op(ins.fn, [value, src])  # type: ignore[union-attr]
-                if isinstance(ins, RMW) and ins.sets_cr:
+            if isinstance(ins, RMW | CAS):
+                dst = th.slots[ins.dst] if ins.dst else -1
+            if isinstance(ins, RMW):
+                src, stain = self._operand(th, regs, taint, ins.src)
+                new = apply_op(ins.fn, [value, src])
+                if ins.sets_cr:
                     flags = apply_op("cmp", [new, 0])
                     regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
                     st = st._replace(regs=regs, taint=taint)
@@ -733,10 +732,10 @@ class ThreadCode:
     def event_step(self, ins: Instr, st: ThreadState, acc: Access | None = None) -> Step:
         """The event of the memory access or fence at ``st.pc`` (``acc``: its register
         reads, with register events)."""
-        if type(ins) is StoreCond:
+        if isinstance(ins, StoreCond):
             if acc is None:
-                return self._store_cond(self, ins, st)  # type: ignore[arg-type]
-            return store_conditional(self, ins, st, acc)  # type: ignore[arg-type]
+                return self._store_cond(self, ins, st)
+            return store_conditional(self, ins, st, acc)
         return self._event(self, ins, st)
 
     def nop_step(self, st: ThreadState) -> Step:
