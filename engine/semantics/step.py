@@ -551,7 +551,7 @@ class ThreadCode:
         if isinstance(ins, Effect):  # herd's lock and SRCU events: a location, no value
             fields = ("K", th.tid, n, poi, loc, None, ins.kind, annots, origin, at, 0, st.ctrl, 0)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, fields), after, sym))
+            return _new(Emit, (_new(Event, fields + _NO_REG), after, sym))
         if cls is Store or cls is Unlock:
             v: AnyValue = 0
             vt = 0
