@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,16 @@ def shared_path(*parts: str) -> Path:
     if not p.exists():
         pytest.skip(f"needs {p} (the shared ground-truth folder is absent)")
     return p
+
+
+@pytest.fixture(autouse=True)
+def _address_space_restored() -> Iterator[None]:
+    """A test that runs a campaign worker in this process (``limit_memory``) leaves the
+    process's address-space limit as it found it: later tests are not run under it."""
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    yield
+    if resource.getrlimit(resource.RLIMIT_AS) != before:
+        resource.setrlimit(resource.RLIMIT_AS, before)
 
 
 @pytest.fixture
