@@ -10,7 +10,7 @@ here, larger than the collection's: N-thread lock counters, RCU readers against 
 grace period, rings of ``smp_mb()`` store buffering, SRCU readers, trylock contention,
 xchg locks), or ``all``; or test files given on the command line.
 
-Peers.  herd7 7.57 (``--herd``, default ``/root/anchors/herd7/herd7`` with its
+Peers.  herd7 7.57 (``--herd``, default ``$HERD7``, else ``../anchors/herd7/herd7`` with its
 ``libdir``) cannot run ``linux-kernel.cfg`` as herd ships it now: it knows no variant
 ``lkmmv2`` and cannot parse the macro file's annotated ``__atomic_op{...}``,
 ``__atomic_add_unless{...}`` nor the ``&``/``|``/``^`` operators.  For it the script writes
@@ -50,7 +50,7 @@ from herdsman.herd_compat.pipeline.run_file import Done, run_file
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
 LINUX = SHARED / "linux"
-HERD757 = Path("/root/anchors/herd7/herd7")
+HERD757 = Path(os.environ.get("HERD7") or "../anchors/herd7/herd7")
 
 # ----------------------------------------------------------------------------- big tests
 

@@ -2,7 +2,7 @@
 
 herd7's logs carry the ``Time`` lines of the machine that made them; a ratio against them
 mixes two machines (and two loads).  This runs the herd7 built here (``$HERD7``, else
-``/root/anchors/herd7/herd7``, with its ``libdir`` beside it) once over a list of tests and
+``../anchors/herd7/herd7``, with its ``libdir`` beside it) once over a list of tests and
 reports its CPU time (the child process's, from ``getrusage``) and the sum of the ``Time``
 lines it printed, so that ``bench/campaign.py --herd-sample N`` compares both tools on one
 machine at one moment.
@@ -17,7 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_HERD7 = Path("/root/anchors/herd7/herd7")
+#: herd7 as ``bash ../shared/anchors/build.sh PREFIX herd7`` installs it (``$HERD7`` wins).
+DEFAULT_HERD7 = Path(os.environ.get("HERD7") or "../anchors/herd7/herd7")
 
 #: herdsman's built-in model names that are herd7's default model for their architecture
 #: (herd7 then runs without ``-model``, on its libdir file).
