@@ -47,6 +47,7 @@ class RunOptions:
     preemption_slack: str = "spawner"  # TruSt: the slack rule (engine/trust/preemption.py)
     track_duplicates: bool = False  # TruSt: count graphs explored twice (tests)
     stop_on_error: bool = False  # stop at the first execution failing an assertion (GenMC)
+    symmetry: bool = True  # TruSt: GenMC's symmetry reduction of symmetric threads
     buffer_bound: int | None = None  # operational: store buffers of at most k writes
     stateful: bool = False  # operational: stateful DPOR (no unrolling bound)
     reduction: str = "dpor"  # operational: dpor, or none (every run)

@@ -108,6 +108,10 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return b
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
+    if fn == "conv":
+        return convert(a, b)  # type: ignore[arg-type]
+    if fn == "alloc":
+        return Sym(f"heap@t{a}#{b}")
     if isinstance(a, Sym) or isinstance(b, Sym):
         return _on_addresses(fn, a, b)  # type: ignore[arg-type]
     assert isinstance(a, int) and isinstance(b, int)
@@ -147,6 +151,20 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     if fn in _COMPARE:
         return int(_COMPARE[fn]((a > b) - (a < b)))
     raise EvalError(f"unknown register operation '{fn}'")
+
+
+def convert(a: Value, code: int) -> Value:
+    """``a`` converted to a C integer type of ``|code|`` bits, signed when ``code`` is
+    negative (``_Bool`` for 1: whether ``a`` is not 0); addresses stay addresses."""
+    if isinstance(a, Sym):
+        return 1 if code == 1 else a
+    bits = abs(code)
+    if bits == 1:
+        return int(a != 0)
+    a &= (1 << bits) - 1
+    if code < 0 and a >> (bits - 1):
+        a -= 1 << bits
+    return a
 
 
 def _div(a: int, b: int) -> int:

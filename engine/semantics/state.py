@@ -43,6 +43,7 @@ class ThreadState(NamedTuple):
     loops: tuple[int, ...]  # per backward-branch target: the times it was jumped to
     pending: Pending | None = None  # the write of a read-modify-write, after its read
     cut: bool = False  # stopped by the unrolling bound
+    freed: frozenset[str] = frozenset()  # the heap allocations the thread released
 
 
 class Emit(NamedTuple):
@@ -64,8 +65,9 @@ class Read(NamedTuple):
 
 
 class Done(NamedTuple):
-    """The thread has finished (``cut``: stopped by the unrolling bound) with these
-    register ``values`` (per slot; ``None``: never set); ``slots`` names the slots."""
+    """The thread has finished (``cut``: stopped by the unrolling bound, or by GenMC's
+    loop bound: then it has not finished for a join) with these register ``values``
+    (per slot; ``None``: never set); ``slots`` names the slots."""
 
     values: tuple[AnyValue | None, ...]
     cut: bool

@@ -69,7 +69,9 @@ from herdsman.litmus.base.ir import (
     Fence,
     Imm,
     Instr,
+    Free,
     Join,
+    Kill,
     Label,
     Load,
     Lock,
@@ -89,8 +91,14 @@ from herdsman.litmus.base.ir import (
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
 
+#: No bound: for programs that bound their own loops (C programs, ``loop_bound="none"``)
+#: explored by an engine that grows its graphs as threads run on.
+UNBOUNDED = 1 << 62
+
 #: Why a thread is blocked when its program blocks executions at the unrolling bound.
 LOOP_BOUND = "loop bound"
+#: Why a thread is blocked when an assumption fails (``assume``, GenMC's spin loops).
+ASSUME = "assume"
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 
@@ -199,11 +207,14 @@ class ThreadCode:
         """How a thread that never ran ends: with its initial registers."""
         return _new(Done, (self.init_regs, False, self.slots, self.order))
 
-    def max_events(self) -> int:
+    def max_events(self, unroll: int | None = None) -> int:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
-        taken at most ``unroll`` times (explorers reserve that much room)."""
+        taken at most ``unroll`` times (the thread's bound by default; explorers reserve
+        that much room, and grow it when a thread whose loops are not bounded needs
+        more)."""
         th = self
+        bound = self.unroll if unroll is None else min(unroll, self.unroll)
         code = th.code
         end = len(code)
         if not end:  # a thread with no instructions
@@ -216,7 +227,7 @@ class ThreadCode:
             if key in memo:
                 stack.pop()
                 continue
-            succ = self._successors(th, *key)
+            succ = self._successors(th, *key, bound)
             todo = [k for k in succ if k[0] < end and k not in memo]
             if todo:
                 stack.extend(todo)
@@ -227,7 +238,7 @@ class ThreadCode:
         return memo[start] if end else 0
 
     def _successors(
-        self, th: ThreadCode, pc: int, loops: tuple[int, ...]
+        self, th: ThreadCode, pc: int, loops: tuple[int, ...], bound: int
     ) -> list[tuple[int, tuple[int, ...]]]:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
@@ -241,7 +252,7 @@ class ThreadCode:
                 cnt = loops[k] + 1
                 nxt.append(
                     (
-                        tgt if cnt <= self.unroll else len(th.code),
+                        tgt if cnt <= bound else len(th.code),
                         loops[:k] + (cnt,) + loops[k + 1 :],
                     )
                 )
@@ -291,13 +302,22 @@ class ThreadCode:
                     pc += 1
                     poi += 1
                     continue
+                if cls is Kill:  # GenMC's loop bound: the thread stops unfinished
+                    return _new(Done, (regs, True, self.slots, self.order))
+                if cls is Free:
+                    st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
+                    if failed is not None:
+                        return failed
+                    pc += 1
+                    poi += 1
+                    continue
                 if cls is Assume or cls is Assert:
                     c = self._value(th, regs, ins.creg)  # type: ignore[union-attr]
                     if not is_known(c):
                         return Stall(reads_of(c))
                     if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
                         if cls is Assume:
-                            return Blocked("assume")
+                            return Blocked(ASSUME)
                         done = _new(Done, (regs, False, self.slots, self.order))
                         return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
                     if self.branch_commit:  # compiled, it is a conditional branch
@@ -431,7 +451,8 @@ class ThreadCode:
         )
         after = _new(
             ThreadState,
-            (pc + 1, regs, taint, st.ctrl | t, st.n + 1, poi + 1, st.loops, st.pending, st.cut),
+            (pc + 1, regs, taint, st.ctrl | t, st.n + 1, poi + 1, st.loops, st.pending, st.cut,
+             st.freed),
         )
         return _new(Emit, (event, after, None))
 
@@ -448,7 +469,14 @@ class ThreadCode:
             return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
         if cls is Spawn or cls is Join:
             kind = "S" if cls is Spawn else "J"
-            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)  # type: ignore[union-attr]
+            tgt = ins.thread  # type: ignore[union-attr]
+            if cls is Join and ins.reg is not None:  # type: ignore[union-attr]
+                tgt = self._value(th, st.regs, ins.reg)  # type: ignore[union-attr]
+                if not is_known(tgt):
+                    return Stall(reads_of(tgt))
+                if type(tgt) is not int:
+                    return Failed(f"join of an invalid thread ({tgt})", pc, self._done(st))
+            ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
         loc = th.const_loc[pc]
@@ -460,6 +488,8 @@ class ThreadCode:
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
                 loc = _loc_name(a)
+                if st.freed and a.name in st.freed:  # type: ignore[union-attr]
+                    return Failed("access to freed memory", pc, self._done(st))
             else:
                 sym = a
         annots = ins.annots  # type: ignore[union-attr]
@@ -477,6 +507,20 @@ class ThreadCode:
             return _new(Emit, (_new(Event, fields), after, sym))
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
         return _new(Read, (_new(Event, fields), st, sym))
+
+    def _done(self, st: ThreadState) -> Done:
+        return _new(Done, (st.regs, False, self.slots, self.order))
+
+    def _free(self, th: ThreadCode, ins: Free, st: ThreadState) -> tuple[ThreadState, Step | None]:
+        """Release the heap allocation ``ins`` names: (the state after, or the error)."""
+        a, _ = _address(st.regs, st.taint, th.addr_ops[st.pc])
+        if a is None or not is_known(a):
+            return st, None if a is None else Stall(reads_of(a))
+        if type(a) is not Sym or not a.name.startswith("heap@") or a.offset:
+            return st, Failed("free of memory no malloc gave", st.pc, self._done(st))
+        if a.name in st.freed:
+            return st, Failed("double free", st.pc, self._done(st))
+        return st._replace(freed=st.freed | {a.name}), None
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
@@ -588,8 +632,10 @@ def _info(ins: Instr) -> tuple[tuple[str, ...], tuple[tuple[bool, object], ...],
         ops = (*ins.addr, ins.expected, ins.desired)  # type: ignore[union-attr]
         naddr = len(ins.addr)  # type: ignore[union-attr]
         out = [ins.dst] if ins.dst else []  # type: ignore[union-attr]
-    elif cls is Lock or cls is Unlock:
+    elif cls is Lock or cls is Unlock or cls is Free:
         ops, naddr = ins.addr, len(ins.addr)  # type: ignore[union-attr]
+    elif cls is Join and ins.reg is not None:  # type: ignore[union-attr]
+        out = [ins.reg]  # type: ignore[union-attr]
     elif cls is Branch:
         out = [ins.creg] if ins.cond is not None else []  # type: ignore[union-attr]
     elif cls is Assume or cls is Assert:
@@ -630,7 +676,7 @@ class Semantics:
         commit = rec.branch_commit if rec else True
         port = rec.store_data_port if rec else True
         regs = program.registers
-        blocks = program.loop_bound == "block"
+        blocks = program.loop_bound in ("block", "none")
         with self.reporting():
             self.threads = [
                 thread_code(t, th, regs[t] if t < len(regs) else (), commit, port, unroll, blocks)
@@ -654,8 +700,8 @@ class Semantics:
     def start(self, tid: int) -> ThreadState:
         return self.threads[tid].start()
 
-    def max_events(self, tid: int) -> int:
-        return self.threads[tid].max_events()
+    def max_events(self, tid: int, unroll: int | None = None) -> int:
+        return self.threads[tid].max_events(unroll)
 
     def step(self, tid: int, st: ThreadState) -> Step:
         with self.reporting():
@@ -761,7 +807,8 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
 
 def _state(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
     """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
-    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
+    fields = (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut, st.freed)
+    return _new(ThreadState, fields)
 
 
 def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:
@@ -775,4 +822,13 @@ def _set(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tup
     return tuple(r), tuple(k)
 
 
-__all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]
+__all__ = [
+    "ASSUME",
+    "DEFAULT_UNROLL",
+    "LOOP_BOUND",
+    "UNBOUNDED",
+    "Semantics",
+    "StepError",
+    "ThreadCode",
+    "thread_code",
+]

@@ -41,7 +41,7 @@
 #define MAXK 4
 #define MAX_DEPTH 2000 /* nested steps (events added, revisits) kept on the C stack */
 
-enum { S_READ = 0, S_EMIT = 1, S_DONE = 2, S_FAILED = 3, S_BLOCKED = 4 };
+enum { S_READ = 0, S_EMIT = 1, S_DONE = 2, S_FAILED = 3, S_BLOCKED = 4, S_ASSUMED = 5 };
 enum { K_R = 0, K_W = 1, K_S = 2, K_J = 3, K_OTHER = 4 };
 enum { B_STATIC = 0, B_RF = 1, B_CO = 2, B_FR = 3 };
 
@@ -909,6 +909,7 @@ static G *revisit(Core *c, G *g, int r, int a, const int *kept, const int *wview
 
 static int visit(Core *c, G *g);
 static int visit_at(Core *c, G *g);
+static int moot_block(Core *c, G *g, int e);
 
 /* Backward revisits by the write a (just added) of location li. */
 static int backward(Core *c, G *g, int a, int li) {
@@ -967,7 +968,10 @@ static int backward(Core *c, G *g, int a, int li) {
             continue;
         }
         c->revisits++;
-        int rc = visit(c, h);
+        int m = moot_block(c, h, r);
+        int rc = m < 0 ? -1 : m ? 0 : visit(c, h);
+        if (m > 0)
+            c->moot++;
         PyMem_Free(h);
         if (rc < 0)
             return -1;
@@ -1124,6 +1128,26 @@ static int leaf(Core *c, G *g) {
     return 0;
 }
 
+/* Whether the thread of event e (just added) blocked on an assumption after a read not
+ * added maximally or not revisitable: the graph is moot (GenMC's
+ * mootExecutionIfFullyBlocked; graph.py's moot_block): 1, 0, or -1 on an error. */
+static int moot_block(Core *c, G *g, int e) {
+    int t = c->tid[e];
+    V v = view(c, g);
+    Node *nd = info(c, v.cur[t]);
+    if (nd == NULL)
+        return -1;
+    if (nd->stype != S_ASSUMED)
+        return 0;
+    for (int j = c->base[t] + v.n[t] - 1; j >= c->base[t]; j--) {
+        if (v.kind[j] == K_R)
+            return !((g->addedmax >> j) & 1) || !((g->revisitable >> j) & 1);
+        if (v.kind[j] == K_W)
+            return 0;
+    }
+    return 0;
+}
+
 static int go_on(Core *c, G *g, int e, int *alive) {
     int ok = check(c, g, e);
     if (ok < 0)
@@ -1133,6 +1157,13 @@ static int go_on(Core *c, G *g, int e, int *alive) {
         return 0;
     }
     *alive = 1;
+    int m = moot_block(c, g, e);
+    if (m < 0)
+        return -1;
+    if (m) {
+        c->moot++;
+        return 0;
+    }
     return visit(c, g);
 }
 

@@ -36,8 +36,8 @@ from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceed
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
-from herdsman.engine.semantics.step import LOOP_BOUND, StepError
-from herdsman.engine.trust.explore import NewLocation, TrustStats, signature
+from herdsman.engine.semantics.step import ASSUME, LOOP_BOUND, StepError
+from herdsman.engine.trust.explore import NewLocation, NoRoom, TrustStats, signature
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.litmus.base.ir import Value
 
@@ -168,11 +168,9 @@ class CompiledExplorer:
         st.revisits_inconsistent += got["revisits_inconsistent"]
         st.revisits_doomed += got["revisits_doomed"]
         st.refused += got["refused"]
-        if got["dead_end"]:
-            st.blocked += got["dead_end"]
-            st.extra["blocked_dead_end"] = st.extra.get("blocked_dead_end", 0) + got["dead_end"]
-        if got["moot"]:
-            st.extra["moot"] = st.extra.get("moot", 0) + got["moot"]
+        moot = got["moot"] + got["dead_end"]  # GenMC drops both as moot
+        if moot:
+            st.extra["moot"] = st.extra.get("moot", 0) + moot
         self.checker.checks += got["checks"]
 
     # ------------------------------------------------------------------ ids
@@ -185,7 +183,7 @@ class CompiledExplorer:
     # ------------------------------------------------------------------ the core asks
     def info(self, nid: int) -> tuple[int, int, int, int, int, int]:
         """What node ``nid`` does next: (0 read, 1 other event, 2 done, 3 failed,
-        4 blocked; event kind: 0 R, 1 W, 2 spawn, 3 join, 4 other; location index, -1
+        4 blocked or stopped unfinished, 5 blocked on an assumption; event kind: 0 R, 1 W, 2 spawn, 3 join, 4 other; location index, -1
         when the layout lacks it; a write's value id; the event's poi; a spawned or
         joined thread)."""
         s = self.nodes[nid].step
@@ -203,13 +201,13 @@ class CompiledExplorer:
             elif kind <= 3:
                 tgt = ev.value
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
-        if ts is Done:
-            return (2, 4, -1, -1, -1, -1)
+        if ts is Done:  # stopped by GenMC's loop bound: not finished for a join
+            return (4 if s.cut else 2, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
         if ts is Failed:
             return (3, 4, -1, -1, -1, -1)
         if ts is Stall:
             raise AssertionError("concrete values never stall")
-        return (4, 4, -1, -1, -1, -1)
+        return (5 if s.why == ASSUME else 4, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
 
     def new_location(self, nid: int) -> None:
         raise NewLocation(self.nodes[nid].step.event.loc)  # type: ignore[union-attr]
@@ -241,7 +239,7 @@ class CompiledExplorer:
         raise CoreFallback()
 
     def no_room(self, t: int, k: int) -> None:
-        raise IndexError(f"thread {t} has room for {k} events only")
+        raise NoRoom(t, k)
 
     def spawned_twice(self, t: int, c: int) -> None:
         raise StepError(f"P{t}: thread {c} is spawned twice")

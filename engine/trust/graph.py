@@ -22,10 +22,20 @@ from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
-from herdsman.engine.semantics.step import StepError
+from herdsman.engine.semantics.step import ASSUME, StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Value
+
+
+class NoRoom(Exception):
+    """Thread ``t`` needs more events than its room (a thread whose loops the program
+    bounds itself): the exploration starts again with more room."""
+
+    def __init__(self, t: int, k: int) -> None:
+        super().__init__(t, k)
+        self.t = t
+        self.k = k
 
 
 class TrustGraph(ExecutionGraph):
@@ -120,7 +130,23 @@ class TrustGraph(ExecutionGraph):
         if not self.started(t):
             return False
         s = self.cur[t].step
-        return type(s) is Done or type(s) is Failed
+        return type(s) is Done and not s.cut or type(s) is Failed
+
+    def moot_block(self, t: int) -> bool:
+        """Whether thread ``t`` just blocked on an assumption after a read that was not
+        added maximally or may not be revisited: every extension of the graph stays
+        blocked, and GenMC drops it as *moot* (it counts no blocked execution)."""
+        s = self.cur[t].step
+        if type(s) is not Blocked or s.why != ASSUME:
+            return False
+        b = self.base[t]
+        for e in range(b + self.n[t] - 1, b - 1, -1):
+            kind = self.ev[e].kind  # type: ignore[union-attr]
+            if kind == "R":
+                return not (self.addedmax[e] and self.revisitable[e])
+            if kind == "W":
+                return False
+        return False
 
     def final(self, t: int) -> Done | None:
         """How thread ``t`` finished (None: it is blocked)."""
@@ -169,7 +195,7 @@ class TrustGraph(ExecutionGraph):
         k = self.n[t]
         e = self.base[t] + k
         if k >= self.lay.room[t]:
-            raise IndexError(f"thread {t} has room for {k} events only")
+            raise NoRoom(t, k)
         self.n[t] = k + 1
         self.ev[e] = ev
         sh = node._next_shape

@@ -28,17 +28,17 @@ from herdsman.engine.errors import TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
-from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.semantics.step import UNBOUNDED, Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
-from herdsman.engine.trust.explore import Explorer, NewLocation, TrustStats
+from herdsman.engine.trust.explore import Explorer, NewLocation, NoRoom, TrustStats
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program
+from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, Value
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
@@ -87,10 +87,12 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     if msg is not None:
         raise model_refusal(model, where, msg)
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
-    sem = Semantics(program, opts.unroll)
-    room = [sem.max_events(t) for t in range(len(program.threads))]
+    grows = program.loop_bound == "none"  # loops the program bounds itself
+    sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
+    room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
     check_events(program, room)
-    memory = dict(program.memory)
+    initial = dict(program.memory)
+    memory = start_locations(sem, initial) if grows else dict(initial)
     compiled = True  # the compiled core explores, where it applies
     bound = None
     if opts.preemption_bound is not None:
@@ -108,7 +110,8 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         start = TrustGraph(lay, roots, sem.spawned)
         on_error = tally.blocked_error if program.has(Assert) else None
         plan = None
-        if compiled and bound is None:
+        symmetric = program.symmetric if opts.symmetry else ()
+        if compiled and bound is None and not any(x >= 0 for x in symmetric):
             plan = compiled_applies(checker, start)
         ex: Explorer | CompiledExplorer
         if plan is not None:
@@ -135,13 +138,17 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
                 track_duplicates=opts.track_duplicates,
                 progress=opts.progress,
                 executions=tally.executions_so_far,
+                symmetric=symmetric,
             )
         try:
             with sem.reporting():
                 stats = ex.run()
             break
-        except NewLocation as e:  # an address computed at run time: initially 0
-            memory[e.loc] = 0
+        except NewLocation as e:  # an address computed at run time
+            memory[e.loc] = initial.get(e.loc, 0)
+        except NoRoom as e:  # a thread runs longer than its room: more room
+            room[e.t] = max(2 * room[e.t], e.k + 1)
+            check_events(program, room)
         except CoreFallback:  # a check only the Python explorer decides: start again
             compiled = False
         except NotSequential:
@@ -168,6 +175,18 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     stats.time = time.process_time() - t0
     tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
     return TrustRun(tally.finish(program.name, "trust"), stats)
+
+
+def start_locations(sem: Semantics, initial: dict[str, Value]) -> dict[str, Value]:
+    """The locations the threads name in their code (the others join the layout as the
+    threads compute their addresses), with their initial values."""
+    out = {}
+    for code in sem.threads:
+        for pc in range(len(code.code)):
+            loc = code.const_loc[pc]
+            if loc is not None:
+                out[loc] = initial.get(loc, 0)
+    return out
 
 
 def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:

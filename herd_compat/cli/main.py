@@ -261,9 +261,23 @@ def _verify_parser() -> _Parser:
     p.add_argument(
         "--unroll",
         type=int,
-        default=4,
+        default=None,
         metavar="N",
-        help="at most N iterations of a loop (more: the execution is blocked); default 4",
+        help="GenMC's loop bound: a loop's head runs at most N times each time the loop is "
+        "entered (once more stops the thread); default: no bound, as GenMC",
+    )
+    p.add_argument(
+        "--no-unroll",
+        action="append",
+        default=[],
+        metavar="FUNCTION",
+        help="no --unroll bound on the loops of FUNCTION",
+    )
+    p.add_argument(
+        "--disable-sr",
+        action="store_true",
+        help="no symmetry reduction (GenMC's default: threads running the same function "
+        "with the same argument explored once per order of their events)",
     )
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
@@ -355,6 +369,8 @@ def _cmd_verify(argv: list[str]) -> int:
         target=a.target,
         engine=a.engine,
         unroll=a.unroll,
+        no_unroll=a.no_unroll,
+        symmetry=not a.disable_sr,
         defines=defines,
         include_dirs=a.include,
         cat_include_dirs=a.cat_include,
@@ -384,7 +400,7 @@ def _cmd_verify(argv: list[str]) -> int:
         raise UsageError("--max-states needs --max-bound and must be >= 1")
     if a.memory is not None and a.memory < 64:
         raise UsageError("--memory must be at least 64 (MB)")
-    if a.unroll < 0:
+    if a.unroll is not None and a.unroll < 0:
         raise UsageError("--unroll must be >= 0")
     return verify(cfg)
 

@@ -1,9 +1,9 @@
 """``herdsman verify``: C programs checked as GenMC and Nidhugg check them.
 
 Each program is read by the C front-end (``litmus/c``) for the model's target (the C11
-mapping to x86-TSO, PSO or POWER, or herd's C annotations for a user's cat model), loops
-bounded by ``--unroll`` (an execution needing more iterations is blocked, and counted
-apart), and explored by the engine.  The report reads like GenMC's: ``No errors were
+mapping to x86-TSO, PSO or POWER, or herd's C annotations for a user's cat model), its
+loops run as GenMC runs them (``--unroll N``: GenMC's bound; none by default), and
+explored by the engine.  The report reads like GenMC's: ``No errors were
 detected.`` or ``Error detected: Safety violation!`` with the failing assertion, its
 source line and the violating execution (events per thread with their source lines, rf,
 co; with ``-o DIR`` also ``DIR/<program>.dot``), then ``Number of complete executions
@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
@@ -40,9 +40,10 @@ from herdsman.litmus.c import load_c_program, target_for_model
 #: Exit statuses: no error, an assertion can fail (GenMC, Nidhugg), time limit exceeded.
 SAFE, UNSAFE, TIMEOUT = 0, 42, 3
 
-#: The default bound on loop iterations (GenMC has none; spin loops need none: they
-#: become assumptions).
-DEFAULT_UNROLL = 4
+#: The bound on loop iterations of the engines that need one (the reference and
+#: operational engines enumerate threads' executions eagerly) when ``--unroll`` is not
+#: given; TruSt and RSMC need none (GenMC has none).
+ENGINE_UNROLL = 4
 
 
 @dataclass
@@ -53,7 +54,9 @@ class VerifyConfig:
     model: str = "sc"
     target: str | None = None
     engine: str = "auto"
-    unroll: int = DEFAULT_UNROLL
+    unroll: int | None = None  # GenMC's -unroll
+    no_unroll: list[str] = field(default_factory=list)
+    symmetry: bool = True  # GenMC's symmetry reduction (--disable-sr)
     defines: dict[str, str] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
     cat_include_dirs: list[str] = field(default_factory=list)
@@ -72,7 +75,7 @@ class VerifyConfig:
 
 def verify(cfg: VerifyConfig) -> int:
     """Verify every program of ``cfg``; the exit status (the worst one)."""
-    if cfg.unroll < 0:
+    if cfg.unroll is not None and cfg.unroll < 0:
         raise InputError("--unroll", 0, 0, "the loop bound must be >= 0")
     check_outdir(cfg.outdir)
     limit_memory(cfg.memory_limit)
@@ -96,7 +99,9 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         raise InputError(path, 0, 0, "no such file")
     if path.endswith(".litmus"):
         raise InputError(path, 1, 1, "a litmus test, not a C program: 'herdsman run' runs it")
-    program = load_c_program(path, target, cfg.defines, cfg.include_dirs)
+    program = load_c_program(
+        path, target, cfg.defines, cfg.include_dirs, cfg.unroll, cfg.no_unroll
+    )
     if cfg.max_bound is not None:
         return verify_bounds(
             path,
@@ -105,11 +110,11 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
             model,
             cfg.outdir,
         )
-    program = replace(program, loop_bound="block")
     opts = RunOptions(
         engine=cfg.engine,
-        unroll=cfg.unroll,
+        unroll=ENGINE_UNROLL if cfg.unroll is None else cfg.unroll,
         stop_on_error=not cfg.keep_going,
+        symmetry=cfg.symmetry,
         time_limit=cfg.time_limit,
         buffer_bound=cfg.buffer_bound,
         stateful=cfg.stateful,
@@ -127,12 +132,12 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         return TIMEOUT
     wall = time.perf_counter() - wall
     if cfg.json:
-        data = {"file": path, "model": cfg.model, "target": target, "unroll": cfg.unroll}
+        data: dict = {"file": path, "model": cfg.model, "target": target, "unroll": cfg.unroll}
         data["verdict"] = "unsafe" if out.errors else "safe"
         data["outcome"] = out.to_json()
         sys.stdout.write(json.dumps(data) + "\n")
     else:
-        sys.stdout.write(report(out, cfg.unroll, wall))
+        sys.stdout.write(report(out, opts.unroll, wall))
     if out.errors and cfg.outdir:
         graph = out.errors[0].graph
         if graph is not None:

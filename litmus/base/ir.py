@@ -256,9 +256,25 @@ class Spawn:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """Wait until thread ``thread`` has finished."""
+    """Wait until thread ``thread`` has finished (with ``reg``: the thread whose number
+    register ``reg`` holds, a C program's ``pthread_t`` known at run time)."""
 
     thread: int
+    reg: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Free:
+    """Release the heap allocation at ``addr`` (no shared-memory event): the thread's
+    later accesses to it, or a second release, are errors."""
+
+    addr: tuple[Operand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """The thread stops here without finishing (GenMC's loop bound, ``-unroll``): the
+    execution still counts, but a join on the thread waits for ever."""
 
 
 Instr = (
@@ -277,6 +293,8 @@ Instr = (
     | Unlock
     | Spawn
     | Join
+    | Free
+    | Kill
 )
 
 #: Register functions an :class:`Op` may use, with their arity.
@@ -305,6 +323,8 @@ OP_FUNCTIONS: dict[str, int] = {
     "ge": 2,
     "not": 1,  # 1 if a == 0 else 0 (C's !)
     "second": 2,  # b (X86 XCHG's new value)
+    "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
+    "alloc": 2,  # a heap allocation's address: thread a's allocation number b
 }
 
 
@@ -316,7 +336,7 @@ def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
         return tuple(_regs(ins.args))
-    if isinstance(ins, Load | Lock | Unlock):
+    if isinstance(ins, Load | Lock | Unlock | Free):
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
@@ -326,6 +346,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
         return (ins.creg,) if ins.cond is not None else ()
     if isinstance(ins, Assume | Assert):
         return (ins.creg,)
+    if isinstance(ins, Join) and ins.reg is not None:
+        return (ins.reg,)
     return ()
 
 
@@ -465,7 +487,10 @@ class Program:
     satisfy it are not counted (herd's ``filter``); ``loop_bound``: what the unrolling
     bound does to a thread that would take a backward branch once more: ``cut`` stops the
     thread and the execution counts (herd's ``-unroll``, litmus tests), ``block`` blocks
-    the execution (GenMC's ``--unroll``, C programs: never counted as complete)."""
+    the execution, ``none`` never bounds a thread (C programs bound their own loops, as
+    GenMC's ``-unroll`` does); ``symmetric``: per thread, the thread it is symmetric to
+    (spawned by the same thread to run the same function with the same argument, with
+    no memory access between the two spawns: GenMC's symmetry reduction), or -1."""
 
     name: str
     arch: str
@@ -478,6 +503,7 @@ class Program:
     filter: Prop | None = None
     path: str = field(default="", compare=False)
     loop_bound: str = "cut"
+    symmetric: tuple[int, ...] = ()
 
     @property
     def where(self) -> str:

@@ -35,7 +35,7 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.c.context import Context
-from herdsman.litmus.c.ctype import INT, CType, TypeTable, pointer_to
+from herdsman.litmus.c.ctype import UNBOUNDED as INT, CType, TypeTable, pointer_to
 from herdsman.litmus.c.lower_expr import Const
 from herdsman.litmus.c.lower_program import assemble, collect
 from herdsman.litmus.c.lower_stmt import CodeLowerer
@@ -242,7 +242,7 @@ def lower_c_litmus(test: CLitmus, target: str) -> Program:
     if target not in TARGETS:
         raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
     assert test.ast is not None
-    ctx = Context(path, target, TypeTable(path), lkmm=True)
+    ctx = Context(path, target, TypeTable(path, widths=False), lkmm=True)
     memory = collect(test.ast, ctx)
     funcs = _thread_functions(test.ast, path)
     registers: dict[int, dict[str, Value]] = {t.tid: {} for t in test.threads}

@@ -225,6 +225,13 @@ class Mapping:
         return [Fence("SYNC" if self.target == "power" else "MFENCE"), Spawn(tid)]
 
     def join(self, tid: int) -> list[Instr]:
+        return self._joined(Join(tid))
+
+    def join_dynamic(self, reg: str) -> list[Instr]:
+        """Join the thread whose number register ``reg`` holds."""
+        return self._joined(Join(0, reg))
+
+    def _joined(self, join: Join) -> list[Instr]:
         if self.target == "c":
-            return [Join(tid)]
-        return [Join(tid), Fence("SYNC" if self.target == "power" else "MFENCE")]
+            return [join]
+        return [join, Fence("SYNC" if self.target == "power" else "MFENCE")]

@@ -1,9 +1,31 @@
-/* herdsman's genmc.h: GenMC's and SV-COMP's verifier intrinsics.  __VERIFIER_nondet_int
-   is declared so that calling it gives a clear "unsupported" error (values only come from
-   reads of memory). */
+/* herdsman's genmc.h: GenMC's verifier interface, as far as herdsman models it.
+   __VERIFIER_assume blocks the execution when its argument is 0; __VERIFIER_spawn and
+   __VERIFIER_join are pthread_create and pthread_join (__VERIFIER_spawn_symmetric too:
+   herdsman finds symmetric threads itself); the annotations of GenMC's own reductions
+   (helping CAS, local and final writes) change no outcome and keep their statement;
+   __VERIFIER_nondet_int, hazard pointers, optional blocks and recovery routines are not
+   modelled (a call is an error naming it). */
 #ifndef HERDSMAN_GENMC_H
 #define HERDSMAN_GENMC_H
+#include <stdbool.h>
+#include <pthread.h>
+typedef pthread_t __VERIFIER_thread_t;
 void __VERIFIER_assume(int condition);
 int __VERIFIER_nondet_int(void);
 void assume(int condition);
+__VERIFIER_thread_t __VERIFIER_spawn(void *(*start)(void *), void *arg);
+__VERIFIER_thread_t __VERIFIER_spawn_symmetric(void *(*start)(void *), void *arg,
+                                               __VERIFIER_thread_t other);
+void *__VERIFIER_join(__VERIFIER_thread_t thread);
+void __VERIFIER_join_symmetric(__VERIFIER_thread_t thread);
+#define __VERIFIER_local_write(s) do { s; } while (0)
+#define __VERIFIER_final_write(s) do { s; } while (0)
+#define __VERIFIER_helped_CAS(c) do { c; } while (0)
+#define __VERIFIER_helping_CAS(c) do { c; } while (0)
+#define __VERIFIER_speculative_read(c) (c)
+#define __VERIFIER_confirming_read(c) (c)
+#define __VERIFIER_confirming_CAS(c) (c)
+#define __VERIFIER_final_CAS(c) (c)
+void __VERIFIER_optional_block(void);
+#define __VERIFIER_optional(x) __VERIFIER_optional_block()
 #endif

@@ -1,0 +1,91 @@
+"""Integer arithmetic of C at compile time: what an operation of the IR computes when its
+operands are known (C's truncating division, division by 0 giving 0; conversions to C's
+integer types wrapping), and the constant propagation of straight-line code."""
+
+from __future__ import annotations
+
+from herdsman.litmus.base.ir import Imm, Op, Reg, Sym, Value
+from herdsman.litmus.c.ctype import CType
+
+
+def fold(fn: str, a: int, b: int) -> int:
+    """``fn(a, b)`` on integers (C's truncating division; division by 0 gives 0)."""
+    if fn in ("div", "mod"):
+        if b == 0:
+            return 0
+        q = abs(a) // abs(b)
+        q = q if (a >= 0) == (b >= 0) else -q
+        return q if fn == "div" else a - b * q
+    ops = {
+        "add": a + b,
+        "sub": a - b,
+        "mul": a * b,
+        "and": a & b,
+        "or": a | b,
+        "xor": a ^ b,
+        "eq": int(a == b),
+        "ne": int(a != b),
+        "lt": int(a < b),
+        "le": int(a <= b),
+        "gt": int(a > b),
+        "ge": int(a >= b),
+    }
+    if fn in ops:
+        return ops[fn]
+    if fn == "shl":
+        return a << b if 0 <= b < 128 else 0
+    return a >> b if 0 <= b < 128 else (0 if a >= 0 else -1)  # sra
+
+
+def convert_int(v: int, t: CType) -> int:
+    """``v`` converted to integer type ``t`` (wrapping; unbounded types keep it)."""
+    if t.kind != "int" or not t.bits:
+        return v
+    return convert_code(v, -t.bits if t.signed and t.bits > 1 else t.bits)
+
+
+def convert_code(v: int, code: int) -> int:
+    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
+    bits = abs(code)
+    if bits == 1:
+        return int(v != 0)
+    v &= (1 << bits) - 1
+    if code < 0 and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+_FOLDABLE = frozenset(
+    {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "sra"}
+    | {"eq", "ne", "lt", "le", "gt", "ge"}
+)
+
+
+def op_value(op: Op, known: dict[str, Value]) -> Value | None:
+    """The value ``op`` computes when its operands are known (else None)."""
+    args: list[Value] = []
+    for a in op.args:
+        if isinstance(a, Imm):
+            args.append(a.value)
+        elif isinstance(a, Reg) and a.name in known:
+            args.append(known[a.name])
+        else:
+            return None
+    fn = op.fn
+    if fn == "mov":
+        return args[0]
+    if op.sets_cr:
+        return None
+    if fn == "conv" and isinstance(args[0], int) and isinstance(args[1], int):
+        return convert_code(args[0], args[1])
+    if fn == "neg" and isinstance(args[0], int):
+        return -args[0]
+    if fn == "not" and isinstance(args[0], int):
+        return int(args[0] == 0)
+    if fn in _FOLDABLE and len(args) == 2:
+        a, b = args
+        if isinstance(a, int) and isinstance(b, int):
+            return fold(fn, a, b)
+        if isinstance(a, Sym) and isinstance(b, int) and fn in ("add", "sub"):
+            return Sym(a.name, a.offset + (b if fn == "add" else -b))
+    return None

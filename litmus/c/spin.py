@@ -1,0 +1,338 @@
+"""GenMC's spin-assume transformation, on a loop's IR (its manual and Kokologiannakis,
+Ren and Vafeiadis, FMCAD 2021).
+
+A loop's *latches* are its branches back to its head.  A latch is *effect-free* when no
+path from the head to it has a side effect: a write to memory other than the thread's
+own stack or a heap cell it allocated and has not published yet, a read-modify-write, a
+lock, a thread's start or join, an allocation or a release — a compare-and-swap is
+allowed when the latch is reached only if it failed.  Reaching an effect-free latch
+blocks the thread (a further iteration would change nothing).  When some latch has side
+effects, the loop is checked as it runs: arriving at the head again without an
+effectful write since the last arrival blocks the thread.  Neither applies to a loop
+carrying a register value from one iteration to the next (an induction variable), unless
+that value is always read from memory (or is a compare-and-swap's old value, or 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Branch,
+    Free,
+    Imm,
+    Instr,
+    Join,
+    Kill,
+    Label,
+    Load,
+    Lock,
+    Op,
+    Operand,
+    Reg,
+    Spawn,
+    Store,
+    Unlock,
+    defines,
+    uses,
+)
+
+#: the most paths from a loop's head to a latch examined for compare-and-swaps
+MAX_PATHS = 256
+
+
+@dataclass
+class Verdict:
+    """What the transformation does to a loop: the latches that block instead of going
+    back, whether the head checks for effects as the loop runs, and the writes that
+    count as effects there (indices in the code)."""
+
+    blocking: list[int] = field(default_factory=list)
+    dynamic: bool = False
+    writes: list[int] = field(default_factory=list)
+
+
+class LoopView:
+    """A loop's code ``code[start:end]`` (its head label at ``start``, ``head``),
+    its control flow, and what counts as a local write (``local(op, index)``)."""
+
+    def __init__(
+        self, code: list[Instr], start: int, head: str, local: Callable[[Instr, int], bool]
+    ) -> None:
+        self.code = code
+        self.start = start
+        self.end = len(code)
+        self.head = head
+        self.local = local
+        self.labels = {
+            ins.name: i for i in range(start, self.end) if isinstance(ins := code[i], Label)
+        }
+        self.latches = [
+            i
+            for i in range(start, self.end)
+            if isinstance(ins := code[i], Branch) and ins.target == head
+        ]
+
+    def succ(self, i: int) -> list[int]:
+        """The successors of operation ``i`` inside the loop (a latch has none)."""
+        ins = self.code[i]
+        if isinstance(ins, Kill):
+            return []
+        if isinstance(ins, Branch):
+            if ins.target == self.head:
+                return []
+            out = [] if ins.cond is None else [i + 1]
+            t = self.labels.get(ins.target)
+            if t is not None:
+                out.append(t)
+            return [j for j in out if j < self.end]
+        return [i + 1] if i + 1 < self.end else []
+
+    def exits(self, i: int) -> bool:
+        """Whether operation ``i`` may leave the loop."""
+        ins = self.code[i]
+        if isinstance(ins, Kill):
+            return False
+        if isinstance(ins, Branch):
+            if ins.target == self.head:
+                return False
+            if ins.target not in self.labels:
+                return True
+            return ins.cond is not None and i + 1 >= self.end
+        return i + 1 >= self.end
+
+    def on_paths_to(self, latch: int) -> set[int]:
+        """The operations on some path from the head to ``latch``."""
+        fwd: set[int] = set()
+        stack = [self.start]
+        while stack:
+            i = stack.pop()
+            if i in fwd:
+                continue
+            fwd.add(i)
+            stack.extend(self.succ(i))
+        if latch not in fwd:
+            return set()
+        preds: dict[int, list[int]] = {}
+        for i in fwd:
+            for j in self.succ(i):
+                preds.setdefault(j, []).append(i)
+        back: set[int] = set()
+        stack = [latch]
+        while stack:
+            i = stack.pop()
+            if i in back:
+                continue
+            back.add(i)
+            stack.extend(preds.get(i, []))
+        return fwd & back
+
+    def paths_to(self, latch: int) -> Iterator[list[int]]:
+        """Paths from the head to ``latch`` (each inner cycle taken at most once)."""
+        stack: list[tuple[int, list[int]]] = [(self.start, [self.start])]
+        while stack:
+            i, path = stack.pop()
+            if i == latch:
+                yield path
+                continue
+            for j in self.succ(i):
+                if j not in path:
+                    stack.append((j, [*path, j]))
+
+
+def effect(ins: Instr) -> bool:
+    """Whether an operation has a side effect (a compare-and-swap: examined apart)."""
+    if isinstance(ins, Store | RMW | Lock | Unlock | Spawn | Join | Free):
+        return True
+    return isinstance(ins, Op) and ins.fn == "alloc"
+
+
+def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdict:
+    """GenMC's spin-assume verdict on the loop ``view`` (see the module docstring);
+    ``carried``: the registers whose values flow from an iteration to the next (as
+    LLVM's phi nodes at the head), ``hidden``: registers of the lowering's own."""
+    out = Verdict()
+    if not view.latches or not phi_clean(view, carried - hidden):
+        return out
+    code = view.code
+    for latch in view.latches:
+        ops = view.on_paths_to(latch)
+        if any(effect(code[i]) and not view.local(code[i], i) for i in ops):
+            out.dynamic = True
+            continue
+        if any(isinstance(code[i], CAS) for i in ops) and not cas_fail_to_latch(view, latch):
+            out.dynamic = True
+            continue
+        out.blocking.append(latch)
+    if out.dynamic:
+        out.writes = [
+            i
+            for i in range(view.start, view.end)
+            if isinstance(code[i], Store | RMW | CAS | Lock | Unlock) and not view.local(code[i], i)
+        ]
+    return out
+
+
+def cas_fail_to_latch(view: LoopView, latch: int) -> bool:
+    """Whether ``latch`` is reached only when every compare-and-swap on the way failed
+    (GenMC's condition for an effect-free path through compare-and-swaps)."""
+    for n, path in enumerate(view.paths_to(latch)):
+        if n >= MAX_PATHS or not _path_fails_cas(view, path):
+            return False
+    return True
+
+
+def _path_fails_cas(view: LoopView, path: list[int]) -> bool:
+    """Whether the branches along ``path`` imply that its compare-and-swaps failed (or
+    make the path impossible)."""
+    code = view.code
+    facts: dict[str, tuple[int, bool]] = {}  # register -> (CAS index, means success)
+    olds: dict[str, tuple[int, Operand]] = {}  # CAS old value -> (CAS index, expected)
+    known: dict[int, bool] = {}
+    cases: list[int] = []
+    for k, i in enumerate(path):
+        ins = code[i]
+        nxt = path[k + 1] if k + 1 < len(path) else None
+        if isinstance(ins, CAS):
+            cases.append(i)
+            if ins.dst:
+                olds[ins.dst] = (i, ins.expected)
+                facts.pop(ins.dst, None)
+            continue
+        if isinstance(ins, Op):
+            _track(ins, facts, olds)
+            continue
+        if isinstance(ins, Branch) and ins.cond in ("eq", "ne"):
+            fact = facts.get(ins.creg)
+            if fact is None:
+                continue
+            taken = (nxt != i + 1) if nxt is not None else True
+            nonzero = (ins.cond == "ne") == taken
+            cas, succ = fact
+            value = succ if nonzero else not succ
+            if known.get(cas, value) != value:
+                return True  # an impossible path
+            known[cas] = value
+            continue
+        for r in defines(ins):
+            facts.pop(r, None)
+            olds.pop(r, None)
+    return all(known.get(c) is False for c in cases)
+
+
+def _track(op: Op, facts: dict[str, tuple[int, bool]], olds: dict[str, tuple[int, Operand]]) -> None:
+    """What ``op`` makes of the registers telling whether a CAS succeeded."""
+    dst, fn, args = op.dst, op.fn, op.args
+    got: tuple[int, bool] | None = None
+    if fn in ("eq", "ne") and len(args) == 2:
+        a, b = args
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, Reg) and x.name in olds and olds[x.name][1] == y:
+                got = (olds[x.name][0], fn == "eq")
+            elif isinstance(x, Reg) and x.name in facts and y == Imm(0):
+                cas, succ = facts[x.name]
+                got = (cas, succ if fn == "ne" else not succ)
+    elif fn in ("mov", "conv") and isinstance(args[0], Reg) and args[0].name in facts:
+        got = facts[args[0].name]  # a success flag converted stays 0 or 1
+    elif fn == "not" and isinstance(args[0], Reg) and args[0].name in facts:
+        cas, succ = facts[args[0].name]
+        got = (cas, not succ)
+    facts.pop(dst, None)
+    olds.pop(dst, None)
+    if got is not None:
+        facts[dst] = got
+
+
+def phi_clean(view: LoopView, carried: set[str]) -> bool:
+    """Whether the registers carried around the loop all come from memory (LLVM's phi
+    nodes GenMC accepts at a spin loop's head)."""
+    if not carried:
+        return True
+    code = view.code
+    cas_addrs = [ins.addr for i in range(view.start, view.end) if isinstance(ins := code[i], CAS)]
+    for r in carried:
+        kinds = {_def_kind(code, i, cas_addrs) for i in _defs(code, view.start, view.end, r)}
+        kinds.add(_def_kind(code, _last_def(code, view.start, r), cas_addrs))
+        loads = {k for k in kinds if k.startswith("load:")}
+        if len(loads) == 1 and kinds == loads:
+            continue
+        if cas_addrs and kinds <= {"zero", "casres"}:
+            continue
+        if cas_addrs and all(k == "casold" or k.startswith("load:cas") for k in kinds):
+            continue
+        return False
+    return True
+
+
+def _defs(code: list[Instr], start: int, end: int, r: str) -> list[int]:
+    return [i for i in range(start, end) if r in defines(code[i])]
+
+
+def _last_def(code: list[Instr], before: int, r: str) -> int:
+    for i in range(before - 1, -1, -1):
+        if r in defines(code[i]):
+            return i
+    return -1
+
+
+def _def_kind(code: list[Instr], i: int, cas_addrs: list[tuple[Operand, ...]]) -> str:
+    if i < 0:
+        return "undefined"
+    ins = code[i]
+    if isinstance(ins, Load):
+        return ("load:cas:" if ins.addr in cas_addrs else "load:") + repr(ins.addr)
+    if isinstance(ins, CAS):
+        return "casold"
+    if isinstance(ins, Op):
+        if ins.fn == "mov" and ins.args == (Imm(0),):
+            return "zero"
+        if ins.fn == "eq" and any(isinstance(a, Reg) for a in ins.args):
+            return "casres" if cas_addrs else "other"
+        if ins.fn == "mov" and isinstance(ins.args[0], Reg):
+            return _def_kind(code, _last_def(code, i, ins.args[0].name), cas_addrs)
+    return "other"
+
+
+def carried_registers(
+    view: LoopView, live_after: set[str], returns: tuple[str, set[str]] | None = None
+) -> set[str]:
+    """Registers whose value at the head may come from an earlier iteration (LLVM's phi
+    nodes there): written in the loop and read on some path from the head before being
+    written, in the loop or after it (``live_after``: those the code after the loop may
+    read; ``returns``: a function's end label and what is read after it)."""
+    code = view.code
+    written = {r for i in range(view.start, view.end) for r in defines(code[i])}
+    if not written:
+        return set()
+    return written & _live_at_head(view, frozenset(live_after), returns)
+
+
+def _live_at_head(
+    view: LoopView, live_after: frozenset[str], returns: tuple[str, set[str]] | None
+) -> set[str]:
+    """Registers read before written on some path from the head (a latch leads back to
+    the head, where the path ends; a path leaving the loop goes on with ``live_after``,
+    or what is read after its function returns)."""
+    code = view.code
+    idx = list(range(view.start, view.end))
+    live: dict[int, frozenset[str]] = {i: frozenset() for i in idx}
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(idx):
+            out: set[str] = set()
+            if view.exits(i):
+                ins = code[i]
+                ret = returns is not None and isinstance(ins, Branch) and ins.target == returns[0]
+                out = set(returns[1]) if ret and returns is not None else set(live_after)
+            for j in view.succ(i):
+                out |= live[j]
+            ins = code[i]
+            new = frozenset((out - set(defines(ins))) | set(uses(ins)))
+            if new != live[i]:
+                live[i] = new
+                changed = True
+    return set(live[view.start])
