@@ -219,7 +219,13 @@ class CompiledExplorer:
         return self._id(self.nodes[nid].after())
 
     def completion(self, nid: int) -> int:
-        return self.nodes[nid].completion()
+        node = self.nodes[nid]
+        sid = node.completion()
+        t = node.tree.tid
+        k = self.lay.shapes.length[sid]
+        if k > self.lay.room[t]:  # a path longer than the thread's room: more room
+            raise NoRoom(t, k)
+        return sid
 
     def statics(self, key: tuple[int, ...]) -> bytes:
         return self.plan.statics(key, self.words)

@@ -184,8 +184,14 @@ class TrustGraph(ExecutionGraph):
         return out
 
     def completion_key(self) -> tuple[int, ...]:
-        """Per thread, the shape of one complete path through its present prefix."""
-        return tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
+        """Per thread, the shape of one complete path through its present prefix (a
+        path longer than the thread's room needs more room: :class:`NoRoom`)."""
+        key = tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
+        length, room = self.lay.shapes.length, self.lay.room
+        for t, sid in enumerate(key):
+            if length[sid] > room[t]:
+                raise NoRoom(t, length[sid])
+        return key
 
     # ------------------------------------------------------------------ adding
     def _add(self, t: int, node: PathNode) -> tuple[Event, int]:

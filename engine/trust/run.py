@@ -90,9 +90,9 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     grows = program.loop_bound == "none"  # loops the program bounds itself
     sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
     room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
-    check_events(program, room)
     initial = dict(program.memory)
     memory = start_locations(sem, initial) if grows else dict(initial)
+    check_events(program, room, len(memory))
     compiled = True  # the compiled core explores, where it applies
     bound = None
     if opts.preemption_bound is not None:
@@ -146,9 +146,10 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
             break
         except NewLocation as e:  # an address computed at run time
             memory[e.loc] = initial.get(e.loc, 0)
+            check_events(program, room, len(memory))
         except NoRoom as e:  # a thread runs longer than its room: more room
             room[e.t] = max(2 * room[e.t], e.k + 1)
-            check_events(program, room)
+            check_events(program, room, len(memory))
         except CoreFallback:  # a check only the Python explorer decides: start again
             compiled = False
         except NotSequential:

@@ -115,11 +115,32 @@ class ConstEval(LowerBase):
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
             if node.name.name == "offsetof" and node.args is not None:
                 return self.offsetof(node)
+        if isinstance(node, c_ast.GenericSelection):
+            return self.const_value(self.generic_choice(node))
         return None
+
+    def generic_choice(self, node: c_ast.GenericSelection) -> c_ast.Node:
+        """The expression ``_Generic`` selects: the association of the controlling
+        expression's type (with its ``_Atomic``, else without), else the default."""
+        t = self.value_type(node.expr) if self.type_of(node.expr).kind == "array" else self.type_of(node.expr)
+        default = None
+        for want in (t, t.plain()):
+            for assoc in node.associations:
+                if assoc.type is None:
+                    default = assoc.expr
+                elif self.resolve(assoc.type) == want:
+                    return assoc.expr
+        if default is None:
+            raise self.error(node, f"_Generic: no association for {t.show()}")
+        return default
 
     def _const_unary(self, node: c_ast.UnaryOp) -> Value | None:
         if node.op == "&":
-            a = self.const_address(node.expr)
+            inner = node.expr
+            if isinstance(inner, c_ast.ID) and self.lookup(inner.name) is None:
+                if inner.name in self.ctx.functions or inner.name in self.ctx.prototypes:
+                    return self.function_value(inner.name)  # &f is f
+            a = self.const_address(inner)
             return a[0] if a is not None else None
         if node.op in ("sizeof", "_Alignof"):
             return self.sizeof(node.expr) if node.op == "sizeof" else 1
@@ -311,6 +332,8 @@ class ConstEval(LowerBase):
             return self.block_type(node)
         if isinstance(node, c_ast.CompoundLiteral):
             return self.resolve(node.type)
+        if isinstance(node, c_ast.GenericSelection):
+            return self.type_of(self.generic_choice(node))
         return self._untyped(node)
 
     def value_type(self, node: c_ast.Node) -> CType:

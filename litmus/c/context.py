@@ -90,18 +90,16 @@ class Context:
 
 
 def scalar_offsets(t: CType, base: int) -> list[int]:
-    """Offsets of the memory cells of an object of type ``t`` at ``base``."""
+    """Offsets of the memory cells (the scalars) of an object of type ``t`` at ``base``,
+    in order (a union's members share theirs)."""
     if t.kind == "array":
         assert t.target is not None
-        return [
-            o for i in range(t.length) for o in scalar_offsets(t.target, base + i * t.target.size)
-        ]
-    if t.kind == "struct":
-        out, off = [], base
-        for _, ft in t.fields:
-            out += scalar_offsets(ft, off)
-            off += ft.size
-        return out
-    if t.kind == "union":
-        return list(range(base, base + t.size))
+        step = t.target.size
+        inner = scalar_offsets(t.target, 0)
+        return [base + i * step + o for i in range(max(t.length, 0)) for o in inner]
+    if t.kind in ("struct", "union"):
+        out: list[int] = []
+        for _, off, ft in t.layout():
+            out += scalar_offsets(ft, base + off)
+        return sorted(set(out)) if t.kind == "union" else out
     return [base] if t.scalar else []

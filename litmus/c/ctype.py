@@ -1,7 +1,9 @@
 """C types as the lowering sees them: integers (with their width and signedness, atomic or
-not), pointers, arrays, structs and unions, locks, functions and void, with their size in
-memory *cells* (one cell per scalar; ``sizeof`` counts cells, so that sizes, offsets and
-pointer arithmetic agree).
+not), pointers, arrays, structs and unions, locks, functions and void, with their size and
+alignment in bytes as on x86-64 (LP64): a scalar is a memory cell named by its
+allocation and its byte offset (``a+4``), so ``sizeof``, ``offsetof``, pointer arithmetic
+on ``char *`` and the sizes given to ``memcpy`` agree.  C litmus tests' integers and
+pointers have no width: each is one byte, herd's cells ``a``, ``a+1``...
 
 ``TypeTable`` resolves pycparser's type nodes with the program's typedefs, struct and
 union tags and enumerators.  A struct or union met through a pointer is resolved when it
@@ -41,37 +43,59 @@ class CType:
     length: int = 0  # arrays
     fields: tuple[tuple[str, CType], ...] = ()  # structs and unions
     name: str = ""  # struct or union tag (anonymous ones get one)
-    bits: int = 0
+    bits: int = 0  # integers (0: no width), pointers (64, or 0 in C litmus tests)
     signed: bool = True
     params: tuple[CType, ...] | None = None  # functions
     complete: bool = True  # a struct or union known only by its tag so far
 
     @property
     def size(self) -> int:
-        """Memory cells of an object of this type."""
+        """Bytes of an object of this type (``sizeof``)."""
         if self.kind == "array":
             assert self.target is not None
-            return self.length * self.target.size
-        if self.kind == "struct":
-            return sum(t.size for _, t in self.fields)
-        if self.kind == "union":
-            return max((t.size for _, t in self.fields), default=0)
+            return max(self.length, 0) * self.target.size
+        if self.kind in ("struct", "union"):
+            end = max((off + t.size for _, off, t in self.layout()), default=0)
+            a = self.align
+            return (end + a - 1) // a * a
         if self.kind in ("void", "func"):
             return 0
-        return 1
+        if self.kind == "lock":
+            return 4
+        return max(self.bits // 8, 1)
+
+    @property
+    def align(self) -> int:
+        """The alignment of an object of this type, in bytes."""
+        if self.kind == "array":
+            assert self.target is not None
+            return self.target.align
+        if self.kind in ("struct", "union"):
+            return max((t.align for _, t in self.fields), default=1)
+        return max(self.size, 1) if self.kind in ("int", "ptr", "lock") else 1
+
+    def layout(self) -> list[tuple[str, int, CType]]:
+        """The fields of a struct or union with their offsets (C's alignment rules)."""
+        out, off = [], 0
+        for f, t in self.fields:
+            if self.kind == "union":
+                out.append((f, 0, t))
+                continue
+            a = t.align
+            off = (off + a - 1) // a * a
+            out.append((f, off, t))
+            off += t.size
+        return out
 
     def field(self, name: str) -> tuple[int, CType] | None:
-        """Offset (in cells) and type of field ``name`` (of an anonymous member too)."""
-        off = 0
-        for f, t in self.fields:
+        """Offset (in bytes) and type of field ``name`` (of an anonymous member too)."""
+        for f, off, t in self.layout():
             if f == name:
                 return off, t
             if not f and t.kind in ("struct", "union"):
                 inner = t.field(name)
                 if inner is not None:
                     return off + inner[0], inner[1]
-            if self.kind == "struct":
-                off += t.size
         return None
 
     @property
@@ -119,8 +143,8 @@ LOCK = CType("lock")
 UNBOUNDED = CType("int")
 
 
-def pointer_to(t: CType) -> CType:
-    return CType("ptr", target=t)
+def pointer_to(t: CType, bits: int = 64) -> CType:
+    return CType("ptr", target=t, bits=bits)
 
 
 def atomic(t: CType) -> CType:
@@ -211,7 +235,7 @@ class TypeTable:
             return inner
         if isinstance(node, c_ast.PtrDecl):
             target = self.resolve(node.type, value_of)
-            t = pointer_to(target)
+            t = pointer_to(target, 64 if self.widths else 0)
             return atomic(t) if "_Atomic" in (node.quals or ()) else t
         if isinstance(node, c_ast.ArrayDecl):
             elem = self.resolve(node.type, value_of)
@@ -248,7 +272,8 @@ class TypeTable:
                 t = self.resolve(p, value_of)
                 if t.kind == "void":
                     continue
-                params.append(pointer_to(t.target) if t.kind == "array" and t.target else t)
+                elem = pointer_to(t.target, 64 if self.widths else 0) if t.target else t
+                params.append(elem if t.kind == "array" else t)
         return CType("func", target=ret, params=tuple(params))
 
     def _named(self, node: c_ast.IdentifierType) -> CType:
@@ -256,7 +281,7 @@ class TypeTable:
         if len(names) == 1:
             n = names[0]
             if n in LOCK_TYPES:
-                return LOCK
+                return LOCK if self.widths else UNBOUNDED
             if n == "void":
                 return VOID
             if n in self.typedefs:

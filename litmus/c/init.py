@@ -99,11 +99,7 @@ class Initialiser:
             return [(i * elem.size, elem) for i in range(min(t.length, 1 << 30))]
         if t.kind == "union":
             return [(0, self.complete(ft)) for _, ft in t.fields[:1]]
-        out, off = [], 0
-        for _, ft in t.fields:
-            out.append((off, self.complete(ft)))
-            off += ft.size
-        return out
+        return [(off, self.complete(ft)) for _, off, ft in t.layout()]
 
     def aggregate(
         self, t: CType, items: _Items, base: int, out: list[Cell], braced: bool

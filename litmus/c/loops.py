@@ -226,10 +226,12 @@ class LoopLowerer(CallLowerer):
         body: c_ast.Node | None,
         nxt: c_ast.Node | None,
         do: bool,
+        first: c_ast.Node | None = None,
     ) -> None:
         """A loop as LLVM has it: the head (its bound, its check of effects), the
-        condition (``while``, ``for``), the body, the step, a branch back to the head
-        (``do``: the condition, a conditional branch back)."""
+        statement ``first`` starting each iteration (a condensed loop), the condition
+        (``while``, ``for``), the body, the step, a branch back to the head (``do``:
+        the condition, a conditional branch back)."""
         origin = f"{line_of(s)}: {text(s)}"
         static = (
             1
@@ -261,6 +263,9 @@ class LoopLowerer(CallLowerer):
         if counter is not None:
             self.head_bound(counter)
         check = len(self.code)
+        if first is not None:
+            self.expr(first, used=False)
+            self.origin = origin
         if not do and static is None:
             assert cond is not None
             c = self.cond(cond)
@@ -310,11 +315,14 @@ class LoopLowerer(CallLowerer):
                 edits.append((latch, [Op(z, "mov", (Imm(0),)), Assume(z, "ne")], True))
             else:
                 edits.append((latch, [Assume(br.creg, _negate(br.cond))], True))
+        for unlock in verdict.unlocks:  # the lock released with nothing done: block
+            z = self.temp()
+            edits.append((unlock, [Op(z, "mov", (Imm(0),)), Assume(z, "ne")], False))
         if verdict.dynamic:
             edits.append((check, [Assume(flag, "ne"), Op(flag, "mov", (Imm(0),))], False))
             edits.extend((i + 1, self.effect_flag(i, flag), False) for i in verdict.writes)
         for at, ops, replace in sorted(edits, key=lambda e: -e[0]):
-            origin = self.origins[at if replace else at - 1]
+            origin = self.origins[at if replace or not at else at - 1]
             self.code[at : at + int(replace)] = ops
             self.origins[at : at + int(replace)] = [origin] * len(ops)
         if not verdict.dynamic:  # no check of effects: no flag
@@ -354,7 +362,7 @@ class LoopLowerer(CallLowerer):
         out = set()
         for scope in self.scopes:
             for name, b in scope.items():
-                if isinstance(b, Local) and (name in after or after is None):
+                if isinstance(b, Local) and (after is None or name in after):
                     out.add(b.reg)
         return out
 

@@ -23,6 +23,12 @@ _KERNEL_FENCES = {
     "smp_mb__after_spinlock": "mb",
 }
 _FLAVOURS = {"": "mb", "_relaxed": "once", "_acquire": "acquire", "_release": "release"}
+#: the Linux kernel's primitives C programs may call too (lkmm.h)
+_KERNEL_NAMES = frozenset(
+    {"READ_ONCE", "WRITE_ONCE", "smp_load_acquire", "smp_store_release", *_KERNEL_FENCES}
+    | {"xchg" + f for f in _FLAVOURS}
+    | {"cmpxchg" + f for f in _FLAVOURS}
+)
 #: GCC's __ATOMIC_* orders (the same numbers as C11's memory_order)
 _GCC_FETCH = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
 #: intrinsics that only read memory (allowed in spin loops)
@@ -44,10 +50,9 @@ class AtomicsLowerer(IntrinsicBase):
     def atomics(
         self, node: c_ast.FuncCall, name: str, args: list, dst: str | None, used: bool
     ) -> Val | None:
-        if self.ctx.lkmm or name in _KERNEL_FENCES or name.isupper():
-            v = self.kernel(node, name, args, dst, used)
-            if v is not None:
-                return v
+        v = self.kernel(node, name, args, dst, used)
+        if v is not None:
+            return v
         if name.startswith("atomic_") or name == "kill_dependency":
             return self.c11(node, name, args, dst, used)
         if name.startswith(("__atomic_", "__sync_")):
@@ -207,6 +212,8 @@ class AtomicsLowerer(IntrinsicBase):
     def kernel(
         self, node: c_ast.FuncCall, name: str, args: list, dst: str | None, used: bool
     ) -> Val | None:
+        if not self.ctx.lkmm and name not in _KERNEL_NAMES:
+            return None
         if name in _KERNEL_FENCES:
             self.arity(node, name, args, 0)
             self.emit(*self.map.kernel_fence(_KERNEL_FENCES[name]))

@@ -41,7 +41,6 @@ _NO_OPS = frozenset(
 _ABORT = frozenset({"abort", "reach_error", "__VERIFIER_error", "__assert_fail"})
 _REFUSED = {
     "__VERIFIER_nondet_int": "values only come from reads of memory",
-    "__VERIFIER_optional_block": "GenMC's optional blocks (__VERIFIER_optional)",
     "exit": "exit",
 }
 
@@ -57,6 +56,8 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
         args = list(node.args.exprs) if node.args is not None else []
         if isinstance(f, c_ast.ID) and self.lookup(f.name) is None:
             name = f.name
+            if name == "offsetof":
+                return Val(Imm(self.offsetof(node)), self.int_type())
             func = self.ctx.functions.get(name)
             if func is not None:
                 return self.inline(node, func, [self.expr(a) for a in args])
@@ -113,6 +114,8 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
     def intrinsic(
         self, node: c_ast.FuncCall, name: str, args: list, dst: str | None, used: bool
     ) -> Val | None:
+        if name == "__VERIFIER_optional_block":  # its executions all block: none counts
+            return Val(Imm(0), INT)
         if name in _NO_OPS:
             for a in args:
                 if not isinstance(a, c_ast.Constant):
@@ -139,7 +142,7 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
                 return Val(Imm(0), VOID)
             self.emit(Assert(c, "ne", message=message))
             return Val(Imm(0), VOID)
-        if name in ("assume", "__VERIFIER_assume"):
+        if name in ("assume", "__VERIFIER_assume", "__VERIFIER_spin_end"):
             self.arity(node, name, args, 1)
             self.assume(self.cond(args[0]))
             return Val(Imm(0), VOID)

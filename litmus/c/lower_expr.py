@@ -74,6 +74,8 @@ class ExprLowerer(LValueLowerer):
             return v
         if isinstance(node, c_ast.Compound):
             return self.stmt_expr(node, dst)
+        if isinstance(node, c_ast.GenericSelection):
+            return self.expr(self.generic_choice(node), dst, used)
         raise self.error(node, f"unsupported expression ({type(node).__name__})")
 
     def name_value(self, node: c_ast.ID, dst: str | None) -> Val:

@@ -75,7 +75,7 @@ def scan_program(ast: c_ast.FileAST, ctx: Context) -> None:
     whose address is taken (what calls through pointers may reach), whether some join
     reads a thread's result, and the scalar globals nothing writes (nor takes the
     address of): their initial value is a compile-time constant."""
-    ctx.constant = {n for n, t in ctx.globals.items() if t.scalar} - written_names(ast)
+    ctx.constant = {n for n, t in ctx.globals.items() if t.scalar} - global_writes(ast)
     called: set[int] = set()
     for n in walk(ast):
         if isinstance(n, c_ast.FuncCall):
@@ -89,6 +89,19 @@ def scan_program(ast: c_ast.FileAST, ctx: Context) -> None:
                     ctx.results = True
         elif isinstance(n, c_ast.ID) and id(n) not in called and n.name in ctx.functions:
             ctx.pointed.add(n.name)
+
+
+def global_writes(ast: c_ast.FileAST) -> set[str]:
+    """Names assigned, incremented or whose address is taken, outside the functions
+    that declare a local of that name."""
+    out: set[str] = set()
+    for item in ast.ext:
+        if isinstance(item, c_ast.FuncDef):
+            local = {n.name for n in walk(item) if isinstance(n, c_ast.Decl) and n.name}
+            out |= written_names(item.body) - local
+        else:
+            out |= written_names(item)
+    return out
 
 
 def _null(node: c_ast.Node) -> bool:

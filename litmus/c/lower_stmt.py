@@ -6,7 +6,7 @@ inlining of the program's functions (recursion is refused).  Loops are
 
 from __future__ import annotations
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from herdsman.litmus.base.ir import Branch, Imm, Label, Op, Reg, Sym, Value
 from herdsman.litmus.c.context import scalar_offsets
@@ -107,15 +107,35 @@ class CodeLowerer(LoopLowerer):
 
     def body(self, block: c_ast.Compound) -> None:
         """A function's body: a final ``return`` falls through to the end."""
-        items = list(block.block_items or [])
         self.scopes.append({})
-        for i, s in enumerate(items):
-            if i == len(items) - 1 and isinstance(s, c_ast.Return):
+        self.items(list(block.block_items or []), True)
+        self.scopes.pop()
+
+    def items(self, items: list[c_ast.Node], returns: bool = False) -> None:
+        """A block's statements (``returns``: a function's body, whose last ``return``
+        falls through).  A statement repeated at the end of the ``while`` loop after it
+        starts each iteration instead (GenMC's code condenser: ``x = f(); while (c)
+        { ...; x = f(); }`` runs as ``for (;;) { x = f(); if (!c) break; ... }``)."""
+        i = 0
+        while i < len(items):
+            s = items[i]
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            first = condensed(s, nxt)
+            if first is not None and isinstance(nxt, c_ast.While):
+                if isinstance(s, c_ast.Decl):
+                    self.origin = f"{line_of(s)}: {text(s)}"
+                    self.declare(c_ast.Decl(s.name, s.quals, s.align, s.storage, s.funcspec,
+                                            s.type, None, s.bitsize, s.coord))
+                self.origin = f"{line_of(nxt)}: {text(nxt)}"
+                self.loop(nxt, nxt.cond, _without_last(nxt.stmt), None, False, first)
+                i += 2
+                continue
+            if returns and i == len(items) - 1 and isinstance(s, c_ast.Return):
                 self.origin = f"{line_of(s)}: {text(s)}"
                 self.ret(s, last=True)
             else:
                 self.stmt(s)
-        self.scopes.pop()
+            i += 1
 
     def inline(self, node: c_ast.Node, func: c_ast.FuncDef, args: list[Val]) -> Val:
         name = func.decl.name
@@ -128,6 +148,11 @@ class CodeLowerer(LoopLowerer):
         scope: dict[str, Binding] = {}
         for d, v in zip(decls, args, strict=True):
             t = self.param_type(d)
+            if t.kind in ("struct", "union"):  # passed by value: the callee's own copy
+                addr = self.stack_object(id(d), d.name, t)
+                self.copy_object((Imm(addr),), self.reg_of(v), self.complete(t), node)
+                scope[d.name] = Stack(addr, t)
+                continue
             if id(d) in self.demoted:
                 addr = self.stack_object(id(d), d.name, t)
                 self.emit(*self.map.store(self.reg_of(self.convert(v, t)), (Imm(addr),), "na"))
@@ -165,8 +190,7 @@ class CodeLowerer(LoopLowerer):
             self.origin = f"{line_of(s)}: {text(s)}"
         if isinstance(s, c_ast.Compound):
             self.scopes.append({})
-            for item in s.block_items or []:
-                self.stmt(item)
+            self.items(list(s.block_items or []))
             self.scopes.pop()
         elif isinstance(s, c_ast.Decl):
             self.declare(s)
@@ -404,6 +428,36 @@ class CodeLowerer(LoopLowerer):
                 self.switch_item(st, labels)
         else:
             self.stmt(item)
+
+
+_GEN = c_generator.CGenerator()
+
+
+def condensed(s: c_ast.Node, loop: c_ast.Node | None) -> c_ast.Node | None:
+    """The statement starting each iteration of ``loop`` when ``s``, the statement
+    before it, is repeated as the last of its body (``s`` as an assignment when it
+    declares the variable), else None."""
+    if not isinstance(loop, c_ast.While) or loop.stmt is None:
+        return None
+    body = loop.stmt
+    last = (body.block_items or [None])[-1] if isinstance(body, c_ast.Compound) else body
+    if last is None or isinstance(last, c_ast.Decl | c_ast.Compound):
+        return None
+    if isinstance(s, c_ast.Decl) and s.init is not None and not isinstance(s.init, c_ast.InitList):
+        if not (isinstance(last, c_ast.Assignment) and last.op == "="):
+            return None
+        if not (isinstance(last.lvalue, c_ast.ID) and last.lvalue.name == s.name):
+            return None
+        return last if _GEN.visit(last.rvalue) == _GEN.visit(s.init) else None
+    if isinstance(s, c_ast.Assignment | c_ast.FuncCall | c_ast.UnaryOp):
+        return last if _GEN.visit(s) == _GEN.visit(last) else None
+    return None
+
+
+def _without_last(body: c_ast.Node) -> c_ast.Node | None:
+    if isinstance(body, c_ast.Compound):
+        return c_ast.Compound((body.block_items or [])[:-1], body.coord)
+    return None
 
 
 def _case_labels(items: list[c_ast.Node]) -> list[c_ast.Node]:

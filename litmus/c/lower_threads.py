@@ -16,7 +16,7 @@ from herdsman.litmus.c.consts import FUNCTION_PREFIX
 from herdsman.litmus.c.context import ARGS, RESULTS
 from herdsman.litmus.c.ctype import INT, ULONG, VOID, pointer_to
 from herdsman.litmus.c.lower_intrinsic import IntrinsicBase
-from herdsman.litmus.c.values import Demote, Ref, Val, imm_int
+from herdsman.litmus.c.values import Demote, LValue, MemLV, Ref, RegLV, Val, imm_int
 
 _LOCKS = {
     "pthread_mutex_lock": "lock",
@@ -139,11 +139,19 @@ class ThreadsLowerer(IntrinsicBase):
             r = dst or self.temp()
             self.emit(*self.map.load(r, where, "na"))
             if out is not None:
-                target = self.lvalue(c_ast.UnaryOp("*", out, out.coord))
-                self.store(target, Val(Reg(r), pointer_to(VOID)), node)
+                self.store(self.result_lvalue(out), Val(Reg(r), pointer_to(VOID)), node)
                 return Val(Imm(0), INT)
             return Val(Reg(r), pointer_to(VOID))
         return Val(Imm(0), INT)
+
+    def result_lvalue(self, out: c_ast.Node) -> LValue:
+        """Where a join writes the result: ``*out`` (a ``void **`` whatever its cast)."""
+        v = self.expr(out)
+        if isinstance(v.op, Ref):
+            return RegLV(v.op.reg, v.op.ctype)
+        t = v.ctype.target if v.ctype.kind == "ptr" and v.ctype.target is not None else VOID
+        t = self.complete(t)
+        return MemLV((v.op,), t if t.scalar else pointer_to(VOID))
 
     def thread_result(self, v: Val) -> None:
         """Keep the thread's result in its ``__ret`` cell when some join reads it."""

@@ -76,9 +76,10 @@ class _Pcpp(Preprocessor):
         return io.StringIO(text.removeprefix("\ufeff"))
 
 
-#: GCC's spellings of C keywords and the extensions that change nothing herdsman models
-#: (``__attribute__``, ``__extension__``, ``__builtin_expect``): predefined macros, so the
-#: parser reads the C it knows (``typeof``, ``_Thread_local``) at the same positions.
+#: GCC's spellings of C keywords, the extensions that change nothing herdsman models
+#: (``__attribute__``, ``__extension__``, ``__builtin_expect``) and GCC's predefined
+#: memory orders: predefined macros, so the parser reads the C it knows (``typeof``,
+#: ``_Thread_local``) at the same positions.
 GNU_MACROS = (
     "__attribute__(x)",
     "__attribute(x)",
@@ -96,6 +97,12 @@ GNU_MACROS = (
     "__thread _Thread_local",
     "__auto_type auto",
     "__builtin_expect(e, c) (e)",
+    "__ATOMIC_RELAXED 0",
+    "__ATOMIC_CONSUME 1",
+    "__ATOMIC_ACQUIRE 2",
+    "__ATOMIC_RELEASE 3",
+    "__ATOMIC_ACQ_REL 4",
+    "__ATOMIC_SEQ_CST 5",
     "__STDC__ 1",
     "__STDC_VERSION__ 201710L",
 )

@@ -47,10 +47,13 @@ MAX_PATHS = 256
 @dataclass
 class Verdict:
     """What the transformation does to a loop: the latches that block instead of going
-    back, whether the head checks for effects as the loop runs, and the writes that
-    count as effects there (indices in the code)."""
+    back, the unlocks before which the thread blocks (a lock taken and released with
+    nothing else done: GenMC's lock zero-net-effect loops), whether the head checks for
+    effects as the loop runs, and the writes that count as effects there (indices in
+    the code)."""
 
     blocking: list[int] = field(default_factory=list)
+    unlocks: list[int] = field(default_factory=list)
     dynamic: bool = False
     writes: list[int] = field(default_factory=list)
 
@@ -160,7 +163,13 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
     code = view.code
     for latch in view.latches:
         ops = view.on_paths_to(latch)
-        if any(effect(code[i]) and not view.local(code[i], i) for i in ops):
+        effects = sorted(i for i in ops if effect(code[i]) and not view.local(code[i], i))
+        unlock = _lock_zne(code, effects)
+        if unlock >= 0:
+            out.unlocks.append(unlock)
+            out.dynamic = True
+            continue
+        if effects:
             out.dynamic = True
             continue
         if any(isinstance(code[i], CAS) for i in ops) and not cas_fail_to_latch(view, latch):
@@ -174,6 +183,17 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
             if isinstance(code[i], Store | RMW | CAS | Lock | Unlock) and not view.local(code[i], i)
         ]
     return out
+
+
+def _lock_zne(code: list[Instr], effects: list[int]) -> int:
+    """The unlock of a path whose only effects are a lock and then its unlock (GenMC's
+    lock zero-net-effect), else -1."""
+    if len(effects) != 2:
+        return -1
+    a, b = code[effects[0]], code[effects[1]]
+    if isinstance(a, Lock) and isinstance(b, Unlock) and a.addr == b.addr:
+        return effects[1]
+    return -1
 
 
 def cas_fail_to_latch(view: LoopView, latch: int) -> bool:
