@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from herdsman.litmus.base.ir import Sym, Value
+from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value
 
 _MASK64 = (1 << 64) - 1
 
@@ -112,6 +112,8 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return convert(a, b)  # type: ignore[arg-type]
     if fn == "alloc":
         return Sym(f"heap@t{a}#{b}")
+    if fn == "barrier":
+        return barrier_arrive(a)  # type: ignore[arg-type]
     if isinstance(a, Sym) or isinstance(b, Sym):
         return _on_addresses(fn, a, b)  # type: ignore[arg-type]
     assert isinstance(a, int) and isinstance(b, int)
@@ -165,6 +167,19 @@ def convert(a: Value, code: int) -> Value:
     if code < 0 and a >> (bits - 1):
         a -= 1 << bits
     return a
+
+
+def barrier_arrive(a: Value) -> Value:
+    """A barrier's state after one more arrival: one fewer to wait for, or, for the last
+    one, the next generation waiting for the count again."""
+    if isinstance(a, Sym):
+        raise EvalError(f"barrier at {a} holds an address")
+    mask = (1 << BARRIER_FIELD) - 1
+    waiting, count = a & mask, (a >> BARRIER_FIELD) & mask
+    if waiting > 1:
+        return a - 1
+    gen = (a >> (2 * BARRIER_FIELD)) + 1
+    return (gen << (2 * BARRIER_FIELD)) | (count << BARRIER_FIELD) | count
 
 
 def _div(a: int, b: int) -> int:

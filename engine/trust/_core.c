@@ -120,6 +120,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD int T, L, size, nsteps, nslots, has_spawn;
+    int wf; /* GenMC's writes-first schedule (graph.py's TrustGraph.writes_first) */
     int base[MAXT], room[MAXT], spawned[MAXT]; /* thread t's root node is node t */
     int tid[MAXE], idx[MAXE], initval[MAXE];
     Step steps[MAXSTEPS];
@@ -735,8 +736,11 @@ static int ended(Core *c, G *g, int t) {
     return nd->stype == S_DONE || nd->stype == S_FAILED;
 }
 
-/* The leftmost thread with a next event (-1: none; -2: an error). */
+/* The leftmost thread with a next event (-1: none; -2: an error); with the writes-first
+ * schedule, the thread of a read-modify-write's pending write, else the leftmost whose
+ * next event is no read, else the leftmost. */
 static int next_thread(Core *c, G *g) {
+    int first = -1, first_read = 1;
     for (int t = 0; t < c->T; t++) {
         V v = view(c, g);
         if (c->has_spawn && c->spawned[t] && v.spawned_at[t] < 0)
@@ -744,9 +748,12 @@ static int next_thread(Core *c, G *g) {
         Node *nd = info(c, v.cur[t]);
         if (nd == NULL)
             return -2;
-        if (nd->stype == S_READ)
-            return t;
-        if (nd->stype == S_EMIT) {
+        if (nd->stype == S_READ) {
+            if (!c->wf)
+                return t;
+            if (first < 0)
+                first = t;
+        } else if (nd->stype == S_EMIT) {
             if (c->has_spawn && nd->kind == K_J) {
                 int en = ended(c, g, nd->tgt);
                 if (en < 0)
@@ -754,10 +761,15 @@ static int next_thread(Core *c, G *g) {
                 if (!en)
                     continue;
             }
-            return t;
+            if (!c->wf || (nd->kind == K_W && nd->tgt == 1))
+                return t;
+            if (first < 0 || first_read) {
+                first = t;
+                first_read = 0;
+            }
         }
     }
-    return -1;
+    return first;
 }
 
 /* ------------------------------------------------------------------ revisits */
@@ -1355,10 +1367,11 @@ static int parse_step(PyObject *o, Step *sp) {
  *      max_statics); the host numbers thread t's root node t */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *host, *base, *room, *spawned, *initvals, *steps;
-    int T, L, size, nslots, tracking, max_statics;
-    if (!PyArg_ParseTuple(args, "OiiiOOOOOipi", &host, &T, &L, &size, &base, &room, &spawned,
-                          &initvals, &steps, &nslots, &tracking, &max_statics))
+    int T, L, size, nslots, tracking, max_statics, wf = 0;
+    if (!PyArg_ParseTuple(args, "OiiiOOOOOipi|p", &host, &T, &L, &size, &base, &room, &spawned,
+                          &initvals, &steps, &nslots, &tracking, &max_statics, &wf))
         return -1;
+    c->wf = wf;
     if (max_statics < 1) {
         PyErr_SetString(PyExc_ValueError, "max_statics must be >= 1");
         return -1;

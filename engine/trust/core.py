@@ -38,7 +38,7 @@ from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
 from herdsman.engine.semantics.step import ASSUME, LOOP_BOUND, StepError
 from herdsman.engine.trust.explore import NewLocation, NoRoom, TrustStats, signature
-from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.graph import COMPLETION_SLACK, TrustGraph
 from herdsman.litmus.base.ir import Value
 
 try:
@@ -145,6 +145,7 @@ class CompiledExplorer:
             plan.nslots,
             progress is not None,  # estimate the search's size as it goes
             MAX_STATICS,
+            start.writes_first,
         )
 
     def run(self) -> TrustStats:
@@ -183,9 +184,10 @@ class CompiledExplorer:
     # ------------------------------------------------------------------ the core asks
     def info(self, nid: int) -> tuple[int, int, int, int, int, int]:
         """What node ``nid`` does next: (0 read, 1 other event, 2 done, 3 failed,
-        4 blocked or stopped unfinished, 5 blocked on an assumption; event kind: 0 R, 1 W, 2 spawn, 3 join, 4 other; location index, -1
-        when the layout lacks it; a write's value id; the event's poi; a spawned or
-        joined thread)."""
+        4 blocked or stopped unfinished, 5 blocked on an assumption; event kind: 0 R, 1 W,
+        2 spawn, 3 join, 4 other; location index, -1 when the layout lacks it; a write's
+        value id; the event's poi; a spawned or joined thread, or for a write whether it
+        is a read-modify-write's)."""
         s = self.nodes[nid].step
         ts = type(s)
         if ts is Read or ts is Emit:
@@ -198,6 +200,8 @@ class CompiledExplorer:
                 li = self.lay.loc_index.get(ev.loc, -1)
                 if kind == 1 and li >= 0:
                     vid = self._vid(ev.value)
+                if kind == 1:  # the write of a read-modify-write, after its read
+                    tgt = int(self.nodes[nid].state.pending is not None)
             elif kind <= 3:
                 tgt = ev.value
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
@@ -220,8 +224,10 @@ class CompiledExplorer:
 
     def completion(self, nid: int) -> int:
         node = self.nodes[nid]
-        sid = node.completion()
         t = node.tree.tid
+        sid = node.completion(COMPLETION_SLACK * self.lay.room[t])
+        if sid < 0:  # a thread running on for ever: statics from prefixes, in Python
+            raise CoreFallback()
         k = self.lay.shapes.length[sid]
         if k > self.lay.room[t]:  # a path longer than the thread's room: more room
             raise NoRoom(t, k)
@@ -324,7 +330,7 @@ class CompiledExplorer:
         )
         start = self.start
         lay = self.lay
-        g = TrustGraph(lay, start.roots, start.spawned)
+        g = TrustGraph(lay, start.roots, start.spawned, start.writes_first)
         nodes, values = self.nodes, self.values
         g.val[: lay.L] = start.val[: lay.L]
         for t in range(lay.T):

@@ -45,6 +45,7 @@ from herdsman.engine.semantics.state import Blocked, Done, Failed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import NoRoom, TrustGraph
 from herdsman.engine.trust.symmetry import symmetry_ok
+from herdsman.litmus.base.ir import BARRIER_ARRIVE, BARRIER_WAIT
 
 __all__ = ["Explorer", "NewLocation", "NoRoom", "TrustStats", "TimeLimitExceeded", "signature"]
 
@@ -177,6 +178,8 @@ class Explorer:
             stats.pruned += floor
             alive = False
             options = writes[floor:]
+            if BARRIER_WAIT in ev.annots:  # a barrier's wait reads its latest state
+                options = [last]
             for w in options if self._tree is None else self._tracked(options):
                 g.add_read_from(t, node, w, w == last)
                 step = self._accept(g, e)
@@ -189,7 +192,9 @@ class Explorer:
                 self._moot()
         elif ev.kind == "W":
             floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
-            readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
+            # else no revisit: doomed positions need no visit; a barrier's arrivals
+            # revisit nothing (GenMC's barrier-aware model checking: one order of them)
+            readers = bool(g.rl[li]) and BARRIER_ARRIVE not in ev.annots
             alive = False
             positions = range(len(g.co[li]), -1, -1)
             for pos in positions if self._tree is None else self._tracked(positions):

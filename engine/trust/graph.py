@@ -25,7 +25,12 @@ from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, S
 from herdsman.engine.semantics.step import ASSUME, StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.base.ir import Value
+from herdsman.litmus.base.ir import BARRIER_WAIT, Value
+
+
+#: How much longer than its room a thread's completion may run before it is taken to
+#: run for ever (the checker then uses the graph's prefixes instead).
+COMPLETION_SLACK = 4
 
 
 class NoRoom(Exception):
@@ -41,12 +46,30 @@ class NoRoom(Exception):
 class TrustGraph(ExecutionGraph):
     """A TruSt execution graph (see the module docstring)."""
 
-    __slots__ = ("roots", "node", "cur", "addedmax", "revisitable", "spawned", "spawned_at")
+    __slots__ = (
+        "roots",
+        "node",
+        "cur",
+        "addedmax",
+        "revisitable",
+        "spawned",
+        "spawned_at",
+        "writes_first",
+        "barriers",
+    )
 
     def __init__(
-        self, lay: Layout, roots: Sequence[PathNode], spawned: frozenset[int] = frozenset()
+        self,
+        lay: Layout,
+        roots: Sequence[PathNode],
+        spawned: frozenset[int] = frozenset(),
+        writes_first: bool = False,
     ) -> None:
         super().__init__(lay)
+        #: GenMC's schedule: a thread whose next event is not a read goes first (the
+        #: write of a read-modify-write right after its read), else the leftmost
+        self.writes_first = writes_first
+        self.barriers = False  # some thread reads a barrier (set by the explorer)
         self.roots = tuple(roots)
         self.node: list[PathNode | None] = [None] * lay.size
         self.cur = list(roots)  # per thread: its present prefix
@@ -67,6 +90,8 @@ class TrustGraph(ExecutionGraph):
         g.revisitable = self.revisitable[:]
         g.spawned = self.spawned
         g.spawned_at = self.spawned_at[:]
+        g.writes_first = self.writes_first
+        g.barriers = self.barriers
 
     def at(self, t: int) -> PathNode:
         """Thread ``t``'s present prefix."""
@@ -95,7 +120,7 @@ class TrustGraph(ExecutionGraph):
         """The leftmost thread with a next event and its prefix, or (-1, None).  In a
         program that spawns threads, a thread waits to be spawned, and a join waits for
         its thread to end."""
-        if self.spawned:
+        if self.spawned or self.writes_first or self.barriers:
             return self._next_gated()
         for t, node in enumerate(self.cur):
             s = node._step
@@ -107,6 +132,8 @@ class TrustGraph(ExecutionGraph):
 
     def _next_gated(self) -> tuple[int, PathNode | None]:
         spawned, at = self.spawned, self.spawned_at
+        wf = self.writes_first
+        first: tuple[int, PathNode | None] = (-1, None)
         for t, node in enumerate(self.cur):
             if at[t] < 0 and t in spawned:
                 continue
@@ -117,10 +144,30 @@ class TrustGraph(ExecutionGraph):
                 ev = s.event
                 if ev.kind == "J" and not self.ended(ev.value):  # type: ignore[arg-type]
                     continue
-                return t, node
-            if type(s) is Read:
-                return t, node
-        return -1, None
+                if not wf or node.state.pending is not None:
+                    return t, node
+                if first[0] < 0 or first[1] is not None and type(first[1].step) is Read:
+                    first = (t, node)
+            elif type(s) is Read:
+                if BARRIER_WAIT in s.event.annots and not self.barrier_open(node):
+                    continue
+                if not wf:
+                    return t, node
+                if first[0] < 0:
+                    first = (t, node)
+        return first
+
+    def barrier_open(self, node: PathNode) -> bool:
+        """Whether a barrier lets the thread at ``node`` (about to read the barrier)
+        through: it would not block reading the barrier's latest state (GenMC's
+        barrier-aware model checking: a thread waits there, it does not block)."""
+        li = self.lay.loc_index.get(node.event().loc)  # type: ignore[arg-type]
+        if li is None:
+            return True
+        co = self.co[li]
+        v = self.val[co[-1] if co else li]
+        nxt = node.child(v).step  # type: ignore[arg-type]
+        return not (type(nxt) is Blocked and nxt.why == ASSUME)
 
     def started(self, t: int) -> bool:
         return t not in self.spawned or self.spawned_at[t] >= 0
@@ -183,15 +230,22 @@ class TrustGraph(ExecutionGraph):
                 out.append((t, s))
         return out
 
-    def completion_key(self) -> tuple[int, ...]:
+    def completion_key(self) -> tuple[int, ...] | None:
         """Per thread, the shape of one complete path through its present prefix (a
-        path longer than the thread's room needs more room: :class:`NoRoom`)."""
-        key = tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
-        length, room = self.lay.shapes.length, self.lay.room
+        path longer than the thread's room needs more room: :class:`NoRoom`; None when
+        one runs on for ever)."""
+        room = self.lay.room
+        key = []
+        for t, n in enumerate(self.cur):
+            sid = n._completion if n._completion >= 0 else n.completion(COMPLETION_SLACK * room[t])
+            if sid < 0:
+                return None
+            key.append(sid)
+        length = self.lay.shapes.length
         for t, sid in enumerate(key):
             if length[sid] > room[t]:
                 raise NoRoom(t, length[sid])
-        return key
+        return tuple(key)
 
     # ------------------------------------------------------------------ adding
     def _add(self, t: int, node: PathNode) -> tuple[Event, int]:

@@ -38,7 +38,7 @@ from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, Value
+from herdsman.litmus.base.ir import BARRIER_WAIT, CAS, RMW, Assert, Load, Lock, Program, Value
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
@@ -88,6 +88,9 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         raise model_refusal(model, where, msg)
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     grows = program.loop_bound == "none"  # loops the program bounds itself
+    barriers = any(
+        isinstance(op, Load) and BARRIER_WAIT in op.annots for th in program.threads for op in th.code
+    )
     sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
     room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
     initial = dict(program.memory)
@@ -107,11 +110,13 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = TrustTally(program, checker, opts, bound)
-        start = TrustGraph(lay, roots, sem.spawned)
+        start = TrustGraph(lay, roots, sem.spawned, opts.writes_first)
+        start.barriers = barriers
         on_error = tally.blocked_error if program.has(Assert) else None
         plan = None
         symmetric = program.symmetric if opts.symmetry else ()
-        if compiled and bound is None and not any(x >= 0 for x in symmetric):
+        python_only = barriers or any(x >= 0 for x in symmetric)  # in explore.py only
+        if compiled and bound is None and not python_only:
             plan = compiled_applies(checker, start)
         ex: Explorer | CompiledExplorer
         if plan is not None:

@@ -115,6 +115,7 @@ def _verify_one(path: str, cfg: VerifyConfig, model: object, target: str) -> int
         unroll=ENGINE_UNROLL if cfg.unroll is None else cfg.unroll,
         stop_on_error=not cfg.keep_going,
         symmetry=cfg.symmetry,
+        writes_first=True,  # GenMC's schedule: its moot and blocked graphs
         time_limit=cfg.time_limit,
         buffer_bound=cfg.buffer_bound,
         stateful=cfg.stateful,

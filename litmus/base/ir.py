@@ -297,6 +297,14 @@ Instr = (
     | Kill
 )
 
+#: A barrier's state (``barrier`` below): its generation, its count and the arrivals it
+#: still waits for, in fields of these bits (lowest first: waiting, count, generation).
+BARRIER_FIELD = 16
+#: The annotations of a barrier's arrival (a read-modify-write: GenMC's barrier-aware
+#: model checking explores one order of arrivals) and of its wait (a read of the
+#: barrier's latest state, made once the barrier lets the thread through).
+BARRIER_ARRIVE, BARRIER_WAIT = "BAR", "BWAIT"
+
 #: Register functions an :class:`Op` may use, with their arity.
 OP_FUNCTIONS: dict[str, int] = {
     "mov": 1,  # dst <- a
@@ -325,6 +333,7 @@ OP_FUNCTIONS: dict[str, int] = {
     "second": 2,  # b (X86 XCHG's new value)
     "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
     "alloc": 2,  # a heap allocation's address: thread a's allocation number b
+    "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from herdsman.litmus.base.ir import Branch, Imm, Op, Reg, Sym
+from herdsman.litmus.base.ir import BARRIER_FIELD, Assume, Branch, Imm, Op, Reg, Sym
 from herdsman.litmus.c.consts import FUNCTION_PREFIX
 from herdsman.litmus.c.context import ARGS, RESULTS
 from herdsman.litmus.c.ctype import INT, ULONG, VOID, pointer_to
@@ -91,6 +91,8 @@ class ThreadsLowerer(IntrinsicBase):
                 self.emit(Op(d, "ne", (Reg(old), Imm(0))), Op(d, "mul", (Reg(d), Imm(_EBUSY))))
                 return Val(Reg(d), INT)
             return Val(Imm(0), INT)
+        if name in ("pthread_barrier_init", "pthread_barrier_wait", "pthread_barrier_destroy"):
+            return self.barrier(node, name, args, dst)
         if name in _NO_EFFECT:
             for a in args:
                 self.expr(a, used=False)
@@ -98,6 +100,35 @@ class ThreadsLowerer(IntrinsicBase):
         if name.startswith("pthread_") or name.startswith("thrd_") or name.startswith("mtx_"):
             raise self.error(node, f"unsupported: {name}")
         return None
+
+    def barrier(self, node: c_ast.FuncCall, name: str, args: list, dst: str | None) -> Val:
+        """POSIX barriers.  A barrier holds its generation, its count and the arrivals
+        it still waits for (the IR's ``barrier``): a thread arrives (a read-modify-write;
+        the last one starts the next generation), then reads the barrier until its
+        generation has moved on; the last arrival returns
+        ``PTHREAD_BARRIER_SERIAL_THREAD``."""
+        self.arity(node, name, args, 3 if name == "pthread_barrier_init" else 1)
+        addr, _ = self.pointee_arg(args[0])
+        if name == "pthread_barrier_destroy":
+            return Val(Imm(0), INT)
+        if name == "pthread_barrier_init":
+            self.expr(args[1], used=False)
+            n = self.reg_of(self.expr(args[2]))
+            state = self.temp()
+            self.emit(Op(state, "shl", (n, Imm(BARRIER_FIELD))), Op(state, "or", (Reg(state), n)))
+            self.emit(*self.map.store(Reg(state), addr, "na"))
+            return Val(Imm(0), INT)
+        old, now, gen, ok = self.temp(), self.temp(), self.temp(), self.temp()
+        self.emit(*self.map.barrier_arrive(old, addr))
+        self.emit(Op(gen, "sra", (Reg(old), Imm(2 * BARRIER_FIELD))))
+        self.emit(*self.map.barrier_wait(now, addr))
+        self.emit(Op(ok, "sra", (Reg(now), Imm(2 * BARRIER_FIELD))))
+        self.emit(Op(ok, "gt", (Reg(ok), Reg(gen))), Assume(ok, "ne"))
+        last = dst or self.temp()
+        mask = (1 << BARRIER_FIELD) - 1
+        self.emit(Op(last, "and", (Reg(old), Imm(mask))), Op(last, "eq", (Reg(last), Imm(1))))
+        self.emit(Op(last, "neg", (Reg(last),)))
+        return Val(Reg(last), INT)
 
     def create(self, node: c_ast.FuncCall, start: c_ast.Node, arg: c_ast.Node) -> int:
         """Start a thread running ``start`` with ``arg``: its number."""

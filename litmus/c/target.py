@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from herdsman.litmus.base.ir import (
+    BARRIER_ARRIVE,
+    BARRIER_WAIT,
     CAS,
     RMW,
     Assume,
@@ -166,6 +168,19 @@ class Mapping:
     ) -> list[Instr]:
         op = CAS(dst, addr, expected, desired, annots=self._rmw_annots(order))
         return self._rmw_wrap(op, order)
+
+    def barrier_arrive(self, dst: str, addr: tuple[Operand, ...]) -> list[Instr]:
+        """A thread's arrival at a barrier (``pthread_barrier_wait``): its state after
+        one more arrival (acq_rel), the old state in ``dst``."""
+        annots = self._rmw_annots("acq_rel") | {BARRIER_ARRIVE}
+        return self._rmw_wrap(RMW(dst, addr, "barrier", Imm(0), annots=annots), "acq_rel")
+
+    def barrier_wait(self, dst: str, addr: tuple[Operand, ...]) -> list[Instr]:
+        """The read (acquire) of a barrier's state that lets the thread through."""
+        return [
+            replace(op, annots=op.annots | {BARRIER_WAIT}) if isinstance(op, Load) else op
+            for op in self.load(dst, addr, "acq")
+        ]
 
     def fence(self, order: str) -> list[Instr]:
         """``atomic_thread_fence(order)``."""
