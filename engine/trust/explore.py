@@ -43,9 +43,9 @@ from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceed
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
 from herdsman.engine.semantics.state import Blocked, Done, Failed
 from herdsman.engine.semantics.step import LOOP_BOUND
-from herdsman.engine.trust.graph import NoRoom, TrustGraph
+from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph, blocks
 from herdsman.engine.trust.symmetry import symmetry_ok
-from herdsman.litmus.base.ir import BARRIER_ARRIVE, BARRIER_WAIT
+from herdsman.litmus.base.ir import BARRIER_ARRIVE
 
 __all__ = ["Explorer", "NewLocation", "NoRoom", "TrustStats", "TimeLimitExceeded", "signature"]
 
@@ -178,7 +178,7 @@ class Explorer:
             stats.pruned += floor
             alive = False
             options = writes[floor:]
-            if BARRIER_WAIT in ev.annots:  # a barrier's wait reads its latest state
+            if ev.annots & WAITS:  # a barrier's or a lock's: its latest state (it waited)
                 options = [last]
             for w in options if self._tree is None else self._tracked(options):
                 g.add_read_from(t, node, w, w == last)
@@ -283,6 +283,12 @@ class Explorer:
             if not addedmax[r]:  # the maximality condition fails at r itself
                 stats.refused += 1
                 continue
+            evr = g.ev[r]
+            if evr is not None and evr.annots & WAITS:
+                node = g.node[r - 1] if g.idx[r] else g.roots[g.tid[r]]
+                if node is not None and blocks(node, g.val[a]):  # type: ignore[arg-type]
+                    stats.refused += 1  # it would wait there: GenMC revisits in place
+                    continue
             if succ == -2:
                 co = g.co[li]
                 p = co.index(a)

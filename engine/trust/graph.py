@@ -33,6 +33,15 @@ from herdsman.litmus.base.ir import BARRIER_WAIT, Value
 COMPLETION_SLACK = 4
 
 
+#: The reads a thread waits at rather than blocking (a barrier's).
+WAITS = frozenset({BARRIER_WAIT})
+
+
+def blocks(node: PathNode, value: Value) -> bool:
+    """Whether the thread at ``node`` (before a read) blocks once it reads ``value``."""
+    return type(node.child(value).step) is Blocked
+
+
 class NoRoom(Exception):
     """Thread ``t`` needs more events than its room (a thread whose loops the program
     bounds itself): the exploration starts again with more room."""
@@ -69,7 +78,7 @@ class TrustGraph(ExecutionGraph):
         #: GenMC's schedule: a thread whose next event is not a read goes first (the
         #: write of a read-modify-write right after its read), else the leftmost
         self.writes_first = writes_first
-        self.barriers = False  # some thread reads a barrier (set by the explorer)
+        self.barriers = False  # some thread waits at a barrier or a lock (set by run.py)
         self.roots = tuple(roots)
         self.node: list[PathNode | None] = [None] * lay.size
         self.cur = list(roots)  # per thread: its present prefix
@@ -149,7 +158,7 @@ class TrustGraph(ExecutionGraph):
                 if first[0] < 0 or first[1] is not None and type(first[1].step) is Read:
                     first = (t, node)
             elif type(s) is Read:
-                if BARRIER_WAIT in s.event.annots and not self.barrier_open(node):
+                if s.event.annots & WAITS and not self.barrier_open(node):
                     continue
                 if not wf:
                     return t, node
@@ -158,16 +167,15 @@ class TrustGraph(ExecutionGraph):
         return first
 
     def barrier_open(self, node: PathNode) -> bool:
-        """Whether a barrier lets the thread at ``node`` (about to read the barrier)
-        through: it would not block reading the barrier's latest state (GenMC's
-        barrier-aware model checking: a thread waits there, it does not block)."""
+        """Whether a barrier (or a lock) lets the thread at ``node`` (about to read it)
+        through: it would not block reading the latest state (GenMC's barrier-aware
+        model checking and its in-place revisits of locks: a thread waits there, it
+        does not block)."""
         li = self.lay.loc_index.get(node.event().loc)  # type: ignore[arg-type]
         if li is None:
             return True
         co = self.co[li]
-        v = self.val[co[-1] if co else li]
-        nxt = node.child(v).step  # type: ignore[arg-type]
-        return not (type(nxt) is Blocked and nxt.why == ASSUME)
+        return not blocks(node, self.val[co[-1] if co else li])  # type: ignore[arg-type]
 
     def started(self, t: int) -> bool:
         return t not in self.spawned or self.spawned_at[t] >= 0

@@ -32,13 +32,13 @@ from herdsman.engine.semantics.step import UNBOUNDED, Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
 from herdsman.engine.trust.explore import Explorer, NewLocation, NoRoom, TrustStats
-from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.graph import WAITS, TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import BARRIER_WAIT, CAS, RMW, Assert, Load, Lock, Program, Value
+from herdsman.litmus.base.ir import CAS, RMW, Assert, Load, Lock, Program, Value
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import LitmusTest
 
@@ -89,7 +89,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     grows = program.loop_bound == "none"  # loops the program bounds itself
     barriers = any(
-        isinstance(op, Load) and BARRIER_WAIT in op.annots for th in program.threads for op in th.code
+        isinstance(op, Load | Lock) and op.annots & WAITS for th in program.threads for op in th.code
     )
     sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
     room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]

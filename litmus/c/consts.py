@@ -60,6 +60,7 @@ class ConstEval(LowerBase):
     an event like any other)."""
 
     fold_globals = False
+    use_known = False  # registers the code so far fixes count (a loop's entry)
 
     def int_type(self) -> CType:
         return INT if self.ctx.types.widths else UNBOUNDED
@@ -82,6 +83,8 @@ class ConstEval(LowerBase):
             b = self.lookup(node.name)
             if isinstance(b, Const):
                 return b.value if not isinstance(b.value, Ref) else None
+            if isinstance(b, Local) and self.use_known:
+                return self.known.get(b.reg)
             if isinstance(b, Stack):
                 return b.addr if b.ctype.kind == "array" else None
             if b is None and node.name in self.ctx.types.enums:

@@ -246,6 +246,9 @@ class LoopLowerer(CallLowerer):
                 self.loops.pop()
                 self.label_if_used(end)
             return
+        threaded = self.jump_threads(cond, body, nxt) if not do and first is None else []
+        if threaded and static is None:
+            do = True  # its head moves to the body: the condition is checked at the end
         bound = self.bounded()
         counter = None
         if bound is not None:
@@ -293,18 +296,50 @@ class LoopLowerer(CallLowerer):
                 self.emit(Branch(head, "ne", c))
         else:
             self.emit(Branch(head))
-        self.spin_assume(start, check, head, flag, s)
+        self.spin_assume(start, check, head, flag, s, set(threaded))
         if end in self.targets:
             self.keep_known(end, before, start)
 
-    def spin_assume(self, start: int, check: int, head: str, flag: str, s: c_ast.Node) -> None:
+    def jump_threads(
+        self, cond: c_ast.Node | None, body: c_ast.Node | None, nxt: c_ast.Node | None
+    ) -> list[str]:
+        """GenMC's loop jump threading: when the first check of a loop's condition
+        always passes, a variable the loop writes and the condition reads being a known
+        constant on entry, the body reading that variable only to write it again, the
+        loop is checked at its end (``do ... while``), and that variable carries no
+        value from an iteration to the next (where the body does not write it, it has
+        its entry value: the loop would have ended otherwise).  Its registers, or []."""
+        if cond is None:
+            return []
+        written = written_names(body) | written_names(nxt)
+        critical = [
+            n.name
+            for n in _id_nodes(cond)
+            if n.name in written
+            and isinstance(b := self.lookup(n.name), Local)
+            and b.reg in self.known
+        ]
+        if not critical or any(_reads(x, name) for name in critical for x in (body, nxt) if x):
+            return []
+        self.use_known = True
+        try:
+            c = self.const_value(cond)
+        finally:
+            self.use_known = False
+        if not isinstance(c, int) or c == 0:
+            return []
+        return [b.reg for name in critical if isinstance(b := self.lookup(name), Local)]
+
+    def spin_assume(
+        self, start: int, check: int, head: str, flag: str, s: c_ast.Node, threaded: set[str]
+    ) -> None:
         """Apply GenMC's spin-assume transformation to the loop just lowered (its head
         label at ``start``, its check of effects to go at ``check``)."""
         view = LoopView(self.code, start, head, self.local_write)
         live = self.live_after(s)
         frame = self.funcs[-1] if self.funcs else None
         returns = (frame.end, {frame.result} if frame.result else set()) if frame else None
-        carried = carried_registers(view, live, returns)
+        carried = carried_registers(view, live, returns) - threaded
         verdict = analyse(view, frozenset(self.hidden), carried)
         edits: list[tuple[int, list[Instr], bool]] = []  # (index, operations, replace)
         for latch in verdict.blocking:
@@ -318,6 +353,16 @@ class LoopLowerer(CallLowerer):
         for unlock in verdict.unlocks:  # the lock released with nothing done: block
             z = self.temp()
             edits.append((unlock, [Op(z, "mov", (Imm(0),)), Assume(z, "ne")], False))
+        if verdict.zne:  # an undoing fetch-and-add with no other write since the head
+            other = self.fresh("zne.wrote")
+            self.hidden.add(other)
+            edits.append((check, [Op(other, "mov", (Imm(0),))], False))
+            for i in range(start, len(self.code)):
+                ins = self.code[i]
+                if isinstance(ins, Store | CAS | Lock | Unlock) and not self.local_write(ins, i):
+                    edits.append((i + 1, self.effect_flag(i, other), False))
+            for i in verdict.zne:
+                edits.append((i, [Assume(other, "ne")], False))
         if verdict.dynamic:
             edits.append((check, [Assume(flag, "ne"), Op(flag, "mov", (Imm(0),))], False))
             edits.extend((i + 1, self.effect_flag(i, flag), False) for i in verdict.writes)
@@ -389,13 +434,21 @@ def starts_threads(node: c_ast.Node | None) -> bool:
 
 
 def _reads(node: c_ast.Node, name: str) -> bool:
+    """Whether ``node`` reads variable ``name`` (not counting plain assignments to it)."""
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, c_ast.ID) and n.name == name:
             return True
+        if isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(n.lvalue, c_ast.ID):
+            stack.append(n.rvalue)
+            continue
         stack.extend(child for _, child in n.children())
     return False
+
+
+def _id_nodes(node: c_ast.Node) -> list[c_ast.ID]:
+    return [n for n in _ids(node)]
 
 
 def _negate(cond: str) -> str:

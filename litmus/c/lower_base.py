@@ -39,7 +39,7 @@ class LowerBase:
         self.scopes: list[dict[str, Binding]] = [{}]
         self.funcs: list[Frame] = []
         self.demoted: set[int] = ctx.demoted.setdefault(tid, set())
-        self.stack: dict[int, Sym] = {}  # memory locals by declaration
+        self.stack: dict[tuple[int, int], Sym] = {}  # memory locals by declaration, depth
         #: registers whose value the code emitted so far fixes (straight-line code since
         #: the last label: constant propagation)
         self.known: dict[str, Value] = {}
@@ -134,16 +134,17 @@ class LowerBase:
 
     def stack_object(self, key: int, name: str, t: CType) -> Sym:
         """The address of local ``name`` (declaration ``key``) on this thread's stack
-        (``f.v@t1``: the same for every instance of the declaration), its cells made on
-        first use."""
-        sym = self.stack.get(key)
+        (``f.v@t1``: the same for every instance of the declaration, but for those of
+        recursive calls), its cells made on first use."""
+        fname = self.funcs[-1].name if self.funcs else "?"
+        depth = sum(1 for f in self.funcs if f.name == fname)  # a recursive call's own
+        sym = self.stack.get((key, depth))
         if sym is None:
-            fname = self.funcs[-1].name if self.funcs else "?"
             base, n = f"{fname}.{name}", 1
             sym = Sym(f"{base}@t{self.tid}")
             while sym in self.stack.values():
                 n += 1
                 sym = Sym(f"{base}#{n}@t{self.tid}")
-            self.stack[key] = sym
+            self.stack[(key, depth)] = sym
             self.ctx.cells(sym, t)
         return sym

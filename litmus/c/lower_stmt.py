@@ -18,6 +18,11 @@ from herdsman.litmus.c.scan import line_of, text, written_names
 from herdsman.litmus.c.values import Binding, Const, Frame, Local, MemLV, Ref, Stack, Val
 
 
+#: How deep a function may call itself (calls are inlined: a recursion whose depth the
+#: compile-time values do not bound is refused).
+MAX_RECURSION = 16
+
+
 class CodeLowerer(LoopLowerer):
     """Statements of one thread, from its entry function."""
 
@@ -139,8 +144,10 @@ class CodeLowerer(LoopLowerer):
 
     def inline(self, node: c_ast.Node, func: c_ast.FuncDef, args: list[Val]) -> Val:
         name = func.decl.name
-        if any(f.name == name for f in self.funcs):
-            raise self.error(node, f"recursion is not supported: {name} calls itself")
+        if sum(1 for f in self.funcs if f.name == name) >= MAX_RECURSION:
+            raise self.error(
+                node, f"unsupported: {name} calls itself more than {MAX_RECURSION} deep"
+            )
         decls = self.params_of(func)
         if len(args) != len(decls):
             raise self.error(node, f"{name} takes {len(decls)} arguments, not {len(args)}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from herdsman.litmus.c.fold import convert_code, fold
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
@@ -54,6 +55,7 @@ class Verdict:
 
     blocking: list[int] = field(default_factory=list)
     unlocks: list[int] = field(default_factory=list)
+    zne: list[int] = field(default_factory=list)  # fetch-and-adds undoing another
     dynamic: bool = False
     writes: list[int] = field(default_factory=list)
 
@@ -169,6 +171,11 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
             out.unlocks.append(unlock)
             out.dynamic = True
             continue
+        undo = _fai_zne(code, effects, ops)
+        if undo >= 0:
+            out.zne.append(undo)
+            out.dynamic = True
+            continue
         if effects:
             out.dynamic = True
             continue
@@ -196,6 +203,29 @@ def _lock_zne(code: list[Instr], effects: list[int]) -> int:
     return -1
 
 
+def _fai_zne(code: list[Instr], effects: list[int], ops: set[int]) -> int:
+    """The second of two fetch-and-adds of a path that cancel (``+k`` then ``-k``: GenMC's
+    fetch-and-add zero-net-effect loops; compare-and-swaps only before it), else -1."""
+    if len(effects) != 2:
+        return -1
+    a, b = code[effects[0]], code[effects[1]]
+    if not (isinstance(a, RMW) and isinstance(b, RMW) and a.addr == b.addr):
+        return -1
+    ka, kb = _step_of(a), _step_of(b)
+    if ka is None or kb is None or ka + kb != 0 or ka == 0:
+        return -1
+    if any(isinstance(code[i], CAS) and i > effects[1] for i in ops):
+        return -1
+    return effects[1]
+
+
+def _step_of(op: RMW) -> int | None:
+    """What a fetch-and-add adds, when it is a constant."""
+    if not isinstance(op.src, Imm) or not isinstance(op.src.value, int):
+        return None
+    return {"add": op.src.value, "sub": -op.src.value}.get(op.fn)
+
+
 def cas_fail_to_latch(view: LoopView, latch: int) -> bool:
     """Whether ``latch`` is reached only when every compare-and-swap on the way failed
     (GenMC's condition for an effect-free path through compare-and-swaps)."""
@@ -207,9 +237,10 @@ def cas_fail_to_latch(view: LoopView, latch: int) -> bool:
 
 def _path_fails_cas(view: LoopView, path: list[int]) -> bool:
     """Whether the branches along ``path`` imply that its compare-and-swaps failed (or
-    make the path impossible)."""
+    make the path impossible).  A register's value is followed as a function of one
+    compare-and-swap's success: (its index, value if it succeeded, value if it failed)."""
     code = view.code
-    facts: dict[str, tuple[int, bool]] = {}  # register -> (CAS index, means success)
+    facts: dict[str, tuple[int, int, int]] = {}
     olds: dict[str, tuple[int, Operand]] = {}  # CAS old value -> (CAS index, expected)
     known: dict[int, bool] = {}
     cases: list[int] = []
@@ -225,17 +256,20 @@ def _path_fails_cas(view: LoopView, path: list[int]) -> bool:
         if isinstance(ins, Op):
             _track(ins, facts, olds)
             continue
-        if isinstance(ins, Branch) and ins.cond in ("eq", "ne"):
+        if isinstance(ins, Branch) and ins.cond is not None:
             fact = facts.get(ins.creg)
             if fact is None:
                 continue
+            cas, vs, vf = fact
             taken = (nxt != i + 1) if nxt is not None else True
-            nonzero = (ins.cond == "ne") == taken
-            cas, succ = fact
-            value = succ if nonzero else not succ
-            if known.get(cas, value) != value:
+            ok_s, ok_f = (_holds(ins.cond, v) == taken for v in (vs, vf))
+            if ok_s == ok_f:
+                if not ok_s:
+                    return True  # an impossible path
+                continue
+            if known.get(cas, ok_s) != ok_s:
                 return True  # an impossible path
-            known[cas] = value
+            known[cas] = ok_s
             continue
         for r in defines(ins):
             facts.pop(r, None)
@@ -243,27 +277,55 @@ def _path_fails_cas(view: LoopView, path: list[int]) -> bool:
     return all(known.get(c) is False for c in cases)
 
 
-def _track(op: Op, facts: dict[str, tuple[int, bool]], olds: dict[str, tuple[int, Operand]]) -> None:
-    """What ``op`` makes of the registers telling whether a CAS succeeded."""
+_TESTS = {"eq": lambda v: v == 0, "ne": lambda v: v != 0, "lt": lambda v: v < 0}
+_TESTS.update({"le": lambda v: v <= 0, "gt": lambda v: v > 0, "ge": lambda v: v >= 0})
+
+
+def _holds(cond: str, v: int) -> bool:
+    return _TESTS[cond](v)
+
+
+def _track(
+    op: Op, facts: dict[str, tuple[int, int, int]], olds: dict[str, tuple[int, Operand]]
+) -> None:
+    """What ``op`` makes of the registers that are functions of a CAS's success."""
     dst, fn, args = op.dst, op.fn, op.args
-    got: tuple[int, bool] | None = None
+    got: tuple[int, int, int] | None = None
     if fn in ("eq", "ne") and len(args) == 2:
-        a, b = args
-        for x, y in ((a, b), (b, a)):
+        for x, y in (args, args[::-1]):
             if isinstance(x, Reg) and x.name in olds and olds[x.name][1] == y:
-                got = (olds[x.name][0], fn == "eq")
-            elif isinstance(x, Reg) and x.name in facts and y == Imm(0):
-                cas, succ = facts[x.name]
-                got = (cas, succ if fn == "ne" else not succ)
-    elif fn in ("mov", "conv") and isinstance(args[0], Reg) and args[0].name in facts:
-        got = facts[args[0].name]  # a success flag converted stays 0 or 1
-    elif fn == "not" and isinstance(args[0], Reg) and args[0].name in facts:
-        cas, succ = facts[args[0].name]
-        got = (cas, not succ)
+                cas = olds[x.name][0]
+                got = (cas, 1, 0) if fn == "eq" else (cas, 0, 1)
+    if got is None:
+        regs = [a for a in args if isinstance(a, Reg) and a.name in facts]
+        consts = [a for a in args if isinstance(a, Imm) and isinstance(a.value, int)]
+        if len(regs) == 1 and len(regs) + len(consts) == len(args):
+            cas, vs, vf = facts[regs[0].name]
+            got = (cas, _apply(op, vs), _apply(op, vf))
     facts.pop(dst, None)
     olds.pop(dst, None)
-    if got is not None:
-        facts[dst] = got
+    if got is not None and None not in got:
+        facts[dst] = got  # type: ignore[assignment]
+
+
+def _apply(op: Op, v: int) -> int | None:
+    """``op`` computed with its one register holding ``v``."""
+    vals = [v if isinstance(a, Reg) else a.value for a in op.args]  # type: ignore[union-attr]
+    if op.fn in ("mov", "conv"):
+        return convert_code(vals[0], vals[1]) if op.fn == "conv" else vals[0]  # type: ignore[arg-type]
+    if op.fn == "not":
+        return int(vals[0] == 0)
+    if op.fn == "neg":
+        return -vals[0]  # type: ignore[operator]
+    if op.fn in _FOLDS and len(vals) == 2 and all(isinstance(x, int) for x in vals):
+        return fold(op.fn, vals[0], vals[1])  # type: ignore[arg-type]
+    return None
+
+
+_FOLDS = frozenset(
+    {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "sra"}
+    | {"eq", "ne", "lt", "le", "gt", "ge"}
+)
 
 
 def phi_clean(view: LoopView, carried: set[str]) -> bool:

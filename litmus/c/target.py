@@ -66,6 +66,7 @@ _C_ANNOT = {
 #: the C11 order a kernel flavour behaves as on hardware targets
 _HW_ORDER = {"once": "rlx", "acquire": "acq", "release": "rel", "mb": "mb", "na": "rlx"}
 _X = frozenset({"X"})
+_LK = frozenset({"LK"})  # a lock's acquisition (herd's set; explorers let it wait)
 
 
 def target_for_model(name: str) -> str:
@@ -223,7 +224,7 @@ class Mapping:
                 Assume(ok),
                 *self._ctrl_isync(old, lab),
             ]
-        return [Lock(addr, _X)]
+        return [Lock(addr, _X | _LK)]
 
     def unlock(self, addr: tuple[Operand, ...]) -> list[Instr]:
         if self.target == "c":
