@@ -17,7 +17,8 @@ blocked executions (``saver``, ``ipr``) the blocked count of the last variant mu
 ``herdsman verify --model sc`` in a subprocess with a CPU-time limit.  With ``--genmc``
 (or ``GENMC``) GenMC itself runs too and its time is printed beside herdsman's.
 
-Exit status 0; the table ends with the number of programs with GenMC's counts.
+Exit status 0; the table ends with the number of programs with GenMC's counts and, with
+``--genmc``, the ratio of times (herdsman/GenMC, each a subprocess per variant, in one run).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import re
 import subprocess
@@ -234,6 +236,17 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{ok} of {len(results)} programs with GenMC's counts ({pct:.1f}%); "
         f"{by['diff']} different, {by['error']} refused, {by['timeout']} over the time limit"
     )
+    timed = [r for r in results if r.status == "ok" and r.genmc_time and r.time > 0]
+    if timed:
+        logs = [math.log(r.time / r.genmc_time) for r in timed if r.genmc_time]
+        ratios = sorted(r.time / r.genmc_time for r in timed if r.genmc_time)
+        print(
+            f"time herdsman/GenMC over the {len(timed)} programs with GenMC's counts: "
+            f"geometric mean {math.exp(sum(logs) / len(logs)):.1f}x, "
+            f"median {ratios[len(ratios) // 2]:.1f}x, worst {ratios[-1]:.1f}x; "
+            f"total {sum(r.time for r in timed):.0f} s against "
+            f"{sum(r.genmc_time or 0.0 for r in timed):.0f} s"
+        )
     if a.json:
         a.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     return 0

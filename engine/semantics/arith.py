@@ -96,6 +96,14 @@ _COMPARE = {
 }
 
 
+_EXTREMES = {
+    "max": max,
+    "min": min,
+    "umax": lambda a, b: max(a, b, key=lambda v: v & _MASK64),
+    "umin": lambda a, b: min(a, b, key=lambda v: v & _MASK64),
+}
+
+
 def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     """Value of ``fn(args)`` (see ``litmus.ir.OP_FUNCTIONS``); symbolic when an argument
     is; addresses allow only offsets, differences and comparisons (as herd's symbolic
@@ -150,6 +158,8 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
     if fn == "cmpu":
         ua, ub = a & _MASK64, b & _MASK64
         return (ua > ub) - (ua < ub)
+    if fn in _EXTREMES:
+        return _EXTREMES[fn](a, b)
     if fn in _COMPARE:
         return int(_COMPARE[fn]((a > b) - (a < b)))
     raise EvalError(f"unknown register operation '{fn}'")

@@ -334,6 +334,10 @@ OP_FUNCTIONS: dict[str, int] = {
     "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
     "alloc": 2,  # a heap allocation's address: thread a's allocation number b
     "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
+    "max": 2,  # the greater of a and b, signed (GCC's __sync_fetch_and_max)
+    "min": 2,
+    "umax": 2,  # unsigned
+    "umin": 2,
 }
 
 

@@ -31,6 +31,7 @@ _KERNEL_NAMES = frozenset(
 )
 #: GCC's __ATOMIC_* orders (the same numbers as C11's memory_order)
 _GCC_FETCH = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
+_GCC_FETCH.update({"max": "max", "min": "min", "umax": "umax", "umin": "umin"})
 #: intrinsics that only read memory (allowed in spin loops)
 LOAD_INTRINSICS = frozenset(
     {

@@ -89,6 +89,13 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
             n for n in sorted(self.ctx.pointed)
             if n in self.ctx.functions and self.arity_of(self.ctx.functions[n]) == len(args)
         ]  # fmt: skip
+        ftype = fp.ctype
+        while ftype.kind == "ptr" and ftype.target is not None:
+            ftype = ftype.target
+        if ftype.kind == "func" and ftype.params is not None:  # C: only compatible types
+            want = [_shape(p) for p in ftype.params]
+            fits = [n for n in names if self._params_shape(n) == want]
+            names = fits or names
         if not names:
             raise self.error(node, "call through a function pointer: no function fits")
         rtype = self.call_type(node)
@@ -106,6 +113,10 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
         self.failure("call through an invalid function pointer")
         self.emit(Label(end))
         return Val(Reg(res), rtype) if res is not None else Val(Imm(0), VOID)
+
+    def _params_shape(self, name: str) -> list[tuple]:
+        t = self.resolve(self.ctx.functions[name].decl.type)
+        return [_shape(p) for p in t.params or ()]
 
     def arity_of(self, func: c_ast.FuncDef) -> int:
         t = self.resolve(func.decl.type)
@@ -195,3 +206,12 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
         if name in ("READ_ONCE", "smp_load_acquire") and args:
             return self.value_type(args[0]) if name == "READ_ONCE" else LONG
         return None
+
+
+def _shape(t: CType) -> tuple:
+    """A parameter type as far as calls through function pointers tell them apart
+    (pointers by what they point to, one level deep)."""
+    inner = t.target if t.kind in ("ptr", "array") else None
+    deeper = (inner.kind, inner.name, inner.bits) if inner is not None else None
+    kind = "ptr" if t.kind == "array" else t.kind
+    return (kind, t.name, t.bits, t.signed, deeper)

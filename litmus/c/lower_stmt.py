@@ -183,11 +183,13 @@ class CodeLowerer(LoopLowerer):
         self.funcs.append(Frame(name, end, res, rtype))
         self.labels.append({})
         outer = self.origin
-        self.body(func.body)
-        self.origin = outer
-        self.funcs.pop()
-        self.labels.pop()
-        self.scopes, self.loops = saved, saved_loops
+        try:
+            self.body(func.body)
+        finally:
+            self.origin = outer
+            self.funcs.pop()
+            self.labels.pop()
+            self.scopes, self.loops = saved, saved_loops
         self.label_if_used(end)
         return Val(Reg(res), rtype.plain()) if res else Val(Imm(0), VOID)
 

@@ -77,7 +77,7 @@ class _Pcpp(Preprocessor):
 
 
 #: GCC's spellings of C keywords, the extensions that change nothing herdsman models
-#: (``__attribute__``, ``__extension__``, ``__builtin_expect``) and GCC's predefined
+#: (``__attribute__``, ``__extension__``, ``__builtin_expect``, ``__builtin_prefetch``) and GCC's predefined
 #: memory orders: predefined macros, so the parser reads the C it knows (``typeof``,
 #: ``_Thread_local``) at the same positions.
 GNU_MACROS = (
@@ -97,6 +97,7 @@ GNU_MACROS = (
     "__thread _Thread_local",
     "__auto_type auto",
     "__builtin_expect(e, c) (e)",
+    "__builtin_prefetch(...) ((void)0)",
     "__ATOMIC_RELAXED 0",
     "__ATOMIC_CONSUME 1",
     "__ATOMIC_ACQUIRE 2",

@@ -65,11 +65,11 @@ def test_globals_memory_and_observed():
     assert dict(p.memory) == {
         "x": 3,
         "a": 1,
-        "a+1": 2,
-        "a+2": 0,
-        "p": Sym("a", 1),
+        "a+4": 2,  # byte offsets: int is 4 bytes (x86-64)
+        "a+8": 0,
+        "p": Sym("a", 4),
         "st": 4,
-        "st+1": 5,
+        "st+4": 5,
     }
     assert [name for name, _ in p.memory] == sorted(name for name, _ in p.memory)
     assert p.observed == tuple(MemLoc(n) for n, _ in p.memory)
