@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from herdsman.cat.api import load_model
-from herdsman.engine.run import RunOptions, run_program, run_test
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.engine.run import RunOptions, run_program
+from herdsman.litmus.c import load_c_program
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +82,7 @@ def run_c(name: str, model_name: str, defines: dict[str, str], reference: bool) 
     path = PROGRAMS / f"{name}.c"
     model = load_model(model_name)
     t0 = time.process_time()
-    prog = load_c_program(str(path), target=target_for_model(model_name), defines=defines)
+    prog = load_c_program(str(path), target=model.identity.target, defines=defines)
     t1 = time.process_time()
     out = run_program(prog, model, RunOptions(engine="trust"))
     t2 = time.process_time()
@@ -112,7 +113,7 @@ def run_litmus(files: list[Path], model_name: str) -> Row:
         t0 = time.process_time()
         test = parse_file(f)
         t1 = time.process_time()
-        out = run_test(test, model, RunOptions(engine="trust"))
+        out = run_program(lower(test), model, RunOptions(engine="trust"))
         t2 = time.process_time()
         row.complete += out.stats.complete
         row.blocked += out.stats.blocked

@@ -54,10 +54,18 @@ class TimedSession:
 
 
 class TimedModel:
+    """Forwards to a model (``cat.api.PreparedModel``), timing its ``prepare`` calls."""
+
     def __init__(self, inner, clock: dict[str, float]) -> None:
         self.inner = inner
         self.clock = clock
-        self.co_mode = getattr(inner, "co_mode", "native")
+        self.spec = inner.spec
+        self.identity = inner.identity
+        self.axioms = inner.axioms
+        self.co_mode = inner.co_mode
+
+    def consistency_checker(self, arch, lay, kind="auto"):
+        return self.inner.consistency_checker(arch, lay, kind)
 
     def prepare(self, sk, arch):
         t0 = time.process_time()
@@ -120,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args(argv)
 
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
     from herdsman.herd_compat.formats.herdlog import parse_state_line
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_file
 
     tests_dir = SHARED / "power" / "tests"
@@ -154,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         if prof:
             prof.enable()
         t = time.process_time()
-        r = run_test(test, model, opts)
+        r = run_program(lower(test), model, opts)
         ours = time.process_time() - t
         if prof:
             prof.disable()

@@ -53,7 +53,7 @@ from herdsman.cat.api import load_model
 from herdsman.engine.operational.run import OperationalRun, explore_operational
 from herdsman.engine.run import RunOptions
 from herdsman.litmus.base.ir import Program
-from herdsman.litmus.c import load_c_program, lower_c_litmus, parse_c_litmus, target_for_model
+from herdsman.litmus.c import load_c_program, lower_c_litmus, parse_c_litmus
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 
@@ -113,7 +113,7 @@ def kname(k: int | None) -> str:
 
 
 def c_program(name: str, model: str, defines: dict[str, str] | None = None) -> Program:
-    return load_c_program(str(PROGRAMS / name), target_for_model(model), defines)
+    return load_c_program(str(PROGRAMS / name), model_of(model).identity.target, defines)
 
 
 def header(path: Path) -> tuple[dict[str, str], int | None]:
@@ -136,7 +136,7 @@ def section_figures() -> bool:
     fig2 = parse_c_litmus(FIG2, "ZKW15-Fig2.litmus")
     progs = {
         "Fig1": (lambda m: lower(parse_file(FIG1)), PAPER_FIG1),
-        "Fig2": (lambda m: lower_c_litmus(fig2, target_for_model(m)), PAPER_FIG2),
+        "Fig2": (lambda m: lower_c_litmus(fig2, model_of(m).identity.target), PAPER_FIG2),
     }
     ok = True
     for fig, (build, paper) in progs.items():

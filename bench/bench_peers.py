@@ -74,10 +74,10 @@ def one(path: str, model: str) -> dict[str, float]:
     """Explore one program with TruSt in this process: executions, CPU s, peak RSS MB."""
     from herdsman.cat.api import load_model
     from herdsman.engine.run import RunOptions, run_program
-    from herdsman.litmus.c import load_c_program, target_for_model
+    from herdsman.litmus.c import load_c_program
 
-    program = load_c_program(path, target_for_model(model), {}, [])
     m = load_model(model)
+    program = load_c_program(path, m.identity.target, {}, [])
     assert m.axioms is not None  # compiled before the timing
     t0 = time.process_time()
     out = run_program(program, m, RunOptions(engine="trust"))

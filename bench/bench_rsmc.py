@@ -140,8 +140,9 @@ def one_row(key: str, n: int, engine: str, model_spec: str, timeout: float) -> d
     of the outcome, CPU s of the exploration, the process's peak RSS (MB)."""
     from herdsman.cat.api import load_model
     from herdsman.engine.errors import TimeLimitExceeded
-    from herdsman.engine.rsmc.run import explore_test
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.rsmc.run import explore_program
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_text
 
     s = SERIES[key]
@@ -152,11 +153,15 @@ def one_row(key: str, n: int, engine: str, model_spec: str, timeout: float) -> d
     t0 = time.process_time()
     try:
         if engine == "rsmc":
-            run = explore_test(test, model, RunOptions(engine="rsmc", time_limit=timeout))
+            run = explore_program(lower(test), model, RunOptions(engine="rsmc", time_limit=timeout))
             outcome = run.result
-            out.update(count=run.stats.complete, blocked=run.stats.blocked, runs=run.stats.runs)
+            out.update(
+                count=run.stats.complete,
+                blocked=run.stats.blocked,
+                runs=int(run.stats.extra["runs"]),
+            )
         else:
-            outcome = run_test(test, model, RunOptions(engine=engine, time_limit=timeout))
+            outcome = run_program(lower(test), model, RunOptions(engine=engine, time_limit=timeout))
             out.update(count=outcome.positive + outcome.negative)
     except TimeLimitExceeded:
         return {"timeout": True, "cpu": time.process_time() - t0}
@@ -369,8 +374,8 @@ def _init_worker(model_spec: str, memory_mb: int | None) -> None:
     as in ``herdsman validate``'s workers), bound the worker's memory."""
     from herdsman.herd_compat.pipeline.config import RunConfig
     from herdsman.herd_compat.pipeline.limits import limit_memory
+    from herdsman.herd_compat.pipeline.load import warm_up_parser
     from herdsman.herd_compat.pipeline.models import ModelCache
-    from herdsman.herd_compat.pipeline.run_file import warm_up_parser
 
     global _MODELS
     _MODELS = ModelCache(RunConfig(model=model_spec))
@@ -400,24 +405,25 @@ class TestResult:
 def _campaign_task(args: tuple[str, float | None]) -> TestResult:
     """Run one test with RSMC in a worker: our herd block and RSMC's statistics."""
     from herdsman.engine.errors import TimeLimitExceeded
-    from herdsman.engine.rsmc.run import explore_test
+    from herdsman.engine.rsmc.run import explore_program
     from herdsman.engine.run import RunOptions
     from herdsman.herd_compat.formats.dots import dot_base
     from herdsman.herd_compat.formats.herd_block import herd_result
-    from herdsman.herd_compat.pipeline.run_file import read_test
+    from herdsman.herd_compat.pipeline.load import read_input
     from herdsman.litmus.hash import herd_hash
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.printer import herd_condition_text
 
     path, limit = args
     res = TestResult(path, dot_base(path))
     start = time.process_time()
     try:
-        test = read_test(path)
+        test = read_input(path)
         res.name = test.name
         h = herd_hash(test)
         model = _MODELS.for_test(test)
-        run = explore_test(
-            test, model, RunOptions(engine="rsmc", track_duplicates=True, time_limit=limit)
+        run = explore_program(
+            lower(test), model, RunOptions(engine="rsmc", track_duplicates=True, time_limit=limit)
         )
         res.cpu = time.process_time() - start
         res.block = herd_result(
@@ -429,8 +435,12 @@ def _campaign_task(args: tuple[str, float | None]) -> TestResult:
             time=res.cpu,
         )
         st = run.stats
-        res.complete, res.blocked, res.runs = st.complete, st.blocked, st.runs
-        res.duplicates, res.templates, res.traversals = st.duplicates, st.templates, st.traversals
+        res.complete, res.blocked, res.runs = st.complete, st.blocked, int(st.extra["runs"])
+        res.duplicates, res.templates, res.traversals = (
+            int(st.extra["duplicates"]),
+            int(st.extra["templates"]),
+            int(st.extra["traversals"]),
+        )
         res.checks = int(st.extra.get("checks", 0))
     except TimeLimitExceeded:
         res.failure, res.cpu = "timeout", time.process_time() - start
@@ -598,10 +608,10 @@ def _pair_task(args: tuple[str, tuple[str, ...], float | None, float]) -> PairRe
     """Run one test (a path, or ``family:KEY:N``) with each engine of ``engines``."""
     from herdsman.engine.choice import candidate_space
     from herdsman.engine.errors import TimeLimitExceeded
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
     from herdsman.engine.semantics.step import Semantics
     from herdsman.herd_compat.formats.herd_block import herd_result
-    from herdsman.herd_compat.pipeline.run_file import read_test
+    from herdsman.herd_compat.pipeline.load import read_input
     from herdsman.litmus.hash import herd_hash
     from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_text
@@ -614,7 +624,7 @@ def _pair_task(args: tuple[str, tuple[str, ...], float | None, float]) -> PairRe
             _, key, n = path.split(":")
             test = parse_text(SERIES[key].text(int(n)), f"{key}-{n}.litmus")
         else:
-            test = read_test(path)
+            test = read_input(path)
         res.name = test.name
         res.space = candidate_space(Semantics(lower(test)))
         model = _MODELS.for_test(test)
@@ -622,7 +632,7 @@ def _pair_task(args: tuple[str, tuple[str, ...], float | None, float]) -> PairRe
         for engine in engines:
             opts = RunOptions(engine=engine, time_limit=limit)
             try:
-                out, cpu = timed(lambda opts=opts: run_test(test, model, opts), floor)
+                out, cpu = timed(lambda opts=opts: run_program(lower(test), model, opts), floor)
             except TimeLimitExceeded:
                 res.cpu[engine] = None
                 continue
@@ -706,11 +716,11 @@ def _space_task(path: str) -> tuple[str, float, str]:
     """A test's candidate space (log10), or why it has none."""
     from herdsman.engine.choice import candidate_space
     from herdsman.engine.semantics.step import Semantics
-    from herdsman.herd_compat.pipeline.run_file import read_test
+    from herdsman.herd_compat.pipeline.load import read_input
     from herdsman.litmus.lower import lower
 
     try:
-        test = read_test(path)
+        test = read_input(path)
         return test.name, candidate_space(Semantics(lower(test))), ""
     except Exception as e:
         return Path(path).stem, 0.0, f"{type(e).__name__}: {e}"
@@ -938,7 +948,8 @@ def _x86_one(path: str) -> tuple[str, list[str]]:
     """One X86 test under tso, pso and sc: RSMC against TruSt and the reference engine
     (states with counts); the disagreements, described."""
     from herdsman.cat.api import load_model
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_file
 
     test = parse_file(path)
@@ -947,7 +958,7 @@ def _x86_one(path: str) -> tuple[str, list[str]]:
         model = load_model(spec)
         got = {}
         for engine in ("rsmc", "trust", "reference"):
-            out = run_test(test, model, RunOptions(engine=engine, track_duplicates=True))
+            out = run_program(lower(test), model, RunOptions(engine=engine, track_duplicates=True))
             got[engine] = {k: v.executions for k, v in out.states.items()}
             if engine == "rsmc" and out.stats.extra.get("duplicates"):
                 bad.append(f"{spec}: rsmc explored a trace twice")

@@ -36,8 +36,10 @@ from herdsman.herd_compat.formats.herd_block import HerdBlock
 from herdsman.herd_compat.formats.herdlog import Expectation, parse_state_line, read_expectations
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.inputs import read_index
+from herdsman.herd_compat.pipeline.limits import Limits
+from herdsman.herd_compat.pipeline.load import read_input
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Done, Failed, read_test, run_file
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, run_file
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import eval_prop
 from herdsman.litmus.test import LitmusTest
@@ -107,7 +109,7 @@ _herd: dict[str, Expectation] = {}
 
 def _init(model: str, mode: str, log: str, timeout: float | None) -> None:
     global _cfg, _models, _herd
-    _cfg = RunConfig(model=model, speedcheck=mode, time_limit=timeout)
+    _cfg = RunConfig(model=model, speedcheck=mode, limits=Limits(time_limit=timeout))
     _models = ModelCache(_cfg)
     _models.get(model)
     _herd = read_expectations(log)
@@ -123,7 +125,7 @@ def _work(path: str) -> Result:
     exp = _herd.get(rec.name)
     if exp is None or exp.record is None:
         return Result(rec.name, rec.cpu, ["not in herd's log"])
-    test = read_test(path)
+    test = read_input(path)
     assert isinstance(test, LitmusTest)
     return Result(rec.name, rec.cpu, compare(_cfg.speedcheck, test, rec.herd_block(), exp.record))
 

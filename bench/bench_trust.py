@@ -69,8 +69,8 @@ def same(a, b) -> bool:
 def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> Totals:
     """Run both engines on ``files`` under ``model_spec``; the totals."""
     from herdsman.cat.api import load_model
-    from herdsman.engine.run import RunOptions, run_test
-    from herdsman.engine.trust.run import explore_test, trust_applies
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.engine.trust.run import explore_program, trust_applies
     from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_file
 
@@ -84,21 +84,23 @@ def compare(files: list[Path], model_spec: str, checkers: tuple[str, ...]) -> To
             tot.refused += 1
             continue
         t0 = time.process_time()
-        ref = run_test(test, model, ref_opts)
+        ref = run_program(lower(test), model, ref_opts)
         tot.ref_time += time.process_time() - t0
         for i, ck in enumerate(checkers):
             t0 = time.process_time()
-            run = explore_test(test, model, RunOptions(checker=ck, track_duplicates=i == 0))
+            run = explore_program(
+                lower(test), model, RunOptions(checker=ck, track_duplicates=i == 0)
+            )
             tot.times[ck] += time.process_time() - t0
             if not same(ref, run.result):
                 tot.mismatches.append(f"{test.name} ({ck})")
             if i == 0:
                 st = run.stats
-                tot.duplicates += st.duplicates
+                tot.duplicates += int(st.extra["duplicates"])
                 tot.complete += st.complete
                 tot.blocked += st.blocked
-                tot.inconsistent += st.revisits_inconsistent
-                tot.doomed += st.revisits_doomed
+                tot.inconsistent += int(st.extra["revisits_inconsistent"])
+                tot.doomed += int(st.extra["revisits_doomed"])
     return tot
 
 

@@ -34,13 +34,15 @@ def increments(n: int) -> str:
 def child(n: int, spec: str) -> int:
     """Run one size and print ``n executions peak_kb seconds``."""
     from herdsman.cat.api import load_model
-    from herdsman.engine.trust.run import explore_test
+    from herdsman.engine.options import RunOptions
+    from herdsman.engine.trust.run import explore_program
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_text
 
     model = load_model(spec)
     test = parse_text(increments(n), f"INC{n}.litmus")
     t0 = time.process_time()
-    run = explore_test(test, model)
+    run = explore_program(lower(test), model, RunOptions(engine="trust"))
     dt = time.process_time() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"{n} {run.stats.complete} {peak} {dt:.2f}")

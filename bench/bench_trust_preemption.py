@@ -93,15 +93,16 @@ def pick_tests(step: int = 1, limit: int = 0) -> list[Path]:
 
 def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dict]:
     """Per bound: the counts, and ``ok``."""
-    from herdsman.engine.run import RunOptions, run_test
-    from herdsman.engine.trust.run import explore_test
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.engine.trust.run import explore_program
+    from herdsman.litmus.lower import lower
 
-    ref = run_test(test, model, RunOptions(engine="reference", show="all"))
+    ref = run_program(lower(test), model, RunOptions(engine="reference", show="all"))
     truth = {signature(s.graph): brute_preemptions(s.graph) for s in ref.witnesses}
     out = []
     for k in bounds:
-        run = explore_test(
-            test,
+        run = explore_program(
+            lower(test),
             model,
             RunOptions(
                 preemption_bound=k,
@@ -121,14 +122,14 @@ def check_test(test, model, bounds=BOUNDS, slack: str | None = None) -> list[dic
                 "want": len(want),
                 "visited": len(got),
                 "within": len(within),
-                "beyond": run.stats.beyond_bound,
-                "cut": run.stats.bound_blocked,
+                "beyond": int(run.stats.extra["beyond_bound"]),
+                "cut": int(run.stats.extra["bound_blocked"]),
                 "missed": len(want - within),
-                "duplicates": run.stats.duplicates,
+                "duplicates": int(run.stats.extra["duplicates"]),
                 "ok": within == want
-                and not run.stats.duplicates
+                and not run.stats.extra["duplicates"]
                 and counts_ok
-                and run.stats.beyond_bound == len(got) - len(within),
+                and run.stats.extra["beyond_bound"] == len(got) - len(within),
             }
         )
     return out

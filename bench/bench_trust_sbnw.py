@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from herdsman.cat.api import load_model
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_text
 
     engines = args.engines.split(",")
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             cells, counts, times = [], [], []
             for eng in engines:
                 t0 = time.process_time()
-                r = run_test(test, model, RunOptions(engine=eng))
+                r = run_program(lower(test), model, RunOptions(engine=eng))
                 dt = time.process_time() - t0
                 counts.append((r.positive, r.negative, frozenset(r.states)))
                 times.append(dt)

@@ -20,12 +20,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.pipeline.inputs import read_index
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
 from herdsman.litmus.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +150,7 @@ def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) ->
         expect=str(s.log),
         model=model,
         jobs=a.jobs,
-        timeout=a.timeout,
+        limits=RUN_LIMITS if a.timeout is None else replace(RUN_LIMITS, time_limit=a.timeout),
         db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"),
         resume=a.resume,
         engine=a.engine,
@@ -170,7 +171,9 @@ def main(
     ap.add_argument("--model-sc", default="sc", help="model for the X86 sc logs")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--sample", type=int, help="run only N tests of each set (spread out)")
-    ap.add_argument("--timeout", type=float, help="per-test time limit (seconds)")
+    ap.add_argument(
+        "--timeout", type=float, help="per-test time limit (seconds; default validate's, 3600)"
+    )
     ap.add_argument("--db-dir", default=".herdsman", help="where the databases go")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--engine", default="auto")

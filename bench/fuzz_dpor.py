@@ -47,7 +47,7 @@ def main() -> int:
                 opts = RunOptions(engine="operational", reduction=red)
                 r = explore_operational(prog, model, opts)
                 got[red] = r.result.states
-                runs[red] += r.stats.complete + r.stats.blocked + r.stats.sleep_blocked
+                runs[red] += r.stats.complete + r.stats.blocked + r.stats.extra["sleep_blocked"]
             if got["dpor"] != got["none"]:
                 bad += 1
                 print(f"DISAGREE under {name}: R{n}")

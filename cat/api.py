@@ -5,13 +5,17 @@ graphs with it.
     session = model.prepare(sk, "PPC")            # once per skeleton
     session.check(rf, co=co)                      # -> list[Verdict], once per candidate
     session.partial_violation(rf, co)             # prune: a monotone check already fails
-    checker = consistency_checker(model, "X86", layout)   # for graphs grown an event at a time
+    checker = model.consistency_checker("X86", layout)   # for graphs grown an event at a time
+    model.identity                                # which model it is: family, machine, C target
 
 The protocols explorers program against (``Session``, ``PreparedModel``,
-``ConsistencyChecker``) and ``Verdict`` come from :mod:`cat.contract`.  A model is parsed
-and type-checked by :func:`load_model`, compiled to Python code once per architecture
-(``cat.compiler``, ``cat.codegen``), and its skeleton-only part is computed by
-``prepare``.  Every model error is an :class:`litmus.errors.InputError`.
+``ConsistencyChecker``), ``Verdict``, ``ModelIdentity`` and ``CheckPlan`` come from
+:mod:`cat.contract`.  A model is parsed and type-checked by :func:`load_model`, identified
+(``cat.identity``: the table of built-in models), compiled to Python code once per
+architecture (``cat.compiler``, ``cat.codegen``), and its skeleton-only part is computed
+by ``prepare``.  Explanations read a check through :func:`check_view` and :func:`probe`
+(terms, not cat's AST: ``cat.explainable``).  Every model error is an
+:class:`litmus.errors.InputError`.
 """
 
 from __future__ import annotations
@@ -27,9 +31,16 @@ from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
+    AcyclicStep,
+    AxiomInfo,
+    Base,
     CheckPlan,
     ConsistencyChecker,
+    EmptyMeetStep,
     Failure,
+    ModelIdentity,
+    PlanStep,
+    PlanTerm,
     PreparedModel,
     Session,
     Verdict,
@@ -39,16 +50,23 @@ from herdsman.cat.env import force
 from herdsman.cat.errors import TOO_DEEP, CatError, ModelInputError
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.explainable import (
-    CheckSite,
+    CheckView,
     Definition,
     Probe,
-    cat_text,
-    operands,
-    parse_expression,
+    Term,
+    check_site,
+    parse_term,
     with_shows,
 )
-from herdsman.cat.explainable import check_site as _check_site
 from herdsman.cat.form import Form, incremental_form
+from herdsman.cat.identity import (
+    BUILTINS,
+    MODELS_DIR,
+    Builtin,
+    builtin_file,
+    builtin_names,
+    identify,
+)
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.cat.monotone import STABLE, Analysis
 from herdsman.cat.parser import parse_text
@@ -63,78 +81,46 @@ from herdsman.litmus.base.arch import ARCHS, is_arch
 from herdsman.litmus.base.errors import InputError
 
 __all__ = [
-    "ALIASES",
-    "STABLE",
     "BUILTINS",
     "CHECKERS",
     "CHECK_ARCHS",
     "MODELS_DIR",
+    "STABLE",
+    "AcyclicStep",
     "AxiomInfo",
-    "CatExpr",
+    "Base",
+    "Builtin",
     "CatSession",
-    "CheckSite",
     "CheckPlan",
+    "CheckView",
     "ConsistencyChecker",
     "DeadlinePassed",
     "Definition",
+    "EmptyMeetStep",
     "Failure",
-    "Konst",
     "Model",
-    "Op1",
-    "OpN",
+    "ModelIdentity",
+    "PlanStep",
+    "PlanTerm",
     "PreparedModel",
     "Probe",
     "Session",
-    "Var",
+    "Term",
     "Verdict",
     "builtin_names",
-    "cat_text",
-    "check_site",
-    "consistency_checker",
+    "check_view",
     "cpu_deadline",
     "load_model",
     "load_model_text",
-    "operands",
-    "parse_expression",
+    "parse_term",
     "probe",
     "resolve_spec",
+    "scratch_checker",
 ]
-
-#: cat's expressions (``cat.ast``), for reading a check's operand (:func:`check_site`).
-CatExpr = A.Expr
-Var = A.Var
-Konst = A.Konst
-Op1 = A.Op1
-OpN = A.OpN
-
-MODELS_DIR = Path(__file__).with_name("models")
-
-#: Built-in model names (files in cat/models) and aliases.
-BUILTINS = {"sc": "sc", "tso": "tso", "pso": "pso", "power": "power"}
-ALIASES = {"x86tso": "tso", "x86-tso": "tso", "ppc": "power", "sparc-pso": "pso"}
 
 #: Architectures whose predefined names are used to type-check a model of no architecture:
 #: those with herd's fence sets (a model must type-check with each one's names).
 CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences)
-
-
-@dataclass(frozen=True, slots=True)
-class AxiomInfo:
-    """A check of the model: ``mode`` is check | flag | undefined_unless | assert;
-    ``monotone``: evaluated by ``partial_violation``; ``skipped`` by ``-skipchecks``."""
-
-    name: str | None
-    kind: str
-    negated: bool
-    mode: str
-    monotone: bool
-    pos: A.Pos
-    skipped: bool = False
-
-    @property
-    def test(self) -> str:
-        """The test as the model writes it: ``acyclic``, ``~empty``..."""
-        return ("~" if self.negated else "") + self.kind
 
 
 #: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
@@ -251,6 +237,13 @@ class CatSession:
             raise e.to_input_error() from None
 
 
+#: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
+#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
+#: incremental one when the model has an incremental form: measured faster,
+#: ``bench/bench_trust.py``).
+CHECKERS = ("auto", "cat", "incremental")
+
+
 class Model:
     """A loaded cat model (see :func:`load_model`)."""
 
@@ -278,6 +271,9 @@ class Model:
         self._main = unit
         self.co_mode: str = unit.compiled.co_mode
         self.axioms: list[AxiomInfo] = self._axioms(unit)
+        exact = not through and not any(ax.skipped for ax in self.axioms)
+        #: which model this is (``cat.identity``): decided here, once
+        self.identity: ModelIdentity = identify(ast.source, ast.arch, exact)
 
     def __repr__(self) -> str:
         return f"<cat model {self.name} ({self.arch}) from {self.path}>"
@@ -438,53 +434,32 @@ class Model:
             # switches to it (and later sessions of the signature start with it)
             return CatSession(self, *build(0), rt, specialise=lambda: build(sig))
 
-
-#: Consistency checkers: ``incremental`` (only what a new event can break; needs a model
-#: whose monotone checks it can read), ``cat`` (the model from scratch), ``auto`` (the
-#: incremental one when the model has an incremental form: measured faster,
-#: ``bench/bench_trust.py``).
-CHECKERS = ("auto", "cat", "incremental")
-
-
-def consistency_checker(
-    model: Model, arch: str, lay: Layout, kind: str = "auto"
-) -> ConsistencyChecker:
-    """A consistency checker of ``model`` for the graphs of layout ``lay`` (see
-    :data:`CHECKERS`); a model with no incremental form refuses ``incremental``
-    (a ``ValueError``)."""
-    if kind not in CHECKERS:
-        raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
-    if kind != "cat":
-        form = model.incremental_form(arch)
-        if form is not None:
-            return IncrementalChecker(form, model, arch, lay)
-        if kind == "incremental":
-            raise ValueError("this model has no incremental form")
-    return CatChecker(model, arch)
-
-
-def builtin_names() -> list[str]:
-    return sorted(set(BUILTINS) | set(ALIASES))
-
-
-def _builtin(name: str) -> Path | None:
-    """The file of built-in model ``name`` (or of one of its aliases), if it is one."""
-    low = name.lower()
-    file = BUILTINS.get(low) or ALIASES.get(low)
-    return None if file is None else MODELS_DIR / f"{file}.cat"
+    def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:
+        """A consistency checker of this model for the graphs of layout ``lay`` (see
+        :data:`CHECKERS`); a model with no incremental form refuses ``incremental`` (a
+        ``ValueError``)."""
+        if kind not in CHECKERS:
+            raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
+        if kind != "cat":
+            form = self.incremental_form(arch)
+            if form is not None:
+                return IncrementalChecker(form, self, arch, lay)
+            if kind == "incremental":
+                raise ValueError("this model has no incremental form")
+        return CatChecker(self, arch)
 
 
 def resolve_spec(spec: str | os.PathLike[str]) -> Path:
     """A built-in model name or a path to a .cat file."""
     s = str(spec)
-    builtin = _builtin(s)
+    builtin = builtin_file(s)
     if builtin is not None:
         return builtin
     p = Path(s)
     if p.is_file() or (p.exists() and (p.suffix == ".cat" or os.sep in s)):
         return p  # (a directory, FIFO or device: reading it says what it is)
     if p.suffix == ".cat" and os.sep not in s:  # as herd, a bare file name: the library
-        builtin = _builtin(p.stem)  # herd's ppc.cat, x86tso.cat, sc.cat...
+        builtin = builtin_file(p.stem)  # herd's ppc.cat, x86tso.cat, sc.cat...
         if builtin is not None:
             return builtin
         if (LIB_DIR / p.name).is_file():
@@ -503,6 +478,12 @@ def resolve_spec(spec: str | os.PathLike[str]) -> Path:
         f"unknown model '{s}'; built-in models are "
         f"{', '.join(builtin_names())} (or give a .cat file)",
     )
+
+
+def scratch_checker(model: PreparedModel, arch: str) -> ConsistencyChecker:
+    """A consistency checker asking ``model``'s sessions from scratch (for models that are
+    not cat's, such as tests' oracles)."""
+    return CatChecker(model, arch)
 
 
 def load_model(
@@ -532,20 +513,23 @@ def load_model_text(
         return Model(parse_text(text, path), path, include_dirs, variants, skipchecks, through)
 
 
-def check_site(model: Model, info: AxiomInfo) -> CheckSite | None:
-    """Check ``info`` of ``model`` read from the model's AST: its operand and the
-    definitions in force there (``cat.explainable``); None when it cannot be read."""
+def check_view(model: Model, info: AxiomInfo) -> CheckView | None:
+    """Check ``info`` of ``model`` as explanations read it: its operand and the
+    definitions in force there, as terms (``cat.explainable``); None when it cannot be
+    read (a check inside a procedure, say)."""
     try:
-        return _check_site(model.ast, info.pos, model.include_dirs, model.variants)
+        site = check_site(model.ast, info.pos, model.include_dirs, model.variants)
     except InputError:
         return None
+    return None if site is None else CheckView(site)
 
 
-def probe(model: Model, site: CheckSite, exprs: Sequence[CatExpr]) -> Probe | None:
-    """``exprs`` evaluated by ``model`` right after the check of ``site``, on candidate
-    executions (``Probe.values``); None when the model showing them does not compile."""
-    names = [f"herdsman-x{k}" for k in range(len(exprs))]
-    ast = with_shows(model.ast, site, list(zip(names, exprs, strict=True)))
+def probe(model: Model, view: CheckView, terms: Sequence[Term]) -> Probe | None:
+    """``terms`` (of ``view``) evaluated by ``model`` right after the check of ``view``,
+    on candidate executions (``Probe.values``); None when the model showing them does not
+    compile."""
+    names = [f"herdsman-x{k}" for k in range(len(terms))]
+    ast = with_shows(model.ast, view, list(zip(names, terms, strict=True)))
     try:
         with DeepRecursion():
             copy = Model(

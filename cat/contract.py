@@ -11,15 +11,20 @@ cat that implement them import them from here.
   consistent after adding this event, which writes may this read read from, where may
   this write go in co, which revisits are doomed, and the model's verdicts on a complete
   graph.
+* :class:`PreparedModel`: a loaded model as every explorer and analysis receives it: its
+  :class:`ModelIdentity` (which model it is: decided once, when it is loaded), its checks
+  (:class:`AxiomInfo`), how it makes co, its sessions and its consistency checkers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Protocol
 
-from herdsman.graphs.execution import ExecutionGraph, Relations
+from herdsman.cat.ast import Pos
+from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
 from herdsman.graphs.skeleton import Skeleton
 
 
@@ -68,15 +73,47 @@ class Session(Protocol):
     def partial_violation(self, rf: int, co: int | None = None) -> bool: ...
 
 
-class PreparedModel(Protocol):
-    """What explorers need of a model judging candidates: how it makes co (``native``:
-    the explorer enumerates coherence orders; ``generic``/``none``: it passes the final
-    writes), and its sessions."""
+class Base(IntEnum):
+    """The base relation a term of a :class:`CheckPlan` starts from (numbered as the
+    compiled explorer numbers them)."""
 
-    @property
-    def co_mode(self) -> str: ...
+    RF = 1
+    CO = 2
+    FR = 3
 
-    def prepare(self, sk: Skeleton, arch: str) -> Session: ...
+
+@dataclass(frozen=True, slots=True)
+class PlanTerm:
+    """A base relation met with the static relations of the slots ``inters`` and
+    without those of ``diffs``."""
+
+    base: Base
+    inters: tuple[int, ...]
+    diffs: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AcyclicStep:
+    """An acyclicity check: the union of the static relation of slot ``static`` (None:
+    no static part) and of ``terms`` has no cycle."""
+
+    static: int | None
+    terms: tuple[PlanTerm, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyMeetStep:
+    """An emptiness check whose static operands meet in the relation of slot ``meet``:
+    it holds while that meet, restricted to the events present, is empty, or, with
+    ``seq`` = (A, B), while it has no pair of A ; B.  With ``seq`` None a compiled
+    explorer cannot decide it when the meet is not empty (the model must be evaluated)."""
+
+    meet: int
+    seq: tuple[PlanTerm, PlanTerm] | None
+
+
+#: One check of a :class:`CheckPlan`.
+PlanStep = AcyclicStep | EmptyMeetStep
 
 
 @dataclass(frozen=True)
@@ -84,22 +121,61 @@ class CheckPlan:
     """A checker's monotone checks in the form a compiled explorer runs them itself
     (``engine/trust/_core.c``), over *slots*: static relations of the graph's events.
 
-    Each of ``steps`` is ``(meet, su, terms)``: an emptiness check whose static operands
-    meet in the relation of slot ``meet`` (it holds while that meet, restricted to the
-    present events, is empty; with two ``terms`` A and B, while the meet has no pair of
-    A ; B; with none the compiled explorer cannot decide it otherwise), or (``meet``
-    -1) an acyclicity check of the union of slot ``su`` (-1: none) and ``terms``, each
-    ``(base, inters, diffs)``: base 1 rf, 2 co, 3 fr, met with the slots ``inters`` and
-    without those of ``diffs``.  ``statics(key, words)`` gives every slot's relation for
-    the skeleton the threads' paths complete to (per thread, the completion's shape id),
-    as ``nslots * size`` rows of ``words`` little-endian 64-bit words each (row ``i``: the
-    events ``i`` relates to).
-    The slots are restriction stable: restricted to the events present, a relation does
-    not depend on how the paths complete."""
+    ``steps``: the checks; ``nslots``: how many slots; ``statics(key, words)`` gives
+    every slot's relation for the skeleton the threads' paths complete to (per thread,
+    the completion's shape id), as ``nslots * size`` rows of ``words`` little-endian
+    64-bit words each (row ``i``: the events ``i`` relates to).  The slots are
+    restriction stable: restricted to the events present, a relation does not depend on
+    how the paths complete."""
 
-    steps: tuple[tuple[int, int, tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]], ...]
+    steps: tuple[PlanStep, ...]
     nslots: int
     statics: Callable[[tuple[int, ...], int], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelIdentity:
+    """Which model a loaded model is, decided once when it is loaded (``cat.identity``),
+    from its text, never from its file's name.
+
+    ``family``: the built-in model it is (``sc``, ``tso``, ``pso``, ``power``...: its
+    own file, or herd's file of that model), else ``other``; ``machine``: the
+    operational machine whose runs are exactly its executions (``sc``, ``tso``, ``pso``),
+    None when there is none (or its checks are not all applied: ``-skipchecks``,
+    ``-through``); ``target``: the mapping C programs are lowered with for it
+    (``litmus.c.target``: ``tso``, ``pso``, ``power``, or ``c``, herd's C annotations);
+    ``arch``: the architecture of the tests it is for (None: any); ``digest``: of its
+    text, comments and layout aside."""
+
+    family: str
+    machine: str | None
+    target: str
+    arch: str | None
+    digest: str
+
+    @property
+    def builtin(self) -> bool:
+        """Whether it is one of herdsman's built-in models."""
+        return self.family != "other"
+
+
+@dataclass(frozen=True, slots=True)
+class AxiomInfo:
+    """A check of the model: ``mode`` is check | flag | undefined_unless | assert;
+    ``monotone``: evaluated by ``partial_violation``; ``skipped`` by ``-skipchecks``."""
+
+    name: str | None
+    kind: str
+    negated: bool
+    mode: str
+    monotone: bool
+    pos: Pos
+    skipped: bool = False
+
+    @property
+    def test(self) -> str:
+        """The test as the model writes it: ``acyclic``, ``~empty``..."""
+        return ("~" if self.negated else "") + self.kind
 
 
 class ConsistencyChecker(Protocol):
@@ -150,4 +226,31 @@ class ConsistencyChecker(Protocol):
     ) -> tuple[list[Verdict], Relations | None]:
         """The model's verdicts on a complete graph, and the relations they judged (None
         when the checks that accepted the graph are all the model has)."""
+        ...
+
+
+class PreparedModel(Protocol):
+    """A loaded model as explorers and analyses receive it (``cat.api.Model``; tests may
+    give their own): how the user named it (``spec``), which model it is
+    (``identity``), its checks (``axioms``), how it makes co (``native``: the explorer
+    enumerates coherence orders; ``generic``/``none``: it passes the final writes), its
+    sessions, and a consistency checker for graphs of one layout."""
+
+    @property
+    def spec(self) -> str: ...
+
+    @property
+    def identity(self) -> ModelIdentity: ...
+
+    @property
+    def axioms(self) -> Sequence[AxiomInfo]: ...
+
+    @property
+    def co_mode(self) -> str: ...
+
+    def prepare(self, sk: Skeleton, arch: str) -> Session: ...
+
+    def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:
+        """A checker of graphs of layout ``lay`` (``kind``: see ``cat.api.CHECKERS``;
+        a ``ValueError`` for one the model cannot have)."""
         ...

@@ -1,6 +1,9 @@
-"""A model's checks read from cat's AST for explanations: a check's operand, the definitions
-in force there, cat text for expressions, and sub-expressions evaluated right after it.
+"""A model's checks read from cat's AST for explanations: cat's side of the explanation's
+door (``cat.api.check_view``, ``cat.api.probe``).
 
+A :class:`CheckView` is what explanations read of a check: its operand and the
+definitions in force there as :class:`Term` s (herdsman's own records of relation
+expressions, with their cat text), never cat's AST, which stays here with the view.
 :func:`check_site` finds the check at a position by walking the model's top-level
 instructions in the order the compiler runs them: ``include`` s followed (resolved as
 the compiler does: the including file's directory, the include directories, the built-in
@@ -15,7 +18,7 @@ candidate execution from such a copy.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from herdsman.cat import ast as A
@@ -29,25 +32,66 @@ from herdsman.litmus.base.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
+class Term:
+    """A relation expression of the model as explanations read it.  ``op``: ``name`` (a
+    name of the model, its ``text``), ``zero``, ``empty`` or ``universe`` (cat's ``0``,
+    ``{}``, ``_``), an operator of several operands (``union``, ``seq``, ``inter``,
+    ``add``, their chains flattened; ``diff``, ``cartesian``), of one (``star``,
+    ``plus``, ``opt``, ``inv``, ``toid``, ``comp``), or ``other`` (an application, a
+    tag, a set: read whole); ``text``: its cat text, operands parenthesised unless they
+    bind tightest; ``args``: its operands."""
+
+    op: str
+    text: str
+    args: tuple[Term, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Definition:
-    """A name's binding in force at a check: its expression (None when it is no relation
+    """A name's binding in force at a check: its term (None when it is no relation
     expression: a function, a tuple's part, a ``with`` variable, a procedure...) and
     whether it is a ``let rec``."""
 
-    expr: A.Expr | None
+    term: Term | None
     rec: bool
 
 
 @dataclass(frozen=True, slots=True)
 class CheckSite:
     """A check read from the model's AST: its ``operand``, the ``definitions`` in force
-    there, and the model's instructions run before and after it (``before`` ends with the
-    check), includes and variant blocks on the way inlined."""
+    there (each name's expression, None when it is no relation expression, and whether
+    it is a ``let rec``), and the model's instructions run before and after it
+    (``before`` ends with the check), includes and variant blocks on the way inlined."""
 
     operand: A.Expr
-    definitions: Mapping[str, Definition]
+    definitions: Mapping[str, tuple[A.Expr | None, bool]]
     before: tuple[A.Ins, ...]
     after: tuple[A.Ins, ...]
+
+
+class CheckView:
+    """A check as explanations read it: its ``operand`` and the ``definitions`` in force
+    there, as terms.  Its site in the model's AST and each term's expression stay on
+    cat's side (:meth:`expression`, for :func:`with_shows`)."""
+
+    def __init__(self, site: CheckSite) -> None:
+        self.site = site
+        self._exprs: dict[Term, A.Expr] = {}
+        self.operand: Term = self._term(site.operand)
+        self.definitions: Mapping[str, Definition] = {
+            name: Definition(None if e is None else self._term(e), rec)
+            for name, (e, rec) in site.definitions.items()
+        }
+
+    def expression(self, t: Term) -> A.Expr:
+        """The model's expression of a term of this view."""
+        return self._exprs[t]
+
+    def _term(self, e: A.Expr) -> Term:
+        """The term of the relation expression ``e`` (see :func:`readable`)."""
+        t = term(e, self._term)
+        self._exprs.setdefault(t, e)
+        return t
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -93,44 +137,54 @@ _POSTFIX = {"star": "*", "plus": "+", "opt": "?", "inv": "^-1"}
 _KONST = {"zero": "0", "empty": "{}", "universe": "_"}
 
 
-def cat_text(e: A.Expr) -> str:
-    """cat text for a relation expression (see :func:`readable`), operands parenthesised
-    unless they bind tightest; a TypeError for other expressions."""
+def term(e: A.Expr, sub: Callable[[A.Expr], Term] | None = None) -> Term:
+    """The term of a relation expression (see :func:`readable`), its operands made by
+    ``sub`` (by default, this function); a TypeError for other expressions."""
+    sub = sub or term
     if isinstance(e, A.Var):
-        return e.name
+        return Term("name", e.name)
     if isinstance(e, A.Konst):
-        return _KONST[e.kind]
+        return Term(e.kind, _KONST[e.kind])
     if isinstance(e, A.TagLit):
-        return "'" + e.name
+        return Term("other", "'" + e.name)
     if isinstance(e, A.ExplicitSet | A.TupleE):
-        inner = ", ".join(cat_text(x) for x in e.elems)
-        return "{" + inner + "}" if isinstance(e, A.ExplicitSet) else "(" + inner + ")"
+        inner = ", ".join(sub(x).text for x in e.elems)
+        text = "{" + inner + "}" if isinstance(e, A.ExplicitSet) else "(" + inner + ")"
+        return Term("other", text)
     if isinstance(e, A.Op1):
+        arg = sub(e.arg)
         if e.op == "toid":
-            return f"[{cat_text(e.arg)}]"
-        if e.op == "comp":
-            return "~" + _operand(e.arg)
-        return _operand(e.arg) + _POSTFIX[e.op]
+            text = f"[{arg.text}]"
+        elif e.op == "comp":
+            text = "~" + _operand(arg)
+        else:
+            text = _operand(arg) + _POSTFIX[e.op]
+        return Term(e.op, text, (arg,))
     if isinstance(e, A.OpN):
-        return _INFIX[e.op].join(_operand(a) for a in operands(e))
+        args = tuple(sub(a) for a in operands(e))
+        return Term(e.op, _INFIX[e.op].join(_operand(a) for a in args), args)
     if isinstance(e, A.App):
-        return f"{_operand(e.fn)}({cat_text(e.arg)})"
-    raise TypeError(f"cat_text: not a relation expression: {type(e).__name__}")
+        return Term("other", f"{_operand(sub(e.fn))}({sub(e.arg).text})")
+    raise TypeError(f"not a relation expression: {type(e).__name__}")
 
 
-def _operand(e: A.Expr) -> str:
-    t = cat_text(e)
-    tight = not isinstance(e, A.OpN) and not (isinstance(e, A.Op1) and e.op == "comp")
-    return t if tight else f"({t})"
+def _operand(t: Term) -> str:
+    """A term's text as an operand: parenthesised unless it binds tightest."""
+    tight = t.op not in _INFIX and t.op != "comp"
+    return t.text if tight else f"({t.text})"
 
 
-def parse_expression(text: str) -> A.Expr:
-    """A cat expression from its text (an InputError if it is not one)."""
+def parse_term(text: str) -> Term:
+    """The term of a relation expression from its cat text (an InputError if it is no
+    relation expression)."""
     model = parse_text(f"let herdsman-expression = {text}\n", "<expression>")
     ins = model.instrs
     if len(ins) != 1 or not isinstance(ins[0], A.Let) or len(ins[0].bindings) != 1:
         raise InputError("<expression>", 1, 1, f"not one cat expression: {text!r}")
-    return ins[0].bindings[0].exp
+    e = ins[0].bindings[0].exp
+    if not readable(e):
+        raise InputError("<expression>", 1, 1, f"not a relation expression: {text!r}")
+    return term(e)
 
 
 # ----------------------------------------------------------------------------- the check
@@ -149,11 +203,12 @@ def check_site(
     return CheckSite(walk.operand, walk.found_defs, *found)
 
 
-def with_shows(model: A.Model, site: CheckSite, shows: Sequence[tuple[str, A.Expr]]) -> A.Model:
-    """``model`` with ``show <e> as <name>`` for each ``(name, e)`` of ``shows`` right
-    after the check of ``site``."""
+def with_shows(model: A.Model, view: CheckView, shows: Sequence[tuple[str, Term]]) -> A.Model:
+    """``model`` with ``show <t> as <name>`` for each ``(name, t)`` of ``shows`` (terms of
+    ``view``) right after the check of ``view``."""
+    site = view.site
     at = site.before[-1].pos
-    extra = tuple(A.ShowAs(at, e, name) for name, e in shows)
+    extra = tuple(A.ShowAs(at, view.expression(t), name) for name, t in shows)
     return replace(model, instrs=site.before + extra + site.after)
 
 
@@ -170,8 +225,8 @@ class _Walk:
         self.pos = pos
         self.include_dirs = include_dirs
         self.variants = variants
-        self.defs: dict[str, Definition] = {}
-        self.found_defs: dict[str, Definition] = {}
+        self.defs: dict[str, tuple[A.Expr | None, bool]] = {}
+        self.found_defs: dict[str, tuple[A.Expr | None, bool]] = {}
         self.operand: A.Expr | None = None
 
     def run(
@@ -212,7 +267,7 @@ class _Walk:
 
     def bind(self, names: Iterable[str], exp: A.Expr | None, rec: bool) -> None:
         for name in names:
-            self.defs[name] = Definition(exp, rec)
+            self.defs[name] = (exp, rec)
 
     def at(self, test: A.AppTest) -> bool:
         if not _same(test.pos, self.pos):

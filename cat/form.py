@@ -19,7 +19,7 @@ this cannot read (fixpoints, ``with``...) has no incremental form.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from herdsman.cat.checks import operand
@@ -94,7 +94,9 @@ class Form:
     statics: list  # static nodes the checks use
     stable: bool  # all of them restriction stable
     exact: bool = False  # the model is nothing but these checks (see _exact)
-    kinds: list[tuple[int, bool]] | None = None  # (id, is a relation) of each static
+    kinds: list[tuple[int, bool]] = field(
+        default_factory=list
+    )  # (id, is a relation) of each static
 
     def __post_init__(self) -> None:
         self.kinds = [(id(n), _is_rel(n)) for n in self.statics]
@@ -365,3 +367,44 @@ def apply_rel_op(op: str, a: list[int], U: Universe) -> int:
 
 def _is_rel(n: Node | _Const) -> bool:
     return not (isinstance(n, Node) and n.type == SET)
+
+
+#: A base relation (1 rf, 2 co, 3 fr) met with static nodes and without others: (base,
+#: the ids of the nodes it meets, of those it takes away).
+FilteredBase = tuple[int, list[int], list[int]]
+
+_INPUT_BASES = {"rf": 1, "co": 2}
+
+
+def seq_pair(sf: StepForm) -> tuple[FilteredBase, FilteredBase] | None:
+    """An emptiness check ``statics & (A ; B)`` (tso's atomicity: ``rmw & (fre; coe)``)
+    with ``A`` and ``B`` base relations filtered by static ones: their (base, ids of the
+    inters, ids of the diffs), else None."""
+    dyn = [a for a in sf.node.args if a.deps]
+    if len(dyn) != 1 or dyn[0].op != "seq" or len(dyn[0].args) != 2:
+        return None
+    a, b = (filtered_base(x) for x in dyn[0].args)
+    return (a, b) if a is not None and b is not None else None
+
+
+def filtered_base(n: Any) -> FilteredBase | None:
+    """``n`` as a base relation (1 rf, 2 co, 3 fr) met with static nodes and without
+    others: (base, their ids: inters, diffs), else None."""
+    if is_fr(n):
+        return (3, [], [])
+    if n.op == "input":
+        base = _INPUT_BASES.get(n.info)
+        return None if base is None else (base, [], [])
+    if n.op in ("diff", "inter"):
+        dyn = [a for a in n.args if a.deps]
+        if len(dyn) != 1 or (n.op == "diff" and (len(n.args) != 2 or n.args[0] is not dyn[0])):
+            return None
+        got = filtered_base(dyn[0])
+        if got is None:
+            return None
+        base, inters, diffs = got
+        statics = [id(a) for a in n.args if not a.deps]
+        if n.op == "diff":
+            return (base, inters, diffs + statics)
+        return (base, inters + statics, diffs)
+    return None

@@ -29,8 +29,25 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import CheckPlan, PreparedModel, Verdict
-from herdsman.cat.form import Form, StepForm, Term, apply_rel_op, eval_static, is_fr
+from herdsman.cat.contract import (
+    AcyclicStep,
+    Base,
+    CheckPlan,
+    EmptyMeetStep,
+    PlanStep,
+    PlanTerm,
+    PreparedModel,
+    Verdict,
+)
+from herdsman.cat.form import (
+    Form,
+    StepForm,
+    Term,
+    apply_rel_op,
+    eval_static,
+    is_fr,
+    seq_pair,
+)
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.relalg import KERNEL, Universe
@@ -337,7 +354,7 @@ class IncrementalChecker:
         st[memo] = out  # type: ignore[index]
         return out
 
-    def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: list[int]) -> bool:
+    def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: Sequence[int]) -> bool:
         """Whether re-reading ``r`` from ``a`` in the graph restricted to ``kept`` is
         certainly inconsistent: ``r`` would be fr-before a kept co-successor of ``a``
         that reaches ``r`` through the skeleton-only part of an acyclic check."""
@@ -390,27 +407,29 @@ class IncrementalChecker:
         def slot(key: object) -> int:
             return slots.setdefault(key, len(slots))
 
-        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> tuple:
+        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
             """A filtered base relation over slots (its statics must be relations)."""
             if not all(rel.get(k, False) for k in (*inters, *diffs)):
                 raise _NoPlan  # a set met with a relation, or a node no static
-            return (base, tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs))
+            return PlanTerm(
+                Base(base), tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs)
+            )
 
-        steps = []
+        steps: list[PlanStep] = []
         try:
             for i, (sf, plan) in enumerate(self._steps):
                 if sf.terms is None:
                     if not self._meets[i]:
                         return None
-                    pair = _seq_pair(sf) if sf.kind == "empty" else None
-                    seq = () if pair is None else tuple(term(*t) for t in pair)
-                    steps.append((slot(("meet", i)), -1, seq))
+                    pair = seq_pair(sf) if sf.kind == "empty" else None
+                    seq = None if pair is None else (term(*pair[0]), term(*pair[1]))
+                    steps.append(EmptyMeetStep(slot(("meet", i)), seq))
                     continue
                 if plan is None:
                     return None
                 skey, dyn = plan
-                su = slot(skey) if skey is not None else -1
-                steps.append((-1, su, tuple(term(*t) for t in dyn)))
+                su = slot(skey) if skey is not None else None
+                steps.append(AcyclicStep(su, tuple(term(*t) for t in dyn)))
         except _NoPlan:
             return None
         order = list(slots)
@@ -557,43 +576,6 @@ class IncrementalChecker:
 
 class _NoPlan(Exception):
     """A check has no :class:`CheckPlan` form."""
-
-
-_INPUTS = {"rf": 1, "co": 2}
-
-
-def _seq_pair(sf: StepForm) -> tuple[tuple[int, list, list], tuple[int, list, list]] | None:
-    """An emptiness check ``statics & (A ; B)`` (tso's atomicity: ``rmw & (fre; coe)``)
-    with ``A`` and ``B`` base relations filtered by static ones: their (base, ids of the
-    inters, ids of the diffs), else None."""
-    dyn = [a for a in sf.node.args if a.deps]
-    if len(dyn) != 1 or dyn[0].op != "seq" or len(dyn[0].args) != 2:
-        return None
-    a, b = (_filtered(x) for x in dyn[0].args)
-    return (a, b) if a is not None and b is not None else None
-
-
-def _filtered(n: Any) -> tuple[int, list, list] | None:
-    """``n`` as a base relation (1 rf, 2 co, 3 fr) met with static nodes and without
-    others: (base, their ids: inters, diffs), else None."""
-    if is_fr(n):
-        return (3, [], [])
-    if n.op == "input":
-        base = _INPUTS.get(n.info)
-        return None if base is None else (base, [], [])
-    if n.op in ("diff", "inter"):
-        dyn = [a for a in n.args if a.deps]
-        if len(dyn) != 1 or (n.op == "diff" and (len(n.args) != 2 or n.args[0] is not dyn[0])):
-            return None
-        got = _filtered(dyn[0])
-        if got is None:
-            return None
-        base, inters, diffs = got
-        statics = [id(a) for a in n.args if not a.deps]
-        if n.op == "diff":
-            return (base, inters, diffs + statics)
-        return (base, inters + statics, diffs)
-    return None
 
 
 def _renumber(v: int, src: Universe, dst: Universe, blocks, rel: bool) -> int:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.rsmc.run import rsmc_refusal
 from herdsman.engine.semantics.step import Semantics, semantics_of
 from herdsman.engine.trust.run import trust_applies
@@ -67,14 +67,12 @@ def candidate_space(sem: Semantics) -> float:
     return out
 
 
-def auto_engine(model: object, program: Program) -> str:
+def auto_engine(model: PreparedModel, program: Program) -> str:
     """The explorer ``--engine auto`` runs (see the module docstring): ``trust``,
     ``rsmc`` (outright), ``rsmc-first`` (within :data:`RSMC_BUDGET`, then the reference
     engine) or ``reference``."""
     if trust_applies(model, program):
         return "trust"
-    if not isinstance(model, Model):
-        return "reference"
     sem = semantics_of(program)
     if sem.spawned or any(th.back for th in sem.threads):
         chosen = "rsmc"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.litmus.base.errors import InputError
 
 
@@ -20,6 +20,15 @@ def check_deadline(deadline: float | None) -> None:
         raise TimeLimitExceeded()
 
 
+class NewLocation(Exception):
+    """A thread accessed a location the explorer's layout does not have (an address
+    computed at run time): the exploration starts again with it (initially 0)."""
+
+    def __init__(self, loc: str) -> None:
+        super().__init__(loc)
+        self.loc = loc
+
+
 class ErrorFound(Exception):
     """An assertion failed and the run stops at the first error
     (``RunOptions.stop_on_error``); the outcome so far has it."""
@@ -30,8 +39,7 @@ class ConditionSettled(Exception):
     ``-speedcheck fast``); the outcome so far has it."""
 
 
-def model_refusal(model: object, program_where: str, message: str) -> InputError:
+def model_refusal(model: PreparedModel, program_where: str, message: str) -> InputError:
     """The error for a model that cannot run this program (an engine's refusal): it points
-    at the model (a cat model's spec as the user gave it), naming the program too."""
-    where = model.spec if isinstance(model, Model) else program_where
-    return InputError(where, 0, 0, f"{message} (for {program_where})")
+    at the model (its spec as the user gave it), naming the program too."""
+    return InputError(model.spec, 0, 0, f"{message} (for {program_where})")

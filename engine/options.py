@@ -7,6 +7,20 @@ from dataclasses import dataclass
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.semantics.step import DEFAULT_UNROLL
 
+__all__ = [
+    "DEFAULT_UNROLL",
+    "ENGINES",
+    "REDUCTIONS",
+    "SPEEDCHECKS",
+    "VERIFY_UNROLL",
+    "RunOptions",
+]
+
+#: The loop bound of ``herdsman verify`` on C programs (``DEFAULT_UNROLL``, herd's
+#: ``-unroll`` default, is every other command's: litmus tests, ``explain``, ``fences``).
+#: GenMC has none; spin loops need none (they become assumptions).
+VERIFY_UNROLL = 4
+
 ENGINES = ("auto", "reference", "trust", "rsmc", "operational")
 #: How the operational engine explores: DPOR with sleep sets, or every run.
 REDUCTIONS = ("dpor", "none")

@@ -122,9 +122,11 @@ class ErrorRecord:
 
 @dataclass
 class Stats:
-    """What an exploration did: CPU ``time`` (s), ``candidates`` judged by the model
-    (allowed or not), ``complete`` executions explored, ``blocked`` explorations, and the
-    engine's own counters (``extra``: revisits, pruned options, value rounds...)."""
+    """What an exploration did, the one statistics type of every explorer: CPU ``time``
+    (s), ``candidates`` judged by the model (allowed or not), ``complete`` executions
+    explored, ``blocked`` explorations, and the engine's own counters by name (``extra``:
+    TruSt's revisits and pruned options, RSMC's templates, DPOR's sleep-set cuts, the
+    reference engine's value rounds...; see :meth:`counting`)."""
 
     time: float = 0.0
     candidates: int = 0
@@ -132,22 +134,23 @@ class Stats:
     blocked: int = 0
     extra: dict[str, float] = field(default_factory=dict)
 
+    @classmethod
+    def counting(cls, names: tuple[str, ...], zero: float = 0.0) -> Stats:
+        """Statistics of an explorer whose own counters ``names`` start at ``zero`` (in
+        that order: the order they are reported in)."""
+        return cls(extra=dict.fromkeys(names, zero))
+
     def bump(self, key: str, n: float = 1) -> None:
         self.extra[key] = self.extra.get(key, 0) + n
 
-    def absorb(
-        self, counts: dict[str, float], complete: int, rejected: int, blocked: int, time: float
-    ) -> None:
-        """An explorer's own statistics (its ``counts`` by name) into these: ``complete``
-        graphs explored (and ``rejected`` ones: the candidates judged), ``blocked``
-        explorations, CPU ``time``."""
-        self.time = time
-        self.candidates = complete + rejected
-        self.complete = complete
-        self.blocked = blocked
-        for k, v in counts.items():
-            if k not in ("complete", "blocked", "time"):
-                self.extra[k] = v
+    def absorb(self, other: Stats) -> None:
+        """An exploration's statistics into these (an outcome's): its time, its counts,
+        and its own counters after those already here."""
+        self.time = other.time
+        self.candidates = other.candidates
+        self.complete = other.complete
+        self.blocked = other.blocked
+        self.extra.update(other.extra)
 
     def __reduce__(self) -> tuple[type[Stats], tuple]:
         # positional: campaigns send outcomes between processes by the thousand

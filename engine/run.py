@@ -3,9 +3,10 @@
 ``run_program(program, model, opts)`` runs the explorer ``opts.engine`` names
 (``reference``, ``trust``, ``rsmc``, ``operational``; ``auto``: TruSt where the model
 allows it, else RSMC or the reference engine by the size of the candidate space, see
-:mod:`engine.choice`) and returns its :class:`engine.outcome.Outcome`.
-``run_test(test, model, opts)`` does the same for a litmus test (lowered to its program).
-``herd_compat`` calls them once per test with a model loaded once per run.  Every
+:mod:`engine.choice`) and returns its :class:`engine.outcome.Outcome`.  The engine runs
+programs: the front-ends lower tests (``herd_compat.pipeline.load`` picks the model and
+lowers a test for it), and ``herd_compat`` calls this once per test with a model loaded
+once per run.  Every
 explorer honours herd's ``-speedcheck`` (``opts.speedcheck``) and tells ``opts.progress``
 how far it is.
 """
@@ -27,10 +28,8 @@ from herdsman.engine.size import check_threads
 from herdsman.engine.trust.run import run_trust
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
-__all__ = ["RunOptions", "run_program", "run_test", "TimeLimitExceeded"]
+__all__ = ["RunOptions", "run_program", "TimeLimitExceeded"]
 
 
 def run_program(program: Program, model: PreparedModel, opts: RunOptions | None = None) -> Outcome:
@@ -104,8 +103,3 @@ def _rsmc_first(program: Program, model: PreparedModel, opts: RunOptions) -> Out
     out = run_reference(program, model, replace(opts, time_limit=left))
     out.stats.extra["rsmc_gave_up"] = spent
     return out
-
-
-def run_test(test: LitmusTest, model: PreparedModel, opts: RunOptions | None = None) -> Outcome:
-    """The outcome of the litmus test ``test`` under ``model``."""
-    return run_program(lower(test), model, opts)

@@ -19,34 +19,39 @@ memory accesses in program order, then the initial writes, then fences and branc
 (``ev26``... after ``z``).  herd also numbers register events, which we do not have, so
 its letters for fences can differ from ours.
 
-``render(dot_text, path, fmt)`` runs Graphviz ``dot`` (Debian/Ubuntu: ``apt-get install
-graphviz``) and raises :class:`RenderError` with a clear message when it is missing.
+Where the events go (threads side by side, initial writes above) is :mod:`graphs.layout`;
+drawing the text as an image is :mod:`graphs.render`.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import pydot
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
+from herdsman.graphs.layout import (
+    add_layout,
+    column_positions,
+    event_rows,
+    header_name,
+    runs_down,
+    spread_flat_labels,
+)
 from herdsman.litmus.base.arch import fence_picture
 
 __all__ = [
     "DRAWABLE",
     "GRAPH_MODES",
+    "PICTURE_FORMATS",
     "SHOW_EVENTS",
     "PictureOptions",
-    "RenderError",
     "edge_color",
     "event_action",
     "event_letter",
-    "render",
     "to_dot",
 ]
 
@@ -125,10 +130,6 @@ _COLORS.update({"iico": "black", "iico_data": "black", "iico_control": "grey"})
 _ATOMIC = frozenset({"X", "EX"})
 
 
-class RenderError(Exception):
-    """Graphviz is missing or failed."""
-
-
 def edge_color(label: str, default: str = "brown") -> str:
     """herd's colour for an edge labelled ``label`` (``default`` for unknown names)."""
     key = label[: label.index(":") + 1] if ":" in label else label
@@ -141,7 +142,8 @@ def event_letter(k: int) -> str:
 
 
 def event_action(e: Event) -> str:
-    """herd's ``pp_action``: ``W[x]=1``, ``R[y]*=0`` (atomic), ``Sync``, ``Branching(bcc)``."""
+    """herd's ``pp_action``: ``W[x]=1``, ``R[y]*=0`` (atomic), ``Sync``, ``Branching(bcc)``;
+    a C program's ``Spawn(P1)`` and ``Join(P1)``."""
     if e.kind in ("R", "W"):
         star = "*" if e.annots & _ATOMIC else ""
         return f"{e.kind}[{e.loc}]{star}={e.value}"
@@ -149,6 +151,8 @@ def event_action(e: Event) -> str:
         return fence_picture(e.fence) if e.fence else "F"
     if e.kind == "B":
         return "Branching(bcc)"
+    if e.kind in ("S", "J"):  # herdsman's own: a C program's thread spawn and join
+        return f"{'Spawn' if e.kind == 'S' else 'Join'}(P{e.value})"
     return e.kind
 
 
@@ -174,7 +178,10 @@ class PictureOptions:
     accesses, ``memfence``: accesses and fences), ``-squished`` (short labels),
     ``-showinitwrites``, ``-showthread`` (thread labels; ``po:t`` labels in ``free``),
     ``-doshow``/``-unshow`` (relations added, by the names :data:`DRAWABLE` lists, or
-    taken away), and a line under the legend saying which execution this is."""
+    taken away), and a line under the legend saying which execution this is.  Then how
+    the picture is filed: ``format`` (``dot`` text, or an image drawn by herdsman: ``svg``,
+    ``png``) and ``layout``, Graphviz's program that places the events (herd's
+    ``-dotcom``: ``dot``, or ``neato`` for herd's pinned ``columns``)."""
 
     graph: str = "cluster"
     show_events: str = "noregs"
@@ -184,10 +191,14 @@ class PictureOptions:
     doshow: frozenset[str] = frozenset()
     unshow: frozenset[str] = frozenset()
     caption: str = ""
+    format: str = "dot"
+    layout: str = "dot"
 
 
-#: The ``-graph`` modes and the ``-showevents`` values herd knows.
+#: The ``-graph`` modes and the ``-showevents`` values herd knows; the files herdsman
+#: writes (``--format``).
 GRAPH_MODES = ("cluster", "columns", "free")
+PICTURE_FORMATS = ("dot", "svg", "png")
 SHOW_EVENTS = ("all", "noregs", "mem", "memfence")
 #: The relations ``-doshow`` can add to any picture (a model's own are drawn when it
 #: shows them).
@@ -256,11 +267,14 @@ def to_dot(
             return f'"{_escape(head)}\\lInit"'
         return f'"{_escape(head)}\\lproc:P{e.tid} poi:{e.poi}\\l{_escape(e.instr)}"'
 
-    pos = _columns(g, shown, opts.squished) if mode == "columns" else {}
+    pos = column_positions(g, shown, opts.squished) if mode == "columns" else {}
+    rows = event_rows(g, shown)
     shape = "none" if opts.squished else "box"
 
     def add(where: pydot.Dot | pydot.Subgraph, i: int, e: Event) -> None:
-        extra = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
+        extra: dict[str, Any] = {"pos": f'"{pos[i][0]:f},{pos[i][1]:f}!"'} if i in pos else {}
+        if mode != "free" and not e.is_init:
+            extra["group"] = f"t{e.tid}"
         where.add_node(pydot.Node(node(i), label=label(i, e), shape=shape, color="blue", **extra))
 
     for i, e in enumerate(evs):
@@ -270,13 +284,17 @@ def to_dot(
         thread = f"Thread {t}" if opts.show_thread else ""
         if mode == "cluster":
             sub = pydot.Subgraph(
-                f"cluster_proc{t}", rank="sink", label=f'"{thread}"', color="magenta", shape="box"
+                f"cluster_proc{t}", label=f'"{thread}"', color="magenta", shape="box"
             )
-        if mode == "columns" and opts.show_thread:
+        if mode == "columns":
             x, y = pos[("proc", t)]
             dot.add_node(
                 pydot.Node(
-                    f"proc{t}_label_node", shape="none", label=f'"{thread}"', pos=f'"{x:f},{y:f}!"'
+                    header_name(t),
+                    shape="none",
+                    label=f'"{thread}"',
+                    pos=f'"{x:f},{y:f}!"',
+                    group=f"t{t}",
                 )
             )
         for i, e in enumerate(evs):
@@ -285,9 +303,16 @@ def to_dot(
         if mode == "cluster":
             dot.add_subgraph(sub)
 
-    def edge(a: str, b: str, lbl: str, color: str) -> None:
+    def edge(a: str, b: str, lbl: str, color: str, ranked: bool = True) -> None:
         q = f'"{color}"' if color.startswith("#") else color
-        dot.add_edge(pydot.Edge(a, b, label=f'"{_escape(lbl)}"', color=q, fontcolor=q))
+        extra: dict[str, Any] = {} if ranked or mode == "free" else {"constraint": "false"}
+        dot.add_edge(pydot.Edge(a, b, label=f'"{_escape(lbl)}"', color=q, fontcolor=q, **extra))
+
+    def along(a: int, b: int) -> bool:
+        return runs_down(evs, rows, a, b)
+
+    if mode != "free":
+        add_layout(dot, g, rows, node, mode, sk.nthreads)
 
     # the relations to draw, restricted to shown events, transitive edges removed
     keep = U.product(shown, shown)
@@ -297,7 +322,7 @@ def to_dot(
     iico = sk.iico & keep
     for a, b in U.pairs(iico):
         if not any(U.has(iico, a, c) and U.has(iico, c, b) for c in range(U.n)):
-            edge(node(a), node(b), "iico", edge_color("iico", "black"))
+            edge(node(a), node(b), "iico", edge_color("iico", "black"), along(a, b))
     if show_po:
         joined = rf
         for r in drawn.values():
@@ -306,10 +331,10 @@ def to_dot(
         for a, b in _visible_po(g, shown):
             if not U.has(joined, a, b):
                 lbl = f"po:{evs[a].tid}" if mode == "free" and opts.show_thread else "po"
-                edge(node(a), node(b), lbl, "black")
+                edge(node(a), node(b), lbl, "black", along(a, b))
     if "rf" not in drawn and "rf" not in opts.unshow:
         for a, b in U.pairs(rf):
-            edge(node(a), node(b), "rf", "red")
+            edge(node(a), node(b), "rf", "red", along(a, b))
         if not opts.show_init_writes and show_init_rf:
             for _w, b in U.pairs(g.rf & U.product(sk.IW, shown)):
                 point = f"init{node(b)}"
@@ -320,7 +345,9 @@ def to_dot(
     for name, r in drawn.items():
         color = edge_color(name)
         for a, b in U.pairs(r):
-            edge(node(a), node(b), name, color)
+            edge(node(a), node(b), name, color, along(a, b))
+    if mode != "free":
+        spread_flat_labels(dot)
     return dot.to_string()
 
 
@@ -345,39 +372,6 @@ def _shown_events(g: Relations, opts: PictureOptions) -> int:
     return keep
 
 
-def _columns(g: Relations, shown: int, squished: bool = False) -> dict[object, tuple[float, float]]:
-    """herd's ``-graph columns`` positions (inches, for ``neato``): threads side by side,
-    each thread's events downwards in po order, the initial writes in a row above, and
-    each thread's label above its column (key ``("proc", t)``).  herd steps 1 inch across
-    and 0.75 down; squished labels get 1.6 across, full labels (three lines: action, proc
-    and poi, instruction) 2.6 across and 1.1 down, so that boxes do not overlap."""
-    xstep, ystep = (1.6, 0.75) if squished else (2.6, 1.1)
-    per: dict[int, list[int]] = {}
-    inits = []
-    for i, e in enumerate(g.events):
-        if not (shown >> i) & 1:
-            continue
-        if e.is_init:
-            inits.append(i)
-        else:
-            per.setdefault(e.tid, []).append(i)
-    nthreads = g.sk.nthreads
-    top = max((len(es) for es in per.values()), default=1) - 1
-    pos: dict[object, tuple[float, float]] = {}
-    for t, es in per.items():
-        for k, i in enumerate(es):
-            pos[i] = ((t + 1.0) * xstep, (top - k) * ystep)
-    y_init = (top + 0.66667) * ystep
-    delta = 1.0 if nthreads >= len(inits) else 0.75
-    shift = (nthreads - len(inits) * delta) / 2.0
-    for k, i in enumerate(inits):
-        pos[i] = ((shift + k * delta + 1.0) * xstep, y_init)
-    y_label = y_init + (ystep if inits else ystep / 2)
-    for t in range(nthreads):
-        pos[("proc", t)] = ((t + 1.0) * xstep, y_label)
-    return pos
-
-
 def _visible_po(g: Relations, shown: int) -> list[tuple[int, int]]:
     """po between consecutive instruction instances of each thread (last event of one to
     first event of the next) among the events drawn, as herd's ``make_visible_po``."""
@@ -396,28 +390,3 @@ def _visible_po(g: Relations, shown: int) -> list[tuple[int, int]]:
         for x, y in zip(gs, gs[1:], strict=False):
             out.append((x[-1], y[0]))
     return out
-
-
-def render(dot_text: str, path: str | Path, fmt: str | None = None, engine: str = "dot") -> Path:
-    """Run Graphviz on ``dot_text``, writing ``path`` (format from ``fmt`` or the file
-    suffix: svg, png, pdf...) with layout ``engine`` (``neato`` for ``-graph columns``,
-    whose positions are fixed).  Raises :class:`RenderError` if ``dot`` is missing or
-    fails."""
-    path = Path(path)
-    fmt = fmt or path.suffix.lstrip(".") or "svg"
-    exe = shutil.which("dot")
-    if exe is None:
-        raise RenderError(
-            "Graphviz 'dot' is not on PATH: install Graphviz to render pictures "
-            "(Debian/Ubuntu: apt-get install graphviz), or keep the .dot text"
-        )
-    proc = subprocess.run(
-        [exe, f"-K{engine}", f"-T{fmt}", "-o", str(path)],
-        input=dot_text.encode(),
-        capture_output=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        msg = " ".join(proc.stderr.decode(errors="replace").split())
-        raise RenderError(f"dot -T{fmt} failed: {msg or 'exit status ' + str(proc.returncode)}")
-    return path

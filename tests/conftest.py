@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from support.serve import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
@@ -67,3 +72,14 @@ def one_error(
     assert "\n" not in err and line.match(err), repr(cap.err)
     assert "Traceback" not in cap.err + cap.out
     return err
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    """The workbench server the serve tests talk to (one per test process, started when a
+    test first asks for it)."""
+    from support.serve import start_server, stop_server
+
+    s = start_server()
+    yield s
+    stop_server(s)

@@ -26,6 +26,7 @@ LAYERS = (
     "herd_compat.pipeline",
     "herd_compat.analyses",
     "herd_compat.campaigns",
+    "herd_compat.serve",  # the workbench in a browser
     "herd_compat.cli",
 )
 #: The module of cat that the later layers may import: the door.
@@ -37,6 +38,7 @@ CATCH_ALL_ALLOWED = {
     "herd_compat/cli/parse.py",
     "herd_compat/campaigns/workers.py",
     "herd_compat/pipeline/run_file.py",
+    "herd_compat/serve/work.py",
 }
 
 
@@ -184,3 +186,43 @@ def test_packaging_lists_every_package():
         want.add("herdsman." + ".".join(p.relative_to(ROOT).parts))
     assert set(conf["packages"]) == want
     assert set(conf["package-dir"]) == {f"herdsman.{x}" for x in FOLDERS}
+
+
+def test_cat_api_hands_out_no_ast():
+    """Explanations and engines read a model through herdsman's own records (terms, check
+    views, identities), never cat's AST: cat.api exports none of its classes."""
+    import herdsman.cat.api as door
+
+    for name in door.__all__:
+        obj = getattr(door, name)
+        assert getattr(obj, "__module__", "") != "herdsman.cat.ast", f"cat.api exports {name}"
+
+
+def _annotation(node: ast.expr | None) -> str:
+    return "" if node is None else ast.unparse(node)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_models_travel_typed(name):
+    """After cat a model travels as ``PreparedModel`` (or cat's own ``Model``, for the
+    analyses that read its checks): no ``model: object``, no ``isinstance(.., Model)``,
+    and the engine knows models only by the protocol."""
+    if LAYERS.index(layer(name)) <= LAYERS.index("cat"):
+        return
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and "model" in node.arg:
+            assert _annotation(node.annotation) != "object", f"{path}:{node.lineno}: untyped"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "isinstance" and len(node.args) == 2:
+                kinds = _annotation(node.args[1])
+                assert "Model" not in kinds, f"{path}:{node.lineno}: probes a model's type"
+    if layer(name) == "engine":
+        for mod, line in imports_of(name, path):
+            if mod == "herdsman.cat.api":
+                node = next(
+                    n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.lineno == line
+                )
+                imported = {a.name for a in node.names}
+                assert "Model" not in imported, f"{path}:{line}: the engine takes PreparedModel"

@@ -32,12 +32,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine, NewLocation
+from herdsman.engine.errors import NewLocation, TimeLimitExceeded
+from herdsman.engine.operational.machine import FAILED, RUNNING, Effects, Machine
 from herdsman.engine.operational.reach import Reach, StateLimit, buffer_last, reach, replay
 from herdsman.engine.operational.run import UNBOUNDED
-from herdsman.engine.operational.tally import OperationalTally
-from herdsman.engine.options import RunOptions
+from herdsman.engine.operational.runs import run_graph
 from herdsman.engine.outcome import ErrorRecord
 from herdsman.engine.semantics.step import Semantics
 from herdsman.litmus.base.ir import Fence, Program
@@ -191,8 +190,7 @@ def _error(
         assert tr is not None
         final = m.execute(final, tr, len(path) + len(effects), fx)
         effects.append(fx)
-    tally = OperationalTally(program, m, RunOptions())
-    graph = tally.graph([fx0, *effects])
+    graph = run_graph(program, m, [fx0, *effects])
     t, slot = next((t, x) for t, x in enumerate(final.slots) if x.status == FAILED)
     f = slot.end
     origin = program.threads[t].origins[f.site]  # type: ignore[union-attr]

@@ -52,6 +52,7 @@ from herdsman.engine.operational.machine import (
     Tr,
     pc_of,
 )
+from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
 
 Clock = dict[int, int]
@@ -116,20 +117,11 @@ class Frame:
     akey: tuple | None = None  # stateful: its abstract state, while on the stack
 
 
-@dataclass
-class DporStats:
-    """What an exploration did: complete runs, blocked runs (an assumption failed, the
-    loop bound, a deadlock), runs cut by the sleep set, runs cut at a visited state
-    (stateful), transitions executed, abstract states stored, the deepest stack."""
-
-    complete: int = 0
-    blocked: int = 0
-    sleep_blocked: int = 0
-    visited_cut: int = 0
-    transitions: int = 0
-    states: int = 0
-    depth: int = 0
-    time: float = 0.0
+#: The DPOR exploration's own counters (``Stats.extra``), besides its complete runs and
+#: blocked runs (an assumption failed, the loop bound, a deadlock): runs cut by the
+#: sleep set, runs cut at a visited state (stateful), transitions executed, abstract
+#: states stored, the deepest stack.
+DPOR_COUNTERS = ("sleep_blocked", "visited_cut", "transitions", "states", "depth")
 
 
 #: What a leaf reports: ``complete``, ``blocked`` or ``deadlock``, and the stack (and,
@@ -202,7 +194,7 @@ class Explorer:
         self.por = reduction == "dpor"
         self.stateful = stateful
         self.deadline = deadline
-        self.stats = DporStats()
+        self.stats = Stats.counting(DPOR_COUNTERS, 0)
         self.visited: set[tuple] = set()
         self.graph: dict[Tr, set[Tr]] = {}  # the visible operation dependency graph
         self.reach: dict[Tr, frozenset[Tr]] = {}  # its reachability, until it grows
@@ -214,7 +206,7 @@ class Explorer:
         self.index: dict[tuple[str, int], list[int]] = {}
 
     # ------------------------------------------------------------------ search
-    def run(self) -> DporStats:
+    def run(self) -> Stats:
         t0 = time.process_time()
         m = self.m
         root = self._frame(self.s0, {}, {})
@@ -253,7 +245,7 @@ class Explorer:
             pos = len(stack) - 1
             fx = Effects([], [], [])
             s = m.execute(f.state, tr, pos, fx)
-            self.stats.transitions += 1
+            self.stats.extra["transitions"] += 1
             clock = self._clock(f, tr, pos) if self.por else {}
             f.taken, f.fx, f.clock = tr, fx, clock
             for key in _keys(tr):
@@ -286,8 +278,8 @@ class Explorer:
                             succ.add(tr)
                             self.reach.clear()
             stack.append(child)
-            if len(stack) > self.stats.depth:
-                self.stats.depth = len(stack)
+            if len(stack) > self.stats.extra["depth"]:
+                self.stats.extra["depth"] = len(stack)
             self._arrive(child)
             if tree is not None:
                 tree.enter(1)
@@ -328,7 +320,7 @@ class Explorer:
         if self.stateful:
             key = self._abstract(f)
             if key in self.visited:
-                self.stats.visited_cut += 1
+                self.stats.extra["visited_cut"] += 1
                 self._summary_backtrack(f)
                 if key in self.on_stack and len(self.stack) > 1:
                     # a cycle: explore every transition of the state that closes it, or
@@ -340,7 +332,7 @@ class Explorer:
                 f.done.update(f.enabled)
                 return
             self.visited.add(key)
-            self.stats.states += 1
+            self.stats.extra["states"] += 1
             f.akey = key
             self.on_stack[key] = self.on_stack.get(key, 0) + 1
             if len(self.stack) > 1 and _fails(f.state) and not _fails(self.stack[-2].state):
@@ -357,7 +349,7 @@ class Explorer:
             return
         free = [p for p in f.enabled if p not in f.sleep]
         if not free:
-            self.stats.sleep_blocked += 1
+            self.stats.extra["sleep_blocked"] += 1
             return
         f.backtrack.add(self._first(free))
 

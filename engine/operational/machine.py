@@ -32,8 +32,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from herdsman.engine.conditions import needed_locations
+from herdsman.engine.errors import NewLocation
 from herdsman.engine.operational.liveness import live_slots
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND, Semantics, StepError
 from herdsman.graphs.events import Event, with_value
 from herdsman.litmus.base.ir import CAS, RMW, Load, Lock, RegLoc, Value
@@ -46,14 +47,6 @@ Wid = tuple[int, int]
 # Slot statuses
 WAITING, RUNNING, DONE, FAILED, BLOCKED = range(5)
 _ENDED = (DONE, FAILED)
-
-
-class NewLocation(Exception):
-    """A thread computed an address the program does not name: run again with it."""
-
-    def __init__(self, loc: str) -> None:
-        super().__init__(loc)
-        self.loc = loc
 
 
 class Entry(NamedTuple):
@@ -74,13 +67,13 @@ BARRIER = Entry(-1, 0, (-1, -1), -1)
 class Slot(NamedTuple):
     """A thread's place: ``status``; when running, ``step`` is its next visible step (a
     :class:`Read` or :class:`Emit`) and ``kind``/``loc`` its transition's; when ended,
-    ``end`` is how (:class:`Done`, :class:`Failed` or :class:`Blocked`)."""
+    ``end`` is how (:class:`ThreadDone`, :class:`ThreadFailed` or :class:`Blocked`)."""
 
     status: int
     kind: str = ""
     loc: int = -1
     step: object = None
-    end: object = None
+    end: ThreadDone | ThreadFailed | Blocked | None = None
 
 
 class Tr(NamedTuple):
@@ -222,11 +215,11 @@ class Machine:
                     if k == "S" or k == "J":
                         return Slot(RUNNING, k, -1, s), buf
                     raise StepError(f"P{t}: an event of kind {k} in an operational run")
-                if cls is Done:
+                if type(s) is ThreadDone:
                     return Slot(DONE, end=s), buf
-                if cls is Failed:
+                if type(s) is ThreadFailed:
                     return Slot(FAILED, end=s), buf
-                if cls is Blocked:
+                if type(s) is Blocked:
                     return Slot(BLOCKED, end=s), buf
                 assert cls is Stall
                 raise StepError(f"P{t}: waits for read values (symbolic)")
@@ -469,9 +462,9 @@ class Machine:
 
 
 def _end_key(end: object) -> tuple:
-    if isinstance(end, Done):
+    if isinstance(end, ThreadDone):
         return end.values
-    if isinstance(end, Failed):
+    if isinstance(end, ThreadFailed):
         return (end.site, end.done.values)
     if isinstance(end, Blocked):
         return (end.why,)

@@ -1,7 +1,8 @@
 """Running a program on the operational machine: ``run_operational(program, model, opts)``.
 
-The model names the machine: ``sc``, ``tso`` (also herd's ``x86tso.cat`` and
-``tso.cat``) or ``pso``; any other model is refused with the reason.  Programs are X86
+The model's identity names the machine (``cat.identity``: the built-in ``sc``, ``tso``
+and ``pso``, and herd's files of those models); any other model is refused with the
+reason.  Programs are X86
 litmus tests and C programs (lowered with the x86 mapping).  ``opts.buffer_bound`` bounds
 every store buffer (§5 of Zhang, Kusano and Wang), ``opts.stateful`` runs stateful DPOR
 (loops then run without an unrolling bound), ``opts.reduction`` is ``dpor`` or ``none``
@@ -17,47 +18,38 @@ import resource
 import time
 from dataclasses import dataclass
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.errors import (
     ConditionSettled,
     ErrorFound,
+    NewLocation,
     TimeLimitExceeded,
     model_refusal,
 )
-from herdsman.engine.operational.dpor import DporStats, Explorer, count_runs
-from herdsman.engine.operational.machine import Effects, Machine, NewLocation
-from herdsman.engine.operational.tally import OperationalTally
+from herdsman.engine.operational.dpor import Explorer, count_runs
+from herdsman.engine.operational.machine import Effects, Machine
+from herdsman.engine.operational.runs import RunReader
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.tally import Tally
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
-#: The machine each model names (by its file's base name).
-MACHINES = {"sc": "sc", "tso": "tso", "x86tso": "tso", "pso": "pso"}
 #: The unrolling bound of stateful runs: loops end by themselves or revisit a state.
 UNBOUNDED = 1 << 40
 #: The most states counted for the naive number of runs.
 NAIVE_BUDGET = 20_000
 
-__all__ = ["MACHINES", "OperationalRun", "explore_operational", "machine_mode", "run_operational"]
+__all__ = ["OperationalRun", "explore_operational", "run_operational"]
 
 
-def machine_mode(model: object) -> str | None:
-    """The machine a model names (``sc``, ``tso``, ``pso``), or None."""
-    if not isinstance(model, Model):
-        return None
-    base = model.spec.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".cat")
-    return MACHINES.get(base)
-
-
-def refusal(model: object, program: Program) -> str | None:
+def refusal(model: PreparedModel, program: Program) -> str | None:
     """Why the operational engine cannot run ``program`` under ``model`` (None: it can)."""
-    if machine_mode(model) is None:
-        name = model.spec if isinstance(model, Model) else str(model)
+    if model.identity.machine is None:
         return (
             f"the operational engine runs the machines of sc, tso (x86tso.cat) and pso; "
-            f"model {name} is none of them"
+            f"model {model.spec} is none of them"
         )
     if program.arch != "X86":
         return (
@@ -73,11 +65,11 @@ class OperationalRun:
     search's statistics, and whether it ran out of time (``partial`` explorations)."""
 
     result: Outcome
-    stats: DporStats
+    stats: Stats
     timed_out: bool = False
 
 
-def run_operational(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_operational(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` on the machine ``model`` names (see the module
     docstring); :class:`TimeLimitExceeded` past ``opts.time_limit``."""
     run = explore_operational(program, model, opts)
@@ -87,7 +79,7 @@ def run_operational(program: Program, model: object, opts: RunOptions) -> Outcom
 
 
 def explore_operational(
-    program: Program, model: object, opts: RunOptions, partial: bool = False
+    program: Program, model: PreparedModel, opts: RunOptions, partial: bool = False
 ) -> OperationalRun:
     """Explore ``program`` on the machine ``model`` names.  Past ``opts.time_limit`` the
     run stops: with ``partial`` its outcome and statistics so far are returned (marked
@@ -101,7 +93,7 @@ def explore_operational(
         raise InputError(where, 0, 0, "the buffer bound must be >= 0")
     if opts.reduction not in ("dpor", "none"):
         raise InputError(where, 0, 0, f"unknown reduction '{opts.reduction}' (dpor, none)")
-    mode = machine_mode(model)
+    mode = model.identity.machine
     assert mode is not None
     t0 = time.process_time()
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
@@ -110,7 +102,8 @@ def explore_operational(
     init = dict(program.memory)
     while True:
         m = Machine(sem, locations, mode, opts.buffer_bound)
-        tally = OperationalTally(program, m, opts)
+        tally = Tally(program, opts, dedupe=True)
+        runs = RunReader(program, m, tally)
         fx0 = Effects([], [], [])
         try:
             s0 = m.initial(init, fx0)
@@ -118,7 +111,7 @@ def explore_operational(
                 m,
                 s0,
                 fx0,
-                tally.leaf,
+                runs.leaf,
                 opts.reduction,
                 opts.stateful,
                 deadline,
@@ -149,7 +142,7 @@ def explore_operational(
             if not partial:
                 raise
     stats.time = time.process_time() - t0
-    _fill(tally, stats, m, naive, opts)
+    _fill(tally, runs, stats, m, naive, opts)
     tally.stats.time = stats.time
     if timed_out:
         tally.stats.extra["timed_out"] = 1
@@ -157,7 +150,7 @@ def explore_operational(
 
 
 def _fill(
-    tally: OperationalTally, st: DporStats, m: Machine, naive: int | None, opts: RunOptions
+    tally: Tally, runs: RunReader, st: Stats, m: Machine, naive: int | None, opts: RunOptions
 ) -> None:
     out = tally.stats
     out.complete = st.complete
@@ -165,21 +158,21 @@ def _fill(
     out.candidates = st.complete + st.blocked
     x = out.extra
     x["runs"] = st.complete + st.blocked
-    x["executions"] = len(tally.seen)
+    x["executions"] = len(tally.seen or ())
     x["duplicates"] = tally.duplicates
-    x["sleep_blocked"] = st.sleep_blocked
-    x["transitions"] = st.transitions
+    x["sleep_blocked"] = st.extra["sleep_blocked"]
+    x["transitions"] = st.extra["transitions"]
     x["filtered"] = tally.filtered
     if opts.speedcheck != "false":
         x["irrelevant"] = tally.skipped
-    if tally.loop_bound:
-        x["blocked_loop_bound"] = tally.loop_bound
+    if runs.loop_bound:
+        x["blocked_loop_bound"] = runs.loop_bound
     if naive is not None:
         x["naive_runs"] = naive
     if opts.buffer_bound is not None:
         x["buffer_bound"] = opts.buffer_bound
     if opts.stateful:
-        x["states"] = st.states
-        x["visited_cut"] = st.visited_cut
+        x["states"] = st.extra["states"]
+        x["visited_cut"] = st.extra["visited_cut"]
     x["processes"] = m.P
     x["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -33,18 +33,18 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop, wanted_values
-from herdsman.engine.errors import ErrorFound, TimeLimitExceeded, check_deadline
+from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
-from herdsman.engine.semantics.state import Failed
+from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, RegLoc
 
-__all__ = ["Goal", "enumerate_test", "TimeLimitExceeded"]
+__all__ = ["Combo", "Goal", "combination_status", "enumerate_test", "wanted_execs"]
 
 
 @dataclass
@@ -76,7 +76,7 @@ def enumerate_test(
     groups: list[list[list[ThreadExec]]] = []
     per_thread = threads.execs
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
-        per_thread = _wanted_execs(per_thread, goal.prop)
+        per_thread = wanted_execs(per_thread, goal.prop)
     for execs in per_thread:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
@@ -94,20 +94,20 @@ def enumerate_test(
             tracker.tree.child()
         if plain:
             tally.stats.bump("combos")
-            _Combo(threads, list(combo), model, arch, goal, tally, tracker=tracker).run()
+            Combo(threads, list(combo), model, arch, goal, tally, tracker=tracker).run()
             continue
         budget += 1
         if not budget & 1023:
             check_deadline(goal.deadline)
-        status = _status([g[0] for g in combo], threads.spawned)
+        status = combination_status([g[0] for g in combo], threads.spawned)
         if status is None:
             continue
         tally.stats.bump("combos")
-        _Combo(threads, list(combo), model, arch, goal, tally, *status, tracker=tracker).run()
+        Combo(threads, list(combo), model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
 
 
-def _wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:
+def wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:
     """The thread executions whose final registers agree with those ``prop`` pins (a
     final state satisfying it needs them; see :func:`engine.conditions.wanted_values`)."""
     wanted: dict[int, list[tuple[str, object]]] = {}
@@ -151,9 +151,9 @@ class _Tracker:
 TRACKED = 8
 
 
-def _status(
+def combination_status(
     heads: list[ThreadExec], spawned: frozenset[int]
-) -> tuple[list[tuple[int, Failed]], bool, bool] | None:
+) -> tuple[list[tuple[int, ThreadFailed]], bool, bool] | None:
     """Whether thread executions of these shapes (one per thread) make an execution
     together: a thread has events iff it starts (at once, or spawned by one of them), a
     join follows the end of its thread, and one waits at a join only for a thread that
@@ -180,7 +180,7 @@ def _status(
     return fails, blocked, bound
 
 
-class _Combo(Tables):
+class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
 
     def __init__(
@@ -191,7 +191,7 @@ class _Combo(Tables):
         arch: str,
         goal: Goal,
         tally: OutcomeBuilder,
-        fails: list[tuple[int, Failed]] | None = None,
+        fails: list[tuple[int, ThreadFailed]] | None = None,
         blocked: bool = False,
         bound: bool = False,
         tracker: _Tracker | None = None,

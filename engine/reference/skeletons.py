@@ -19,7 +19,7 @@ from herdsman.litmus.base.ir import Value
 
 
 @dataclass
-class Layout:
+class BuiltSkeleton:
     """Where things are in a skeleton built from one thread execution per thread."""
 
     sk: Skeleton
@@ -32,7 +32,7 @@ def build_skeleton(
     init_mem: dict[str, Value],
     execs: Sequence[ThreadExec],
     values: Sequence[Sequence[Value | None]] | None = None,
-) -> Layout:
+) -> BuiltSkeleton:
     """The skeleton of ``execs`` (one per thread).  ``values``, when given, overrides the
     value of every thread event (per thread, in event order)."""
     events: list[Event] = []
@@ -47,4 +47,4 @@ def build_skeleton(
             events.extend(te.events)
         else:
             events.extend(with_value(e, v) for e, v in zip(te.events, values[t], strict=True))
-    return Layout(Skeleton(tuple(events), len(execs)), base, init_eid)
+    return BuiltSkeleton(Skeleton(tuple(events), len(execs)), base, init_eid)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from herdsman.engine.conditions import needed_locations
-from herdsman.engine.reference.skeletons import Layout
+from herdsman.engine.reference.skeletons import BuiltSkeleton
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.litmus.base.ir import Loc, MemLoc, Prop, RegLoc, Value
 
@@ -24,7 +24,7 @@ class Tables:
         self,
         threads: ThreadsResult,
         variants: list[list[ThreadExec]],
-        lay: Layout,
+        lay: BuiltSkeleton,
         observed: list[Loc],
         filter: Prop | None,
     ) -> None:
@@ -36,7 +36,7 @@ class Tables:
         self.filter = filter
         self._tables(lay)
 
-    def _tables(self, lay: Layout) -> None:
+    def _tables(self, lay: BuiltSkeleton) -> None:
         """Value masks, rf candidates, and final-state getters."""
         sk = lay.sk
         events = sk.events

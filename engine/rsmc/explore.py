@@ -27,12 +27,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from herdsman.engine.errors import ConditionSettled, ErrorFound, check_deadline
+from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.rsmc.state import RsmcState, Undo
-from herdsman.engine.semantics.state import Blocked, Done, Failed
+from herdsman.engine.semantics.state import Blocked, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.graphs.execution import ExecutionGraph
 
@@ -43,40 +43,27 @@ STAR = -1
 #: read that reads from it.
 Template = tuple[tuple[int, int], ...]
 
-OnComplete = Callable[[ExecutionGraph, list[Done], list[tuple[int, Failed]]], bool | None]
-OnBlockedError = Callable[[RsmcState, list[tuple[int, Failed]]], None]
+OnComplete = Callable[
+    [ExecutionGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None
+]
+OnBlockedError = Callable[[RsmcState, list[tuple[int, ThreadFailed]]], None]
 
 
-@dataclass
-class RsmcStats:
-    """What Nidhugg says of an RSMC exploration, and a bit more."""
-
-    complete: int = 0  # complete traces explored (each allowed one exactly once)
-    rejected: int = 0  # complete traces a non-monotone check rejects at the end
-    blocked: int = 0  # runs stopped before completion (a template or an event refused)
-    blocked_assume: int = 0  # complete runs where a thread is blocked (assume, lock)
-    blocked_loop_bound: int = 0  # complete runs where a thread stopped at the loop bound
-    templates: int = 0  # run templates queued by races
-    traversals: int = 0  # run templates explored
-    duplicates: int = 0  # complete traces seen twice (counted only when asked)
-    time: float = 0.0
-    extra: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def runs(self) -> int:
-        return (
-            self.complete
-            + self.rejected
-            + self.blocked
-            + self.blocked_assume
-            + self.blocked_loop_bound
-        )
-
-    def as_dict(self) -> dict[str, float]:
-        out = {k: float(v) for k, v in self.__dict__.items() if k != "extra"}
-        out["runs"] = float(self.runs)
-        out.update(self.extra)
-        return out
+#: RSMC's own counters (``Stats.extra``), besides the complete traces explored (each
+#: allowed one exactly once) and the runs stopped before completion (a template or an
+#: event refused: blocked): complete traces a non-monotone check rejects at the end,
+#: complete runs where a thread is blocked (assume, lock) or stopped at the loop bound,
+#: run templates queued by races and explored, complete traces seen twice (counted only
+#: when asked), and the runs, all of them (Nidhugg's count).
+RSMC_COUNTERS = (
+    "rejected",
+    "blocked_assume",
+    "blocked_loop_bound",
+    "templates",
+    "traversals",
+    "duplicates",
+    "runs",
+)
 
 
 class _Frame:
@@ -110,7 +97,7 @@ class Explorer:
         self.on_blocked_error = on_blocked_error
         self.deadline = deadline
         self.progress = progress
-        self.stats = RsmcStats()
+        self.stats = Stats.counting(RSMC_COUNTERS)
         self.run_: list[tuple[int, int]] = []  # the run: (event, parameter)
         self.owner: list[int] = []  # per position: where a race with its read is queued
         self.undos: list[Undo] = []
@@ -118,7 +105,7 @@ class Explorer:
         self._seen: set[tuple] | None = set() if track_duplicates else None
         self._ticks = 0
 
-    def explore_all(self) -> RsmcStats:
+    def explore_all(self) -> Stats:
         t0 = time.process_time()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20000))
@@ -130,9 +117,13 @@ class Explorer:
             self.stats.extra["settled"] = 1
         finally:
             sys.setrecursionlimit(limit)
-        self.stats.time = time.process_time() - t0
-        self.stats.extra["checks"] = self.state.checks
-        return self.stats
+        st = self.stats
+        st.time = time.process_time() - t0
+        x = st.extra
+        x["runs"] = st.complete + x["rejected"] + st.blocked
+        x["runs"] += x["blocked_assume"] + x["blocked_loop_bound"]
+        x["checks"] = self.state.checks
+        return st
 
     # ------------------------------------------------------------------ the run
     def _push(self, e: int, param: int, owner: int) -> None:
@@ -189,7 +180,7 @@ class Explorer:
                 break
             t = min(todo, key=lambda t: (len(t), t))
             frame.explored.add(t)
-            self.stats.traversals += 1
+            self.stats.extra["traversals"] += 1
             self._traverse(t, 0, k)
         del self.frames[k]
 
@@ -201,11 +192,11 @@ class Explorer:
         blocked = [end for end in st.end if isinstance(end, Blocked)]
         if blocked:
             if any(end.why == LOOP_BOUND for end in blocked):
-                self.stats.blocked_loop_bound += 1
+                self.stats.extra["blocked_loop_bound"] += 1
             else:
-                self.stats.blocked_assume += 1
+                self.stats.extra["blocked_assume"] += 1
             if self.on_blocked_error is not None:
-                fails = [(t, end) for t, end in enumerate(st.end) if isinstance(end, Failed)]
+                fails = [(t, end) for t, end in enumerate(st.end) if isinstance(end, ThreadFailed)]
                 if fails:
                     self.on_blocked_error(st, fails)
             return
@@ -216,7 +207,7 @@ class Explorer:
             g = st.g
             key = (g.shape_key(), tuple(g.rf), tuple(tuple(c) for c in g.co))
             if key in self._seen:
-                self.stats.duplicates += 1
+                self.stats.extra["duplicates"] += 1
             self._seen.add(key)
         finals, fails = st.finals()
         try:
@@ -225,7 +216,7 @@ class Explorer:
             self.stats.complete += 1
             raise
         if ok is False:
-            self.stats.rejected += 1
+            self.stats.extra["rejected"] += 1
         else:
             self.stats.complete += 1
 
@@ -309,7 +300,7 @@ class Explorer:
             frame = self.frames[k]
             if t not in frame.explored and t not in frame.queue:
                 frame.queue[t] = None
-                self.stats.templates += 1
+                self.stats.extra["templates"] += 1
 
     def _template(self, k: int, before: set[int], w: int, r: int) -> Template:
         """The template of the race of read ``r`` (explored at position ``k``) with

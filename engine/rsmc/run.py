@@ -1,10 +1,10 @@
 """Running a program with RSMC: ``explore_program(program, model, opts) -> RsmcRun``.
 
 RSMC (:mod:`engine.rsmc.explore`) fills the same :class:`engine.outcome.Outcome` as the
-other engines (the complete traces are counted by TruSt's tally:
-:class:`engine.trust.tally.TrustTally`), so herd's output is identical whichever engine
-ran.  Its statistics, Nidhugg's (traces explored, blocked runs) and its own (templates
-queued and explored, model checks), are in ``Outcome.stats``.
+other engines (the complete traces are counted by the tally every explorer counts with:
+:class:`engine.tally.Tally`), so herd's output is identical whichever engine ran. Its
+statistics, Nidhugg's (traces explored, blocked runs) and its own (templates queued and
+explored, model checks), are in ``Outcome.stats``.
 
 Graph ids are laid out once per program (room for each thread's longest execution,
 every location the program names); a thread that computes an address outside those
@@ -17,47 +17,38 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
-from herdsman.cat.api import Model, consistency_checker
-from herdsman.engine.errors import model_refusal
+from herdsman.cat.api import PreparedModel
+from herdsman.engine.errors import NewLocation, model_refusal
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.rsmc.cb import CB_ORDERS
-from herdsman.engine.rsmc.explore import Explorer, RsmcStats
-from herdsman.engine.rsmc.state import NewLocation, RsmcState
+from herdsman.engine.rsmc.explore import Explorer
+from herdsman.engine.rsmc.state import RsmcState
 from herdsman.engine.rsmc.support import choose
-from herdsman.engine.semantics.state import Done, Failed
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.run import has_rmw
-from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Assert, MemLoc, Program, RegLoc
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
+from herdsman.litmus.base.ir import Assert, Program
 
-__all__ = ["RsmcRun", "explore_program", "explore_test", "run_rsmc", "rsmc_refusal"]
+__all__ = ["RsmcRun", "explore_program", "run_rsmc", "rsmc_refusal"]
 
 
-class RsmcTally(TrustTally):
-    """TruSt's tally, which also reports assertions failing in blocked executions of
-    RSMC's state."""
-
-    def blocked_error_state(self, st: RsmcState, fails: list[tuple[int, Failed]]) -> None:
-        """An execution where a thread is blocked and ``fails`` failed an assertion."""
-        g = st.g
-        out = []
-        for loc in self.observed:
-            if isinstance(loc, RegLoc) and 0 <= loc.tid < g.T:
-                end = st.end[loc.tid]
-                done = end.done if isinstance(end, Failed) else end
-                out.append(done.reg(loc.reg) if isinstance(done, Done) else 0)
-            elif isinstance(loc, MemLoc) and loc.name in g.lay.loc_index:
-                out.append(g.final_value(g.lay.loc_index[loc.name]))
-            else:
-                out.append(self.program.initial_value(loc))
-        self.report_error(g, fails, tuple(out), complete=False)
+def blocked_error(tally: Tally, st: RsmcState, fails: list[tuple[int, ThreadFailed]]) -> None:
+    """An execution of RSMC's state ``st`` where a thread is blocked and ``fails`` failed
+    an assertion: an error too."""
+    g = st.g
+    dones: list[ThreadDone | None] = []
+    for end in st.end:
+        done = end.done if isinstance(end, ThreadFailed) else end
+        dones.append(done if isinstance(done, ThreadDone) else None)
+    state = tally.final_state(g.lay.loc_index, g.final_value, dones)
+    tally.blocked_error(state, fails, partial(picture, g))
 
 
 @dataclass
@@ -65,24 +56,20 @@ class RsmcRun:
     """An RSMC run: its outcome and the exploration's statistics."""
 
     result: Outcome
-    stats: RsmcStats
+    stats: Stats
 
 
-def rsmc_refusal(model: object, program: Program) -> str | None:
+def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
-    if not isinstance(model, Model):
-        return "RSMC explores cat models only"
     return choose(model, program.arch, has_rmw(program)).refusal
 
 
-def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRun:
+def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> RsmcRun:
     """Explore ``program`` under ``model`` with RSMC: its outcome and statistics."""
     where = program.where
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
-    if not isinstance(model, Model):
-        raise InputError(where, 0, 0, "RSMC explores cat models only")
     why = choose(model, program.arch, has_rmw(program))
     if why.order is None:
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")
@@ -94,18 +81,18 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     memory = dict(program.memory)
     while True:
         lay = Layout(sorted(memory), [memory[x] for x in sorted(memory)], room)
-        checker = consistency_checker(model, program.arch, lay, "cat")
-        tally = RsmcTally(program, checker, opts, None)
+        checker = model.consistency_checker(program.arch, lay, "cat")
+        tally = Tally(program, opts, checker)
         try:
             with sem.reporting():
                 state = RsmcState(sem, lay, CB_ORDERS[why.order], checker, why.coherent)
                 ex = Explorer(
                     state,
-                    tally.complete,
+                    tally.complete_graph,
                     deadline=deadline,
                     track_duplicates=opts.track_duplicates,
                     progress=opts.progress,
-                    on_blocked_error=tally.blocked_error_state if program.has(Assert) else None,
+                    on_blocked_error=partial(blocked_error, tally) if program.has(Assert) else None,
                 )
                 stats = ex.explore_all()
             break
@@ -116,15 +103,11 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> RsmcRu
     if opts.speedcheck != "false":
         stats.extra["irrelevant"] = tally.skipped
     stats.time = time.process_time() - t0
-    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
+    stats.candidates = stats.complete + int(stats.extra["rejected"])
+    tally.stats.absorb(stats)
     return RsmcRun(tally.finish(program.name, "rsmc"), stats)
 
 
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> RsmcRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="rsmc"))
-
-
-def run_rsmc(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_rsmc(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model`` with RSMC (see :func:`explore_program`)."""
     return explore_program(program, model, opts).result

@@ -35,25 +35,25 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from herdsman.cat.api import ConsistencyChecker
+from herdsman.engine.errors import NewLocation
 from herdsman.engine.rsmc.cb import PredsFn
 from herdsman.engine.semantics.arith import ReadValue, evaluate, is_known
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Emit,
+    Read,
+    Stall,
+    ThreadDone,
+    ThreadFailed,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import Semantics
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import Value
 
 #: How a thread ended (None: it has not).
-End = Done | Failed | Blocked | None
-
-
-class NewLocation(Exception):
-    """A thread computed an address outside the layout's locations: the exploration
-    starts again with it (initially 0)."""
-
-    def __init__(self, loc: str) -> None:
-        super().__init__(loc)
-        self.loc = loc
+End = ThreadDone | ThreadFailed | Blocked | None
 
 
 class Saved(NamedTuple):
@@ -362,7 +362,7 @@ class RsmcState:
                 xp: tuple[int, ...] = ()
                 if ev.kind == "J":
                     c: int = ev.value  # type: ignore[assignment]
-                    if not isinstance(self.end[c], Done | Failed):
+                    if not isinstance(self.end[c], ThreadDone | ThreadFailed):
                         break  # waits for thread c to end
                     xp = tuple(range(self.base[c], self.base[c] + len(self.events[c])))
                 elif not evs and self.spawn_of[t] >= 0:
@@ -397,7 +397,7 @@ class RsmcState:
         self._commit_local(t)
         for c in spawned:
             self._fetch(c)
-        if self.joins and not ended and isinstance(self.end[t], Done | Failed):
+        if self.joins and not ended and isinstance(self.end[t], ThreadDone | ThreadFailed):
             for u in range(self.T):  # threads waiting to join t
                 if u != t and self.started[u] and self.end[u] is None:
                     self._fetch(u)
@@ -417,18 +417,18 @@ class RsmcState:
                 c |= 1 << i
         self.committed[t] = c
 
-    def finals(self) -> tuple[list[Done], list[tuple[int, Failed]]]:
+    def finals(self) -> tuple[list[ThreadDone], list[tuple[int, ThreadFailed]]]:
         """How the threads of a complete state ended: their final registers, and the
         threads that failed an assertion."""
-        finals: list[Done] = []
-        fails: list[tuple[int, Failed]] = []
+        finals: list[ThreadDone] = []
+        fails: list[tuple[int, ThreadFailed]] = []
         for t, end in enumerate(self.end):
             if not self.started[t]:
                 finals.append(self.sem.threads[t].initial())
-            elif isinstance(end, Failed):
+            elif isinstance(end, ThreadFailed):
                 fails.append((t, end))
                 finals.append(end.done)
             else:
-                assert isinstance(end, Done)
+                assert isinstance(end, ThreadDone)
                 finals.append(end)
         return finals, fails

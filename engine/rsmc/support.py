@@ -29,10 +29,10 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.graphs.build import RMW, F, R, W, build
 
-_CACHE: weakref.WeakKeyDictionary[Model, dict[str, Choice]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[PreparedModel, dict[str, Choice]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,12 @@ class Choice:
     coherent: bool = False  # the model forbids CoWW and CoRW (see :func:`coherent`)
 
 
-def _allows(model: Model, arch: str, threads: list, co: dict | None = None) -> bool:
+def _allows(model: PreparedModel, arch: str, threads: list, co: dict | None = None) -> bool:
     g = build(threads, co=co).rel
     return any(v.allowed for v in model.prepare(g.sk, arch).check(g.rf, co=g.co))
 
 
-def coherent(model: Model, arch: str) -> bool:
+def coherent(model: PreparedModel, arch: str) -> bool:
     """Whether the model forbids a write co-before a po-earlier write of its thread to
     the same location (CoWW), and a write co-before the write a po-earlier read of its
     thread read (CoRW): then RSMC never asks it about those co positions."""
@@ -78,7 +78,7 @@ def _lb_thread(t: int, edge: str, src: str, dst: str) -> tuple[list, dict[str, l
     return [R(src, 1, name=r), W(dst, 1, name=w)], {edge: [(r, w)]}
 
 
-def _power_cycle(model: Model, arch: str) -> str | None:
+def _power_cycle(model: PreparedModel, arch: str) -> str | None:
     """The first pair of ``cb^power`` edges (as ``"sync and data"``) through which the
     model allows load buffering, or None: ``cb^power`` is valid only for models that
     allow no execution with a cycle of it."""
@@ -110,7 +110,7 @@ _RMW_PROBES = (
 )
 
 
-def choose(model: Model, arch: str, rmw: bool = False) -> Choice:
+def choose(model: PreparedModel, arch: str, rmw: bool = False) -> Choice:
     """RSMC's commit-before order for ``model`` on ``arch`` programs, with
     read-modify-writes or not (computed once per model, architecture and kind)."""
     per = _CACHE.setdefault(model, {})
@@ -132,7 +132,7 @@ def choose(model: Model, arch: str, rmw: bool = False) -> Choice:
     return got
 
 
-def _choose(model: Model, arch: str) -> Choice:
+def _choose(model: PreparedModel, arch: str) -> Choice:
     if model.co_mode != "native":
         return Choice(
             None,

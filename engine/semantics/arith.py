@@ -10,7 +10,7 @@ explorer has not chosen yet gives a :class:`ReadValue`; operations on it build a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value
@@ -96,7 +96,7 @@ _COMPARE = {
 }
 
 
-_EXTREMES = {
+_EXTREMES: dict[str, Callable[[int, int], int]] = {
     "max": max,
     "min": min,
     "umax": lambda a, b: max(a, b, key=lambda v: v & _MASK64),

@@ -16,7 +16,15 @@ from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import cmp_key
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Emit,
+    Read,
+    Stall,
+    ThreadDone,
+    ThreadFailed,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import (
     DEFAULT_UNROLL,
     LOOP_BOUND,
@@ -39,9 +47,9 @@ class ThreadExec(NamedTuple):
 
     tid: int
     events: tuple[Event, ...]
-    done: Done
+    done: ThreadDone
     end: str = "done"
-    failure: Failed | None = None
+    failure: ThreadFailed | None = None
     waits: int = -1  # end "join": the thread it waits for
 
     @property
@@ -154,7 +162,7 @@ def run_thread(
                     go(after_read(s, v))  # type: ignore[arg-type]
                     events.pop()
                 break
-            if cls is Done:
+            if cls is ThreadDone:
                 out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
                 if not len(out) & 255:
                     check_deadline(deadline)
@@ -167,7 +175,7 @@ def run_thread(
                     end = "bound" if s[0] == LOOP_BOUND else "blocked"  # type: ignore[index]
                     out.append(_new(ThreadExec, (tid, tuple(events), initial, end, None, -1)))
                 break
-            if cls is Failed:
+            if cls is ThreadFailed:
                 out.append(_new(ThreadExec, (tid, tuple(events), s.done, "failed", s, -1)))  # type: ignore[union-attr]
                 break
             assert cls is not Stall, "concrete values never stall"

@@ -3,8 +3,8 @@
 A thread's state (:class:`ThreadState`) is an immutable named tuple, cheap to copy, hash
 and compare.  A step (:data:`Step`) is what the thread does next: an event other than a
 read with the state after it (:class:`Emit`), a read whose value is to be chosen
-(:class:`Read`), or the end: finished (:class:`Done`), blocked for good
-(:class:`Blocked`), an assertion failed (:class:`Failed`), or waiting for read values not
+(:class:`Read`), or the end: finished (:class:`ThreadDone`), blocked for good
+(:class:`Blocked`), an assertion failed (:class:`ThreadFailed`), or waiting for read values not
 chosen yet (:class:`Stall`).  See :mod:`engine.semantics.step`.
 """
 
@@ -64,7 +64,7 @@ class Read(NamedTuple):
     address: AnyValue | None = None
 
 
-class Done(NamedTuple):
+class ThreadDone(NamedTuple):
     """The thread has finished (``cut``: stopped by the unrolling bound, or by GenMC's
     loop bound: then it has not finished for a join) with these register ``values``
     (per slot; ``None``: never set); ``slots`` names the slots."""
@@ -93,14 +93,14 @@ class Blocked(NamedTuple):
     why: str
 
 
-class Failed(NamedTuple):
+class ThreadFailed(NamedTuple):
     """An assertion failed: the execution is an error (``message``, at ``site``: the
     operation's index in its thread).  The thread stops there; ``done`` is how it ended
     (its registers then), so that the execution still has a final state."""
 
     message: str
     site: int
-    done: Done
+    done: ThreadDone
 
 
 class Stall(NamedTuple):
@@ -109,4 +109,4 @@ class Stall(NamedTuple):
     waits: int
 
 
-Step = Emit | Read | Done | Blocked | Failed | Stall
+Step = Emit | Read | ThreadDone | Blocked | ThreadFailed | Stall

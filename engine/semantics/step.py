@@ -13,8 +13,8 @@ says what comes next:
   chosen (a :class:`~engine.semantics.arith.ReadValue` leaves it symbolic, so that an
   explorer can fetch the thread's later events before committing the read:
   :meth:`Semantics.resolve` fills the value in later);
-* :class:`Done` (finished, or cut by the unrolling bound), :class:`Blocked` (an ``assume``
-  failed, a lock is held, an address is no location), :class:`Failed` (an ``assert``
+* :class:`ThreadDone` (finished, or cut by the unrolling bound), :class:`Blocked` (an ``assume``
+  failed, a lock is held, an address is no location), :class:`ThreadFailed` (an ``assert``
   failed), :class:`Stall` (the next step needs read values not chosen yet).
 
 Dependencies are herd's (``herd/modelUtils.ml`` ``make_procrels``): ``addr``: the reads
@@ -48,13 +48,13 @@ from herdsman.engine.semantics.arith import (
 )
 from herdsman.engine.semantics.state import (
     Blocked,
-    Done,
     Emit,
-    Failed,
     Pending,
     Read,
     Stall,
     Step,
+    ThreadDone,
+    ThreadFailed,
     ThreadState,
 )
 from herdsman.graphs.events import Event
@@ -67,9 +67,9 @@ from herdsman.litmus.base.ir import (
     Assume,
     Branch,
     Fence,
+    Free,
     Imm,
     Instr,
-    Free,
     Join,
     Kill,
     Label,
@@ -203,9 +203,9 @@ class ThreadCode:
         zeros = (0,) * len(th.names)
         return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
 
-    def initial(self) -> Done:
+    def initial(self) -> ThreadDone:
         """How a thread that never ran ends: with its initial registers."""
-        return _new(Done, (self.init_regs, False, self.slots, self.order))
+        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
 
     def max_events(self, unroll: int | None = None) -> int:
         """An upper bound of the events of any execution of the thread: the longest
@@ -273,7 +273,7 @@ class ThreadCode:
         if st.cut:
             if self.bound_blocks:
                 return _LOOP_BOUND
-            return _new(Done, (st.regs, True, self.slots, self.order))
+            return _new(ThreadDone, (st.regs, True, self.slots, self.order))
         while pc < len(code):
             ins = code[pc]
             cls = type(ins)
@@ -296,14 +296,14 @@ class ThreadCode:
                         if self.bound_blocks:
                             return _LOOP_BOUND
                         st = _state(st, len(code), regs, taint, st.n, poi)
-                        return _new(Done, (st.regs, True, self.slots, self.order))
+                        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
                     continue
                 if cls is Nop:
                     pc += 1
                     poi += 1
                     continue
                 if cls is Kill:  # GenMC's loop bound: the thread stops unfinished
-                    return _new(Done, (regs, True, self.slots, self.order))
+                    return _new(ThreadDone, (regs, True, self.slots, self.order))
                 if cls is Free:
                     st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
                     if failed is not None:
@@ -312,16 +312,17 @@ class ThreadCode:
                     poi += 1
                     continue
                 if cls is Assume or cls is Assert:
-                    c = self._value(th, regs, ins.creg)  # type: ignore[union-attr]
+                    creg = ins.creg  # type: ignore[union-attr]
+                    c = self._value(th, regs, creg)
                     if not is_known(c):
                         return Stall(reads_of(c))
                     if not branch_taken(ins.cond, c):  # type: ignore[union-attr,arg-type]
                         if cls is Assume:
                             return Blocked(ASSUME)
-                        done = _new(Done, (regs, False, self.slots, self.order))
-                        return Failed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
+                        done = _new(ThreadDone, (regs, False, self.slots, self.order))
+                        return ThreadFailed(ins.message or "assertion", pc, done)  # type: ignore[union-attr]
                     if self.branch_commit:  # compiled, it is a conditional branch
-                        return self._check_commit(th, ins, st, pc, regs, taint, poi)
+                        return self._check_commit(th, creg, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
                     continue
@@ -330,7 +331,7 @@ class ThreadCode:
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
         st = _state(st, pc, regs, taint, st.n, poi)
-        return _new(Done, (st.regs, False, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
 
     def _value(self, th: ThreadCode, regs: tuple, name: str) -> AnyValue:
         v = regs[th.slots[name]]
@@ -433,7 +434,7 @@ class ThreadCode:
     def _check_commit(
         self,
         th: ThreadCode,
-        ins: Assume | Assert,
+        creg: str,
         st: ThreadState,
         pc: int,
         regs: tuple,
@@ -444,15 +445,25 @@ class ThreadCode:
         architecture whose conditional branches commit: a spin loop or an abort test is
         a conditional branch once compiled, and the thread's later events depend on it
         (``ctrl``) as on any branch."""
-        t = taint[th.slots[ins.creg]]
+        t = taint[th.slots[creg]]
         event = _new(
             Event,
             ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0),
         )
         after = _new(
             ThreadState,
-            (pc + 1, regs, taint, st.ctrl | t, st.n + 1, poi + 1, st.loops, st.pending, st.cut,
-             st.freed),
+            (
+                pc + 1,
+                regs,
+                taint,
+                st.ctrl | t,
+                st.n + 1,
+                poi + 1,
+                st.loops,
+                st.pending,
+                st.cut,
+                st.freed,
+            ),
         )
         return _new(Emit, (event, after, None))
 
@@ -475,7 +486,7 @@ class ThreadCode:
                 if not is_known(tgt):
                     return Stall(reads_of(tgt))
                 if type(tgt) is not int:
-                    return Failed(f"join of an invalid thread ({tgt})", pc, self._done(st))
+                    return ThreadFailed(f"join of an invalid thread ({tgt})", pc, self._done(st))
             ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
@@ -489,7 +500,7 @@ class ThreadCode:
             if type(a) is Sym:
                 loc = _loc_name(a)
                 if st.freed and a.name in st.freed:  # type: ignore[union-attr]
-                    return Failed("access to freed memory", pc, self._done(st))
+                    return ThreadFailed("access to freed memory", pc, self._done(st))
             else:
                 sym = a
         annots = ins.annots  # type: ignore[union-attr]
@@ -508,8 +519,8 @@ class ThreadCode:
         fields = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
         return _new(Read, (_new(Event, fields), st, sym))
 
-    def _done(self, st: ThreadState) -> Done:
-        return _new(Done, (st.regs, False, self.slots, self.order))
+    def _done(self, st: ThreadState) -> ThreadDone:
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
 
     def _free(self, th: ThreadCode, ins: Free, st: ThreadState) -> tuple[ThreadState, Step | None]:
         """Release the heap allocation ``ins`` names: (the state after, or the error)."""
@@ -517,9 +528,9 @@ class ThreadCode:
         if a is None or not is_known(a):
             return st, None if a is None else Stall(reads_of(a))
         if type(a) is not Sym or not a.name.startswith("heap@") or a.offset:
-            return st, Failed("free of memory no malloc gave", st.pc, self._done(st))
+            return st, ThreadFailed("free of memory no malloc gave", st.pc, self._done(st))
         if a.name in st.freed:
-            return st, Failed("double free", st.pc, self._done(st))
+            return st, ThreadFailed("double free", st.pc, self._done(st))
         return st._replace(freed=st.freed | {a.name}), None
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:

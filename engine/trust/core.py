@@ -31,14 +31,20 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from herdsman.cat.api import CheckPlan, ConsistencyChecker
-from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.cat.api import CheckPlan, ConsistencyChecker, EmptyMeetStep, PlanTerm
+from herdsman.engine.errors import (
+    ConditionSettled,
+    ErrorFound,
+    NewLocation,
+    TimeLimitExceeded,
+)
+from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import ASSUME, LOOP_BOUND, StepError
-from herdsman.engine.trust.explore import NewLocation, NoRoom, TrustStats, signature
-from herdsman.engine.trust.graph import COMPLETION_SLACK, TrustGraph
+from herdsman.engine.trust.explore import signature, trust_stats
+from herdsman.engine.trust.graph import COMPLETION_SLACK, NoRoom, TrustGraph
 from herdsman.litmus.base.ir import Value
 
 try:
@@ -63,18 +69,41 @@ _KINDS = {"R": 0, "W": 1, "S": 2, "J": 3}
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 #: A complete graph recorded: (graph, threads' final states, failures) -> allowed.
-OnComplete = Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None]
+OnComplete = Callable[[TrustGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None]
 
 
 T = TypeVar("T")
 
 #: How the threads ended at a leaf: final states (None: blocked), failures, why blocked.
-Ends = tuple[list[Done] | None, list[tuple[int, Failed]], str]
+Ends = tuple[list[ThreadDone] | None, list[tuple[int, ThreadFailed]], str]
 
 #: Leaves whose ends are remembered, and skeletons whose static relations the core keeps
 #: (each emptied when full: memory stays flat).
 MAX_ENDS = 4096
 MAX_STATICS = 4096
+
+
+#: A check as the core reads it: (meet slot, static union slot, terms), -1 for none, each
+#: term (base, inters, diffs) (see ``parse_step`` in ``_core.c``).
+CoreTerm = tuple[int, tuple[int, ...], tuple[int, ...]]
+CoreStep = tuple[int, int, tuple[CoreTerm, ...]]
+
+
+def core_steps(plan: CheckPlan) -> list[CoreStep]:
+    """The plan's checks as the flat tuples the compiled core reads (the one place they
+    are built)."""
+
+    def term(t: PlanTerm) -> CoreTerm:
+        return (int(t.base), t.inters, t.diffs)
+
+    out: list[CoreStep] = []
+    for step in plan.steps:
+        if isinstance(step, EmptyMeetStep):
+            out.append((step.meet, -1, tuple(term(t) for t in step.seq or ())))
+        else:
+            su = -1 if step.static is None else step.static
+            out.append((-1, su, tuple(term(t) for t in step.terms)))
+    return out
 
 
 class CoreFallback(Exception):
@@ -101,9 +130,10 @@ class CompiledExplorer:
         checker: ConsistencyChecker,
         plan: CheckPlan,
         on_complete: OnComplete,
-        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, ThreadFailed]]], None]
+        | None = None,
         deadline: float | None = None,
-        on_final: Callable[[list[Value], list[Done]], bool | None] | None = None,
+        on_final: Callable[[list[Value], list[ThreadDone]], bool | None] | None = None,
         track_duplicates: bool = False,
         progress: ProgressReporter | None = None,
         executions: Callable[[], int] | None = None,
@@ -117,7 +147,7 @@ class CompiledExplorer:
         self.deadline = deadline
         self.progress = progress
         self.executions = executions
-        self.stats = TrustStats()
+        self.stats = trust_stats()
         self._seen: set | None = set() if track_duplicates else None
         self._ends: dict[tuple[tuple[int, ...], int], Ends] = {}  # see _ends_of
         self.plan = plan
@@ -141,14 +171,14 @@ class CompiledExplorer:
             list(lay.room),
             spawned,
             initial,
-            list(plan.steps),
+            core_steps(plan),
             plan.nslots,
             progress is not None,  # estimate the search's size as it goes
             MAX_STATICS,
             start.writes_first,
         )
 
-    def run(self) -> TrustStats:
+    def run(self) -> Stats:
         t0 = time.process_time()
         try:
             self.core.run()
@@ -164,11 +194,11 @@ class CompiledExplorer:
     def _absorb(self) -> None:
         got = self.core.stats()
         st = self.stats
-        st.pruned += got["pruned"]
-        st.revisits += got["revisits"]
-        st.revisits_inconsistent += got["revisits_inconsistent"]
-        st.revisits_doomed += got["revisits_doomed"]
-        st.refused += got["refused"]
+        st.extra["pruned"] += got["pruned"]
+        st.extra["revisits"] += got["revisits"]
+        st.extra["revisits_inconsistent"] += got["revisits_inconsistent"]
+        st.extra["revisits_doomed"] += got["revisits_doomed"]
+        st.extra["refused"] += got["refused"]
         moot = got["moot"] + got["dead_end"]  # GenMC drops both as moot
         if moot:
             st.extra["moot"] = st.extra.get("moot", 0) + moot
@@ -205,9 +235,9 @@ class CompiledExplorer:
             elif kind <= 3:
                 tgt = ev.value
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
-        if ts is Done:  # stopped by GenMC's loop bound: not finished for a join
+        if ts is ThreadDone:  # stopped by GenMC's loop bound: not finished for a join
             return (4 if s.cut else 2, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
-        if ts is Failed:
+        if ts is ThreadFailed:
             return (3, 4, -1, -1, -1, -1)
         if ts is Stall:
             raise AssertionError("concrete values never stall")
@@ -278,7 +308,7 @@ class CompiledExplorer:
             g = self._graph()
             sig = signature(g)
             if sig in self._seen:
-                stats.duplicates += 1
+                stats.extra["duplicates"] += 1
             self._seen.add(sig)
         try:
             if self.on_final is not None and not fails:
@@ -291,7 +321,7 @@ class CompiledExplorer:
         if ok:
             stats.complete += 1
         elif ok is not None:
-            stats.rejected += 1
+            stats.extra["rejected"] += 1
         return bool(ok)
 
     def _ends_of(self, curs: tuple[int, ...], started: int) -> Ends:
@@ -300,23 +330,23 @@ class CompiledExplorer:
         assertion (only when they are reported), and why a blocked graph is blocked."""
         nodes = self.nodes
         steps = [nodes[i].step for i in curs]
-        finals: list[Done] | None = []
+        finals: list[ThreadDone] | None = []
         for t, s in enumerate(steps):
-            if type(s) is Done:
+            if type(s) is ThreadDone:
                 finals.append(s)  # type: ignore[union-attr]
-            elif type(s) is Failed:
+            elif type(s) is ThreadFailed:
                 finals.append(s.done)  # type: ignore[union-attr]
             elif not (started >> t) & 1:
                 finals.append(nodes[curs[t]].tree.code.initial())  # type: ignore[union-attr]
             else:
                 finals = None
                 break
-        fails: list[tuple[int, Failed]] = []
+        fails: list[tuple[int, ThreadFailed]] = []
         if self.on_blocked_error is not None:
             fails = [
                 (t, s)  # type: ignore[misc]
                 for t, s in enumerate(steps)
-                if type(s) is Failed and (started >> t) & 1
+                if type(s) is ThreadFailed and (started >> t) & 1
             ]
         why = ""
         if finals is None:

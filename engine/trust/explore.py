@@ -36,53 +36,51 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 from herdsman.cat.api import ConsistencyChecker
-from herdsman.engine.errors import ConditionSettled, ErrorFound, TimeLimitExceeded
+from herdsman.engine.errors import (
+    ConditionSettled,
+    ErrorFound,
+    NewLocation,
+    TimeLimitExceeded,
+)
+from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
-from herdsman.engine.semantics.state import Blocked, Done, Failed
+from herdsman.engine.semantics.state import Blocked, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
-from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph, blocks
+from herdsman.engine.trust.graph import WAITS, TrustGraph, blocks
 from herdsman.engine.trust.symmetry import symmetry_ok
 from herdsman.litmus.base.ir import BARRIER_ARRIVE
 
-__all__ = ["Explorer", "NewLocation", "NoRoom", "TrustStats", "TimeLimitExceeded", "signature"]
+__all__ = ["TRUST_COUNTERS", "Explorer", "TimeLimitExceeded", "signature", "trust_stats"]
 
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 
-class NewLocation(Exception):
-    """A thread accessed a location the graph's layout does not have (an address
-    computed at run time): the exploration starts again with it."""
+#: TruSt's own counters (``Stats.extra``), besides the complete graphs the model allows
+#: (each exactly once) and the explorations that stopped before completion (blocked):
+#: complete graphs failing a non-monotone check at the end (rejected), forward options
+#: the model rejected at once (pruned), backward revisits performed (the revisited graph
+#: is consistent), whose graph the model rejects, known inconsistent before the graph is
+#: built (doomed), skipped by the maximality condition (refused), complete graphs seen
+#: twice (only counted when asked), graphs cut by a preemption bound, complete graphs
+#: visited over the bound (thanks to the slack).
+TRUST_COUNTERS = (
+    "rejected",
+    "pruned",
+    "revisits",
+    "revisits_inconsistent",
+    "revisits_doomed",
+    "refused",
+    "duplicates",
+    "bound_blocked",
+    "beyond_bound",
+)
 
-    def __init__(self, loc: str) -> None:
-        super().__init__(loc)
-        self.loc = loc
 
-
-@dataclass
-class TrustStats:
-    """What GenMC users expect to hear about an exploration, and a bit more."""
-
-    complete: int = 0  # complete graphs the model allows (each exactly once)
-    rejected: int = 0  # complete graphs failing a non-monotone check at the end
-    blocked: int = 0  # explorations that stopped before completion
-    pruned: int = 0  # forward options the model rejected at once
-    revisits: int = 0  # backward revisits performed (the revisited graph is consistent)
-    revisits_inconsistent: int = 0  # backward revisits whose graph the model rejects
-    revisits_doomed: int = 0  # ... known inconsistent before the graph is built
-    refused: int = 0  # backward revisits skipped by the maximality condition
-    duplicates: int = 0  # complete graphs seen twice (only counted when asked)
-    bound_blocked: int = 0  # preemption bounding: graphs cut by the bound (with slack)
-    beyond_bound: int = 0  # complete graphs visited over the bound (thanks to the slack)
-    time: float = 0.0
-    extra: dict[str, float] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, float]:
-        out = {k: float(v) for k, v in self.__dict__.items() if k != "extra"}
-        out.update(self.extra)
-        return out
+def trust_stats() -> Stats:
+    """The statistics of a TruSt exploration, its counters at 0."""
+    return Stats.counting(TRUST_COUNTERS)
 
 
 class Explorer:
@@ -103,8 +101,11 @@ class Explorer:
         self,
         start: TrustGraph,
         checker: ConsistencyChecker,
-        on_complete: Callable[[TrustGraph, list[Done], list[tuple[int, Failed]]], bool | None],
-        on_blocked_error: Callable[[TrustGraph, list[tuple[int, Failed]]], None] | None = None,
+        on_complete: Callable[
+            [TrustGraph, list[ThreadDone], list[tuple[int, ThreadFailed]]], bool | None
+        ],
+        on_blocked_error: Callable[[TrustGraph, list[tuple[int, ThreadFailed]]], None]
+        | None = None,
         bound=None,
         deadline: float | None = None,
         track_duplicates: bool = False,
@@ -119,7 +120,7 @@ class Explorer:
         self.on_blocked_error = on_blocked_error
         self.bound = bound
         self.deadline = deadline
-        self.stats = TrustStats()
+        self.stats = trust_stats()
         self._seen: set | None = set() if track_duplicates else None
         self._budget = 256
         self.progress = progress
@@ -127,7 +128,7 @@ class Explorer:
         # with a reporter: the size of the search tree, estimated as it goes
         self._tree = TreeEstimate(self._complete) if progress is not None else None
 
-    def run(self) -> TrustStats:
+    def run(self) -> Stats:
         t0 = time.process_time()
         g = self.start
         try:
@@ -175,7 +176,7 @@ class Explorer:
             writes = [li, *g.co[li]]
             last = writes[-1]
             floor = checker.rf_floor(g, e, li)  # options before it: certainly inconsistent
-            stats.pruned += floor
+            stats.extra["pruned"] += floor
             alive = False
             options = writes[floor:]
             if ev.annots & WAITS:  # a barrier's or a lock's: its latest state (it waited)
@@ -200,11 +201,11 @@ class Explorer:
             for pos in positions if self._tree is None else self._tracked(positions):
                 doomed = pos < floor
                 if doomed and not readers:
-                    stats.pruned += 1
+                    stats.extra["pruned"] += 1
                     continue
                 g.add_write_at(t, node, pos)
                 if doomed:
-                    stats.pruned += 1
+                    stats.extra["pruned"] += 1
                 else:
                     step = self._accept(g, e)
                     if step is not None:
@@ -245,13 +246,13 @@ class Explorer:
         lets the checker forget ``e`` (``removed``) once that step is done."""
         if self.checker.added(g, e):
             if self.symmetric and not symmetry_ok(g, e, self.symmetric):
-                self.stats.pruned += 1
+                self.stats.extra["pruned"] += 1
                 return None
             if g.moot_block(g.tid[e]):
                 self._moot()
                 return iter(())
             return self._go(g)
-        self.stats.pruned += 1
+        self.stats.extra["pruned"] += 1
         return None
 
     def _moot(self) -> None:
@@ -263,7 +264,7 @@ class Explorer:
     def _go(self, g: TrustGraph) -> Step:
         """The step continuing with ``g``, unless the preemption bound cuts it."""
         if self.bound is not None and self.bound.cut(g):
-            self.stats.bound_blocked += 1
+            self.stats.extra["bound_blocked"] += 1
             return iter(())
         return self._visit(g)
 
@@ -281,13 +282,13 @@ class Explorer:
             if g.in_view(r, wview):
                 continue
             if not addedmax[r]:  # the maximality condition fails at r itself
-                stats.refused += 1
+                stats.extra["refused"] += 1
                 continue
             evr = g.ev[r]
             if evr is not None and evr.annots & WAITS:
                 node = g.node[r - 1] if g.idx[r] else g.roots[g.tid[r]]
                 if node is not None and blocks(node, g.val[a]):  # type: ignore[arg-type]
-                    stats.refused += 1  # it would wait there: GenMC revisits in place
+                    stats.extra["refused"] += 1  # it would wait there: GenMC revisits in place
                     continue
             if succ == -2:
                 co = g.co[li]
@@ -295,18 +296,18 @@ class Explorer:
                 succ = co[p + 1] if p + 1 < len(co) else -1
             kept = g.kept_view(r, wview)
             if (succ >= 0 and not g.in_view(succ, kept)) or not self._maximal(g, r, a, kept):
-                stats.refused += 1
+                stats.extra["refused"] += 1
                 continue
             if self.checker.revisit_doomed(g, r, a, kept):
-                stats.revisits_doomed += 1
+                stats.extra["revisits_doomed"] += 1
                 continue
             g2 = g.revisit(r, a, kept, wview)
             if not self.checker.restart(g2) or (
                 self.symmetric and not symmetry_ok(g2, r, self.symmetric)
             ):
-                stats.revisits_inconsistent += 1
+                stats.extra["revisits_inconsistent"] += 1
                 continue
-            stats.revisits += 1
+            stats.extra["revisits"] += 1
             if g2.moot_block(g2.tid[r]):
                 self._moot()
                 continue
@@ -360,7 +361,7 @@ class Explorer:
         if self._seen is not None:
             sig = signature(g)
             if sig in self._seen:
-                self.stats.duplicates += 1
+                self.stats.extra["duplicates"] += 1
             self._seen.add(sig)
         try:
             ok = self.on_complete(g, finals, fails)
@@ -370,7 +371,7 @@ class Explorer:
         if ok:
             self.stats.complete += 1
         elif ok is not None:
-            self.stats.rejected += 1
+            self.stats.extra["rejected"] += 1
 
 
 #: A step of the exploration: it yields the steps to run, each to its end, before it goes

@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall
+from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import ASSUME, StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
 from herdsman.litmus.base.ir import BARRIER_WAIT, Value
-
 
 #: How much longer than its room a thread's completion may run before it is taken to
 #: run for ever (the checker then uses the graph's prefixes instead).
@@ -119,7 +118,7 @@ class TrustGraph(ExecutionGraph):
         s = self.at(t).step
         if type(s) is Stall:
             raise AssertionError("concrete values never stall")
-        return type(s) is Blocked or type(s) is Failed
+        return type(s) is Blocked or type(s) is ThreadFailed
 
     def next_thread(self) -> int:
         """The leftmost thread with a next event (TruSt's deterministic choice), or -1."""
@@ -185,7 +184,7 @@ class TrustGraph(ExecutionGraph):
         if not self.started(t):
             return False
         s = self.cur[t].step
-        return type(s) is Done and not s.cut or type(s) is Failed
+        return type(s) is ThreadDone and not s.cut or type(s) is ThreadFailed
 
     def moot_block(self, t: int) -> bool:
         """Whether thread ``t`` just blocked on an assumption after a read that was not
@@ -203,12 +202,12 @@ class TrustGraph(ExecutionGraph):
                 return False
         return False
 
-    def final(self, t: int) -> Done | None:
+    def final(self, t: int) -> ThreadDone | None:
         """How thread ``t`` finished (None: it is blocked)."""
         s = self.at(t).step
-        return s if type(s) is Done else None  # type: ignore[return-value]
+        return s if type(s) is ThreadDone else None  # type: ignore[return-value]
 
-    def finals(self) -> list[Done] | None:
+    def finals(self) -> list[ThreadDone] | None:
         """How every thread finished, in a graph where none has a next event (None when
         one is blocked); a thread that failed an assertion ended there, one never spawned
         with its initial registers."""
@@ -217,9 +216,9 @@ class TrustGraph(ExecutionGraph):
             s = node._step
             if s is None:
                 s = node.step
-            if type(s) is Done:
+            if type(s) is ThreadDone:
                 out.append(s)
-            elif type(s) is Failed:
+            elif type(s) is ThreadFailed:
                 out.append(s.done)
             elif not self.started(t):
                 out.append(node.tree.code.initial())
@@ -229,12 +228,12 @@ class TrustGraph(ExecutionGraph):
                 return None
         return out
 
-    def failures(self) -> list[tuple[int, Failed]]:
+    def failures(self) -> list[tuple[int, ThreadFailed]]:
         """The threads that failed an assertion, with how."""
         out = []
         for t, node in enumerate(self.cur):
             s = node.step
-            if type(s) is Failed and self.started(t):
+            if type(s) is ThreadFailed and self.started(t):
                 out.append((t, s))
         return out
 

@@ -4,7 +4,7 @@ TruSt (:mod:`engine.trust.explore`) fills the same :class:`engine.outcome.Outcom
 reference engine, so herd's output is identical whichever engine ran.  Its statistics
 (GenMC's "complete executions explored" and "blocked executions seen", revisits,
 preemption-bound counts) are in ``Outcome.stats``; :func:`explore_program` also returns
-them as :class:`TrustStats`.
+them (:class:`engine.outcome.Stats`, TruSt's counters: ``TRUST_COUNTERS``).
 
 TruSt drives the program's step function (:mod:`engine.semantics`) itself: each thread's
 next event comes from its path in the program's tree of thread prefixes.  Graph ids are
@@ -23,29 +23,27 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from herdsman.cat.api import Model, consistency_checker
-from herdsman.engine.errors import TimeLimitExceeded, model_refusal
+from herdsman.cat.api import PreparedModel
+from herdsman.engine.errors import NewLocation, TimeLimitExceeded, model_refusal
 from herdsman.engine.options import RunOptions
-from herdsman.engine.outcome import Outcome, check_show_mode
+from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import UNBOUNDED, Semantics
 from herdsman.engine.size import check_events
+from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
-from herdsman.engine.trust.explore import Explorer, NewLocation, NoRoom, TrustStats
-from herdsman.engine.trust.graph import WAITS, TrustGraph
+from herdsman.engine.trust.explore import Explorer
+from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
-from herdsman.engine.trust.tally import TrustTally
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import CAS, RMW, Assert, Load, Lock, Program, Value
-from herdsman.litmus.lower import lower
-from herdsman.litmus.test import LitmusTest
 
 __all__ = [
     "TrustRun",
     "explore_program",
-    "explore_test",
     "run_trust",
     "trust_applies",
     "TimeLimitExceeded",
@@ -58,7 +56,7 @@ class TrustRun:
     statistics."""
 
     result: Outcome
-    stats: TrustStats
+    stats: Stats
 
 
 def has_rmw(program: Program) -> bool:
@@ -66,13 +64,13 @@ def has_rmw(program: Program) -> bool:
     return program.has(RMW, CAS, Lock)
 
 
-def trust_applies(model: object, program: Program) -> bool:
-    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``): a cat
-    model it accepts (see :mod:`engine.trust.support`)."""
-    return isinstance(model, Model) and refusal(model, program.arch, has_rmw(program)) is None
+def trust_applies(model: PreparedModel, program: Program) -> bool:
+    """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
+    :mod:`engine.trust.support`)."""
+    return refusal(model, program.arch, has_rmw(program)) is None
 
 
-def explore_program(program: Program, model: object, opts: RunOptions) -> TrustRun:
+def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> TrustRun:
     """Explore ``program`` under ``model`` with TruSt: its outcome and statistics."""
     where = program.where
     check_show_mode(where, opts.show)
@@ -80,8 +78,6 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         raise InputError(where, 0, 0, "the preemption bound must be >= 0")
     if opts.preemption_bound is not None and opts.speedcheck != "false":
         raise InputError(where, 0, 0, "speedcheck and a preemption bound do not go together")
-    if not isinstance(model, Model):
-        raise InputError(where, 0, 0, "TruSt explores cat models only")
     t0 = time.process_time()
     msg = refusal_message(model, program.arch, has_rmw(program))
     if msg is not None:
@@ -89,7 +85,9 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     grows = program.loop_bound == "none"  # loops the program bounds itself
     barriers = any(
-        isinstance(op, Load | Lock) and op.annots & WAITS for th in program.threads for op in th.code
+        isinstance(op, Load | Lock) and op.annots & WAITS
+        for th in program.threads
+        for op in th.code
     )
     sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
     room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
@@ -106,13 +104,13 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
         if sem.spawned and bound is not None:
             raise InputError(where, 0, 0, "--preemption-bound is for programs that spawn no thread")
         try:
-            checker = consistency_checker(model, program.arch, lay, opts.checker)
+            checker = model.consistency_checker(program.arch, lay, opts.checker)
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
-        tally = TrustTally(program, checker, opts, bound)
+        tally = Tally(program, opts, checker, bound)
         start = TrustGraph(lay, roots, sem.spawned, opts.writes_first)
         start.barriers = barriers
-        on_error = tally.blocked_error if program.has(Assert) else None
+        on_error = partial(blocked_error, tally) if program.has(Assert) else None
         plan = None
         symmetric = program.symmetric if opts.symmetry else ()
         python_only = barriers or any(x >= 0 for x in symmetric)  # in explore.py only
@@ -124,7 +122,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
                 start,
                 checker,
                 plan,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 deadline=deadline,
                 on_final=partial(tally.complete_final, lay) if tally.light() else None,
@@ -136,7 +134,7 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
             ex = Explorer(
                 start,
                 checker,
-                tally.complete,
+                tally.complete_graph,
                 on_blocked_error=on_error,
                 bound=bound,
                 deadline=deadline,
@@ -173,13 +171,14 @@ def explore_program(program: Program, model: object, opts: RunOptions) -> TrustR
     if opts.speedcheck != "false":
         extra["irrelevant"] = tally.skipped
     if bound is not None:
-        stats.beyond_bound = tally.beyond
+        extra["beyond_bound"] = float(tally.beyond)
         extra["bound"] = bound.k
         extra["within_bound"] = tally.within
         extra["decisive_within_bound"] = tally.decisive_within
         extra["decisive_beyond_bound"] = tally.decisive_beyond
     stats.time = time.process_time() - t0
-    tally.stats.absorb(stats.as_dict(), stats.complete, stats.rejected, stats.blocked, stats.time)
+    stats.candidates = stats.complete + int(extra["rejected"])
+    tally.stats.absorb(stats)
     return TrustRun(tally.finish(program.name, "trust"), stats)
 
 
@@ -195,11 +194,18 @@ def start_locations(sem: Semantics, initial: dict[str, Value]) -> dict[str, Valu
     return out
 
 
-def explore_test(test: LitmusTest, model: object, opts: RunOptions | None = None) -> TrustRun:
-    """:func:`explore_program` on a litmus test's program."""
-    return explore_program(lower(test), model, opts or RunOptions(engine="trust"))
+def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFailed]]) -> None:
+    """A blocked graph (consistent so far) where an assertion failed: an error too."""
+    dones: list[ThreadDone | None] = []
+    for t in range(g.T):
+        s = g.at(t).step
+        dones.append(
+            s.done if isinstance(s, ThreadFailed) else s if isinstance(s, ThreadDone) else None
+        )
+    state = tally.final_state(g.lay.loc_index, g.final_value, dones)
+    tally.blocked_error(state, fails, partial(picture, g))
 
 
-def run_trust(program: Program, model: object, opts: RunOptions) -> Outcome:
+def run_trust(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
     """The outcome of ``program`` under ``model`` with TruSt (see :func:`explore_program`)."""
     return explore_program(program, model, opts).result

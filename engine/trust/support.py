@@ -26,10 +26,10 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 
-from herdsman.cat.api import Model
+from herdsman.cat.api import PreparedModel
 from herdsman.graphs.build import RMW, Built, R, W, build
 
-_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, bool], str | None]] = (
+_CACHE: weakref.WeakKeyDictionary[PreparedModel, dict[tuple[str, bool], str | None]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -54,7 +54,7 @@ _RMW_PROBES: tuple[tuple[str, Callable[[], Built]], ...] = (
 )
 
 
-def refusal(model: Model, arch: str, rmw: bool = False) -> str | None:
+def refusal(model: PreparedModel, arch: str, rmw: bool = False) -> str | None:
     """Why TruSt cannot explore executions of ``model`` on ``arch`` programs (None: it
     can); ``rmw``: for programs with read-modify-writes.  Computed once per model,
     architecture and kind of program."""
@@ -65,7 +65,7 @@ def refusal(model: Model, arch: str, rmw: bool = False) -> str | None:
     return per[key]
 
 
-def _refusal(model: Model, arch: str, rmw: bool) -> str | None:
+def _refusal(model: PreparedModel, arch: str, rmw: bool) -> str | None:
     if model.co_mode != "native":
         return (
             f"its coherence order is not the standard one (co_mode '{model.co_mode}'): "
@@ -92,7 +92,7 @@ def _refusal(model: Model, arch: str, rmw: bool) -> str | None:
     return None
 
 
-def refusal_message(model: Model, arch: str, rmw: bool = False) -> str | None:
+def refusal_message(model: PreparedModel, arch: str, rmw: bool = False) -> str | None:
     """The one-line message for ``--engine trust`` with a model TruSt cannot explore."""
     why = refusal(model, arch, rmw)
     if why is None:

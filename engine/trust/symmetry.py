@@ -34,7 +34,7 @@ def symmetry_ok(g: TrustGraph, e: int, symmetric: tuple[int, ...]) -> bool:
 
 
 def _successors(symmetric: tuple[int, ...], t: int) -> list[int]:
-    out = []
+    out: list[int] = []
     cur = t
     while True:
         nxt = next((u for u, p in enumerate(symmetric) if p == cur), -1)

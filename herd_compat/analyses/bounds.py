@@ -13,10 +13,10 @@ searched, or the bound where the assertion fails.  Exit status as ``verify``'s: 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.operational.bounded import (
     BOUNDED,
     SAFE,
@@ -25,10 +25,9 @@ from herdsman.engine.operational.bounded import (
     BoundStep,
     verify_bounded,
 )
-from herdsman.engine.operational.run import machine_mode
-from herdsman.graphs.dot import to_dot
-from herdsman.herd_compat.formats.dots import write_file
+from herdsman.herd_compat.formats.dots import write_error_picture
 from herdsman.herd_compat.formats.trace import trace
+from herdsman.herd_compat.pipeline.limits import Limits
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Program
 
@@ -46,16 +45,21 @@ class BoundsConfig:
     model: str
     max_bound: int
     max_states: int | None = None
-    time_limit: float | None = None
+    limits: Limits = Limits()  # the whole search's CPU time
     json: bool = False
 
 
 def verify_bounds(
-    path: str, program: Program, cfg: BoundsConfig, model: object, outdir: str | None
+    path: str,
+    program: Program,
+    cfg: BoundsConfig,
+    model: PreparedModel,
+    outdir: str | None,
+    picture_format: str = "dot",
 ) -> int:
     """Verify ``program`` (read from ``path``) for every buffer size; print the report;
     the exit status."""
-    mode = machine_mode(model)
+    mode = model.identity.machine
     if mode is None:
         raise InputError(
             path, 0, 0, f"--max-bound needs the model sc, tso or pso (not {cfg.model})"
@@ -66,15 +70,14 @@ def verify_bounds(
             sys.stdout.write(step_line(mode, step) + "\n")
             sys.stdout.flush()
 
-    res = verify_bounded(program, mode, cfg.max_bound, cfg.time_limit, cfg.max_states, progress)
+    time_limit = cfg.limits.time_limit
+    res = verify_bounded(program, mode, cfg.max_bound, time_limit, cfg.max_states, progress)
     if cfg.json:
         sys.stdout.write(json.dumps(to_json(path, cfg.model, res)) + "\n")
     else:
         sys.stdout.write(bounds_report(res))
     if res.error is not None and res.error.graph is not None and outdir:
-        name = os.path.splitext(os.path.basename(path))[0]
-        dot = to_dot(res.error.graph, test_name=program.name, model_name=cfg.model)
-        write_file(os.path.join(outdir, f"{name}.dot"), dot)
+        write_error_picture(outdir, path, res.error.graph, program.name, cfg.model, picture_format)
     return EXIT.get(res.verdict, NO_VERDICT)
 
 

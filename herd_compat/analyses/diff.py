@@ -24,23 +24,15 @@ from herdsman.herd_compat.analyses.explain.witness import RelationLens
 from herdsman.herd_compat.formats.herd_block import state_lines
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import (
-    DEFAULT_WORKER_MB,
+    RUN_LIMITS,
     CpuTimeLimit,
+    Limits,
     limit_memory,
 )
+from herdsman.herd_compat.pipeline.load import Loaded, load_program, warm_up_parser
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import (
-    Done,
-    Failed,
-    Skipped,
-    read_test,
-    run_file,
-    warm_up_parser,
-)
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Program
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
-from herdsman.litmus.lower import lower
 
 #: The groups of tests, in report order, with their headings ({A} and {B}: the models).
 GROUPS: dict[str, str] = {
@@ -73,8 +65,7 @@ class DiffWorkerConfig:
     include_dirs: tuple[str, ...] = ()
     variants: frozenset[str] = frozenset()
     engine: str = "auto"
-    time_limit: float | None = None
-    memory_limit: int | None = DEFAULT_WORKER_MB
+    limits: Limits = RUN_LIMITS  # each stage's time; the worker's memory
 
     def run_config(self, model: str) -> RunConfig:
         return RunConfig(
@@ -82,8 +73,7 @@ class DiffWorkerConfig:
             include_dirs=list(self.include_dirs),
             variants=set(self.variants),
             engine=self.engine,
-            time_limit=self.time_limit,
-            memory_limit=self.memory_limit,
+            limits=self.limits,
         )
 
 
@@ -215,17 +205,12 @@ class _Worker:
         data with its text and picture; or why there is none."""
         cfg = self.cfg
         try:
-            with CpuTimeLimit(cfg.time_limit):
-                test = read_test(path)
-                if isinstance(test, CLitmus):
-                    ta, tb = target_for_model(cfg.a), target_for_model(cfg.b)
-                    if ta != tb:
-                        return {"none": f"the models lower C differently ({ta}, {tb})"}
-                    program_a: Program = lower_c_litmus(test, ta)
-                    model_a, model_b = self.models_a.get(cfg.a), self.models_b.get(cfg.b)
-                else:
-                    program_a = lower(test)
-                    model_a, model_b = self.models_a.for_test(test), self.models_b.for_test(test)
+            with CpuTimeLimit(cfg.limits.time_limit):
+                la, lb = load_program(path, self.models_a), load_program(path, self.models_b)
+                assert isinstance(la, Loaded) and isinstance(lb, Loaded)  # every test admitted
+                if la.target != lb.target:
+                    return {"none": f"the models lower C differently ({la.target}, {lb.target})"}
+                program_a, model_a, model_b = la.program, la.model, lb.model
                 out = ra.outcome
                 for st, who in _disputed(group, ra.outcome, rb.outcome)[:WITNESS_TRIES]:
                     allow, forbid = (model_a, model_b) if who == "a" else (model_b, model_a)
@@ -271,7 +256,7 @@ def diff_worker(cfg: DiffWorkerConfig) -> Callable[[str], TestDiff]:
     memory bounded (a test beyond it fails alone)."""
     work = _Worker(cfg)
     warm_up_parser()
-    limit_memory(cfg.memory_limit)
+    limit_memory(cfg.limits.memory_limit)
     return work
 
 

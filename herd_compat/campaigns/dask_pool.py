@@ -123,12 +123,12 @@ LOCAL_CLUSTER_CONFIG: dict[str, object] = {
 @dataclass(frozen=True)
 class DaskCluster:
     """Which cluster: ``scheduler`` (an address, ``tcp://host:8786``) or ``local_workers``
-    worker processes started here (``memory_mb`` each); ``connect_timeout`` seconds to
+    worker processes started here (``memory_limit`` MB each); ``connect_timeout`` seconds to
     reach the scheduler and a worker, or for the local cluster to start."""
 
     scheduler: str | None = None
     local_workers: int | None = None
-    memory_mb: int | None = None
+    memory_limit: int | None = None
     connect_timeout: float = 20.0
 
     def describe(self) -> str:
@@ -309,7 +309,7 @@ class DaskPool(Generic[R]):
                         n_workers=c.local_workers,
                         threads_per_worker=1,
                         processes=True,
-                        memory_limit=0 if c.memory_mb is None else c.memory_mb * 2**20,
+                        memory_limit=0 if c.memory_limit is None else c.memory_limit * 2**20,
                         dashboard_address=None,
                         # the scheduler's HTTP server (health, metrics) on a free port:
                         # its default port may be taken, with a warning on stderr
@@ -459,7 +459,7 @@ class DaskPool(Generic[R]):
             if value is None and f.status not in ("error", "cancelled"):
                 done.add(f)  # its result was lost with a worker: it comes back computed again
                 continue
-            batch = self._batches.pop(f.key)
+            batch = self._batches.pop(str(f.key))  # our keys are strings
             if value is None:
                 self._failed(f, batch, on_result)
                 continue
@@ -523,7 +523,7 @@ class DaskPool(Generic[R]):
             task = str(news["task"])
             if batch is None or task not in batch.tasks:
                 continue  # its batch came back already
-            del self._batches[batch.future.key]
+            del self._batches[str(batch.future.key)]
             self.client.cancel([batch.future])
             others = [t for t in batch.tasks if t != task]
             if batch.suspect:

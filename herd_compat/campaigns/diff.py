@@ -21,8 +21,10 @@ The tests that differ are grouped:
 Tests without an answer are ``error`` (bad input under a model: a parse error, an
 architecture the model refuses) or ``noresult`` (``--timeout``, ``--max-memory``, a worker
 that died twice).  ``--timeout S`` limits each of a test's three stages (A's run, B's run,
-the witness search) to S CPU seconds.  Exit status: 0 when no test differs, 1 when some do,
-2 on bad input (on the command line, or a test in error), 3 when tests have no result.
+the witness search) to S CPU seconds.  Exit status (:mod:`herd_compat.pipeline.status`):
+0 when no test differs, 1 when some do, 2 on bad input (on the command line, or a test in
+error), else 3 when tests have no result; 3 also when the journal is incomplete (tests
+lost to dead workers), whatever else.
 """
 
 from __future__ import annotations
@@ -47,15 +49,17 @@ from herdsman.herd_compat.analyses.diff import (
 from herdsman.herd_compat.campaigns.diff_db import DiffDB, DiffRow
 from herdsman.herd_compat.campaigns.diff_report import report_lines, write_json, write_pictures
 from herdsman.herd_compat.campaigns.journal_run import begin, incomplete_notes, tests_by_key
-from herdsman.herd_compat.campaigns.pools import Workers, open_pool
+from herdsman.herd_compat.campaigns.pools import Workers, kill_after, open_pool
 from herdsman.herd_compat.campaigns.workers import (
     TaskLost,
     TaskPool,
     WorkerStartError,
 )
 from herdsman.herd_compat.formats.dots import check_outdir, dot_base
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits
 from herdsman.herd_compat.pipeline.models import resolve_model_spec
 from herdsman.herd_compat.pipeline.progress import ProgressBar
+from herdsman.herd_compat.pipeline.status import BAD_INPUT, LIMIT, NEGATIVE, OK, worst
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import MAX_MODEL_BYTES, read_bytes
 
@@ -74,7 +78,8 @@ class DiffConfig:
     resume: bool = False
     json_out: str | None = None
     outdir: str | None = None
-    timeout: float | None = None
+    # each of a test's three stages, and each worker's memory
+    limits: Limits = RUN_LIMITS
     engine: str = "auto"
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
@@ -104,7 +109,7 @@ def fingerprint(cfg: DiffConfig, keys: list[str]) -> str:
         "engine": cfg.engine,
         "variants": sorted(cfg.variants),
         "include_dirs": cfg.include_dirs,
-        "timeout": cfg.timeout,
+        "timeout": cfg.limits.time_limit,
         "tests": sorted(keys),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
@@ -131,11 +136,6 @@ def make_row(key: str, path: str, res: TestDiff | TaskLost) -> DiffRow:
     return DiffRow(key, path, name, "error", "error", details)
 
 
-def _grace(timeout: float) -> float:
-    """Extra wall time before the parent kills a worker the engine did not stop."""
-    return min(5.0, max(0.5, 0.2 * timeout))
-
-
 def _execute(
     cfg: DiffConfig,
     todo: list[str],
@@ -152,12 +152,11 @@ def _execute(
         include_dirs=tuple(cfg.include_dirs),
         variants=frozenset(cfg.variants),
         engine=cfg.engine,
-        time_limit=cfg.timeout,
-        memory_limit=cfg.workers.process_memory,
+        limits=cfg.workers.process_limits(cfg.limits),
     )
     # three stages of at most --timeout CPU seconds each, then the pool kills the worker
-    kill_after = None if cfg.timeout is None else 3 * cfg.timeout + _grace(cfg.timeout)
-    pool: TaskPool[TestDiff] = open_pool(cfg.workers, worker, wcfg, kill_after)
+    kill = kill_after(cfg.limits.time_limit, stages=3)
+    pool: TaskPool[TestDiff] = open_pool(cfg.workers, cfg.limits, worker, wcfg, kill)
     show = cfg.progress if cfg.progress is not None else err.isatty()
     progress = ProgressBar("diff", show, total, done)
     counts = {"differ": 0}
@@ -209,12 +208,15 @@ def run_diff(
         write_json(cfg, rows, wall, db_path, files)
     for note in incomplete_notes(rows, len(order), db_path):
         err.write(note + "\n")
-    if len(rows) < len(order) or any(r.group == "noresult" for r in rows):
-        status = 3
-    elif any(r.group == "error" for r in rows):
-        status = 2
-    elif any(r.group in DIFFERENT for r in rows):
-        status = 1
+    if len(rows) < len(order) or any(r.status == "lost" for r in rows):
+        status = LIMIT  # never a clean exit on a partial journal
     else:
-        status = 0
+        status = worst(_status(r.group) for r in rows)
     return DiffOutcome(status, rows, db_path)
+
+
+def _status(group: str) -> int:
+    """A test's part of the exit status."""
+    if group in DIFFERENT:
+        return NEGATIVE
+    return {"error": BAD_INPUT, "noresult": LIMIT}.get(group, OK)

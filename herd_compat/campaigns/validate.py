@@ -18,11 +18,12 @@ run once more at once on a fresh worker; if that worker dies too, the test is st
 *lost* (category ``error``, status ``lost``), and ``--resume`` runs it again (timeouts and
 errors are kept: they would come out the same).
 
-Exit status: 0 when every test matches herd, 1 when some do not (mismatch, missing
-expectation, timeout), 2 on input errors (in a test, the model, the expectations, or the
-database: in use by another campaign, corrupt), 3 when tests were lost to dead workers or
-have no result (the report is incomplete: run again with ``--resume``), whatever the
-other results.  A dask cluster that cannot be reached or started, or that is lost, raises
+Exit status (:mod:`herd_compat.pipeline.status`): 0 when every test matches herd, 1 when
+some do not (mismatch, missing expectation), 2 on input errors (in a test, the model, the
+expectations, or the database: in use by another campaign, corrupt), else 3 when tests
+ran out of time or memory; 3 also when tests were lost to dead workers or have no result
+(the report is incomplete: run again with ``--resume``), whatever the other results.  A
+dask cluster that cannot be reached or started, or that is lost, raises
 :class:`~workers.ClusterError` (one line and exit status 2 on the command line).
 """
 
@@ -40,7 +41,12 @@ from typing import IO
 
 from herdsman.herd_compat.campaigns.campaign_db import CampaignDB, Row, readable
 from herdsman.herd_compat.campaigns.journal_run import begin, incomplete_notes, tests_by_key
-from herdsman.herd_compat.campaigns.pools import DEFAULT_CONNECT_TIMEOUT, Workers, open_pool
+from herdsman.herd_compat.campaigns.pools import (
+    DEFAULT_CONNECT_TIMEOUT,
+    Workers,
+    kill_after,
+    open_pool,
+)
 from herdsman.herd_compat.campaigns.reports import (
     Totals,
     mismatch_lines,
@@ -56,9 +62,10 @@ from herdsman.herd_compat.formats.dots import dot_base
 from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.herdlog import Expectation, detect_format, read_expectations
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import DEFAULT_WORKER_MB
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, Limits
 from herdsman.herd_compat.pipeline.progress import ProgressBar
 from herdsman.herd_compat.pipeline.run_file import Done, Failed
+from herdsman.herd_compat.pipeline.status import BAD_INPUT, LIMIT, NEGATIVE, OK, worst
 from herdsman.litmus.base.errors import InputError
 
 
@@ -71,17 +78,18 @@ class CampaignConfig:
     db: str | None = None
     resume: bool = False
     jobs: int = 1
-    timeout: float | None = None
+    # per test (the engine stops cleanly; the pool kills a bit later), and each worker's
+    # memory: a local worker's address space, a --dask-local worker's resident memory
+    limits: Limits = RUN_LIMITS
     json_out: str | None = None
     junit_out: str | None = None
     engine: str = "auto"
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     progress: bool | None = None  # None: when stderr is a terminal
-    max_memory: int | None = DEFAULT_WORKER_MB  # MB of address space per worker
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
     # On dask instead of --jobs local processes: an existing scheduler's address, or a
-    # local cluster of N worker processes (--max-memory is then dask's memory limit)
+    # local cluster of N worker processes (the memory limit is then dask's)
     scheduler: str | None = None
     dask_local: int | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT  # to reach the scheduler, or start one
@@ -111,11 +119,6 @@ def fingerprint(cfg: CampaignConfig, keys: list[str]) -> str:
 def default_db_path(cfg: CampaignConfig, fp: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", os.path.basename(cfg.model or "default"))
     return os.path.join(".herdsman", f"validate-{slug}-{fp[:12]}.sqlite")
-
-
-def _grace(timeout: float) -> float:
-    """Extra wall time before the parent kills a worker the engine did not stop."""
-    return min(5.0, max(0.5, 0.2 * timeout))
 
 
 #: validate's progress bar: ``_Progress(enabled, total, done)``.
@@ -176,14 +179,15 @@ def run_campaign(
     for note in notes:
         err.write(note + "\n")
     if notes:  # never a clean exit on a partial report
-        status = 3
-    elif any(r.category == "error" for r in rows):
-        status = 2
-    elif bad:
-        status = 1
+        status = LIMIT
     else:
-        status = 0
+        status = worst(_status(r.category) for r in rows)
     return CampaignOutcome(status, rows, t, db_path)
+
+
+def _status(category: str) -> int:
+    """A test's part of the exit status."""
+    return {"identical": OK, "error": BAD_INPUT, "timeout": LIMIT}.get(category, NEGATIVE)
 
 
 def _head(path: str) -> str:
@@ -193,17 +197,16 @@ def _head(path: str) -> str:
 
 def _open_pool(cfg: CampaignConfig, worker: WorkerFactory) -> TaskPool[Done | Failed]:
     """The workers of the campaign (:func:`pools.open_pool`)."""
-    workers = Workers(cfg.jobs, cfg.max_memory, cfg.scheduler, cfg.dask_local, cfg.connect_timeout)
+    workers = Workers(cfg.jobs, cfg.scheduler, cfg.dask_local, cfg.connect_timeout)
     run_cfg = RunConfig(
         model=cfg.model,
         include_dirs=list(cfg.include_dirs),
         variants=set(cfg.variants),
         engine=cfg.engine,
-        time_limit=cfg.timeout,  # the engine stops cleanly; the pool kills a bit later
-        memory_limit=workers.process_memory,  # each local worker's (campaign_worker.py)
+        limits=workers.process_limits(cfg.limits),  # each worker's (worker.py)
     )
-    kill_after = None if cfg.timeout is None else cfg.timeout + _grace(cfg.timeout)
-    return open_pool(workers, worker, run_cfg, kill_after)
+    kill = kill_after(cfg.limits.time_limit)
+    return open_pool(workers, cfg.limits, worker, run_cfg, kill)
 
 
 def _execute(
@@ -223,7 +226,7 @@ def _execute(
     counts = {"bad": 0}
 
     def on_result(key: str, res: Done | Failed | TaskLost) -> None:
-        row = make_row(key, given[key], res, expectations, cfg.timeout, cfg.max_memory)
+        row = make_row(key, given[key], res, expectations, cfg.limits)
         db.record(row)
         if row.category != "identical":
             counts["bad"] += 1
@@ -242,8 +245,7 @@ def make_row(
     path: str,
     res: Done | Failed | TaskLost,
     expectations: dict[str, Expectation],
-    timeout: float | None,
-    max_memory: int | None = None,
+    limits: Limits = RUN_LIMITS,
 ) -> Row:
     """The database row of one finished test: our herd block compared with herd's, or the
     line saying why there is none."""
@@ -258,10 +260,10 @@ def make_row(
             return Row(key, path, name, "done", c.category, text, c.details, res.cpu, herd_time)
         case Failed(kind="timeout") | TaskLost(cause="timeout"):
             cpu = res.cpu if isinstance(res, Failed) else None
-            details: dict[str, object] = {"timeout": timeout}
+            details: dict[str, object] = {"timeout": limits.time_limit}
             return Row(key, path, name, "timeout", "timeout", res.message, details, cpu, herd_time)
         case Failed(kind="memory"):  # like a timeout: a resource limit, no answer
-            details = {"memory_limit": max_memory}
+            details = {"memory_limit": limits.memory_limit}
             msg, cpu = res.message, res.cpu
             return Row(key, path, name, "timeout", "timeout", msg, details, cpu, herd_time)
         case TaskLost(cause="died"):  # no answer: --resume runs it again

@@ -16,8 +16,9 @@ from typing import Protocol
 
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
+from herdsman.herd_compat.pipeline.load import warm_up_parser
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file, warm_up_parser
+from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file
 
 TaskFn = Callable[[str], Done | Failed]
 
@@ -32,11 +33,11 @@ def engine_worker(cfg: RunConfig) -> TaskFn:
     """Load the model (once; a bad model stops the campaign), bound the worker's memory,
     return the task function."""
     models = ModelCache(cfg)
-    with CpuTimeLimit(cfg.time_limit):
+    with CpuTimeLimit(cfg.limits.time_limit):
         if cfg.model:
             models.get(cfg.model)
     warm_up_parser()
-    limit_memory(cfg.memory_limit)  # a test beyond it fails alone (MemoryError)
+    limit_memory(cfg.limits.memory_limit)  # a test beyond it fails alone (MemoryError)
     long_lived()
 
     def work(path: str) -> Done | Failed:

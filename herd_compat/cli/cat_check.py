@@ -4,9 +4,11 @@ For each model: its identity, how co is enumerated (``native``: the engine enume
 coherence orders; ``generic``: the model's own ``with``; ``none``: the model binds no co),
 and every check with its kind, name, mode and monotonicity (``monotone`` checks are the
 ones ``partial_violation`` evaluates to prune partial candidates).  Exit status 2 with
-``FILE:LINE:COL: error: ...`` on the first bad model.
+``FILE:LINE:COL: error: ...`` on the first bad model; 3 when a model takes more than
+``--timeout`` CPU seconds (default 60: a ``let rec`` that grows without end) or more
+memory than ``--max-memory`` to load (one warning line; the next models are checked).
 
-    python -m cat.cli check power ../shared/herd-cat/ppc.cat
+    python -m herdsman.herd_compat.cli.cat_check check power ../shared/herd-cat/ppc.cat
 """
 
 from __future__ import annotations
@@ -14,9 +16,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 
 from herdsman.cat.api import STABLE, Model, load_model
-from herdsman.litmus.base.errors import InputError
+from herdsman.herd_compat.cli.args import Parser, UsageError
+from herdsman.herd_compat.cli.options import (
+    ModelOptions,
+    add_limit_options,
+    add_model_options,
+    limits_of,
+    models_of,
+)
+from herdsman.herd_compat.pipeline.limits import READ_LIMITS, MemoryLimit
+from herdsman.herd_compat.pipeline.run_file import Failed, Naming, within_limits
+from herdsman.herd_compat.pipeline.status import failure_status, worst
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,24 +39,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help="built-in model name (sc, tso, pso, power...) or .cat file",
     )
-    p.add_argument(
-        "-I",
-        dest="include",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="include directory (repeatable)",
-    )
-    p.add_argument(
-        "--variant",
-        action="append",
-        default=[],
-        metavar="V",
-        help="variant tags, comma separated (repeatable)",
-    )
+    add_model_options(p, model=None, checks=False)
     p.add_argument(
         "--arch", metavar="ARCH", help="type-check for this architecture's predefined names"
     )
+    add_limit_options(p, "a model", READ_LIMITS)
 
 
 #: The subcommands of ``herdsman cat`` and what they do.
@@ -74,9 +74,9 @@ execution's rf and co:
 """
 
 
-def check_parser(prog: str = "herdsman cat check") -> argparse.ArgumentParser:
-    """The command line of ``cat check`` (an argparse parser that exits on errors)."""
-    p = argparse.ArgumentParser(
+def check_parser(prog: str = "herdsman cat check") -> Parser:
+    """The command line of ``cat check``."""
+    p = Parser(
         prog=prog,
         description="parse and type-check cat models",
         epilog=LEGEND,
@@ -99,13 +99,6 @@ def help_text(prog: str = "herdsman cat") -> str:
     for name in COMMANDS:
         lines += ["", f"{prog} {name}:", check_parser(f"{prog} {name}").format_help().rstrip()]
     return "\n".join(lines) + "\n"
-
-
-def _variants(values: list[str]) -> frozenset[str]:
-    out: set[str] = set()
-    for v in values:
-        out.update(x for x in v.replace(" ", ",").split(",") if x)
-    return frozenset(out)
 
 
 def describe(model: Model, arch: str | None = None) -> list[str]:
@@ -141,42 +134,70 @@ FOOTER = "(herdsman cat check --help explains the columns)"
 
 
 def main(args: argparse.Namespace) -> int:
-    variants = _variants(args.variant)
-    status = 0
+    """``cat check`` on the models of ``args``: each loaded and described within the
+    limits; the exit status."""
+    limits = limits_of(args, READ_LIMITS)
+    options = models_of(args, None, checks=False)
+    statuses = []
     described = False
-    for spec in args.models:
-        try:
-            model = load_model(spec, include_dirs=args.include, variants=variants)
-            arch = args.arch  # every parser of this command has --arch (add_arguments)
-            if arch:
-                model._unit(arch)
-            for line in describe(model, arch):
+    with MemoryLimit(limits.memory_limit):
+        for spec in args.models:
+            done = within_limits(spec, limits, partial(_check, spec, args, options))
+            if isinstance(done, Failed):
+                print(done.message, file=sys.stderr)
+                statuses.append(failure_status(done.kind))
+                continue
+            lines, error = done
+            for line in lines:
                 print(line)
             described = True
-            errors = model.lint()
-            if errors:  # the first one, as for every input error
-                print(errors[0].render(), file=sys.stderr)
-                status = 2
-        except InputError as e:
-            print(e.render(), file=sys.stderr)
-            status = 2
+            if error is not None:  # the first one, as for every input error
+                print(error, file=sys.stderr)
+                statuses.append(2)
     if described:
         print(FOOTER)
-    return status
+    return worst(statuses)
+
+
+def _check(
+    spec: str, args: argparse.Namespace, options: ModelOptions, naming: Naming
+) -> tuple[list[str], str | None]:
+    """One model loaded and described: its report lines and its first lint error."""
+    variants = frozenset(options.variants)
+    model = load_model(spec, include_dirs=options.include_dirs, variants=variants)
+    arch = args.arch  # every parser of this command has --arch (add_arguments)
+    if arch:
+        model._unit(arch)
+    lines = describe(model, arch)
+    errors = model.lint()
+    return lines, errors[0].render() if errors else None
+
+
+def command(argv: list[str]) -> int:
+    """``herdsman cat ARGS``: its help, or ``check`` (errors are the caller's:
+    ``cli.main.guarded``)."""
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(help_text())
+        return 0 if argv else 2
+    if argv[0] != "check":
+        raise UsageError(f"unknown cat command '{argv[0]}' (expected: check)")
+    return main(check_parser().parse_args(argv[1:]))
 
 
 def _main(argv: list[str] | None = None) -> int:
+    """``python -m herdsman.herd_compat.cli.cat_check ARGS``: :func:`command` with its
+    usage errors as one line."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        (sys.stdout if argv else sys.stderr).write(help_text())
-        return 0 if argv else 2
-    if argv[0] != "check":
-        print(
-            f"herdsman cat: error: unknown cat command '{argv[0]}' (expected: check)",
-            file=sys.stderr,
-        )
+    if not argv:
+        sys.stderr.write(help_text())
         return 2
-    return main(check_parser().parse_args(argv[1:]))
+    try:
+        return command(argv)
+    except UsageError as e:
+        print(f"herdsman cat: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else 0
 
 
 if __name__ == "__main__":

@@ -3,20 +3,25 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
 
 from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
-from herdsman.herd_compat.campaigns.pools import add_worker_options, workers_of
-from herdsman.herd_compat.campaigns.workers import ClusterError
-from herdsman.herd_compat.cli.args import Parser, UsageError
-from herdsman.herd_compat.cli.herd7opts import variant_options
+from herdsman.herd_compat.cli.args import Parser
+from herdsman.herd_compat.cli.campaigns import run_campaign_command
+from herdsman.herd_compat.cli.options import (
+    add_engine_options,
+    add_limit_options,
+    add_model_options,
+    add_output_options,
+    add_worker_options,
+    limits_of,
+    models_of,
+    workers_of,
+)
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
 
 
 def parser() -> Parser:
-    from herdsman.engine.options import ENGINES
-
     p = Parser(
         prog="herdsman diff",
         description="run two models on many tests and report where their answers differ, "
@@ -30,26 +35,22 @@ def parser() -> Parser:
     p.add_argument("inputs", nargs="+", metavar="TESTS", help="litmus files, @index files, dirs")
     p.add_argument("--db", metavar="FILE", help="the journal (SQLite)")
     p.add_argument("--resume", action="store_true", help="skip tests already in the journal")
-    p.add_argument("--json", dest="json_out", metavar="FILE", help="write everything as JSON")
-    p.add_argument("-o", "--outdir", metavar="DIR", help="a DOT picture of each witness")
-    p.add_argument(
-        "--timeout", type=float, metavar="S", help="CPU seconds per model run and witness"
+    add_output_options(
+        p,
+        outdir="a DOT picture of each witness",
+        json="write everything as JSON",
+        json_file=True,
+        progress="progress bar",
     )
-    p.add_argument("--engine", choices=ENGINES, default="auto")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    p.add_argument("--variant", action="append", default=[], metavar="V")
+    add_limit_options(p, "each model's run of a test, and its witness search,", RUN_LIMITS)
+    add_engine_options(p)
+    add_model_options(p, model=None, checks=False)
     p.add_argument(
         "--show",
         type=int,
         default=20,
         metavar="N",
         help="describe at most N tests of each group (default 20; -1: all)",
-    )
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: when stderr is a terminal)",
     )
     add_worker_options(p)
     return p
@@ -59,8 +60,7 @@ def main(argv: Sequence[str]) -> int:
     """``herdsman diff``'s entry point (errors are the caller's: ``cli.guarded``)."""
     a = parser().parse_args(list(argv))
     workers = workers_of(a)
-    if a.timeout is not None and a.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    models = models_of(a, None, checks=False)
     cfg = DiffConfig(
         a=a.a,
         b=a.b,
@@ -70,17 +70,13 @@ def main(argv: Sequence[str]) -> int:
         resume=a.resume,
         json_out=a.json_out,
         outdir=a.outdir,
-        timeout=a.timeout,
+        limits=limits_of(a, RUN_LIMITS),
         engine=a.engine,
-        include_dirs=a.include,
-        variants=variant_options(a.variant),
+        include_dirs=models.include_dirs,
+        variants=models.variants,
         progress=a.progress,
         show=a.show,
     )
-    try:
-        return run_diff(cfg).status
-    except ClusterError as e:  # not reached, not started, or lost: one line, exit 2
-        raise UsageError(str(e)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted: finished tests are in the journal; continue with --resume\n")
-        return 130
+    return run_campaign_command(
+        [cfg.a, cfg.b], models, cfg.limits, lambda: run_diff(cfg).status, "journal"
+    )

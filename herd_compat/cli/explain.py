@@ -7,7 +7,14 @@ from collections.abc import Sequence
 
 from herdsman.herd_compat.analyses.explain.report import ExplainConfig, explain
 from herdsman.herd_compat.cli.args import Parser, UsageError
-from herdsman.herd_compat.cli.herd7opts import variant_options
+from herdsman.herd_compat.cli.options import (
+    add_limit_options,
+    add_model_options,
+    add_output_options,
+    limits_of,
+    models_of,
+)
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
 
 
 def parser() -> Parser:
@@ -15,7 +22,8 @@ def parser() -> Parser:
         prog="herdsman explain",
         description="why a model allows or forbids a final state of a test: every candidate "
         "execution giving it, each with the first check that rejects it and its witness "
-        "cycle (or an execution the model allows). Exit 0, 2: bad input, 3: --timeout.",
+        "cycle (or an execution the model allows). Exit 0, 2: bad input, 3: --timeout or "
+        "--max-memory.",
     )
     p.add_argument("model", metavar="MODEL", help="built-in model name or .cat file")
     p.add_argument("test", metavar="TEST", help="litmus test")
@@ -25,14 +33,12 @@ def parser() -> Parser:
         help="the final state, as in herd's conditions ('0:r1=0 /\\ 1:r1=0') or states "
         "('0:EAX=0; 1:EAX=0;'); default: the state of the test's exists/~exists clause",
     )
-    p.add_argument(
-        "-o", "--outdir", metavar="DIR", help="a DOT picture per candidate in DIR (herd's style)"
+    add_output_options(
+        p, outdir="a DOT picture per candidate in DIR (herd's style)", json="one JSON object"
     )
-    p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--max", type=int, metavar="N", help="list at most N rejected candidates")
-    p.add_argument("--timeout", type=float, metavar="S", help="give up after S s of CPU")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    p.add_argument("--variant", action="append", default=[], metavar="V")
+    add_limit_options(p, "the explanation", RUN_LIMITS)
+    add_model_options(p, model=None, checks=False)
     return p
 
 
@@ -41,17 +47,16 @@ def main(argv: Sequence[str]) -> int:
     a = parser().parse_args(list(argv))
     if a.max is not None and a.max < 0:
         raise UsageError("--max must be >= 0")
-    if a.timeout is not None and a.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    models = models_of(a, a.model, checks=False)
     cfg = ExplainConfig(
         model=a.model,
         test=a.test,
         state=a.state,
         outdir=a.outdir,
         json=a.json,
-        include_dirs=a.include,
-        variants=variant_options(a.variant),
-        time_limit=a.timeout,
+        include_dirs=models.include_dirs,
+        variants=models.variants,
+        limits=limits_of(a, RUN_LIMITS),
         limit=a.max,
     )
     return explain(cfg)

@@ -12,20 +12,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from herdsman.engine.options import ENGINES, SPEEDCHECKS
 from herdsman.engine.outcome import SHOW_MODES
-from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, SHOW_EVENTS
-from herdsman.herd_compat.cli.args import UsageError
+from herdsman.graphs.dot import DRAWABLE, GRAPH_MODES, PICTURE_FORMATS, SHOW_EVENTS
+from herdsman.graphs.render import LAYOUTS
+from herdsman.herd_compat.cli.options import (
+    OptionError,
+    count_value,
+    memory_limit_value,
+    time_limit_value,
+    variant_tags,
+)
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.inputs import expand_test_args, read_conds, read_names
-from herdsman.herd_compat.pipeline.limits import MIN_MEMORY_MB
+from herdsman.herd_compat.pipeline.limits import MAX_UNROLL, RUN_LIMITS
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import MAX_LIST_BYTES, read_text
-
-
-class OptionError(UsageError):
-    """A bad herd7 command line (unknown option, missing or bad argument)."""
 
 
 @dataclass(frozen=True)
@@ -68,38 +72,6 @@ def _model(cfg: RunConfig, v: object, st: State) -> None:
         if os.path.exists(cand):
             spec = cand
     cfg.model = spec
-
-
-#: The tags herd7's ``-variant`` accepts (herd's ``Variant.parse``, with its spellings;
-#: also ``tNN``).  Any other tag is refused, as herd7 refuses it.
-VARIANT_TAGS = frozenset(
-    """success instr specialx0 amox0 x0 normw acqrelasfence backcompat back fullscdepend
-    scdepend splittedrmw switchdepscwrite switchdepscresult lrscdiffok mixed unaligned
-    dontcheckmixed notweakpredicated notweakpred tagmem memtag mte toofar morello neon deps
-    instances instance kvm vmsa ets ets2 exs eis eos noptebranch nobranch pte2 pte-squared
-    phantomonload optrfrmw constrainedunpredictable cu exp ifetch self dic idc cos-opt test
-    asl asl_aarch64 aslaarch64 asl+aarch64 aslv0 asl0 asl_0 aslv1 asl1 asl_1 asltype+warn
-    asltype+silence asltype+check asl+experimental asl+exp s128 strict warn telechat nv2
-    fatal skip handled synchronous sync asynchronous async asymmetric asym""".split()
-)
-
-
-def variant_tags(text: str, option: str = "-variant") -> set[str]:
-    """The tags of one ``-variant`` argument (comma or space separated), each one herd7
-    knows (else :class:`OptionError`, as herd7 says it)."""
-    tags = {t for t in text.replace(",", " ").split() if t}
-    for t in sorted(tags):
-        low = t.lower()
-        if low not in VARIANT_TAGS and not (len(low) == 3 and low[0] == "t" and low[1:].isdigit()):
-            raise OptionError(
-                f"{t} is a bad tag for {option} (herd7's tags: {', '.join(sorted(VARIANT_TAGS))})"
-            )
-    return tags
-
-
-def variant_options(values: list[str], option: str = "--variant") -> set[str]:
-    """The tags of repeated ``--variant`` options of herdsman's commands."""
-    return {t for v in values for t in variant_tags(v, option)}
 
 
 def _variants(cfg: RunConfig, v: object, st: State) -> None:
@@ -157,16 +129,38 @@ def _help(cfg: RunConfig, v: object, st: State) -> None:
     st.help = True
 
 
+def _timeout(cfg: RunConfig, v: object, st: State) -> None:
+    """``-timeout S``: as every command's ``--timeout`` (0: no limit, as herd7's)."""
+    seconds = time_limit_value(str(v), "-timeout")
+    cfg.limits = replace(cfg.limits, time_limit=seconds)
+
+
 def _max_memory(cfg: RunConfig, v: object, st: State) -> None:
-    mb = int(v)  # type: ignore[call-overload]
-    if mb < MIN_MEMORY_MB:
-        raise OptionError(f"-max-memory must be at least {MIN_MEMORY_MB} (MB)")
-    cfg.memory_limit = mb
+    """``-max-memory MB``: as every command's ``--max-memory`` (0: no bound)."""
+    mb = memory_limit_value(str(v), "-max-memory")
+    cfg.limits = replace(cfg.limits, memory_limit=mb)
+
+
+def _unroll(cfg: RunConfig, v: object, st: State) -> None:
+    assert isinstance(v, int)  # an "int" option
+    cfg.unroll = count_value(v, "-unroll", 0, MAX_UNROLL)
 
 
 def _picture(attr: str) -> Callable[[RunConfig, object, State], None]:
     """An option of herd's pictures (``-graph``, ``-squished``...)."""
-    return lambda cfg, v, st: setattr(cfg, "picture", replace(cfg.picture, **{attr: v}))
+
+    def apply(cfg: RunConfig, v: object, st: State) -> None:
+        change: dict[str, Any] = {attr: v}  # a value of the type the option converts to
+        cfg.picture = replace(cfg.picture, **change)
+
+    return apply
+
+
+def _dotmode(cfg: RunConfig, v: object, st: State) -> None:
+    """herd's ``-dotmode``: ``plain`` text in pictures (herd's default); herd's ``fig``
+    (labels escaped for TeX in xfig) is not drawn by herdsman."""
+    if v == "fig":
+        raise OptionError("-dotmode fig: herdsman writes plain labels (-dotmode plain)")
 
 
 def _relations(attr: str) -> Callable[[RunConfig, object, State], None]:
@@ -222,13 +216,21 @@ OPTIONS: dict[str, Opt] = {
     ),
     "-candidates": Opt("bool", _set("candidates"), "<bool> print the Candidates line"),
     "-optace": Opt("tag", _optace, "true adds variant cos-opt", ("false", "true", "iico")),
-    "-unroll": Opt("int", _set("unroll"), "<n> backward-jump unrolling bound (default 2)"),
+    "-unroll": Opt("int", _unroll, "<n> backward-jump unrolling bound (default 2)"),
     "-checkfilter": Opt("bool", _set("checkfilter"), "<bool> apply the test's filter"),
     "-archcheck": Opt("bool", _set("archcheck"), "<bool> check model/test architectures"),
-    "-timeout": Opt("float", _set("time_limit"), "<s> give up a test after s CPU seconds"),
+    "-timeout": Opt(
+        "str",
+        _timeout,
+        f"<s> give up a test after s CPU seconds (0: none; {RUN_LIMITS.time_limit:g})",
+    ),
     "-engine": Opt("tag", _set("engine"), "herdsman's engine choice", ENGINES),
     "-progress": Opt("bool", _set("progress"), "<bool> each test's progress on stderr (herdsman)"),
-    "-max-memory": Opt("int", _max_memory, "<mb> give up a test beyond mb MB (herdsman)"),
+    "-max-memory": Opt(
+        "str",
+        _max_memory,
+        f"<mb> give up a test beyond mb MB (herdsman; {RUN_LIMITS.memory_limit})",
+    ),
     "-graph": Opt("tag", _picture("graph"), "picture layout", GRAPH_MODES),
     "-showevents": Opt("tag", _picture("show_events"), "events drawn", SHOW_EVENTS),
     "-squished": Opt("bool", _picture("squished"), "<bool> short event labels"),
@@ -236,6 +238,10 @@ OPTIONS: dict[str, Opt] = {
     "-showthread": Opt("bool", _picture("show_thread"), "<bool> label the threads"),
     "-doshow": Opt("str", _relations("doshow"), "<r1,r2> relations to draw too"),
     "-unshow": Opt("str", _relations("unshow"), "<r1,r2> relations not to draw"),
+    "-dotcom": Opt("tag", _picture("layout"), "Graphviz program placing events", LAYOUTS),
+    "-dotmode": Opt("tag", _dotmode, "text in pictures (plain only)", ("plain", "fig")),
+    "-format": Opt("tag", _picture("format"), "-o DIR files: DOT text or images", PICTURE_FORMATS),
+    "--format": Opt("tag", _picture("format"), "alias of -format", PICTURE_FORMATS),
     "-gv": Opt("", _viewer, "herd opens gv; herdsman writes the pictures (-o DIR, -o -)"),
     "-evince": Opt("", _viewer, "herd opens evince; herdsman writes the pictures"),
     "-version": Opt("", _version, "print the version and exit"),
@@ -269,9 +275,12 @@ def apply_option(cfg: RunConfig, st: State, name: str, value: str | None) -> Non
     opt = OPTIONS.get(name)
     if opt is None:
         raise OptionError(f"unknown option '{name}' (see herdsman herd7 -help)")
-    if opt.arg and value is None:
+    if not opt.arg:
+        opt.apply(cfg, None, st)
+    elif value is None:
         raise OptionError(f"option {name} needs an argument")
-    opt.apply(cfg, _convert(name, opt, value) if opt.arg else None, st)
+    else:
+        opt.apply(cfg, _convert(name, opt, value), st)
 
 
 def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
@@ -297,7 +306,7 @@ def read_conf_file(path: str, cfg: RunConfig, st: State) -> None:
 
 def parse_herd7_args(argv: list[str]) -> tuple[RunConfig, State]:
     """RunConfig from herd7-style arguments (tests expanded, ``@index`` read)."""
-    cfg = RunConfig(herd_only=True, progress=None)
+    cfg = RunConfig(herd_only=True, progress=None, limits=RUN_LIMITS)
     st = State()
     i = 0
     while i < len(argv):

@@ -1,4 +1,5 @@
-"""GenMC's summary of an exploration, printed after herd's block by TruSt's own options.
+"""GenMC's words: the summary of an exploration, printed after herd's block by TruSt's own
+options, and ``herdsman verify``'s report on a C program (:func:`verify_report`).
 
 ``Number of complete executions explored: N`` and (when some were) ``Number of blocked
 executions seen: M`` read as GenMC prints them; the other lines say what GenMC does not
@@ -8,6 +9,9 @@ executions seen: M`` read as GenMC prints them; the other lines say what GenMC d
 from __future__ import annotations
 
 from herdsman.engine.outcome import Outcome
+from herdsman.herd_compat.formats.opsummary import operational_lines
+from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
+from herdsman.herd_compat.formats.trace import trace
 from herdsman.litmus.printer import loc_text, value_text
 
 
@@ -46,4 +50,39 @@ def summary(outcome: Outcome, executions: bool = False) -> str:
         if x.get("decisive_beyond_bound") and not x.get("decisive_within_bound"):
             lines.append("The condition's outcome is reached only beyond the preemption bound")
     lines.append(f"Total CPU time: {st.time:.2f}s")
+    return "\n".join(lines) + "\n"
+
+
+def verify_report(out: Outcome, unroll: int, wall: float) -> str:
+    """``herdsman verify``'s report of a C program's outcome, as GenMC's reads: the
+    violating execution or ``No errors were detected.``, the counts, the time (lines end
+    with a newline)."""
+    lines = []
+    x = out.stats.extra
+    if out.errors:
+        err = out.errors[0]
+        lines.append("Error detected: Safety violation!")
+        where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin
+        lines.append(f"Assertion violation: {err.message}  (thread {err.thread}, {where})")
+        if not err.complete:
+            lines.append("(another thread is blocked in this execution)")
+        if err.graph is not None:
+            lines.append("The violating execution:")
+            lines.append(trace(err.graph).rstrip("\n"))
+        if x.get("stopped_at_error"):
+            lines.append("(exploration stopped at the first error; --keep-going explores on)")
+        else:
+            lines.append(f"Executions violating an assertion: {int(x.get('errors', 0))}")
+    else:
+        lines.append("No errors were detected.")
+    lines.append(f"Number of complete executions explored: {out.stats.complete}")
+    lines.append(f"Number of blocked executions seen: {out.stats.blocked}")
+    cut = int(x.get("blocked_loop_bound", 0))
+    if cut:
+        lines.append(f"Executions cut by the loop bound (--unroll {unroll}): {cut}")
+    if out.engine == "operational":
+        lines.extend(operational_lines(out))
+    elif out.engine == "rsmc":
+        lines.extend(rsmc_lines(out))
+    lines.append(f"Total wall-clock time: {wall:.2f}s")
     return "\n".join(lines) + "\n"

@@ -1,14 +1,21 @@
-"""The configuration of a run: what ``herdsman run``, ``herdsman herd7`` and campaign workers
-parse their options into, with herd's meaning, and the engine's options made from it."""
+"""The configuration of a run: what ``herdsman run``, ``herdsman herd7``, ``herdsman
+verify`` and campaign workers parse their options into, with herd's meaning, and the
+engine's options made from it."""
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Literal
 
-from herdsman.engine.options import RunOptions
+from herdsman.engine.options import VERIFY_UNROLL, RunOptions
 from herdsman.graphs.dot import PictureOptions
+from herdsman.herd_compat.pipeline.limits import Limits
 from herdsman.herd_compat.pipeline.progress import TerminalProgress
+
+#: What a run reads: litmus tests (assembly or C; ``run``, ``herd7``, campaigns) or C
+#: programs (``verify``).
+InputKind = Literal["tests", "programs"]
 
 
 @dataclass
@@ -36,8 +43,8 @@ class RunConfig:
     checkfilter: bool = True
     unroll: int | None = None  # None: the engine's default (herd's 2)
     archcheck: bool = True
-    time_limit: float | None = None  # herd's -timeout: no block for a test over it
-    memory_limit: int | None = None  # --max-memory: MB of address space (None: no limit)
+    # --timeout (herd's -timeout: no block for a test over it) and --max-memory
+    limits: Limits = field(default_factory=Limits)
     speedcheck: str = "false"  # herd's -speedcheck: false | true | fast
     # each test's progress on stderr (``run``/``herd7``); None: when stderr is a terminal
     progress: bool | None = False
@@ -50,6 +57,19 @@ class RunConfig:
     stateful: bool = False  # stateful DPOR
     reduction: str = "dpor"  # dpor, or none (every run)
     herd_only: bool = False  # ``herdsman herd7``: herd's blocks and nothing else
+    # C programs (``herdsman verify``): what is read, how C maps to the model's events
+    # (None: by model), the preprocessor's macros and include directories, and whether
+    # the search stops at the first failed assertion (GenMC's default)
+    inputs: InputKind = "tests"
+    target: str | None = None
+    defines: dict[str, str] = field(default_factory=dict)
+    c_include_dirs: list[str] = field(default_factory=list)
+    stop_on_error: bool = False
+    # GenMC's options for C programs: functions whose loops --unroll leaves alone
+    # (-no-unroll), symmetry reduction (off: -disable-sr), its writes-first schedule
+    no_unroll: list[str] = field(default_factory=list)
+    symmetry: bool = True
+    writes_first: bool = False
 
     @property
     def trust_summary(self) -> bool:
@@ -80,7 +100,7 @@ class RunConfig:
             show=self.show,
             nshow=self.nshow,
             checkfilter=self.checkfilter,
-            time_limit=self.time_limit,
+            time_limit=self.limits.time_limit,
             preemption_bound=self.preemption_bound,
             print_executions=self.print_executions,
             executions_dot=self.execution_dots,
@@ -88,8 +108,13 @@ class RunConfig:
             stateful=self.stateful,
             reduction=self.reduction,
             speedcheck=self.speedcheck,
+            stop_on_error=self.stop_on_error,
+            symmetry=self.symmetry,
+            writes_first=self.writes_first,
             progress=TerminalProgress(sys.stderr) if self.shows_progress else None,
         )
         if self.unroll is not None:
             opts.unroll = self.unroll
+        elif self.inputs == "programs":  # C programs' loops have no bound, as GenMC's:
+            opts.unroll = VERIFY_UNROLL  # only engines that enumerate eagerly need one
         return opts

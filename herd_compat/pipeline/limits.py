@@ -1,16 +1,22 @@
-"""Resource limits of a run: a CPU-time alarm over one test's whole pipeline, and a bound
-on the process's memory.
+"""Resource limits of a run: how much CPU time and memory a unit of work may take
+(:class:`Limits`, the one type every command's configuration holds them in), the
+documented defaults, a CPU-time alarm over one unit's whole pipeline, a bound on the
+process's memory, and the one warning line that reports an exceeded limit.
 
 The engines check their own deadline (:func:`engine.errors.check_deadline`) in their
 search loops, but a test spends time elsewhere too: parsing, loading a model (a ``let
 rec`` over values is computed then), building the skeleton and its relations, preparing
-the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of it: an
-``ITIMER_PROF`` timer (CPU time of the process, as ``time.process_time()``) raises
-:class:`~engine.errors.TimeLimitExceeded` wherever the test is when its time is up.  The
-timer fires once, is cancelled and its handler restored when the block ends, so nothing
-leaks into the next test; without a main thread to take the signal (a test run from
-another thread, as on a cluster's workers) the engines' own checks remain, and the cat
-evaluator's (``cat.api.cpu_deadline``: a ``let rec`` iterated at load time).
+the model for a skeleton, one long check.  :class:`CpuTimeLimit` covers all of it: when
+the process's CPU time (``time.process_time()``) reaches the limit, a watchdog thread
+sends ``SIGPROF`` to the main thread, whose handler raises
+:class:`~engine.errors.TimeLimitExceeded` wherever the test is.  (Not an ``ITIMER_PROF``
+timer: while a process-wide CPU timer is armed, Linux reads the process's CPU clock from
+a sample taken at scheduler ticks, and every CPU time measured — herd's ``Time``, the
+engines' statistics — would come out short.)  The alarm fires once, is cancelled and its
+handler restored when the block ends, so nothing leaks into the next test; without a main
+thread to take the signal (a test run from another thread, as on a cluster's workers) the
+engines' own checks remain, and the cat evaluator's (``cat.api.cpu_deadline``: a ``let
+rec`` iterated at load time).
 
 :class:`MemoryLimit` lowers the soft limit of the process's address space
 (``RLIMIT_AS``) for a block: an allocation beyond it raises :class:`MemoryError`, which
@@ -20,12 +26,14 @@ hard one is never touched).
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from types import FrameType, TracebackType
 
 from herdsman.cat.api import DeadlinePassed, cpu_deadline
@@ -33,6 +41,60 @@ from herdsman.engine.errors import TimeLimitExceeded
 
 #: The smallest memory limit accepted, in MB (the interpreter and herdsman need ~40 MB).
 MIN_MEMORY_MB = 64
+#: The largest memory limit accepted, in MB (16 TB: beyond any machine, within RLIMIT_AS).
+MAX_MEMORY_MB = 1 << 24
+#: The default memory bound of every command that evaluates a model, in MB of address
+#: space: the command's process, or each of a campaign's local workers.
+DEFAULT_MEMORY_MB = 2048
+#: The largest time limit accepted, in CPU seconds (about 11.6 days).
+MAX_TIME_LIMIT = 1_000_000.0
+#: The default time limit of each test, program or analysis of the commands that run
+#: them, in CPU seconds.
+DEFAULT_TIME_LIMIT = 3600.0
+#: The largest loop bound accepted (``--unroll``, herd7's ``-unroll``).
+MAX_UNROLL = 1_000_000
+#: The default time limit of the commands that read one file or model at a time (``cat
+#: check``, whose whole work is evaluating models; ``parse``): CPU seconds per file.
+READ_TIME_LIMIT = 60.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a unit of work (a test, a program, a model, an analysis) may take:
+    ``time_limit`` CPU seconds and ``memory_limit`` MB of address space (None: no bound).
+    The command line's ``--timeout`` and ``--max-memory``; what the unit is, each
+    command says (README, "Limits and exit statuses")."""
+
+    time_limit: float | None = None
+    memory_limit: int | None = None
+
+
+#: The default limits of the commands that run tests, programs or analyses (each test,
+#: program or analysis; each campaign worker's memory), and of those that read one file
+#: or model at a time (``parse``, ``cat check``).
+RUN_LIMITS = Limits(DEFAULT_TIME_LIMIT, DEFAULT_MEMORY_MB)
+READ_LIMITS = Limits(READ_TIME_LIMIT, DEFAULT_MEMORY_MB)
+
+
+def grace(time_limit: float) -> float:
+    """The extra time a backstop (the alarm over a search that checks its own limit and
+    reports how far it got, or a campaign's kill of a worker) gives beyond
+    ``time_limit``."""
+    return min(5.0, max(0.5, 0.2 * time_limit))
+
+
+def time_line(path: str, limits: Limits, missing: str = "no result") -> str:
+    """The one line reporting that ``path``'s unit of work ran out of time."""
+    limit = f" of {limits.time_limit:g} s" if limits.time_limit is not None else ""
+    return f"{path}:0:0: warning: time limit{limit} exceeded, {missing}"
+
+
+def memory_line(path: str, limits: Limits, missing: str = "no result") -> str:
+    """The one line reporting that ``path``'s unit of work ran out of memory."""
+    if limits.memory_limit is None:
+        return f"{path}:0:0: warning: out of memory, {missing}"
+    return f"{path}:0:0: warning: memory limit of {limits.memory_limit} MB exceeded, {missing}"
+
 
 #: A signal's disposition, as ``signal.signal`` takes and returns it.
 Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
@@ -50,10 +112,61 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
     raise TimeLimitExceeded()
 
 
+class _Watchdog:
+    """A thread that sends ``SIGPROF`` to the main thread once the process's CPU time
+    reaches ``due`` (one per process, started when first needed)."""
+
+    #: The longest the watchdog sleeps between looks at the clock, in seconds.
+    LOOK_EVERY = 0.05
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.due: float | None = None
+        self.wake = threading.Condition()
+        thread = threading.Thread(target=self._watch, name="herdsman-cpu-limit", daemon=True)
+        thread.start()
+
+    def arm(self, due: float) -> None:
+        with self.wake:
+            self.due = due
+            self.wake.notify()
+
+    def disarm(self) -> None:
+        """No signal is sent once this returns."""
+        with self.wake:
+            self.due = None
+
+    def _watch(self) -> None:
+        main = threading.main_thread().ident
+        assert main is not None
+        with self.wake:
+            while True:
+                if self.due is None:
+                    self.wake.wait()
+                    continue
+                left = self.due - time.process_time()
+                if left <= 0:
+                    self.due = None
+                    signal.pthread_kill(main, signal.SIGPROF)
+                    continue
+                self.wake.wait(min(max(left, 0.001), self.LOOK_EVERY))
+
+
+_watchdog: _Watchdog | None = None
+
+
+def _the_watchdog() -> _Watchdog:
+    """This process's watchdog (a forked child starts its own)."""
+    global _watchdog
+    if _watchdog is None or _watchdog.pid != os.getpid():
+        _watchdog = _Watchdog()
+    return _watchdog
+
+
 class CpuTimeLimit:
     """``with CpuTimeLimit(seconds):`` raises :class:`TimeLimitExceeded` inside the block
     once it has used ``seconds`` of CPU time (no limit: None).  One at a time: the
-    process has one ``ITIMER_PROF`` timer."""
+    process has one watchdog."""
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
@@ -72,8 +185,7 @@ class CpuTimeLimit:
         self._previous = signal.signal(signal.SIGPROF, _on_alarm)
         self._armed = True
         _due = time.process_time() + self.seconds
-        # setitimer(0) would disarm it: a limit of 0 s fires at once
-        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 1e-6))
+        _the_watchdog().arm(_due)  # a limit of 0 s fires at once
         return self
 
     def __exit__(
@@ -91,15 +203,11 @@ class CpuTimeLimit:
         global _due
         if not self._armed:
             return
-        _due = None
-        signal.setitimer(signal.ITIMER_PROF, 0)
+        _due = None  # a signal already on its way is ignored
+        _the_watchdog().disarm()
         if self._previous is not None:  # None: not set from Python; ours ignores signals
             signal.signal(signal.SIGPROF, self._previous)
         self._armed = False
-
-
-#: A campaign worker's default limit (``validate --max-memory``), in MB of address space.
-DEFAULT_WORKER_MB = 2048
 
 
 def limit_memory(mb: int | None) -> None:

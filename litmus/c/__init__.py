@@ -33,7 +33,7 @@ from herdsman.litmus.c.litmus_c import CLitmus, CThread, lower_c_litmus, parse_c
 from herdsman.litmus.c.lower_program import lower_program
 from herdsman.litmus.c.parse import parse_c
 from herdsman.litmus.c.preprocess import HEADERS, preprocess
-from herdsman.litmus.c.target import TARGETS, target_for_model
+from herdsman.litmus.c.target import TARGETS
 
 __all__ = [
     "TARGETS",
@@ -43,7 +43,6 @@ __all__ = [
     "load_c_program",
     "lower_c_litmus",
     "parse_c_litmus",
-    "target_for_model",
 ]
 
 

@@ -125,7 +125,11 @@ class ConstEval(LowerBase):
     def generic_choice(self, node: c_ast.GenericSelection) -> c_ast.Node:
         """The expression ``_Generic`` selects: the association of the controlling
         expression's type (with its ``_Atomic``, else without), else the default."""
-        t = self.value_type(node.expr) if self.type_of(node.expr).kind == "array" else self.type_of(node.expr)
+        t = (
+            self.value_type(node.expr)
+            if self.type_of(node.expr).kind == "array"
+            else self.type_of(node.expr)
+        )
         default = None
         for want in (t, t.plain()):
             for assoc in node.associations:
@@ -161,7 +165,10 @@ class ConstEval(LowerBase):
         if a is None or b is None:
             return None
         if node.op in ("&&", "||"):
-            ta, tb = bool(a) if isinstance(a, int) else True, bool(b) if isinstance(b, int) else True
+            ta, tb = (
+                bool(a) if isinstance(a, int) else True,
+                bool(b) if isinstance(b, int) else True,
+            )
             return int(ta and tb) if node.op == "&&" else int(ta or tb)
         fn = BINOP.get(node.op)
         if fn is None:

@@ -83,9 +83,9 @@ def op_value(op: Op, known: dict[str, Value]) -> Value | None:
     if fn == "not" and isinstance(args[0], int):
         return int(args[0] == 0)
     if fn in _FOLDABLE and len(args) == 2:
-        a, b = args
-        if isinstance(a, int) and isinstance(b, int):
-            return fold(fn, a, b)
-        if isinstance(a, Sym) and isinstance(b, int) and fn in ("add", "sub"):
-            return Sym(a.name, a.offset + (b if fn == "add" else -b))
+        x, y = args
+        if isinstance(x, int) and isinstance(y, int):
+            return fold(fn, x, y)
+        if isinstance(x, Sym) and isinstance(y, int) and fn in ("add", "sub"):
+            return Sym(x.name, x.offset + (y if fn == "add" else -y))
     return None

@@ -101,9 +101,7 @@ class Initialiser:
             return [(0, self.complete(ft)) for _, ft in t.fields[:1]]
         return [(off, self.complete(ft)) for _, off, ft in t.layout()]
 
-    def aggregate(
-        self, t: CType, items: _Items, base: int, out: list[Cell], braced: bool
-    ) -> int:
+    def aggregate(self, t: CType, items: _Items, base: int, out: list[Cell], braced: bool) -> int:
         """Fill aggregate ``t`` from ``items`` (without braces of its own, it takes what
         it needs and leaves the rest); the number of members it reached."""
         k, reached = 0, 0

@@ -35,7 +35,8 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.c.context import Context
-from herdsman.litmus.c.ctype import UNBOUNDED as INT, CType, TypeTable, pointer_to
+from herdsman.litmus.c.ctype import UNBOUNDED as INT
+from herdsman.litmus.c.ctype import CType, TypeTable, pointer_to
 from herdsman.litmus.c.lower_expr import Const
 from herdsman.litmus.c.lower_program import assemble, collect
 from herdsman.litmus.c.lower_stmt import CodeLowerer

@@ -65,6 +65,9 @@ class LoopLowerer(CallLowerer):
     def scoped(self, s: c_ast.Node) -> None:
         raise NotImplementedError  # lower_stmt.CodeLowerer
 
+    def stmt(self, s: c_ast.Node) -> None:
+        raise NotImplementedError  # lower_stmt.CodeLowerer
+
     def label_if_used(self, name: str) -> None:
         raise NotImplementedError  # lower_stmt.CodeLowerer
 
@@ -464,7 +467,9 @@ def fresh_allocations(code: list[Instr], before: int) -> set[str]:
             if ins.fn == "alloc":
                 fresh.add(ins.dst)
                 continue
-            if ins.fn in ("mov", "add") and any(isinstance(a, Reg) and a.name in fresh for a in ins.args):
+            if ins.fn in ("mov", "add") and any(
+                isinstance(a, Reg) and a.name in fresh for a in ins.args
+            ):
                 fresh.add(ins.dst)
                 continue
             fresh.discard(ins.dst)
@@ -514,5 +519,3 @@ def _ids(node: c_ast.Node) -> list[c_ast.ID]:
             out.append(n)
         stack.extend(child for _, child in n.children())
     return out
-
-

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from herdsman.litmus.base.ir import Branch, Imm, Label, Op, Operand, Reg
+from herdsman.litmus.base.ir import Branch, Imm, Label, Op, Reg
 from herdsman.litmus.c.ctype import INT, VOID, CType
 from herdsman.litmus.c.lower_intrinsic import IntrinsicBase
 from herdsman.litmus.c.target import ORDERS
@@ -142,7 +142,12 @@ class AtomicsLowerer(IntrinsicBase):
         return Val(Reg(d) if d else Imm(0), self._typed(t))
 
     def compare_exchange(
-        self, ptr: c_ast.Node, expected: c_ast.Node, desired: c_ast.Node, order: str, dst: str | None
+        self,
+        ptr: c_ast.Node,
+        expected: c_ast.Node,
+        desired: c_ast.Node,
+        order: str,
+        dst: str | None,
     ) -> Val:
         """C11's compare-exchange: on failure the old value is written to ``*expected``
         (a register variable stays one); the value is whether it succeeded."""
@@ -240,7 +245,7 @@ class AtomicsLowerer(IntrinsicBase):
                 if isinstance(lv, RegLV):
                     self.store(lv, self.expr(args[1]), node)
                     return Val(Imm(0), VOID)
-                addr: tuple[Operand, ...] = lv.addr
+                addr = lv.addr
             else:
                 addr, _ = self.pointee_arg(args[0])
             v = self.expr(args[1])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Branch, Instr, Label, Op, Operand, Reg, Sym, Value, defines
+from herdsman.litmus.base.ir import Branch, Instr, Label, Op, Operand, Sym, Value, defines
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import CType
 from herdsman.litmus.c.fold import op_value
@@ -50,17 +50,16 @@ class LowerBase:
         for op in ops:
             self.code.append(op)
             self.origins.append(self.origin)
-            cls = type(op)
-            if cls is Branch:
-                self.targets.add(op.target)  # type: ignore[union-attr]
-            elif cls is Label:
+            if isinstance(op, Branch):
+                self.targets.add(op.target)
+            elif isinstance(op, Label):
                 known.clear()  # code may arrive here from elsewhere
-            elif cls is Op:
-                v = op_value(op, known)  # type: ignore[arg-type]
+            elif isinstance(op, Op):
+                v = op_value(op, known)
                 if v is None:
-                    known.pop(op.dst, None)  # type: ignore[union-attr]
+                    known.pop(op.dst, None)
                 else:
-                    known[op.dst] = v  # type: ignore[union-attr]
+                    known[op.dst] = v
             else:
                 for r in defines(op):
                     known.pop(r, None)

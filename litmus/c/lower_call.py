@@ -175,9 +175,9 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
             if func is not None:
                 t = self.resolve(func.decl.type)
                 return t.target if t.target is not None else INT
-            t = self.intrinsic_type(node, f.name)
-            if t is not None:
-                return t
+            it = self.intrinsic_type(node, f.name)
+            if it is not None:
+                return it
             proto = self.ctx.prototypes.get(f.name)
             if proto is not None and proto.target is not None:
                 return proto.target
@@ -199,7 +199,12 @@ class CallLowerer(AtomicsLowerer, ThreadsLowerer, MemoryLowerer):
             return INT
         if name in ("malloc", "calloc", "aligned_alloc", "memset", "memcpy", "memmove"):
             return pointer_to(VOID)
-        if name in ("pthread_self", "thrd_current", "__VERIFIER_spawn", "__VERIFIER_spawn_symmetric"):
+        if name in (
+            "pthread_self",
+            "thrd_current",
+            "__VERIFIER_spawn",
+            "__VERIFIER_spawn_symmetric",
+        ):
             return ULONG
         if name == "__VERIFIER_join":
             return pointer_to(VOID)

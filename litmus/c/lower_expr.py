@@ -38,8 +38,7 @@ class ExprLowerer(LValueLowerer):
         """Lower ``node``; the value is an operand (``dst`` is a register the last
         operation may write directly; ``used`` False when the value is discarded)."""
         if isinstance(node, c_ast.Constant):
-            v = self.constant(node)
-            return Val(Imm(v), self.value_type(node))
+            return Val(Imm(self.constant(node)), self.value_type(node))
         if isinstance(node, c_ast.ID):
             return self.name_value(node, dst)
         if isinstance(node, c_ast.UnaryOp):
@@ -329,8 +328,8 @@ class ExprLowerer(LValueLowerer):
             self.emit(*self.map.rmw(o, lv.addr, fn, self.reg_of(v), "sc"))
             if o is None:
                 return Val(Imm(0), VOID)
-            new = self.value_op(fn, (Reg(o), self.reg_of(v)), None)
-            return Val(self.wrap(new, t, fn, None), t.plain())
+            after = self.value_op(fn, (Reg(o), self.reg_of(v)), None)
+            return Val(self.wrap(after, t, fn, None), t.plain())
         cur = self.load(lv, node)
         v = self.expr(node.rvalue)
         new = self.arith(fn, cur, v, node, lv.reg if isinstance(lv, RegLV) else None)

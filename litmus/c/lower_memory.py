@@ -17,6 +17,7 @@ from herdsman.litmus.c.lower_intrinsic import IntrinsicBase
 from herdsman.litmus.c.lvalues import add_offset
 from herdsman.litmus.c.values import Val
 
+
 def _uncast(node: c_ast.Node) -> c_ast.Node:
     """``node`` without its casts (the object a pointer argument points to)."""
     while isinstance(node, c_ast.Cast):
@@ -51,7 +52,9 @@ class MemoryLowerer(IntrinsicBase):
             self.arity(node, name, args, 3)
             n = self.const_value(args[2])
             if not isinstance(n, int) or not 0 <= n <= 8 * MAX_CELLS:
-                raise self.error(args[2], f"unsupported: {name} of a size not known at compile time")
+                raise self.error(
+                    args[2], f"unsupported: {name} of a size not known at compile time"
+                )
             target = self.elem_type(self.type_of(_uncast(args[0])))
             cells = self.cells_of(target, n)
             d = self.expr(args[0])
@@ -100,4 +103,3 @@ class MemoryLowerer(IntrinsicBase):
     @staticmethod
     def order_of(t: CType) -> str:
         return "sc" if t.atomic else "na"
-

@@ -83,8 +83,10 @@ def scan_program(ast: c_ast.FileAST, ctx: Context) -> None:
                 called.add(id(n.name))
                 name = n.name.name
                 args = n.args.exprs if n.args is not None else []
-                if name == "__VERIFIER_join" or name in ("pthread_join", "thrd_join") and (
-                    len(args) == 2 and not _null(args[1])
+                if (
+                    name == "__VERIFIER_join"
+                    or name in ("pthread_join", "thrd_join")
+                    and (len(args) == 2 and not _null(args[1]))
                 ):
                     ctx.results = True
         elif isinstance(n, c_ast.ID) and id(n) not in called and n.name in ctx.functions:
@@ -125,9 +127,7 @@ def declare_global(d: c_ast.Decl, ctx: Context, ev: CodeLowerer) -> None:
         values = ev.constant_cells(cells)
     elif t.kind == "array" and t.length < 0:
         t = t.__class__("array", target=t.target, length=0)
-    if d.name in table and any(
-        ctx.memory.get(str(Sym(d.name, off)), 0) != 0 for off in values
-    ):
+    if d.name in table and any(ctx.memory.get(str(Sym(d.name, off)), 0) != 0 for off in values):
         raise ev.error(d, f"global '{d.name}' is initialised twice")
     table[d.name] = t
     if thread_local:
@@ -144,7 +144,9 @@ def declare_global(d: c_ast.Decl, ctx: Context, ev: CodeLowerer) -> None:
     ctx.cells(Sym(d.name), t, values)
 
 
-def lower_thread(ctx: Context, tid: int, func: c_ast.FuncDef, arg: Value | None, in_memory: bool) -> CodeLowerer:
+def lower_thread(
+    ctx: Context, tid: int, func: c_ast.FuncDef, arg: Value | None, in_memory: bool
+) -> CodeLowerer:
     """Thread ``tid`` lowered (again, while a register variable must go to memory)."""
     cp = ctx.checkpoint()
     for _ in range(MAX_RETRIES):
@@ -154,7 +156,9 @@ def lower_thread(ctx: Context, tid: int, func: c_ast.FuncDef, arg: Value | None,
             return lw
         except Demote as d:
             if d.key in ctx.demoted.setdefault(tid, set()):
-                raise InputError(ctx.path, 0, 0, "internal: a variable moved to memory twice") from None
+                raise InputError(
+                    ctx.path, 0, 0, "internal: a variable moved to memory twice"
+                ) from None
             ctx.demoted[tid].add(d.key)
             ctx.rollback(cp)
     raise InputError(ctx.path, 0, 0, f"unsupported: thread {tid} has too many variables in memory")

@@ -17,7 +17,6 @@ from herdsman.litmus.c.lvalues import add_offset
 from herdsman.litmus.c.scan import line_of, text, written_names
 from herdsman.litmus.c.values import Binding, Const, Frame, Local, MemLV, Ref, Stack, Val
 
-
 #: How deep a function may call itself (calls are inlined: a recursion whose depth the
 #: compile-time values do not bound is refused).
 MAX_RECURSION = 16
@@ -129,8 +128,19 @@ class CodeLowerer(LoopLowerer):
             if first is not None and isinstance(nxt, c_ast.While):
                 if isinstance(s, c_ast.Decl):
                     self.origin = f"{line_of(s)}: {text(s)}"
-                    self.declare(c_ast.Decl(s.name, s.quals, s.align, s.storage, s.funcspec,
-                                            s.type, None, s.bitsize, s.coord))
+                    self.declare(
+                        c_ast.Decl(
+                            s.name,
+                            s.quals,
+                            s.align,
+                            s.storage,
+                            s.funcspec,
+                            s.type,
+                            None,
+                            s.bitsize,
+                            s.coord,
+                        )
+                    )
                 self.origin = f"{line_of(nxt)}: {text(nxt)}"
                 self.loop(nxt, nxt.cond, _without_last(nxt.stmt), None, False, first)
                 i += 2
@@ -281,7 +291,9 @@ class CodeLowerer(LoopLowerer):
         local = Local(reg, t.plain(), id(d))
         self.scopes[-1][d.name] = local  # in scope in its own initialiser
         if d.init is not None:
-            init = d.init.exprs[0] if isinstance(d.init, c_ast.InitList) and d.init.exprs else d.init
+            init = (
+                d.init.exprs[0] if isinstance(d.init, c_ast.InitList) and d.init.exprs else d.init
+            )
             v = self.expr(init, reg)
             if isinstance(v.op, Ref) and d.name not in self.assigned_later(d):
                 self.scopes[-1][d.name] = Const(v.op, t)  # a pointer to a register variable

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from herdsman.litmus.base.ir import Imm, Load, Op, Operand, Reg, Store, Sym
+from herdsman.litmus.base.ir import Imm, Op, Operand, Reg, Sym
 from herdsman.litmus.c.consts import ConstEval, conv_code, convert_int
 from herdsman.litmus.c.context import scalar_offsets
 from herdsman.litmus.c.ctype import CType, pointer_to
@@ -131,8 +131,7 @@ class LValueLowerer(ConstEval):
             v = self.expr(base_node)
             elem = self.pointee(v, node)
             if isinstance(v.op, Ref):
-                i = self.const_value(sub)
-                if i != 0:
+                if self.const_value(sub) != 0:
                     raise Demote(v.op.key)
                 return RegLV(v.op.reg, v.op.ctype)
             addr = (v.op,)
@@ -182,7 +181,9 @@ class LValueLowerer(ConstEval):
         self.emit(*self.map.store(self.reg_of(w), lv.addr, "sc" if t.atomic else "na"))
         return w
 
-    def copy_object(self, dst: tuple[Operand, ...], src: Operand, t: CType, node: c_ast.Node) -> None:
+    def copy_object(
+        self, dst: tuple[Operand, ...], src: Operand, t: CType, node: c_ast.Node
+    ) -> None:
         """Copy a struct or union cell by cell from address ``src`` to ``dst``."""
         order = "sc" if t.atomic else "na"
         for off in scalar_offsets(t, 0):
@@ -199,9 +200,13 @@ class LValueLowerer(ConstEval):
         if isinstance(v.op, Imm):
             x = v.op.value
             return Val(Imm(convert_int(x, t) if isinstance(x, int) else x), t.plain())
-        if s.kind == "int" and s.bits and (
-            (s.bits < t.bits and (s.signed == t.signed or not s.signed))
-            or (s.bits == t.bits and s.signed == t.signed)
+        if (
+            s.kind == "int"
+            and s.bits
+            and (
+                (s.bits < t.bits and (s.signed == t.signed or not s.signed))
+                or (s.bits == t.bits and s.signed == t.signed)
+            )
         ):
             return Val(v.op, t.plain())
         if s.kind == "ptr" and t.bits == 64:

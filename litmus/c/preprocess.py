@@ -77,9 +77,9 @@ class _Pcpp(Preprocessor):
 
 
 #: GCC's spellings of C keywords, the extensions that change nothing herdsman models
-#: (``__attribute__``, ``__extension__``, ``__builtin_expect``, ``__builtin_prefetch``) and GCC's predefined
-#: memory orders: predefined macros, so the parser reads the C it knows (``typeof``,
-#: ``_Thread_local``) at the same positions.
+#: (``__attribute__``, ``__extension__``, ``__builtin_expect``, ``__builtin_prefetch``)
+#: and GCC's predefined memory orders: predefined macros, so the parser reads the C it
+#: knows (``typeof``, ``_Thread_local``) at the same positions.
 GNU_MACROS = (
     "__attribute__(x)",
     "__attribute(x)",

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from herdsman.litmus.c.fold import convert_code, fold
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
@@ -40,6 +39,7 @@ from herdsman.litmus.base.ir import (
     defines,
     uses,
 )
+from herdsman.litmus.c.fold import convert_code, fold
 
 #: the most paths from a loop's head to a latch examined for compare-and-swaps
 MAX_PATHS = 256
@@ -290,7 +290,7 @@ def _track(
 ) -> None:
     """What ``op`` makes of the registers that are functions of a CAS's success."""
     dst, fn, args = op.dst, op.fn, op.args
-    got: tuple[int, int, int] | None = None
+    got: tuple[int, int | None, int | None] | None = None
     if fn in ("eq", "ne") and len(args) == 2:
         for x, y in (args, args[::-1]):
             if isinstance(x, Reg) and x.name in olds and olds[x.name][1] == y:
@@ -312,7 +312,10 @@ def _apply(op: Op, v: int) -> int | None:
     """``op`` computed with its one register holding ``v``."""
     vals = [v if isinstance(a, Reg) else a.value for a in op.args]  # type: ignore[union-attr]
     if op.fn in ("mov", "conv"):
-        return convert_code(vals[0], vals[1]) if op.fn == "conv" else vals[0]  # type: ignore[arg-type]
+        v0 = vals[0]
+        if not isinstance(v0, int):
+            return None
+        return convert_code(v0, vals[1]) if op.fn == "conv" else v0  # type: ignore[arg-type]
     if op.fn == "not":
         return int(vals[0] == 0)
     if op.fn == "neg":

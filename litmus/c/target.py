@@ -1,12 +1,13 @@
 """How C's memory accesses, fences, locks and threads become IR operations, per target.
 
-A *target* is the family of memory models a program is lowered for: ``tso`` (models sc
-and tso; X86 operations), ``pso`` (X86 operations for pso.cat), ``power`` (PPC
-operations: the standard C11-to-POWER mapping) and ``c`` (herd's C annotations on the
-events, for user cat models).  Orders are C11's (``na`` for a non-atomic access, ``rlx``,
-``acq``, ``rel``, ``acq_rel``, ``sc``) or the Linux kernel's flavours (``once``,
-``acquire``, ``release``, ``mb``).  Every method returns the operations in order;
-``label`` makes a fresh label name (POWER's acquire loads need one).
+A *target* is the family of memory models a program is lowered for: ``tso`` (models sc and
+tso; X86 operations), ``pso`` (X86 operations for pso.cat), ``power`` (PPC operations: the
+standard C11-to-POWER mapping) and ``c`` (herd's C annotations on the events, for user cat
+models). Which target a model gets is its identity's (``cat.identity``, decided from the
+model's text). Orders are C11's (``na`` for a non-atomic access, ``rlx``, ``acq``,
+``rel``, ``acq_rel``, ``sc``) or the Linux kernel's flavours (``once``, ``acquire``,
+``release``, ``mb``). Every method returns the operations in order; ``label`` makes a
+fresh label name (POWER's acquire loads need one).
 """
 
 from __future__ import annotations
@@ -39,15 +40,6 @@ from herdsman.litmus.base.ir import (
 TARGETS = ("tso", "pso", "power", "c")
 #: the IR architecture of each target
 TARGET_ARCH = {"tso": "X86", "pso": "X86", "power": "PPC", "c": "C"}
-_MODEL_TARGET = {
-    "sc": "tso",
-    "tso": "tso",
-    "x86tso": "tso",
-    "x86": "tso",
-    "pso": "pso",
-    "power": "power",
-    "ppc": "power",
-}
 
 #: C11 orders; consume is acquire
 ORDERS = ("rlx", "acq", "acq", "rel", "acq_rel", "sc")  # memory_order_relaxed... seq_cst
@@ -67,14 +59,6 @@ _C_ANNOT = {
 _HW_ORDER = {"once": "rlx", "acquire": "acq", "release": "rel", "mb": "mb", "na": "rlx"}
 _X = frozenset({"X"})
 _LK = frozenset({"LK"})  # a lock's acquisition (herd's set; explorers let it wait)
-
-
-def target_for_model(name: str) -> str:
-    """The target a model is lowered for: sc and tso -> tso, pso, power; any other model
-    (a cat file, C11, the Linux kernel model) -> c."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    base = base.removesuffix(".cat").replace("-", "")
-    return _MODEL_TARGET.get(base, "c")
 
 
 class Mapping:

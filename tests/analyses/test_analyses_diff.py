@@ -34,13 +34,15 @@ from conftest import ROOT, one_error, shared_path, warm_model
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
-from herdsman.engine.run import run_test
+from herdsman.engine.run import run_program
 from herdsman.herd_compat.analyses.explain.report import execution_json
 from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
 from herdsman.herd_compat.campaigns.diff_db import DiffDB
 from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.cli.main import main
 from herdsman.herd_compat.formats.herdlog import read_expectations, read_herd_log
+from herdsman.herd_compat.pipeline.limits import Limits
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 X86 = ROOT / "litmus" / "examples" / "x86"
@@ -135,8 +137,9 @@ def test_on_a_dask_cluster_as_on_local_workers(tmp_path) -> None:
     """``diff`` runs on dask (``--dask-local``) too: the same groups and witnesses as on
     local worker processes."""
     _, local, _ = diff(tmp_path, "pso", "tso", [str(X86)])
-    on_dask = Workers(dask_local=2, max_memory=512)
-    _, dask, out = diff(tmp_path, "pso", "tso", [str(X86)], workers=on_dask)
+    on_dask = Workers(dask_local=2)
+    limits = Limits(memory_limit=512)
+    _, dask, out = diff(tmp_path, "pso", "tso", [str(X86)], workers=on_dask, limits=limits)
     assert "a dask cluster of 2 workers" in out
 
     def answers(doc: dict) -> dict[str, tuple]:
@@ -176,7 +179,7 @@ def rejudge(test: Path, weak: str, strong: str, execution: dict, check: str) -> 
     ``strong`` rejects it, by ``check``."""
     t = parse_file(test)
     weak_model, strong_model = load_model(weak), load_model(strong)
-    outcome = run_test(t, weak_model, RunOptions(engine="reference", show="all"))
+    outcome = run_program(lower(t), weak_model, RunOptions(engine="reference", show="all"))
     found = [
         ex.graph.relations(values=True)
         for ex in outcome.witnesses

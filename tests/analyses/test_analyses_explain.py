@@ -23,15 +23,7 @@ import pydot
 import pytest
 from conftest import ROOT, SHARED
 
-from herdsman.cat.api import (
-    Model,
-    OpN,
-    cat_text,
-    load_model,
-    load_model_text,
-    operands,
-    parse_expression,
-)
+from herdsman.cat.api import Model, load_model, load_model_text, parse_term
 from herdsman.graphs.dot import display_numbers
 from herdsman.graphs.execution import Relations
 from herdsman.herd_compat.analyses.explain.candidates import Candidate, explain_state
@@ -309,11 +301,12 @@ def test_state_syntax() -> None:
 
 
 def test_reading_cat_expressions() -> None:
-    e = parse_expression("po | ((fr | rf | co);sm) | ii & R*R | f(x)+ | [W];po^-1")
-    assert isinstance(e, OpN) and e.op == "union"
+    e = parse_term("po | ((fr | rf | co);sm) | ii & R*R | f(x)+ | [W];po^-1")
+    assert e.op == "union"
     parts = ["po", "(fr | rf | co); sm", "ii & (R * R)", "f(x)+", "[W]; po^-1"]
-    assert [cat_text(a) for a in operands(e)] == parts
-    assert cat_text(parse_expression(cat_text(e))) == cat_text(e)
+    assert [a.text for a in e.args] == parts
+    assert [a.op for a in e.args] == ["name", "seq", "inter", "plus", "seq"]
+    assert parse_term(e.text) == e
 
 
 # ----------------------------------------------------------------------------- the command

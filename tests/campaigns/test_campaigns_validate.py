@@ -31,6 +31,7 @@ from herdsman.herd_compat.campaigns.workers import TaskLost, WorkerPool, WorkerS
 from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.herdlog import read_expectations, read_herd_log
 from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.limits import Limits
 from herdsman.litmus.base.errors import InputError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -250,11 +251,12 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     tests = _power_sample(8)
     names = [_test_name(t) for t in tests]
     trace = tmp_path / "trace.txt"
-    cfg = _cfg(tmp_path, tests, jobs=2, timeout=0.5)
+    cfg = _cfg(tmp_path, tests, jobs=2, limits=Limits(time_limit=0.5))
     oracle = _oracle(actions={names[3]: "hang"}, trace=str(trace))
     outcome = _run(cfg, oracle)
     by_name = {r.name: r for r in outcome.rows}
-    assert by_name[names[3]].category == "timeout" and outcome.status == 1
+    # a test over its time limit: exit status 3, as in every command
+    assert by_name[names[3]].category == "timeout" and outcome.status == 3
     assert "time limit of" in by_name[names[3]].result_text
     assert sorted(trace.read_text().split()) == sorted(names)
     # resume: nothing left to do, nothing re-run, same results

@@ -13,12 +13,13 @@ import textwrap
 import pytest
 from conftest import ROOT, shared_path
 
-from herdsman.cat.api import consistency_checker, load_model
+from herdsman.cat.api import load_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.incremental import IncrementalChecker
 from herdsman.engine.run import RunOptions
-from herdsman.engine.trust.run import explore_test
+from herdsman.engine.trust.run import explore_program
 from herdsman.graphs.execution import Layout
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"
@@ -27,17 +28,17 @@ EXAMPLES = ROOT / "litmus" / "examples"
 def stats_key(st):
     return (
         st.complete,
-        st.revisits,
-        st.refused,
+        st.extra["revisits"],
+        st.extra["refused"],
         st.blocked,
-        st.pruned,
-        st.revisits_inconsistent + st.revisits_doomed,
+        st.extra["pruned"],
+        st.extra["revisits_inconsistent"] + st.extra["revisits_doomed"],
     )
 
 
 def agree(test, model) -> None:
-    a = explore_test(test, model, RunOptions(checker="cat"))
-    b = explore_test(test, model, RunOptions(checker="incremental"))
+    a = explore_program(lower(test), model, RunOptions(checker="cat"))
+    b = explore_program(lower(test), model, RunOptions(checker="incremental"))
     assert stats_key(a.stats) == stats_key(b.stats), test.name
     assert (a.result.states, a.result.positive, a.result.negative, a.result.flags) == (
         b.result.states,
@@ -117,10 +118,10 @@ def test_model_without_incremental_form_uses_the_cat_checker(tmp_path):
     assert model.incremental_form("X86") is None
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     lay = Layout(["x", "y"], [0, 0], [2, 2])
-    assert isinstance(consistency_checker(model, "X86", lay), CatChecker)
+    assert isinstance(model.consistency_checker("X86", lay), CatChecker)
     with pytest.raises(ValueError, match="no incremental form"):
-        consistency_checker(model, "X86", lay, "incremental")
+        model.consistency_checker("X86", lay, "incremental")
     sc = load_model("sc")
-    assert isinstance(consistency_checker(sc, "X86", lay), IncrementalChecker)
-    run = explore_test(test, model)
+    assert isinstance(sc.consistency_checker("X86", lay), IncrementalChecker)
+    run = explore_program(lower(test), model, RunOptions(engine="trust"))
     assert run.stats.complete == 3

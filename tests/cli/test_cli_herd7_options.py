@@ -70,7 +70,7 @@ def test_herd7_options(tmp_path: Path) -> None:
     assert cfg.through is True
     assert cfg.skipchecks == ["sc-per-location", "no-thin-air", "observation"]
     assert cfg.candidates and cfg.unroll == 3 and not cfg.checkfilter
-    assert cfg.time_limit == 2.5 and cfg.tests == ["A.litmus", "B.litmus"]
+    assert cfg.limits.time_limit == 2.5 and cfg.tests == ["A.litmus", "B.litmus"]
     assert not st.version and not st.help
     cfg, _ = parse_herd7_args(
         [

@@ -22,6 +22,7 @@ from herdsman.herd_compat.cli.run import run_tests
 from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.herdlog import parse_herd_log, read_herd_log
 from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.limits import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 PPC_TESTS = ["MP", "SB", "LB+lwsyncs", "MP+lwsync+addr", "2+2W", "IRIW+syncs", "WRC+lwsync+addr"]
@@ -257,7 +258,7 @@ def test_run_json_lines(tmp_path: Path, shared: Path) -> None:
         tests=[_ppc("MP"), str(broken), _ppc("SB"), slow],
         model="power",
         json=True,
-        time_limit=0.02,
+        limits=Limits(time_limit=0.02),
     )
     out, err = _Lines(), io.StringIO()
     assert run_tests(cfg, out, err) == 2
@@ -311,7 +312,7 @@ def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeyp
         expect=str(shared / "power" / "herd7-ppc.log"),
         model="power",
         db=str(tmp_path / "c.sqlite"),
-        timeout=0.05,
+        limits=Limits(time_limit=0.05),
         progress=False,
     )
     outcome = run_campaign(cfg, io.StringIO(), io.StringIO())

@@ -121,8 +121,8 @@ def test_bad_uses_are_one_line_with_status_2(capsys, tmp_path) -> None:
     assert rc == 2 and "--buffer-bound must be >= 0" in err
     rc, _, err = _run(capsys, "run", "--engine", "operational", "--reduction", "half", sb)
     assert rc == 2 and "invalid choice" in err
-    other = tmp_path / "mine.cat"  # an X86 model that names no machine
-    other.write_text((ROOT / "cat" / "models" / "tso.cat").read_text())
+    other = tmp_path / "tso.cat"  # named tso, but a model of its own: no machine runs it
+    other.write_text((ROOT / "cat" / "models" / "tso.cat").read_text() + "acyclic po as mine\n")
     rc, _, err = _run(capsys, "run", "--engine", "operational", "--model", str(other), sb)
     assert rc == 2
     assert err.count("\n") == 1 and "operational engine runs the machines of sc, tso" in err

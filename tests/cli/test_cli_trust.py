@@ -131,13 +131,16 @@ def test_trust_options_take_the_runner_path(capsys, tmp_path):
 
 def test_run_test_with_a_preemption_bound_means_trust():
     from herdsman.cat.api import load_model
-    from herdsman.engine.run import RunOptions, run_test
+    from herdsman.engine.run import RunOptions, run_program
     from herdsman.litmus.base.errors import InputError
+    from herdsman.litmus.lower import lower
     from herdsman.litmus.parser import parse_file
 
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
-    r = run_test(test, load_model("sc"), RunOptions(preemption_bound=0))
+    r = run_program(lower(test), load_model("sc"), RunOptions(preemption_bound=0))
     assert r.engine == "trust" and r.stats.extra["bound"] == 0
     assert r.positive + r.negative == 2  # the execution beyond the bound is not counted
     with pytest.raises(InputError, match="needs the TruSt engine"):
-        run_test(test, load_model("sc"), RunOptions(engine="reference", preemption_bound=0))
+        run_program(
+            lower(test), load_model("sc"), RunOptions(engine="reference", preemption_bound=0)
+        )

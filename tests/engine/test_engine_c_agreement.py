@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 from support.c_oracle.gen import c_programs
 from support.c_oracle.interleave import StateCapExceeded, apply, interleavings
+from support.engine import c_target
 
 from herdsman.cat.api import PreparedModel, load_model
 from herdsman.engine.outcome import Outcome
@@ -55,7 +56,7 @@ from herdsman.litmus.base.ir import (
     Unlock,
     Value,
 )
-from herdsman.litmus.c import c_program_from_text, target_for_model
+from herdsman.litmus.c import c_program_from_text
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
@@ -279,7 +280,7 @@ loop_bounds = st.sampled_from(("block", "cut"))
 def agree(text: str, name: str, loop_bound: str) -> None:
     """The reference engine, TruSt and (under sc) brute force agree on ``text``."""
     model = model_of(name)
-    prog = c_program_from_text(text, target=target_for_model(name))
+    prog = c_program_from_text(text, target=c_target(name))
     prog = replace(prog, loop_bound=loop_bound)
     try:
         results = {"reference": run(prog, model, "reference", LIMIT)}

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from support.c_examples import MODELS, PROGRAMS, Header, assertions, parse_header, program_files
+from support.engine import c_target
 
 from herdsman.cat.api import load_model
 from herdsman.engine.outcome import Outcome
@@ -30,7 +31,7 @@ from herdsman.engine.run import RunOptions, run_program
 from herdsman.engine.trust.run import trust_applies
 from herdsman.herd_compat.cli.main import main
 from herdsman.litmus.base.ir import Program
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 
 ENGINES = ("trust", "reference")
 
@@ -49,7 +50,7 @@ def loaded_model(name: str):
 
 
 def load(path: Path, model_name: str) -> Program:
-    return load_c_program(str(path), target=target_for_model(model_name))
+    return load_c_program(str(path), target=c_target(model_name))
 
 
 def explore(prog: Program, model_name: str, engine: str, header: Header) -> Outcome:

@@ -20,6 +20,7 @@ from functools import cache
 import pytest
 from conftest import ROOT, shared_path
 from support.c_examples import assertions, parse_header, program_files
+from support.engine import c_target
 
 from herdsman.cat.api import load_model
 from herdsman.engine.operational.run import explore_operational
@@ -34,7 +35,6 @@ from herdsman.litmus.c import (
     load_c_program,
     lower_c_litmus,
     parse_c_litmus,
-    target_for_model,
 )
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
@@ -246,7 +246,7 @@ def test_zkw15_fig2(tmp_path, spec, naive, explored, reachable):
     path = tmp_path / "ZKW15-Fig2.litmus"
     path.write_text(ZKW_FIG2, encoding="utf-8")
     prog = lower_c_litmus(
-        parse_c_litmus(path.read_text(encoding="utf-8"), str(path)), target_for_model(spec)
+        parse_c_litmus(path.read_text(encoding="utf-8"), str(path)), c_target(spec)
     )
     out = op(prog, spec, naive_budget=20_000)
     x = out.stats.extra
@@ -292,7 +292,7 @@ def test_c_program_verdict_and_trust_agree(path, spec):
     (an assertion fails iff ``unsafe``), at one of the file's ``assert`` lines, and
     TruSt's final states and execution counts."""
     h = parse_header(path)
-    prog = load_c_program(str(path), target=target_for_model(spec))
+    prog = load_c_program(str(path), target=c_target(spec))
     kw = {} if h.unroll is None else {"unroll": h.unroll}
     mine = op(prog, spec, **kw)
     trust = run_program(prog, model(spec), RunOptions(engine="trust", **kw))
@@ -369,7 +369,7 @@ def test_stateful_agrees_on_x86_tests():
 
 def sdpor(n: int, spec: str) -> Program:
     return load_c_program(
-        str(PROGRAMS / "sdpor_fig1.c"), target=target_for_model(spec), defines={"N": str(n)}
+        str(PROGRAMS / "sdpor_fig1.c"), target=c_target(spec), defines={"N": str(n)}
     )
 
 
@@ -445,7 +445,7 @@ def test_stateful_c_program_verdict(path, spec):
     """Each example program (loops unbounded: they end or revisit a state): stateful DPOR
     finishes and finds the verdict the header claims."""
     h = parse_header(path)
-    prog = load_c_program(str(path), target=target_for_model(spec))
+    prog = load_c_program(str(path), target=c_target(spec))
     bound = 2 if path.stem in STATEFUL_BOUNDED and spec != "sc" else None
     run = explore_operational(
         prog,
@@ -518,7 +518,7 @@ def test_stateful_revisits_cycling_local_states():
     )
     opts = RunOptions(engine="operational", stateful=True, naive_budget=0, time_limit=1)
     ok = explore_operational(constant, model("sc"), opts, partial=True)
-    assert not ok.timed_out and ok.stats.visited_cut > 0
+    assert not ok.timed_out and ok.stats.extra["visited_cut"] > 0
     run = explore_operational(prog, model("sc"), opts, partial=True)
     assert not run.timed_out
 

@@ -9,8 +9,9 @@ from conftest import ROOT
 
 from herdsman.cat.api import Verdict, load_model
 from herdsman.engine.outcome import OutcomeBuilder, StateCount
-from herdsman.engine.run import RunOptions, run_test
+from herdsman.engine.run import RunOptions, run_program
 from herdsman.litmus.base.ir import MemLoc, RegLoc, Sym
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 EXAMPLES = ROOT / "litmus" / "examples"
@@ -35,8 +36,8 @@ def test_counts_and_the_condition():
 def test_every_engine_gives_the_same_outcome_and_it_travels():
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     model = load_model("tso")
-    ref = run_test(test, model, RunOptions(engine="reference"))
-    tr = run_test(test, model, RunOptions(engine="trust"))
+    ref = run_program(lower(test), model, RunOptions(engine="reference"))
+    tr = run_program(lower(test), model, RunOptions(engine="trust"))
     assert (ref.engine, tr.engine) == ("reference", "trust")
     assert ref.states == tr.states and ref.observed == tr.observed
     assert pickle.loads(pickle.dumps(tr)) == tr  # campaign workers send outcomes

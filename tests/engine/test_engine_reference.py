@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -19,6 +20,7 @@ from support.engine import (
     PPC_PTR,
     GenericOracleModel,
     OracleModel,
+    StubModel,
     addi,
     allowed,
     beq,
@@ -42,7 +44,7 @@ from support.engine import (
 
 from herdsman.cat.api import load_model
 from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_test
+from herdsman.engine.run import RunOptions, TimeLimitExceeded, run_program
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.errors import InputError
@@ -59,6 +61,16 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.lower import lower
 from herdsman.litmus.test import InitItem
+
+
+def run_test(test, model, opts=None):
+    """The outcome of ``test`` under ``model`` by the reference engine (``auto`` would
+    run TruSt for the oracle models that forbid load buffering)."""
+    opts = opts or RunOptions()
+    if opts.engine == "auto":
+        opts = replace(opts, engine="reference")
+    return run_program(lower(test), model, opts)
+
 
 # ----------------------------------------------------------------------------- X86 tests
 # Hand-built exactly as in ../shared/x86/tests (the parser is not needed for them).
@@ -213,7 +225,7 @@ def test_pruning_saves_candidates():
 # ----------------------------------------------------------------------------- brute force
 
 
-class AcceptAll:
+class AcceptAll(StubModel):
     """A model that accepts every candidate (pure enumeration counts)."""
 
     co_mode = "native"
@@ -371,7 +383,9 @@ def test_cowr2_like_herd_under_sc():
     from herdsman.litmus.parser import parse_file
 
     (rec,) = [r for r in read_herd_log(shared_path("power", "herd7-ppc.log")) if r.name == "CoWR2"]
-    r = run_test(parse_file(str(shared_path("power", "tests", "CoWR2.litmus"))), OracleModel(False))
+    r = run_program(
+        lower(parse_file(str(shared_path("power", "tests", "CoWR2.litmus")))), OracleModel(False)
+    )
     got = {frozenset(zip(r.observed, s, strict=True)) for s in r.states}
     want = {frozenset(parse_state_line(x)) for x in rec.states}
     assert (r.positive, r.negative) == (rec.obs_positive, rec.obs_negative) == (0, 3)
@@ -446,7 +460,7 @@ def test_bad_options_are_input_errors():
         run_test(x86_test("SB"), OracleModel(), RunOptions(show="pictures"))
 
 
-class Recorder:
+class Recorder(StubModel):
     """Accepts everything and records what the explorer passes to the model."""
 
     def __init__(self, co_mode: str) -> None:

@@ -17,7 +17,8 @@ from conftest import shared_path
 from support.engine import PowerOracleModel
 
 from herdsman.cat.api import load_model
-from herdsman.engine.run import run_test
+from herdsman.engine.run import run_program
+from herdsman.litmus.lower import lower
 
 #: Every mnemonic of the 8141 tests (herd-formats.md section 3.5).
 MNEMONICS = (
@@ -107,7 +108,7 @@ def run_sample(model, every: int = 1) -> list[str]:
     bad = []
     for f in power_sample()[::every]:
         t = parse_text(texts[f], str(tests / f))
-        r = run_test(t, model)
+        r = run_program(lower(t), model)
         rec = recs[t.name]
         want = {frozenset(parse_state_line(x)) for x in rec.states}
         got = {frozenset(zip(r.observed, s, strict=True)) for s in r.states}

@@ -21,14 +21,15 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SHARED, shared_path
+from support.engine import c_target
 
 import herdsman.engine.choice as choice
 import herdsman.engine.run as engine_run
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.rsmc.run import explore_program, explore_test, rsmc_refusal
+from herdsman.engine.rsmc.run import explore_program, rsmc_refusal
 from herdsman.engine.rsmc.support import choose
-from herdsman.engine.run import RunOptions, run_test
+from herdsman.engine.run import RunOptions, run_program
 from herdsman.herd_compat.cli.main import main
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.lower import lower
@@ -56,12 +57,12 @@ def executions(outcome) -> dict:
 
 
 def rsmc(test, m, **kw):
-    return explore_test(test, m, RunOptions(engine="rsmc", track_duplicates=True, **kw))
+    return explore_program(lower(test), m, RunOptions(engine="rsmc", track_duplicates=True, **kw))
 
 
 def check_against_reference(test, m):
     """RSMC finds the reference engine's executions, each once: its run."""
-    ref = run_test(test, m, RunOptions(engine="reference"))
+    ref = run_program(lower(test), m, RunOptions(engine="reference"))
     run = rsmc(test, m)
     got = run.result
     assert got.engine == "rsmc"
@@ -73,12 +74,12 @@ def check_against_reference(test, m):
     ), test.name
     # optimality: every allowed execution explored exactly once
     st = run.stats
-    assert st.duplicates == 0, test.name
+    assert st.extra["duplicates"] == 0, test.name
     allowed = sum(executions(ref).values())
     assert st.complete - int(st.extra.get("filtered", 0)) == allowed, test.name
     # every run template a race queued is explored (each once per position)
-    assert st.traversals == st.templates, test.name
-    assert st.runs >= st.complete + st.blocked
+    assert st.extra["traversals"] == st.extra["templates"], test.name
+    assert st.extra["runs"] >= st.complete + st.blocked
     return ref, run
 
 
@@ -126,8 +127,8 @@ def test_blocked_runs_are_few_on_power():
         st = rsmc(shared_test(POWER, name), model("power")).stats
         complete += st.complete
         blocked += st.blocked
-        runs += st.runs
-        templates += st.templates
+        runs += st.extra["runs"]
+        templates += st.extra["templates"]
     assert complete > 4000 and templates > 400 and blocked > 0
     assert blocked <= 0.10 * runs, (blocked, runs)
 
@@ -145,7 +146,7 @@ def test_x86_matches_reference_and_trust(spec, folder, name):
     ref, run = check_against_reference(test, m)
     assert run.result.stats.extra["cb"] == 1.0  # po: these models forbid load buffering
     if spec == "tso":
-        trust = run_test(test, m, RunOptions(engine="trust"))
+        trust = run_program(lower(test), m, RunOptions(engine="trust"))
         assert trust.engine == "trust"
         assert executions(run.result) == executions(trust), name
 
@@ -162,12 +163,16 @@ def test_repository_ppc_examples(path):
 # --------------------------------------------------------------- 3: the paper's families
 def allowed_by_reference(text: str) -> int:
     test = parse_text(text, "FAMILY.litmus")
-    return sum(executions(run_test(test, model("power"), RunOptions(engine="reference"))).values())
+    return sum(
+        executions(
+            run_program(lower(test), model("power"), RunOptions(engine="reference"))
+        ).values()
+    )
 
 
 def traces(text: str):
     run = rsmc(parse_text(text, "FAMILY.litmus"), model("power"))
-    assert run.stats.duplicates == 0
+    assert run.stats.extra["duplicates"] == 0
     return run.stats
 
 
@@ -199,7 +204,7 @@ def test_fig11_with_syncs_three_traces(n):
 def test_fig11_without_syncs(n):
     st = traces(fig11(n, False))
     assert st.complete == math.comb(2 * n, n) + 3
-    assert st.blocked <= 0.10 * st.runs
+    assert st.blocked <= 0.10 * st.extra["runs"]
 
 
 @pytest.mark.parametrize("n", range(5))
@@ -207,7 +212,7 @@ def test_fig11_without_syncs(n):
 def test_sbnw(n, sync):
     st = traces(sbnw(n, sync))
     assert st.complete == (3 if sync else 4) * math.comb(2 * n, n)
-    assert st.blocked <= 0.10 * st.runs
+    assert st.blocked <= 0.10 * st.extra["runs"]
 
 
 # --------------------------------------------------------------- 4: refusals
@@ -258,7 +263,7 @@ def test_refusals_name_the_reason(tmp_path, file, cat, test, why):
     assert f"RSMC cannot explore model {m.spec}" in text
     assert re.search(why, text), text
     with pytest.raises(InputError, match=why):
-        run_test(t, m, RunOptions(engine="rsmc"))
+        run_program(lower(t), m, RunOptions(engine="rsmc"))
 
 
 def test_standard_models_are_accepted():
@@ -269,7 +274,6 @@ def test_standard_models_are_accepted():
     for spec in ("sc", "tso", "pso"):
         assert rsmc_refusal(model(spec), sb) is None
         assert choose(model(spec), "X86").order == "po"
-    assert rsmc_refusal(object(), sb) == "RSMC explores cat models only"
     with pytest.raises(InputError, match="preemption bound"):
         explore_program(sb, model("tso"), RunOptions(engine="rsmc", preemption_bound=1))
 
@@ -284,8 +288,8 @@ def test_weaker_than_power_ppc_model_is_refused(tmp_path, name):
     assert why is not None and "cycle of cb^power" in why
     with pytest.raises(InputError, match="load buffering through"):
         rsmc(t, m)
-    ref = run_test(t, m, RunOptions(engine="reference"))
-    auto = run_test(t, m, RunOptions(engine="auto"))
+    ref = run_program(lower(t), m, RunOptions(engine="reference"))
+    auto = run_program(lower(t), m, RunOptions(engine="auto"))
     assert auto.engine == "reference" and executions(auto) == executions(ref)
 
 
@@ -312,7 +316,7 @@ def test_cli_refusal_is_one_error_line(capsys, tmp_path, file, cat, test, why):
 def test_auto_runs_rsmc_on_fig11_with_syncs():
     """C(20, 10) coherence choices per rf, 3 executions: RSMC."""
     test = parse_text(fig11(10, True), "FIG11.litmus")
-    got = run_test(test, model("power"), RunOptions(engine="auto"))
+    got = run_program(lower(test), model("power"), RunOptions(engine="auto"))
     assert got.engine == "rsmc"
     assert sum(executions(got).values()) == 3
     assert "rsmc_gave_up" not in got.stats.extra
@@ -320,14 +324,14 @@ def test_auto_runs_rsmc_on_fig11_with_syncs():
 
 def test_auto_runs_the_reference_on_ordinary_power_tests():
     for name in ("MP.litmus", "IRIW+syncs.litmus", "LB+ctrls.litmus"):
-        got = run_test(parse_file(EXAMPLES / "ppc" / name), model("power"))
+        got = run_program(lower(parse_file(EXAMPLES / "ppc" / name)), model("power"))
         assert got.engine == "reference", name
 
 
 @pytest.mark.shared
 def test_auto_runs_trust_on_x86_under_tso():
     for f in sorted(shared_path(*X86).glob("*.litmus")):
-        assert run_test(parse_file(f), model("tso")).engine == "trust", f.name
+        assert run_program(lower(parse_file(f)), model("tso")).engine == "trust", f.name
 
 
 def test_auto_falls_back_to_the_reference_past_its_budget(monkeypatch):
@@ -336,10 +340,10 @@ def test_auto_falls_back_to_the_reference_past_its_budget(monkeypatch):
     monkeypatch.setattr(choice, "RSMC_FROM", 0.0)
     monkeypatch.setattr(engine_run, "RSMC_BUDGET", 0.02)
     test = parse_text(fig11(6, False), "FIG11.litmus")
-    got = run_test(test, model("power"), RunOptions(engine="auto"))
+    got = run_program(lower(test), model("power"), RunOptions(engine="auto"))
     assert got.engine == "reference" and "rsmc_gave_up" in got.stats.extra
     assert sum(executions(got).values()) == math.comb(12, 6) + 3
-    small = run_test(parse_text(fig11(1, False), "F.litmus"), model("power"))
+    small = run_program(lower(parse_text(fig11(1, False), "F.litmus")), model("power"))
     assert small.engine == "rsmc" and "rsmc_gave_up" not in small.stats.extra
 
 
@@ -369,7 +373,7 @@ def test_cli_run_prints_herds_block_then_trace_count(capsys, path):
     rest = out.split("\n\n", 1)[1].splitlines()
     m = TRACE_COUNT.match(rest[0])
     assert m, rest
-    outcome = run_test(parse_file(path), model("power"), RunOptions(engine="reference"))
+    outcome = run_program(lower(parse_file(path)), model("power"), RunOptions(engine="reference"))
     assert int(m.group(1)) == sum(executions(outcome).values())
     assert int(m.group(1)) + int(m.group(2)) <= int(m.group(3))
     assert rest[1].startswith("Commit-before order: cb^power; run templates queued by races: ")
@@ -674,9 +678,9 @@ PROGRAMS = EXAMPLES / "programs"
 
 def c_outcome(name: str, spec: str, engine: str):
     from herdsman.engine.run import run_program
-    from herdsman.litmus.c import load_c_program, target_for_model
+    from herdsman.litmus.c import load_c_program
 
-    program = load_c_program(str(PROGRAMS / f"{name}.c"), target_for_model(spec))
+    program = load_c_program(str(PROGRAMS / f"{name}.c"), c_target(spec))
     return program, run_program(program, model(spec), RunOptions(engine=engine))
 
 

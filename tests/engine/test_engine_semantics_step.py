@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 
 from herdsman.engine.semantics.arith import Expr, ReadValue
 from herdsman.engine.semantics.enumerate import thread_executions
-from herdsman.engine.semantics.state import Blocked, Done, Emit, Failed, Read, Stall, ThreadState
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Emit,
+    Read,
+    Stall,
+    ThreadDone,
+    ThreadFailed,
+    ThreadState,
+)
 from herdsman.engine.semantics.step import Semantics
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
@@ -90,7 +98,7 @@ def test_load_store_and_dependencies_on_ppc():
         ("F", None, None, 3, "op3"),
     ]
     assert events[1].data == 0b1 and events[1].valdep == 0b1 and events[1].addr == 0
-    assert isinstance(end, Done) and dict(end.regs) == {"r1": 5, "r2": 6}
+    assert isinstance(end, ThreadDone) and dict(end.regs) == {"r1": 5, "r2": 6}
 
 
 def test_x86_stores_read_their_register_as_an_address_port():
@@ -123,7 +131,7 @@ def test_backward_branches_are_unrolled_then_cut():
     code = [Label("L"), Store(Imm(1), X), Branch("L")]
     sem = Semantics(program(code), unroll=2)
     events, end = run(sem, 0, [])
-    assert len(events) == 3 and isinstance(end, Done) and end.cut
+    assert len(events) == 3 and isinstance(end, ThreadDone) and end.cut
     assert sem.max_events(0) == 3
 
 
@@ -158,7 +166,7 @@ def test_assume_assert_spawn_join():
     # after it depend on the read (ctrl); an assert that fails commits nothing
     assert [(e.kind, e.value) for e in events[1:]] == [("B", None), ("S", 1), ("J", 1)]
     assert events[1].data == 1 and events[2].ctrl == 1 and events[3].ctrl == 1
-    assert isinstance(end, Failed) and end.message == "r1 is 0" and end.site == 4
+    assert isinstance(end, ThreadFailed) and end.message == "r1 is 0" and end.site == 4
     assert sem.program.has(Spawn) and not sem.program.has(CAS)
     x86 = Semantics(
         program(
@@ -169,7 +177,7 @@ def test_assume_assert_spawn_join():
     )
     events, end = run(x86, 0, [2])  # X86's branches commit nothing
     assert [(e.kind, e.value) for e in events[1:]] == [("S", 1), ("J", 1)]
-    assert isinstance(end, Failed) and end.site == 4
+    assert isinstance(end, ThreadFailed) and end.site == 4
 
 
 def test_symbolic_reads_fetch_ahead_and_stall_at_branches():
@@ -272,4 +280,4 @@ def test_empty_thread_has_no_events():
     room with max_events)."""
     sem = Semantics(program([], [Store(Imm(1), (Imm(Sym("x")),))], arch="X86"))
     assert sem.max_events(0) == 0 and sem.max_events(1) == 1
-    assert isinstance(sem.step(0, sem.start(0)), Done)
+    assert isinstance(sem.step(0, sem.start(0)), ThreadDone)

@@ -17,8 +17,8 @@ from support.bench import load_bench
 
 from herdsman.cat.api import load_model, load_model_text
 from herdsman.engine.errors import TimeLimitExceeded
-from herdsman.engine.run import RunOptions, run_test
-from herdsman.engine.trust.run import explore_test, run_trust, trust_applies
+from herdsman.engine.run import RunOptions, run_program
+from herdsman.engine.trust.run import explore_program, run_trust, trust_applies
 from herdsman.herd_compat.formats.genmc import summary
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.lower import lower
@@ -37,10 +37,10 @@ def same(a, b) -> bool:
 
 
 def compare(test, model, **kw):
-    ref = run_test(test, model, RunOptions(engine="reference"))
-    run = explore_test(test, model, RunOptions(track_duplicates=True, **kw))
+    ref = run_program(lower(test), model, RunOptions(engine="reference"))
+    run = explore_program(lower(test), model, RunOptions(track_duplicates=True, **kw))
     assert same(ref, run.result), test.name
-    assert run.stats.duplicates == 0, test.name
+    assert run.stats.extra["duplicates"] == 0, test.name
     return ref, run
 
 
@@ -114,7 +114,7 @@ def test_sc_with_read_modify_writes():
     assert not trust_applies(holey, lower(test))
     with pytest.raises(InputError, match="read-modify-writes.*each other's write"):
         run_trust(lower(test), holey, RunOptions())
-    assert run_test(test, holey).engine == "reference"
+    assert run_program(lower(test), holey).engine == "reference"
     plain = parse_file(EXAMPLES / "x86" / "SB.litmus")
     assert trust_applies(holey, lower(plain))
 
@@ -123,16 +123,19 @@ def test_power_is_refused_naming_load_buffering():
     model = load_model("power")
     test = parse_file(EXAMPLES / "ppc" / "LB.litmus")
     with pytest.raises(InputError) as e:
-        run_test(test, model, RunOptions(engine="trust"))
+        run_program(lower(test), model, RunOptions(engine="trust"))
     assert "load buffering" in e.value.render()
-    assert run_test(test, model).engine == "reference"  # auto
+    assert run_program(lower(test), model).engine == "reference"  # auto
 
 
 def test_auto_picks_trust_where_the_model_allows():
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
-    r = run_test(test, load_model("tso"))
+    r = run_program(lower(test), load_model("tso"))
     assert r.engine == "trust" and r.stats.complete == 4
-    assert run_test(test, load_model("tso"), RunOptions(engine="reference")).engine == "reference"
+    assert (
+        run_program(lower(test), load_model("tso"), RunOptions(engine="reference")).engine
+        == "reference"
+    )
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
@@ -205,7 +208,7 @@ def test_pictures_are_the_reference_engines():
     model = load_model("tso")
     for name in ("SB.litmus", "MP.litmus", "IRIW+mfences.litmus"):
         test = parse_file(EXAMPLES / "x86" / name)
-        ref = run_test(test, model, RunOptions(engine="reference", show="all"))
+        ref = run_program(lower(test), model, RunOptions(engine="reference", show="all"))
         tr = run_trust(lower(test), model, RunOptions(show="all"))
 
         def sig(graph):
@@ -220,7 +223,7 @@ def test_pictures_are_the_reference_engines():
 
 def test_statistics_and_listing():
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
-    run = explore_test(test, load_model("sc"), RunOptions(print_executions=True))
+    run = explore_program(lower(test), load_model("sc"), RunOptions(print_executions=True))
     assert len(run.result.executions) == run.stats.complete == 3
     assert run.result.stats.complete == 3
     text = summary(run.result, executions=True)
@@ -236,16 +239,25 @@ def test_checkers_agree_on_examples():
     model = load_model("pso")
     for f in sorted((EXAMPLES / "x86").glob("*.litmus")):
         test = parse_file(f)
-        a = explore_test(test, model, RunOptions(checker="cat")).stats
-        b = explore_test(test, model, RunOptions(checker="incremental")).stats
-        assert (a.complete, a.revisits, a.refused, a.blocked, a.pruned) == (
+        a = explore_program(lower(test), model, RunOptions(checker="cat")).stats
+        b = explore_program(lower(test), model, RunOptions(checker="incremental")).stats
+        assert (
+            a.complete,
+            a.extra["revisits"],
+            a.extra["refused"],
+            a.blocked,
+            a.extra["pruned"],
+        ) == (
             b.complete,
-            b.revisits,
-            b.refused,
+            b.extra["revisits"],
+            b.extra["refused"],
             b.blocked,
-            b.pruned,
+            b.extra["pruned"],
         ), f.name
-        assert a.revisits_inconsistent == b.revisits_inconsistent + b.revisits_doomed
+        assert (
+            a.extra["revisits_inconsistent"]
+            == b.extra["revisits_inconsistent"] + b.extra["revisits_doomed"]
+        )
 
 
 SPIN = """PPC SPIN

@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, shared_path
+from support.engine import c_target
 
-from herdsman.cat.api import consistency_checker, load_model, load_model_text
+from herdsman.cat.api import load_model, load_model_text
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.run import RunOptions
 from herdsman.engine.trust import core
 from herdsman.engine.trust.run import explore_program, trust_applies
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.ir import Program
-from herdsman.litmus.c import load_c_program, target_for_model
+from herdsman.litmus.c import load_c_program
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 
@@ -95,7 +96,7 @@ def test_c_programs(spec, monkeypatch):
     model = load_model(spec)
     done = 0
     for f in sorted(PROGRAMS.glob("*.c")):
-        program = load_c_program(str(f), target_for_model(spec), {}, [])
+        program = load_c_program(str(f), c_target(spec), {}, [])
         if trust_applies(model, program):
             agree(program, model, monkeypatch, unroll=3)
             done += 1
@@ -123,7 +124,7 @@ int main(void) {
 def test_counter_family_counts(tmp_path, monkeypatch):
     path = tmp_path / "inc4.c"
     path.write_text(FAMILY)
-    program = load_c_program(str(path), target_for_model("sc"), {}, [])
+    program = load_c_program(str(path), c_target("sc"), {}, [])
     stats = agree(program, load_model("sc"), monkeypatch)
     assert stats["complete"] == 576  # (2N)! / 2^N, GenMC's count
 
@@ -158,11 +159,11 @@ def test_plans():
     """sc, tso and pso have plans; the whole-model checker has none."""
     lay = Layout(["x"], [0], [2, 2])
     for spec in ("sc", "tso", "pso"):
-        plan = consistency_checker(load_model(spec), "X86", lay).compiled_plan()
+        plan = load_model(spec).consistency_checker("X86", lay).compiled_plan()
         assert plan is not None and plan.nslots > 0
         assert len(plan.statics((0, 0), 1)) == plan.nslots * lay.size * 8
         assert len(plan.statics((0, 0), 2)) == plan.nslots * lay.size * 16
-    assert consistency_checker(load_model("sc"), "X86", lay, "cat").compiled_plan() is None
+    assert load_model("sc").consistency_checker("X86", lay, "cat").compiled_plan() is None
 
 
 def test_read_modify_writes(monkeypatch):
@@ -224,7 +225,7 @@ def test_progress_and_estimates_are_the_python_explorers(tmp_path, monkeypatch):
     """Every 256 steps the same executions so far and the same estimated total."""
     path = tmp_path / "inc4.c"
     path.write_text(FAMILY)
-    program = load_c_program(str(path), target_for_model("sc"), {}, [])
+    program = load_c_program(str(path), c_target("sc"), {}, [])
     heard = []
     for compiled in (True, False):
         rec = Recorder()
@@ -258,5 +259,5 @@ def test_statics_forgotten_when_too_many(room, monkeypatch):
     meets some 150) and forgets them all when it holds ``MAX_STATICS``: either way it
     explores as the Python explorer does."""
     monkeypatch.setattr(core, "MAX_STATICS", room)
-    program = load_c_program(str(PROGRAMS / "szymanski.c"), target_for_model("tso"), {}, [])
+    program = load_c_program(str(PROGRAMS / "szymanski.c"), c_target("tso"), {}, [])
     assert agree(program, load_model("tso"), monkeypatch)["complete"] == 2104

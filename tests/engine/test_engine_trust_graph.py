@@ -6,7 +6,7 @@ from __future__ import annotations
 from conftest import ROOT
 
 from herdsman.engine.semantics.paths import PathTree
-from herdsman.engine.semantics.state import Done, Emit, Read
+from herdsman.engine.semantics.state import Emit, Read, ThreadDone
 from herdsman.engine.semantics.step import Semantics
 from herdsman.engine.trust.graph import TrustGraph
 from herdsman.graphs.execution import Layout
@@ -43,7 +43,7 @@ def test_paths_step_once_per_prefix_and_branch_on_values():
     assert isinstance(after.step, Read) and after.step.event.loc == "y"
     assert after.step.event.addr == 0b1  # lwzx's address depends on the first load
     leaf = after.child(0)
-    assert isinstance(leaf.step, Done) and dict(leaf.step.regs)["r5"] == 0
+    assert isinstance(leaf.step, ThreadDone) and dict(leaf.step.regs)["r5"] == 0
     p1 = g.roots[1]
     assert isinstance(p1.step, Emit) and p1.step.event.loc == "x"
     assert isinstance(p1.after().step, Read)

@@ -15,7 +15,8 @@ from support.bench import load_bench
 from herdsman.cat.api import load_model
 from herdsman.engine.run import RunOptions
 from herdsman.engine.trust.preemption import SLACK_RULES, PreemptionBound
-from herdsman.engine.trust.run import explore_test
+from herdsman.engine.trust.run import explore_program
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 
 EXAMPLES = ROOT / "litmus" / "examples"
@@ -62,13 +63,13 @@ def test_counts_on_store_buffering():
     """SB+mfences: two executions with no preemption (one thread runs entirely first),
     one (both read 1) that needs a switch in the middle of a thread."""
     test = parse_file(EXAMPLES / "x86" / "SB+mfences.litmus")
-    run = explore_test(
-        test, load_model("sc"), RunOptions(preemption_bound=0, print_executions=True)
+    run = explore_program(
+        lower(test), load_model("sc"), RunOptions(preemption_bound=0, print_executions=True)
     )
     counts = sorted(e.preemptions for e in run.result.executions)
     assert counts == [0, 0, 1]
     assert run.result.positive + run.result.negative == 2  # the result keeps those <= k
-    assert run.stats.beyond_bound == 1
+    assert run.stats.extra["beyond_bound"] == 1
     assert run.stats.extra["within_bound"] == 2
 
 
@@ -85,11 +86,11 @@ exists (x=1)
 """)
     from herdsman.herd_compat.formats.genmc import summary
 
-    run = explore_test(test, load_model("sc"), RunOptions(preemption_bound=0))
+    run = explore_program(lower(test), load_model("sc"), RunOptions(preemption_bound=0))
     assert run.result.positive == 0  # the lost update needs a preemption
     assert run.stats.extra["decisive_beyond_bound"] > 0
     assert "reached only beyond the preemption bound" in summary(run.result)
-    run = explore_test(test, load_model("sc"), RunOptions(preemption_bound=1))
+    run = explore_program(lower(test), load_model("sc"), RunOptions(preemption_bound=1))
     assert run.result.positive > 0
 
 
@@ -106,5 +107,7 @@ def test_bounding_needs_an_sc_model():
 
     test = parse_file(EXAMPLES / "x86" / "SB.litmus")
     with pytest.raises(InputError, match="no interleaving produces"):
-        explore_test(test, load_model("tso"), RunOptions(preemption_bound=1))
-    assert explore_test(test, load_model("sc"), RunOptions(preemption_bound=1)).stats.complete
+        explore_program(lower(test), load_model("tso"), RunOptions(preemption_bound=1))
+    assert explore_program(
+        lower(test), load_model("sc"), RunOptions(preemption_bound=1)
+    ).stats.complete

@@ -1,16 +1,13 @@
 """DOT export in herd's style: the text parses back with pydot and has the expected
-nodes, clusters, edges and colours; rendering runs when Graphviz is installed."""
+nodes, clusters, edges and colours (rendering: test_graphs_render.py)."""
 
 from __future__ import annotations
-
-import shutil
 
 import pydot
 import pytest
 
-from herdsman.graphs import dot as dotmod
 from herdsman.graphs.build import RMW, F, R, W, build
-from herdsman.graphs.dot import RenderError, edge_color, event_letter, render, to_dot
+from herdsman.graphs.dot import edge_color, event_letter, to_dot
 
 # pydot's parser uses pyparsing names that pyparsing now deprecates (not our code)
 pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated.*:DeprecationWarning")
@@ -27,10 +24,12 @@ def unq(s: str | None) -> str | None:
 
 def labels(g) -> dict[str, str]:
     """Node name -> label, over the graph and its clusters."""
-    out = {n.get_name(): unq(n.get("label")) for n in g.get_nodes()}
-    for sub in g.get_subgraphs():
-        out.update({n.get_name(): unq(n.get("label")) for n in sub.get_nodes()})
-    return {k: v for k, v in out.items() if k not in ("node", "edge", "graph")}
+    out = {}
+    for n in [*g.get_nodes(), *(n for sub in g.get_subgraphs() for n in sub.get_nodes())]:
+        # a node named again in a rank (no label), an invisible head: layout, not picture
+        if n.get("label") is not None and n.get_name() not in ("node", "edge", "graph"):
+            out[n.get_name()] = unq(n.get("label"))
+    return out
 
 
 def edges(g) -> set[tuple[str, str, str, str]]:
@@ -48,6 +47,7 @@ def edges(g) -> set[tuple[str, str, str, str]]:
             unq(e.get("color")),
         )
         for e in g.get_edges()
+        if e.get("style") != "invis"  # layout hints
     }
 
 
@@ -91,7 +91,7 @@ def test_mp_lwsync_addr(mp) -> None:
             "g: Lwsync\\lproc:P0 poi:1\\llwsync",
         ]
     )
-    clusters = {s.get_name(): s for s in d.get_subgraphs()}
+    clusters = {s.get_name(): s for s in d.get_subgraphs() if s.get_name().startswith("cluster")}
     assert set(clusters) == {"cluster_proc0", "cluster_proc1"}
     assert unq(clusters["cluster_proc1"].get("label")) == "Thread 1"
     assert clusters["cluster_proc0"].get("color") == "magenta"
@@ -206,23 +206,3 @@ def test_helpers() -> None:
     assert edge_color("ctrlisync") == "indigo" and edge_color("data") == "indigo"
     assert edge_color("vo:1") == "magenta" and edge_color("whatever") == "brown"
     assert edge_color("ca") == "blue" and edge_color("fr") == "#ffa040"
-
-
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
-@pytest.mark.parametrize("fmt", ["svg", "png"])
-def test_render(mp, tmp_path, fmt) -> None:
-    out = render(to_dot(mp.graph, test_name="MP", model_name="PPC"), tmp_path / f"mp.{fmt}")
-    data = out.read_bytes()
-    assert data.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in data
-
-
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
-def test_render_reports_dot_failure(tmp_path) -> None:
-    with pytest.raises(RenderError, match="failed"):
-        render("digraph G { a -> }", tmp_path / "bad.svg")
-
-
-def test_render_without_graphviz(monkeypatch, tmp_path) -> None:
-    monkeypatch.setattr(dotmod.shutil, "which", lambda _name: None)
-    with pytest.raises(RenderError, match="apt-get install graphviz"):
-        render("digraph G {}", tmp_path / "x.svg")

@@ -17,11 +17,12 @@ from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome
 from herdsman.engine.progress import TreeEstimate
-from herdsman.engine.run import run_test
+from herdsman.engine.run import run_program
 from herdsman.herd_compat.cli.herd7opts import OptionError, parse_herd7_args, read_conf_file
 from herdsman.herd_compat.cli.herd7opts import State as OptState
 from herdsman.herd_compat.cli.main import main
 from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,10 +52,10 @@ def test_verdicts_equal_full_runs(arch: str, model: str, engines: tuple[str, ...
     for path in tests:
         test = parse_file(str(path))
         for engine in engines:
-            full = run_test(test, m, RunOptions(engine=engine))
+            full = run_program(lower(test), m, RunOptions(engine=engine))
             settling = _settling(full)
-            true = run_test(test, m, RunOptions(engine=engine, speedcheck="true"))
-            fast = run_test(test, m, RunOptions(engine=engine, speedcheck="fast"))
+            true = run_program(lower(test), m, RunOptions(engine=engine, speedcheck="true"))
+            fast = run_program(lower(test), m, RunOptions(engine=engine, speedcheck="fast"))
             where = f"{path.name} ({engine})"
             assert true.condition_holds == full.condition_holds, where
             assert fast.condition_holds == full.condition_holds, where
@@ -114,7 +115,7 @@ def test_fewer_executions_explored(engine: str, measure: str) -> None:
     test = parse_text(WIDE, "WIDE.litmus")
     model = load_model("tso")
     runs = {
-        mode: run_test(test, model, RunOptions(engine=engine, speedcheck=mode))
+        mode: run_program(lower(test), model, RunOptions(engine=engine, speedcheck=mode))
         for mode in ("false", "true", "fast")
     }
     full, true, fast = runs["false"], runs["true"], runs["fast"]
@@ -155,7 +156,7 @@ def test_bad_speedcheck_is_a_usage_error(capsys, tmp_path: Path) -> None:
     read_conf_file(str(conf), cfg, OptState())
     assert cfg.speedcheck == "fast"
     with pytest.raises(InputError):
-        run_test(parse_file(test), load_model("power"), RunOptions(speedcheck="often"))
+        run_program(lower(parse_file(test)), load_model("power"), RunOptions(speedcheck="often"))
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

@@ -7,8 +7,9 @@ the enumeration without the cat evaluator."""
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
-from herdsman.cat.api import Verdict
+from herdsman.cat.api import ModelIdentity, Verdict, load_model, scratch_checker
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.asm import cells as asm
 from herdsman.litmus.base.ir import (
@@ -224,7 +225,27 @@ class _Session(_NativeSession):
         return U.acyclic(self.static | r | co | fr)
 
 
-class OracleModel:
+@cache
+def c_target(spec: str) -> str:
+    """The mapping C programs are lowered with for model ``spec`` (its identity's)."""
+    return load_model(spec).identity.target
+
+
+class StubModel:
+    """What a model of the tests gives the engine besides its sessions
+    (``cat.api.PreparedModel``): a name, an identity (no built-in model, so no machine,
+    herd's C annotations), no checks of cat's to read (so TruSt, RSMC and ``auto`` judge
+    it by its sessions alone), and a consistency checker asking its sessions."""
+
+    spec = "oracle"
+    identity = ModelIdentity("other", None, "c", None, "")
+    axioms: tuple = ()
+
+    def consistency_checker(self, arch, lay, kind="auto"):
+        return scratch_checker(self, arch)
+
+
+class OracleModel(StubModel):
     """An independent model (``native`` co mode) for engine tests."""
 
     co_mode = "native"
@@ -341,7 +362,7 @@ class _PowerSession(_NativeSession):
         return U.irreflexive(U.seq(U.seq(fre, prop), hbstar))
 
 
-class PowerOracleModel:
+class PowerOracleModel(StubModel):
     """The Power model as a Python oracle (``native`` co mode)."""
 
     co_mode = "native"

@@ -2,12 +2,12 @@
 
 :func:`explain_state` enumerates, as the reference explorer does (herd's enumeration:
 thread executions, then every rf and coherence order, see :mod:`engine.reference.search`),
-every candidate execution whose final state gives the locations of ``state`` their
-values, and judges each with the model in ``explain`` mode: all of its checks, in the
-model's order.  A rejected candidate comes with the *first* check that rejects it and that
-check's witness, its edges named (:mod:`engine.reference.witness`); an allowed one is a
-witness that the model allows the state.  Nothing is pruned (a candidate that fails a
-monotone check early is still listed, with that check).
+every candidate execution whose final state gives the locations of ``state`` their values
+(the engine's door: :mod:`engine.reference.states`), and judges each with the model in
+``explain`` mode: all of its checks, in the model's order. A rejected candidate comes with
+the *first* check that rejects it and that check's witness, its edges named
+(:mod:`.witness`); an allowed one is a witness that the model allows the state. Nothing is
+pruned (a candidate that fails a monotone check early is still listed, with that check).
 
 :func:`contrast` answers the question of ``herdsman diff``: among the candidates giving a
 state, one that model ``allowing`` allows and model ``forbidding`` rejects, with the check
@@ -20,22 +20,17 @@ that chooses co itself, each of its choices is one candidate).
 
 from __future__ import annotations
 
-import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from herdsman.cat.api import Failure, Model, Session, Verdict
-from herdsman.engine.outcome import OutcomeBuilder
-from herdsman.engine.reference.search import Goal, _Combo, _status, _wanted_execs
-from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, thread_executions
-from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics
-from herdsman.engine.size import check_events
+from herdsman.engine.reference.states import StateCandidate, state_candidates
+from herdsman.engine.semantics.step import DEFAULT_UNROLL
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.herd_compat.analyses.explain.witness import RelationLens, Witness
-from herdsman.litmus.base.ir import And, Atom, Loc, Program, Value
+from herdsman.litmus.base.ir import Loc, Program, Value
 
 __all__ = [
     "Candidate",
@@ -105,56 +100,6 @@ class _Found(Exception):
     """The search found what it was looking for."""
 
 
-#: What the search calls for each candidate giving the state: the search over its
-#: combination (skeleton, session), rf, co (empty when the model chooses co itself), the
-#: final writes of each location and the thread executions chosen (one bit per thread).
-Visit = Callable[["_StateSearch", int, int, tuple[int, ...], tuple[int, ...]], None]
-
-
-class _StateSearch(_Combo):
-    """The reference explorer's search over one combination of shapes, calling ``visit``
-    on every complete candidate whose final state satisfies the goal's proposition (the
-    state asked about) instead of counting it."""
-
-    def __init__(
-        self,
-        threads: ThreadsResult,
-        variants: list[list[ThreadExec]],
-        model: Model,
-        arch: str,
-        goal: Goal,
-        tally: OutcomeBuilder,
-        visit: Visit,
-    ) -> None:
-        super().__init__(threads, variants, model, arch, goal, tally)
-        self.visit = visit
-
-    def _leaf(self, rf, co, masks, pending, finals) -> None:  # type: ignore[override]
-        self.tally.stats.candidates += 1
-        self._budget -= 1
-        if not self._budget:
-            self._deadline()
-        sols = [masks] if self.simple else self._resolve(masks, pending)
-        for sol in sols:
-            _obs, sat, keep, _loop = self._state_info(sol, finals)
-            if keep and sat:
-                self.visit(self, rf, co, finals, sol)
-
-    def valued(self, sol: tuple[int, ...]) -> Skeleton:
-        """The skeleton of the thread executions ``sol`` with their own values."""
-        execs = [self.variants[t][m.bit_length() - 1] for t, m in enumerate(sol)]
-        values = [[e.value for e in te.events] for te in execs]
-        lay = build_skeleton(self.threads.locations, self.threads.init_mem, execs, values)
-        return lay.sk
-
-    def final_writes(self, finals: tuple[int, ...]) -> int:
-        """The final writes of the observed locations (for a model choosing co itself)."""
-        fw = 0
-        for li in self.observed_locs:
-            fw |= 1 << finals[li]
-        return fw
-
-
 def judge_verdicts(
     session: Session, native: bool, rf: int, co: int, fw: int
 ) -> list[tuple[int, Verdict]]:
@@ -175,47 +120,6 @@ def judge(verdict: Verdict, lens: RelationLens, rels: Relations, arch: str) -> J
     return Judgement(False, failure, lens.witness(failure, rels, arch))
 
 
-def _search(
-    program: Program,
-    model: Model,
-    state: StateAtoms,
-    visit: Visit,
-    prune: str,
-    deadline: float | None,
-    unroll: int,
-) -> OutcomeBuilder:
-    """Every candidate of ``program`` giving ``state``, to ``visit`` (herd's enumeration;
-    ``prune``: ``never``, or ``step`` to drop the subtrees ``model``'s monotone checks
-    already reject); the counts of the search."""
-    sem = Semantics(program, unroll)
-    check_events(program, [sem.max_events(t) for t in range(len(program.threads))])
-    prop = And(tuple(Atom(loc, v) for loc, v in state))
-    goal = Goal(
-        observed=[loc for loc, _ in state],
-        prop=prop,
-        quant="exists",
-        filter=program.filter,
-        prune=prune,
-        deadline=deadline,
-    )
-    threads = thread_executions(program, unroll, deadline)
-    tally = OutcomeBuilder(goal.observed, goal.quant)
-    groups: list[list[list[ThreadExec]]] = []
-    for execs in _wanted_execs(threads.execs, prop):
-        by_shape: dict[tuple, list[ThreadExec]] = {}
-        for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
-        groups.append(list(by_shape.values()))
-    plain = not threads.spawned and not threads.partial
-    for combo in itertools.product(*groups):
-        if not plain:
-            status = _status([g[0] for g in combo], threads.spawned)
-            if status is None or status[1] or status[0]:  # no execution, blocked, failed
-                continue
-        _StateSearch(threads, list(combo), model, program.arch, goal, tally, visit).run()
-    return tally
-
-
 def explain_state(
     program: Program,
     model: Model,
@@ -234,9 +138,9 @@ def explain_state(
     out = Explanation(state, rejected=[])
     native = model.co_mode == "native"
 
-    def visit(search: _StateSearch, rf: int, co: int, finals, sol) -> None:
+    def visit(c: StateCandidate) -> None:
         sk: Skeleton | None = None
-        for co2, v in judge_verdicts(search.session, native, rf, co, search.final_writes(finals)):
+        for co2, v in judge_verdicts(c.session, native, c.rf, c.co, c.fw):
             out.total += 1
             if v.allowed:
                 out.allowed += 1
@@ -244,8 +148,8 @@ def explain_state(
                     continue
             elif limit is not None and len(out.rejected or ()) >= limit:
                 continue
-            sk = sk or search.valued(sol)
-            rels = Relations(sk, rf, co2)
+            sk = sk or c.valued()
+            rels = Relations(sk, c.rf, co2)
             cand = Candidate(out.total, rels, judge(v, lens, rels, program.arch))
             if v.allowed:
                 out.witness = cand
@@ -253,8 +157,7 @@ def explain_state(
                 assert out.rejected is not None
                 out.rejected.append(cand)
 
-    tally = _search(program, model, state, visit, "never", deadline, unroll)
-    out.cyclic_values = int(tally.stats.extra.get("cyclic_values", 0))
+    out.cyclic_values = state_candidates(program, model, state, visit, "never", deadline, unroll)
     return out
 
 
@@ -283,26 +186,25 @@ def contrast(
     deadline = None if time_limit is None else time.process_time() + time_limit
     native_a = allowing.co_mode == "native"
     native_b = forbidding.co_mode == "native"
-    sessions: dict[_StateSearch, Session] = {}
+    sessions: dict[int, Session] = {}  # by the combination's skeleton
     found: list[Contrast] = []
 
-    def visit(search: _StateSearch, rf: int, co: int, finals, sol) -> None:
-        fw = search.final_writes(finals)
-        for co2, v in judge_verdicts(search.session, native_a, rf, co, fw):
+    def visit(c: StateCandidate) -> None:
+        for co2, v in judge_verdicts(c.session, native_a, c.rf, c.co, c.fw):
             if not v.allowed:
                 continue
-            other = sessions.get(search)
+            other = sessions.get(id(c.skeleton))
             if other is None:
                 sessions.clear()  # one combination at a time
-                other = sessions[search] = forbidding.prepare(search.lay.sk, program.arch)
-            verdicts = [w for c, w in judge_verdicts(other, native_b, rf, co2, fw) if c == co2]
+                other = sessions[id(c.skeleton)] = forbidding.prepare(c.skeleton, program.arch)
+            verdicts = [w for k, w in judge_verdicts(other, native_b, c.rf, co2, c.fw) if k == co2]
             if verdicts and not any(w.allowed for w in verdicts):
-                rels = Relations(search.valued(sol), rf, co2)
+                rels = Relations(c.valued(), c.rf, co2)
                 found.append(Contrast(rels, judge(verdicts[0], lens, rels, program.arch)))
                 raise _Found()
 
     try:
-        _search(program, allowing, state, visit, "step", deadline, unroll)
+        state_candidates(program, allowing, state, visit, "step", deadline, unroll)
     except _Found:
         return found[0]
     return None

@@ -13,7 +13,8 @@ Without ``--state`` the state is the one the test's condition witnesses (its ``e
 ``~exists`` clause, which must then be a conjunction of equalities).  ``STATE`` is written
 as in herd's conditions (``0:r1=0 /\\ 1:r1=0``) or as herd prints states
 (``0:EAX=0; 1:EAX=0;``).  Exit status: 0 (explained, or no candidate gives the state: a
-message says so), 2 (bad input: one ``FILE:LINE:COL: error: ...`` line), 3 (``--timeout``).
+message says so), 2 (bad input: one ``FILE:LINE:COL: error: ...`` line), 3 (``--timeout`` or
+``--max-memory`` ran out: one warning line).
 
 The helpers that print an execution, its witness and its picture are shared with
 ``herdsman diff`` (:mod:`herd_compat.diff`).
@@ -31,9 +32,9 @@ from typing import IO, Any
 import pydot
 
 from herdsman.cat.api import Model
-from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.graphs.dot import PictureOptions, display_numbers, event_action, event_letter, to_dot
 from herdsman.graphs.execution import Relations
+from herdsman.graphs.layout import spread_flat_labels
 from herdsman.herd_compat.analyses.explain.candidates import (
     Candidate,
     Explanation,
@@ -45,9 +46,11 @@ from herdsman.herd_compat.analyses.explain.witness import RelationLens, Witness,
 from herdsman.herd_compat.formats.dots import check_outdir, dot_base, write_file
 from herdsman.herd_compat.formats.herd_block import state_lines
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit
+from herdsman.herd_compat.pipeline.limits import Limits, MemoryLimit
+from herdsman.herd_compat.pipeline.load import Loaded, load_program
 from herdsman.herd_compat.pipeline.models import ModelCache
-from herdsman.herd_compat.pipeline.run_file import read_test
+from herdsman.herd_compat.pipeline.run_file import Failed, Naming, within_limits
+from herdsman.herd_compat.pipeline.status import failure_status
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
     And,
@@ -56,26 +59,21 @@ from herdsman.litmus.base.ir import (
     Loc,
     MemLoc,
     Or,
-    Program,
     Prop,
     RegLoc,
     SymRegLoc,
     Value,
 )
 from herdsman.litmus.base.source import Source
-from herdsman.litmus.c import CLitmus, lower_c_litmus, target_for_model
-from herdsman.litmus.lower import lower
 from herdsman.litmus.printer import loc_text, value_text
 from herdsman.litmus.state import parse_condition
 
 __all__ = [
     "ExplainConfig",
-    "LoadedTest",
     "condition_state",
     "execution_json",
     "execution_lines",
     "explain",
-    "load_test",
     "parse_state",
     "witness_dot",
     "witness_json",
@@ -142,33 +140,6 @@ def condition_state(condition: Condition, path: str) -> StateAtoms:
             "of equalities: give the state to explain with --state",
         )
     return atoms
-
-
-@dataclass
-class LoadedTest:
-    """A test ready to explain: its program (lowered for the model), name, architecture,
-    final condition and thread count."""
-
-    path: str
-    name: str
-    arch: str
-    program: Program
-    condition: Condition
-    nthreads: int
-
-
-def load_test(path: str, spec: str, models: ModelCache) -> tuple[LoadedTest, Model]:
-    """Read the test in ``path`` and the model ``spec`` as ``herdsman run --model`` does
-    (a C litmus test is lowered for the model's target)."""
-    test = read_test(path)
-    if isinstance(test, CLitmus):
-        model = models.get(spec)
-        program = lower_c_litmus(test, target_for_model(spec))
-        loaded = LoadedTest(path, test.name, "C", program, test.condition, len(test.threads))
-        return loaded, model
-    model = models.for_test(test)
-    program = lower(test)
-    return LoadedTest(path, test.name, test.arch, program, test.condition, len(test.threads)), model
 
 
 # ----------------------------------------------------------------------------- text
@@ -240,7 +211,7 @@ def state_text(state: StateAtoms, arch: str) -> str:
 # ----------------------------------------------------------------------------- pictures
 
 #: How a witness's edges are drawn: thick red, labelled with the check's name.
-HIGHLIGHT = {"color": "red", "fontcolor": "red", "penwidth": "3"}
+HIGHLIGHT: dict[str, Any] = {"color": "red", "fontcolor": "red", "penwidth": "3"}
 
 
 def witness_dot(
@@ -277,7 +248,9 @@ def witness_dot(
                 edge.set(k, v)
             edge.set("label", label)
         else:
-            g.add_edge(pydot.Edge(a, b, label=label, **HIGHLIGHT))
+            # a cycle's edge orders no rank: the threads' rows stay (graphs.layout)
+            g.add_edge(pydot.Edge(a, b, label=label, constraint="false", **HIGHLIGHT))
+    spread_flat_labels(g)  # room for the cycle's labels within a row
     out = g.to_string()
     return out if out.endswith("\n") else out + "\n"
 
@@ -361,12 +334,12 @@ class ExplainConfig:
     json: bool = False
     include_dirs: list[str] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
-    time_limit: float | None = None
+    limits: Limits = field(default_factory=Limits)
     limit: int | None = None
 
 
 def _report_text(
-    ex: Explanation, t: LoadedTest, model: Model, files: dict[int, str], limit: int | None
+    ex: Explanation, t: Loaded, model: Model, files: dict[int, str], limit: int | None
 ) -> list[str]:
     st = state_text(ex.state, t.arch)
     lines = [f"Test {t.name} ({t.arch}), model {model.spec} ({model.path})"]
@@ -426,18 +399,25 @@ def explain(cfg: ExplainConfig, out: IO[str] | None = None) -> int:
     if cfg.outdir == "-":
         raise InputError("-", 0, 0, "explain writes pictures to a directory: give -o DIR")
     run_cfg = RunConfig(model=cfg.model, include_dirs=cfg.include_dirs, variants=cfg.variants)
-    try:
-        with CpuTimeLimit(cfg.time_limit):
-            t, model = load_test(cfg.test, cfg.model, ModelCache(run_cfg))
-            if cfg.state is not None:
-                state = parse_state(cfg.state, t.arch, t.nthreads)
-            else:
-                state = condition_state(t.condition, t.path)
-            ex = explain_state(t.program, model, state, RelationLens(model), cfg.limit)
-    except TimeLimitExceeded:
-        limit = f" of {cfg.time_limit:g} s" if cfg.time_limit is not None else ""
-        sys.stderr.write(f"{cfg.test}:0:0: warning: time limit{limit} exceeded, no result\n")
-        return 3
+    models = ModelCache(run_cfg)
+
+    def work(naming: Naming) -> tuple[Loaded, StateAtoms, Explanation]:
+        t = load_program(cfg.test, models)
+        assert isinstance(t, Loaded)  # every test admitted
+        naming.name = t.name
+        if cfg.state is not None:
+            state = parse_state(cfg.state, t.arch, t.nthreads)
+        else:
+            state = condition_state(t.condition, t.path)
+        return t, state, explain_state(t.program, t.model, state, RelationLens(t.model), cfg.limit)
+
+    with MemoryLimit(cfg.limits.memory_limit):
+        done = within_limits(cfg.test, cfg.limits, work)
+    if isinstance(done, Failed):
+        sys.stderr.write(done.message + "\n")
+        return failure_status(done.kind)
+    t, state, ex = done
+    model = t.model
     model_name = model.name or os.path.basename(str(model.spec))
     files: dict[int, str] = {}
     if cfg.outdir:

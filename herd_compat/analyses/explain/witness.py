@@ -1,15 +1,16 @@
 """Why a model rejects an execution: the failing check's witness cycle, each edge named.
 
 For a failed check (cat's ``Failure``: a bare cycle, event or pair), :class:`RelationLens`
-reads the check's operand and the model's definitions from cat's AST (``cat.api.
-check_site``), has the model evaluate every sub-expression right after the check
-(``cat.api.probe``), and decomposes each edge along the expression: a union edge by its
-first member holding it, a sequence through intermediate events, a closure by a shortest
-path, a name by its definition (not a recursive one; an intersection or difference keeps
-its name for a single base edge).  Each step is labelled with the model's relation (the
-innermost name) and the execution's base relation (``rfe``, ``fre``, ``lwsync``, ``addr``,
-``po``...).  When the check cannot be read or evaluated (inside a procedure, say), the
-witness is cat's cycle with edges named by base relations only (``evaluated`` False).
+reads the check's operand and the model's definitions as terms (``cat.api.check_view``:
+herdsman's own records of relation expressions, with their cat text), has the model
+evaluate every sub-expression right after the check (``cat.api.probe``), and decomposes
+each edge along the expression: a union edge by its first member holding it, a sequence
+through intermediate events, a closure by a shortest path, a name by its definition (not a
+recursive one; an intersection or difference keeps its name for a single base edge). Each
+step is labelled with the model's relation (the innermost name) and the execution's base
+relation (``rfe``, ``fre``, ``lwsync``, ``addr``, ``po``...). When the check cannot be
+read or evaluated (inside a procedure, say), the witness is cat's cycle with edges named
+by base relations only (``evaluated`` False).
 """
 
 from __future__ import annotations
@@ -20,18 +21,13 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import (
     AxiomInfo,
-    CatExpr,
+    CheckView,
     Definition,
     Failure,
-    Konst,
     Model,
-    Op1,
-    OpN,
     Probe,
-    Var,
-    cat_text,
-    check_site,
-    operands,
+    Term,
+    check_view,
     probe,
 )
 from herdsman.graphs.execution import Relations
@@ -135,43 +131,43 @@ def base_relation(names: Sequence[tuple[str, int]], U: Universe, a: int, b: int)
 
 class _View:
     """One check of the model, readable: its operand and the definitions in force there
-    (from cat's AST), and the sub-expressions a witness may need, evaluated by the model
-    right after the check."""
+    (terms, ``cat.api.check_view``), and the sub-expressions a witness may need,
+    evaluated by the model right after the check."""
 
     MAX_DEPTH = 8
 
     def __init__(self, model: Model, info: AxiomInfo) -> None:
-        self.site = check_site(model, info)
-        self.expression = "" if self.site is None else cat_text(self.site.operand)
-        self.defs: Mapping[str, Definition] = {} if self.site is None else self.site.definitions
-        self.shown: dict[str, CatExpr] = {}  # expression text -> expression
+        self.view: CheckView | None = check_view(model, info)
+        self.expression = "" if self.view is None else self.view.operand.text
+        self.defs: Mapping[str, Definition] = {} if self.view is None else self.view.definitions
+        self.shown: dict[str, Term] = {}  # expression text -> term
         self.probe: Probe | None = None
-        if self.site is not None:
-            self._collect(self.site.operand, (), 0)
-            self.probe = probe(model, self.site, list(self.shown.values()))
+        if self.view is not None:
+            self._collect(self.view.operand, (), 0)
+            self.probe = probe(model, self.view, list(self.shown.values()))
 
-    def _collect(self, e: CatExpr, stack: tuple[str, ...], depth: int) -> None:
+    def _collect(self, e: Term, stack: tuple[str, ...], depth: int) -> None:
         """Every sub-expression that :meth:`_Walk.path` may evaluate."""
-        self.shown.setdefault(cat_text(e), e)
-        if isinstance(e, OpN) and e.op in ("union", "seq"):
-            for a in operands(e):
+        self.shown.setdefault(e.text, e)
+        if e.op in ("union", "seq"):
+            for a in e.args:
                 self._collect(a, stack, depth)
-        elif isinstance(e, Op1) and e.op in ("star", "plus", "opt"):
-            self._collect(e.arg, stack, depth)
-        elif isinstance(e, OpN) and e.op in ("inter", "diff"):
+        elif e.op in ("star", "plus", "opt"):
+            self._collect(e.args[0], stack, depth)
+        elif e.op in ("inter", "diff"):
             main = _main_operand(e)
             if main is not None:
                 self._collect(main, stack, depth)
-        elif isinstance(e, Var):
-            d = self._expandable(e.name, stack, depth)
+        elif e.op == "name":
+            d = self._expandable(e.text, stack, depth)
             if d is not None:
-                self._collect(d, (*stack, e.name), depth + 1)
+                self._collect(d, (*stack, e.text), depth + 1)
 
-    def _expandable(self, name: str, stack: tuple[str, ...], depth: int) -> CatExpr | None:
+    def _expandable(self, name: str, stack: tuple[str, ...], depth: int) -> Term | None:
         d = self.defs.get(name)
         if d is None or d.rec or name in stack or depth >= self.MAX_DEPTH:
             return None
-        return d.expr
+        return d.term
 
     def values(self, rels: Relations, arch: str) -> dict[str, int] | None:
         """Every shown sub-expression's value on the execution ``rels`` (by text)."""
@@ -198,25 +194,25 @@ class _Walk:
         return [Step(a, b, label, base_relation(self.names, self.U, a, b))]
 
     def path(
-        self, e: CatExpr, a: int, b: int, ctx: str | None, stack: tuple[str, ...], depth: int
+        self, e: Term, a: int, b: int, ctx: str | None, stack: tuple[str, ...], depth: int
     ) -> list[Step] | None:
         """Steps from ``a`` to ``b`` through relations of ``e`` (None: ``(a, b)`` is not
         in ``e``'s value, or it is unknown)."""
         U = self.U
-        text = cat_text(e)
+        text = e.text
         v = self.vals.get(text)
         if v is None or not U.has(v, a, b):
             return None
         label = ctx if ctx is not None else text
-        if isinstance(e, OpN) and e.op == "union":
-            for sub in operands(e):
+        if e.op == "union":
+            for sub in e.args:
                 got = self.path(sub, a, b, ctx, stack, depth)
                 if got is not None:
                     return got
             return self.leaf(a, b, label)
-        if isinstance(e, OpN) and e.op == "seq":
-            subs = operands(e)
-            rels = [self.vals.get(cat_text(s)) for s in subs]
+        if e.op == "seq":
+            subs = e.args
+            rels = [self.vals.get(s.text) for s in subs]
             known = [r for r in rels if r is not None]
             chain = _chain(U, a, b, known) if len(known) == len(rels) else None
             if chain is None:
@@ -226,20 +222,21 @@ class _Walk:
                 if x != y:
                     steps += self.path(sub, x, y, ctx, stack, depth) or self.leaf(x, y, label)
             return steps
-        if isinstance(e, Op1) and e.op in ("star", "plus", "opt"):
+        if e.op in ("star", "plus", "opt"):
             if a == b and e.op != "plus":
                 return []
-            r = self.vals.get(cat_text(e.arg))
+            arg = e.args[0]
+            r = self.vals.get(arg.text)
             route = None if r is None else U.route(r, a, b)
             if route is None:
                 return self.leaf(a, b, label)
             steps = []
             for x, y in zip(route, route[1:], strict=False):
-                steps += self.path(e.arg, x, y, ctx, stack, depth) or self.leaf(x, y, label)
+                steps += self.path(arg, x, y, ctx, stack, depth) or self.leaf(x, y, label)
             return steps
-        if isinstance(e, Op1) and e.op == "toid" and a == b:
+        if e.op == "toid" and a == b:
             return []
-        if isinstance(e, OpN) and e.op in ("inter", "diff"):
+        if e.op in ("inter", "diff"):
             # one base edge keeps the name (``prop(lwsync)``); a composite edge is
             # decomposed along the operand that the others only restrict
             main = _main_operand(e)
@@ -248,36 +245,44 @@ class _Walk:
                 if got is not None:
                     return got
             return self.leaf(a, b, label)
-        if isinstance(e, Var):
-            d = self.view._expandable(e.name, stack, depth)
+        if e.op == "name":
+            name = e.text
+            d = self.view._expandable(name, stack, depth)
             if d is not None:
-                got = self.path(d, a, b, e.name, (*stack, e.name), depth + 1)
+                got = self.path(d, a, b, name, (*stack, name), depth + 1)
                 if got is not None:
                     return got
-            rec = self.view.defs.get(e.name)
+            rec = self.view.defs.get(name)
             if rec is not None and rec.rec and ctx is not None:
                 return self.leaf(a, b, ctx)
-            return self.leaf(a, b, e.name)
+            return self.leaf(a, b, name)
         return self.leaf(a, b, label)
 
 
-def _main_operand(e: OpN) -> CatExpr | None:
+def _main_operand(e: Term) -> Term | None:
     """The operand of an intersection or difference that the others restrict: the first
     one of a difference, the first of an intersection that is no product of sets, no
     ``[S]``, no application, tag, set or universe (those filter)."""
     if e.op == "diff":
         return e.args[0]
-    return next((a for a in operands(e) if not _filters(a)), None)
+    return next((a for a in e.args if not _filters(a)), None)
 
 
-def _filters(e: CatExpr) -> bool:
-    if isinstance(e, OpN):
+#: The operators of terms with several operands, and with one (see ``cat.api.Term``).
+_NARY = ("union", "seq", "inter", "diff", "cartesian", "add")
+_UNARY = ("star", "plus", "opt", "inv", "toid", "comp")
+
+
+def _filters(e: Term) -> bool:
+    """Whether ``e`` only restricts the operand it meets (a product of sets, ``[S]``, an
+    application, tag, set, ``{}`` or ``_``)."""
+    if e.op in _NARY:
         return e.op == "cartesian"
-    if isinstance(e, Op1):
+    if e.op in _UNARY:
         return e.op == "toid"
-    if isinstance(e, Konst):
-        return e.kind != "zero"
-    return not isinstance(e, Var)
+    if e.op in ("empty", "universe"):
+        return True
+    return e.op not in ("name", "zero")
 
 
 def _chain(U: Universe, a: int, b: int, rels: Sequence[int]) -> list[int] | None:
@@ -309,9 +314,9 @@ def _explain(
 ) -> tuple[tuple[int, ...], tuple[Step, ...]] | None:
     """cat's witness ``cycle`` of check ``view`` decomposed into named steps; None when
     the relations the copy of the model showed do not hold it."""
-    assert view.site is not None
-    root = view.site.operand
-    top = vals.get(cat_text(root))
+    assert view.view is not None
+    root = view.view.operand
+    top = vals.get(root.text)
     if top is None or not cycle:
         return None
     walk = _Walk(view, vals, U, names)
@@ -329,7 +334,7 @@ def _explain(
     pairs = U.pairs(top)
     if len(cycle) == 2 and (cycle[0], cycle[1]) not in pairs:
         return None
-    text = cat_text(root)
+    text = root.text
     return cycle, tuple(Step(a, b, text, base_relation(names, U, a, b)) for a, b in pairs)
 
 
@@ -399,7 +404,7 @@ class RelationLens:
             if got is not None:
                 display = self.axiom_display(info, failure)
                 return Witness(display, failure.name, failure.kind, view.expression, *got, True)
-        info, expression = fallback
+        first, expression = fallback
         steps = _unevaluated(failure.kind, cycle, U, names, expression or failure.kind)
-        display = self.axiom_display(info, failure)
+        display = self.axiom_display(first, failure)
         return Witness(display, failure.name, failure.kind, expression, cycle, steps, False)

@@ -12,6 +12,7 @@ a user gets.  (C programs: :mod:`programs`.)
 
 from __future__ import annotations
 
+from herdsman.cat.api import PreparedModel
 from herdsman.engine.options import RunOptions
 from herdsman.engine.run import run_program
 from herdsman.graphs.events import Event
@@ -48,7 +49,7 @@ class OracleGaveUp(Exception):
 class LitmusOracle:
     """A litmus test under a model (see the module docstring)."""
 
-    def __init__(self, test: LitmusTest, model: object, mode: str, opts: RunOptions) -> None:
+    def __init__(self, test: LitmusTest, model: PreparedModel, mode: str, opts: RunOptions) -> None:
         if test.arch not in ("X86", "PPC"):
             raise InputError(
                 test.path or test.name,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from herdsman.cat.api import load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.operational.bounded import BOUNDED, SAFE, UNSAFE, verify_bounded
-from herdsman.engine.options import RunOptions
+from herdsman.engine.options import DEFAULT_UNROLL, RunOptions
 from herdsman.engine.run import run_program
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph
@@ -61,7 +61,7 @@ class ProgramOracle:
         max_bound: int,
         time_limit: float | None = None,
         max_states: int | None = None,
-        unroll: int = 2,
+        unroll: int = DEFAULT_UNROLL,
     ) -> None:
         self.source = text
         self.path = path
@@ -217,10 +217,10 @@ class ProgramOracle:
             for x in chosen:
                 if x.site in lines and (x.kind != "lwsync" or not wr):
                     have = max(have, _LEVEL[x.kind])
-            for x in lines:
+            for line in lines:
                 for k in KINDS[self.mode]:
                     if _LEVEL[k] > have and not (k == "lwsync" and wr):
-                        out.add(Candidate(x, k))
+                        out.add(Candidate(line, k))
         return tuple(sorted(out & known, key=repr))
 
 

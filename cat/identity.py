@@ -1,0 +1,140 @@
+"""Which model a cat model is (its :class:`cat.contract.ModelIdentity`), decided once
+when it is loaded, from its text, never from its file's name; and the built-in models.
+
+**The table of built-in models is** :data:`BUILTINS` **: one entry per model.**  Adding a
+built-in model is writing its file ``cat/models/NAME.cat`` and adding one
+:class:`Builtin` here: its name, the other names herd's users give it, the digests of
+herd's own files that are this model (:func:`digest` of each; herd's files are test
+inputs, never copied), the operational machine whose runs are exactly its executions
+(if any) and the C mapping C programs are lowered with for it (``litmus.c.target``).
+Everything else (``-model NAME``, ``--engine operational``, C lowering, ``fences``) reads
+the identity.
+
+A model is the built-in ``NAME`` when its text is the text of ``cat/models/NAME.cat`` or
+of one of herd's files listed for it, comments and layout aside (its includes are not
+compared: they resolve as the compiler resolves them).  Any other text is ``other``: a
+file named ``tso.cat`` with axioms of its own runs on the axiomatic engines, not on the
+TSO machine.  A name with no such file still selects the built-in model (herd's
+``-model ppc.cat``: see ``cat.api.resolve_spec``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from herdsman.cat.contract import ModelIdentity
+from herdsman.cat.parser import strip_comments
+from herdsman.litmus.base.arch import is_arch
+
+__all__ = [
+    "BUILTINS",
+    "MODELS_DIR",
+    "OTHER",
+    "Builtin",
+    "builtin_file",
+    "builtin_names",
+    "digest",
+    "identify",
+]
+
+#: The built-in models' files.
+MODELS_DIR = Path(__file__).with_name("models")
+
+#: The family of a model that is none of the built-in ones.
+OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A built-in model (see the module docstring): ``name`` (its file
+    ``cat/models/<name>.cat``), other ``aliases`` (as ``-model`` gives them),
+    ``herd``: digests of herd's own files of this model, ``machine``: the operational
+    machine that runs it (None: none), ``target``: the C mapping for it."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    herd: tuple[str, ...] = ()
+    machine: str | None = None
+    target: str = "c"
+
+    @property
+    def path(self) -> Path:
+        return MODELS_DIR / f"{self.name}.cat"
+
+
+#: The built-in models: one entry each (see the module docstring).
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin(
+        "sc",
+        herd=("11c40a654b1b57f919da76035399618e75cff60b04d439f9d678a9fc143c7488",),  # sc.cat
+        machine="sc",
+        target="tso",
+    ),
+    Builtin(
+        "tso",
+        aliases=("x86tso", "x86-tso"),
+        herd=(
+            "543999759c61fc1a8d7994893ea0d45daeb7a47d2a2ae92ab27f8d201a9c3066",  # x86tso.cat
+            "ed926690492c07f78ba37011a30cd31497c066b3eda26b779908ad9b9b96d360",  # tso.cat
+        ),
+        machine="tso",
+        target="tso",
+    ),
+    Builtin("pso", aliases=("sparc-pso",), machine="pso", target="pso"),
+    Builtin(
+        "power",
+        aliases=("ppc",),
+        herd=("591b4fe462f49b9ca18c4959f72e355753428609d797f8ecbfba480d70c6610a",),  # ppc.cat
+        target="power",
+    ),
+)
+
+_BY_NAME = {name: b for b in BUILTINS for name in (b.name, *b.aliases)}
+
+
+def digest(text: str) -> str:
+    """The digest that identifies a model's text: SHA-256 of its tokens' text, comments
+    removed and every run of white space one space."""
+    plain = " ".join(strip_comments(text, "<model>").split())
+    return hashlib.sha256(plain.encode()).hexdigest()
+
+
+def builtin_file(name: str) -> Path | None:
+    """The file of the built-in model called ``name`` (or one of its aliases; any case),
+    if there is one."""
+    b = _BY_NAME.get(name.lower())
+    return None if b is None else b.path
+
+
+def builtin_names() -> list[str]:
+    """Every name ``-model`` accepts for a built-in model."""
+    return sorted(_BY_NAME)
+
+
+@cache
+def _by_digest() -> dict[str, Builtin]:
+    """The built-in models by the digests of their own files and of herd's."""
+    out: dict[str, Builtin] = {}
+    for b in BUILTINS:
+        out[digest(b.path.read_text(encoding="utf-8"))] = b
+        for d in b.herd:
+            out[d] = b
+    return out
+
+
+def identify(text: str, arch: str, exact: bool) -> ModelIdentity:
+    """The identity of a model of text ``text`` declaring architecture ``arch``;
+    ``exact``: its checks all apply (no ``-skipchecks`` skipping one, no ``-through``),
+    else no machine runs it."""
+    d = digest(text)
+    b = _by_digest().get(d)
+    return ModelIdentity(
+        family=OTHER if b is None else b.name,
+        machine=b.machine if b is not None and exact else None,
+        target="c" if b is None else b.target,
+        arch=arch if is_arch(arch) else None,
+        digest=d,
+    )

@@ -1,0 +1,316 @@
+"""The one tally of every explorer that reports finished executions (TruSt, in Python and
+through the compiled core's host, RSMC, the operational engine): from a finished
+execution's final state to the :class:`engine.outcome.Outcome`'s counts.
+
+For every finished execution, the observed final state (registers from the threads'
+final states, memory from the locations' final values), whether the condition's
+proposition holds, the filter (both judged once per final state), and the model's
+verdicts (flags, ``undefined_unless``: asked of the consistency checker, or, for a
+machine, every run allowed) are counted by the builder every engine counts with
+(:class:`engine.outcome.OutcomeBuilder`; the reference explorer, whose candidates are
+not graphs, counts with that builder directly).
+
+* Under herd's ``-speedcheck`` an execution whose final state does not settle the
+  condition is not shown to the model (it is counted apart, ``skipped``), and with
+  ``fast`` the exploration stops at the first execution counted.
+* Under a preemption bound (TruSt), complete graphs over the bound (visited thanks to the
+  slack) are not part of the outcome; they are counted apart, and so are the *decisive*
+  executions (those settling the condition: satisfying the proposition for ``exists``
+  and ``~exists``, contradicting it for ``forall``) found within and beyond the bound.
+* With ``dedupe`` (the operational engine: several runs may give one execution) an
+  execution is counted once, by a digest of it; runs the filter drops are counted before.
+* An execution where an assertion failed is an error (the first kept with its picture).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from herdsman.cat.api import ConsistencyChecker, Verdict
+from herdsman.engine.conditions import needed_locations
+from herdsman.engine.errors import ErrorFound
+from herdsman.engine.options import RunOptions
+from herdsman.engine.outcome import (
+    ErrorRecord,
+    ExecutionRecord,
+    OutcomeBuilder,
+    record,
+    wants_show,
+)
+from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
+from herdsman.graphs.execution import ExecutionGraph, Layout
+from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
+
+__all__ = ["MAX_JUDGED", "Bound", "Tally", "picture"]
+
+#: Final states whose judgement is remembered (emptied when full: memory stays flat).
+MAX_JUDGED = 4096
+
+#: A finished execution's graph, made when the tally needs one (pictures, errors).
+Picture = Callable[[], ExecutionGraph]
+#: How each needed location is read: (location, 0: a register of thread a | 1: memory
+#: location a | 2: the constant c, a, c).
+Getters = list[tuple[Loc, int, int, Value]]
+
+
+class Bound(Protocol):
+    """A preemption bound (``engine.trust.preemption``): ``k``, and a graph's count."""
+
+    k: int
+
+    def count(self, g: Any) -> int:
+        """The preemptions of the graph ``g`` (a graph of the explorer's own kind)."""
+        ...
+
+
+class Tally(OutcomeBuilder):
+    """Accumulates the outcome from the finished executions an explorer reports (see the
+    module docstring); ``checker`` (None: every execution is allowed) judges them."""
+
+    def __init__(
+        self,
+        program: Program,
+        opts: RunOptions,
+        checker: ConsistencyChecker | None = None,
+        bound: Bound | None = None,
+        dedupe: bool = False,
+    ) -> None:
+        super().__init__(
+            program.observed, program.condition.quant, opts.show, opts.nshow, opts.speedcheck
+        )
+        self.program = program
+        self.checker = checker
+        self.opts = opts
+        self.bound = bound
+        self.prop = program.condition.prop
+        self.filter = program.filter if opts.checkfilter else None
+        self.needed = needed_locations(list(self.observed), self.filter)
+        self.filtered = 0
+        self.skipped = 0  # speedcheck: executions settling nothing, not judged
+        #: dedupe: the digests of the executions counted, and how many came again
+        self.seen: set[bytes] | None = set() if dedupe else None
+        self.duplicates = 0
+        self._getters: tuple[object, Getters] | None = None
+        # per final state (the needed locations' values): proposition, filter, observed
+        self._judged: dict[tuple[Value, ...], tuple[bool, bool, tuple[Value, ...]]] = {}
+        self._allowed = [Verdict(allowed=True)]  # an execution no checker judges
+        self.within = self.beyond = 0  # preemption bound: complete graphs each side
+        self.decisive_within = self.decisive_beyond = 0
+
+    # ------------------------------------------------------------------ final states
+    def final_state(
+        self,
+        loc_index: Mapping[str, int],
+        final_value: Callable[[int], Value],
+        dones: Sequence[ThreadDone | None],
+    ) -> dict[Loc, Value]:
+        """Values of the observed (and filter) locations in a finished execution whose
+        location ``loc_index[x]`` ends with ``final_value(loc_index[x])`` and whose
+        threads ended as ``dones`` (None: a thread that did not end; its registers read
+        0)."""
+        out: dict[Loc, Value] = {}
+        getters = self._getters
+        if getters is None or getters[0] is not loc_index:
+            getters = self._getters = (loc_index, self._plan(loc_index, len(dones)))
+        for loc, kind, a, c in getters[1]:
+            if kind == 0:  # a register of thread a
+                done = dones[a]
+                out[loc] = 0 if done is None else done.reg(loc.reg)  # type: ignore[union-attr]
+            elif kind == 1:  # memory location a
+                out[loc] = final_value(a)
+            else:  # nothing writes it: its initial value
+                out[loc] = c
+        return out
+
+    def _plan(self, loc_index: Mapping[str, int], T: int) -> Getters:
+        """How to read each needed location with ``loc_index`` and ``T`` threads."""
+        plan: Getters = []
+        for loc in self.needed:
+            if isinstance(loc, RegLoc) and 0 <= loc.tid < T:
+                plan.append((loc, 0, loc.tid, 0))
+            elif isinstance(loc, MemLoc) and loc.name in loc_index:
+                plan.append((loc, 1, loc_index[loc.name], 0))
+            else:
+                plan.append((loc, 2, 0, self.program.initial_value(loc)))
+        return plan
+
+    def judged(self, state: dict[Loc, Value]) -> tuple[bool, bool, tuple[Value, ...]]:
+        """Whether ``state`` satisfies the proposition, whether the filter keeps it, and
+        its observed values (judged once per final state)."""
+        key = tuple(state.values())
+        judged = self._judged.get(key)
+        if judged is None:  # a final state not seen yet: the condition and filter on it
+            if len(self._judged) >= MAX_JUDGED:
+                self._judged.clear()
+            judged = self._judged[key] = (
+                eval_prop(self.prop, state),
+                self.filter is None or eval_prop(self.filter, state),
+                tuple(state[loc] for loc in self.observed),
+            )
+        return judged
+
+    # ------------------------------------------------------------------ graphs
+    def light(self) -> bool:
+        """Whether a complete graph may be recorded from its final values alone
+        (:meth:`complete_final`): the checks that accepted it are all the model has, and
+        nothing is to be shown, printed or bounded."""
+        return (
+            self.checker is not None
+            and self.checker.exact
+            and self.bound is None
+            and not self.opts.print_executions
+            and not wants_show(self.show, self.quant, True)
+            and not wants_show(self.show, self.quant, False)
+        )
+
+    def complete_graph(
+        self,
+        g: ExecutionGraph,
+        finals: list[ThreadDone],
+        fails: Sequence[tuple[int, ThreadFailed]] = (),
+    ) -> bool | None:
+        """Record a complete graph (its threads ended as ``finals``, those in ``fails``
+        failing an assertion); whether the model allows it (None: not asked, under
+        speedcheck a graph that settles nothing)."""
+        state = self.final_state(g.lay.loc_index, g.final_value, finals)
+        return self.complete(state, any(d.cut for d in finals), fails, g)
+
+    def complete_final(
+        self, lay: Layout, values: list[Value], finals: list[ThreadDone]
+    ) -> bool | None:
+        """:meth:`complete_graph` for a graph of layout ``lay`` known by its locations'
+        final ``values`` (only when :meth:`light`; no thread failed)."""
+        state = self.final_state(lay.loc_index, values.__getitem__, finals)
+        return self.complete(state, any(d.cut for d in finals), [], None)
+
+    # ------------------------------------------------------------------ executions
+    def complete(
+        self,
+        state: dict[Loc, Value],
+        cut: bool,
+        fails: Sequence[tuple[int, ThreadFailed]],
+        g: ExecutionGraph | None,
+        draw: Picture | None = None,
+        digest: bytes | None = None,
+    ) -> bool | None:
+        """Record a finished execution of final ``state`` (``cut``: a thread hit the
+        unrolling bound; ``fails``: the threads that failed an assertion), its graph
+        ``g`` for the checker (None: not at hand, :meth:`light`) and ``draw`` for its
+        picture (by default, ``g``'s); ``digest`` identifies it (``dedupe``).  Whether
+        the model allows it (None: not asked)."""
+        sat, keep, obs = self.judged(state)
+        if self.seen is not None:  # an execution is counted once, whichever run gave it
+            if not keep:
+                self.filtered += 1
+                return True
+            assert digest is not None
+            if digest in self.seen:
+                self.duplicates += 1
+                return True
+            self.seen.add(digest)
+        if keep and sat == self.irrelevant:
+            self.skipped += 1
+            return None
+        want = keep and self.wants_witness(sat)
+        if self.checker is None or g is None:
+            verdicts = self._allowed
+        else:
+            verdicts, _ = self.checker.verdicts(g, want_shows=want)
+        allowed = [v for v in verdicts if v.allowed]
+        if not allowed:
+            return False
+        draw = draw or _drawing(g)
+        pre = None
+        if self.bound is not None:
+            assert g is not None
+            pre = self.bound.count(g)
+            decisive = (not sat) if self.quant == "forall" else sat
+            if pre > self.bound.k:  # visited thanks to the slack: not part of the outcome
+                self.beyond += 1
+                self.decisive_beyond += decisive
+                self._record(g, draw, obs, sat, pre)
+                return True
+            self.within += 1
+            self.decisive_within += decisive
+        if not keep:
+            self.filtered += 1
+            return True
+        self.count(obs, sat, cut, allowed)
+        if fails:
+            self.report_error(fails, obs, True, draw)
+        if want:
+            for v in allowed:
+                if self.wants_witness(sat):
+                    self.keep_witness(draw(), v, obs, sat)
+                    if self.fast:
+                        break
+        self._record(g, draw, obs, sat, pre)
+        if self.fast:
+            self.settle()
+        return True
+
+    def blocked_error(
+        self, state: dict[Loc, Value], fails: Sequence[tuple[int, ThreadFailed]], draw: Picture
+    ) -> None:
+        """An execution where a thread is blocked and ``fails`` failed an assertion, with
+        final ``state`` (see :meth:`final_state`): an error too."""
+        self.report_error(fails, tuple(state[loc] for loc in self.observed), False, draw)
+
+    def report_error(
+        self,
+        fails: Sequence[tuple[int, ThreadFailed]],
+        obs: tuple[Value, ...],
+        complete: bool,
+        draw: Picture,
+    ) -> None:
+        """Record an execution (``complete``, or blocked) where ``fails`` failed an
+        assertion, with the observed values ``obs``."""
+        t, f = fails[0]
+        origin = self.program.threads[t].origins[f.site]
+        graph = draw() if not self.errors else None
+        self.error(ErrorRecord(f.message, t, origin, complete, obs, graph))
+        if self.opts.stop_on_error:
+            raise ErrorFound()
+
+    def _record(
+        self,
+        g: ExecutionGraph | None,
+        draw: Picture,
+        obs: tuple[Value, ...],
+        sat: bool,
+        pre: int | None,
+    ) -> None:
+        """Keep the execution (``print_executions``), with its picture (``executions_dot``)
+        and what the model shows on it."""
+        if not self.opts.print_executions:
+            return
+        if self.opts.executions_dot:
+            v = self._allowed[0]
+            if self.checker is not None and g is not None:
+                verdicts, _ = self.checker.verdicts(g, want_shows=True)
+                v = next(v for v in verdicts if v.allowed)
+            entry = record(draw(), v, obs, sat)
+        else:
+            entry = ExecutionRecord(obs, sat)
+        if pre is not None:
+            assert self.bound is not None
+            entry.preemptions = pre
+            entry.beyond_bound = pre > self.bound.k
+        self.executions.append(entry)
+
+
+def _drawing(g: ExecutionGraph | None) -> Picture:
+    """The picture of ``g`` (which must be at hand when one is asked for)."""
+
+    def draw() -> ExecutionGraph:
+        assert g is not None
+        return picture(g)
+
+    return draw
+
+
+def picture(g: ExecutionGraph) -> ExecutionGraph:
+    """A finished graph on its own (with its values; no link to the exploration)."""
+    rel = g.relations(values=True)
+    return ExecutionGraph.from_relations(rel.sk, rel.rf, rel.co)
