@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value
+from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value, convert_code
 
 _MASK64 = (1 << 64) - 1
 
@@ -170,13 +170,7 @@ def convert(a: Value, code: int) -> Value:
     negative (``_Bool`` for 1: whether ``a`` is not 0); addresses stay addresses."""
     if isinstance(a, Sym):
         return 1 if code == 1 else a
-    bits = abs(code)
-    if bits == 1:
-        return int(a != 0)
-    a &= (1 << bits) - 1
-    if code < 0 and a >> (bits - 1):
-        a -= 1 << bits
-    return a
+    return convert_code(a, code)
 
 
 def barrier_arrive(a: Value) -> Value:

@@ -535,3 +535,14 @@ class Program:
     def has(self, *kinds: type) -> bool:
         """Whether some thread has an operation of one of these classes."""
         return any(isinstance(ins, kinds) for th in self.threads for ins in th.code)
+
+
+def convert_code(v: int, code: int) -> int:
+    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
+    bits = abs(code)
+    if bits == 1:
+        return int(v != 0)
+    v &= (1 << bits) - 1
+    if code < 0 and v >> (bits - 1):
+        v -= 1 << bits
+    return v

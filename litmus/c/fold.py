@@ -4,7 +4,7 @@ integer types wrapping), and the constant propagation of straight-line code."""
 
 from __future__ import annotations
 
-from herdsman.litmus.base.ir import Imm, Op, Reg, Sym, Value
+from herdsman.litmus.base.ir import Imm, Op, Reg, Sym, Value, convert_code
 from herdsman.litmus.c.ctype import CType
 
 
@@ -42,17 +42,6 @@ def convert_int(v: int, t: CType) -> int:
     if t.kind != "int" or not t.bits:
         return v
     return convert_code(v, -t.bits if t.signed and t.bits > 1 else t.bits)
-
-
-def convert_code(v: int, code: int) -> int:
-    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
-    bits = abs(code)
-    if bits == 1:
-        return int(v != 0)
-    v &= (1 << bits) - 1
-    if code < 0 and v >> (bits - 1):
-        v -= 1 << bits
-    return v
 
 
 _FOLDABLE = frozenset(

@@ -36,10 +36,11 @@ from herdsman.litmus.base.ir import (
     Spawn,
     Store,
     Unlock,
+    convert_code,
     defines,
     uses,
 )
-from herdsman.litmus.c.fold import convert_code, fold
+from herdsman.litmus.c.fold import fold
 
 #: the most paths from a loop's head to a latch examined for compare-and-swaps
 MAX_PATHS = 256
