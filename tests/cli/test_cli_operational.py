@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import shared_path
 
 from herdsman.herd_compat.cli.main import main
