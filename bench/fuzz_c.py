@@ -9,11 +9,14 @@ this file, and the C litmus examples (``litmus/examples/c/*.litmus``).  Each mut
 one to three mutations: token edits (delete, duplicate, swap two neighbours, an
 unbalanced bracket, a name replaced by another or by an unknown one), a truncation, or an
 inserted construct the front-end must refuse cleanly (a call to an unknown function,
-recursion, a function pointer, ``malloc``, a ``float``, a local array, a bad or misused
-``memory_order``, ``goto``, ``switch``, a variadic function, ``pthread_create`` in an
-unbounded loop...).  Programs are run as ``herdsman verify FILE --model tso``, litmus
-tests as ``herdsman run --model tso FILE``, in-process.  A mutant that is still a valid
-program may exit 0 (safe) or 42 (an assertion can fail); 3 is a time-out.  Each failing
+recursion, a function pointer, a ``float``, a bad or misused ``memory_order``, a
+variadic function, ``pthread_create`` in an unbounded loop...) or one it must take or
+refuse cleanly (the heap: ``malloc``, double ``free``, use after ``free``, ``mem*``;
+pointers out of their allocation, ``goto``, ``switch``, designated initialisers,
+``typeof``, statement expressions, thread-locals, ``threads.h``, GCC's builtins...).
+Programs are run as ``herdsman verify FILE --model tso``, litmus tests as ``herdsman
+run --model tso FILE``, in-process.  A mutant that is still a valid program may exit 0
+(safe) or 42 (an assertion can fail); 3 is a time-out.  Each failing
 input is kept in ``--keep`` and listed; the exit status is 1 when any failed.  With
 ``--heavy``, one mutant in ten also declares a huge global array (see :data:`HEAVY`).
 """
@@ -176,6 +179,32 @@ STATEMENTS = (
     "WRITE_ONCE(*nowhere, 1);",
     "r0 = READ_ONCE(nowhere);",
     "int r9 = cmpxchg(x, 0);",
+    # memory as allocations: the heap, pointers, GCC's C (issue 28)
+    "int *h = malloc(8); free(h); free(h);",
+    "int *h = malloc(8); free(h); *h = 1;",
+    "int *h = calloc(2, sizeof(int)); h[5] = 1;",
+    "free((int *) 12);",
+    "int *h = malloc(-1);",
+    "char *c = malloc(4); memset(c, 0, 4); memcpy(c, c + 1, 2);",
+    "memset(0, 0, 100000000);",
+    "int loc = 1; int *lp = &loc; *(lp + 1000) = 2;",
+    "typeof(x) tx = 1;",
+    "int se = ({ int q = 2; q + 1; });",
+    "__auto_type at = 3;",
+    "struct pt { int a, b; } sp = { .b = 2, .c = 3 };",
+    "int da[3] = { [5] = 1 };",
+    "int sw = 0; switch (sw) { case 1: sw++; case 1: break; }",
+    "thrd_t th; thrd_create(&th, 0, 0);",
+    "mtx_t mx; mtx_lock(&mx); mtx_unlock(&mx);",
+    "pthread_t self = pthread_self(); pthread_join(self, 0);",
+    "int ga = _Generic(1, int: 2, default: 3);",
+    "__sync_fetch_and_umax(&x, 1);",
+    "__atomic_fetch_max(&x, 1, 99);",
+    "int (*fq)(int) = 0; fq(1);",
+    "static __thread int tl;",
+    "__VERIFIER_optional(x = 1;);",
+    "__builtin_prefetch(&x);",
+    "int ofs = offsetof(struct nothing, f);",
 )
 
 #: Definitions to insert at the top level.
@@ -196,6 +225,16 @@ DEFINITIONS = (
     "extern int elsewhere(void);",
     "typedef int myint; myint typed;",
     "int big[64];",
+    "struct list { struct list *next; int v; }; struct list *lhead;",
+    "_Thread_local int tls = 1;",
+    "union bits { long l; char c[8]; } ub = { .c = { 1 } };",
+    "int (*table[2])(int);",
+    "typedef struct tree { struct tree *l, *r; } tree_t; tree_t root = { &root, 0 };",
+    "#include <threads.h>",
+    "#include <string.h>",
+    "#include <sys/mman.h>",
+    "int self(int n) { return n ? self(n - 1) : 0; } int deep = 0;",
+    'const char *msg = "a" "b";',
 )
 
 #: Definitions that make a program too big for herdsman today (every array cell is a

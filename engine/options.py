@@ -62,6 +62,8 @@ class RunOptions:
     track_duplicates: bool = False  # TruSt: count graphs explored twice (tests)
     stop_on_error: bool = False  # stop at the first execution failing an assertion (GenMC)
     races: bool = False  # a data race (undefined_unless failed) is an error too (GenMC)
+    symmetry: bool = True  # TruSt: GenMC's symmetry reduction of symmetric threads
+    writes_first: bool = False  # TruSt: GenMC's schedule (its counts of blocked graphs)
     buffer_bound: int | None = None  # operational: store buffers of at most k writes
     stateful: bool = False  # operational: stateful DPOR (no unrolling bound)
     reduction: str = "dpor"  # operational: dpor, or none (every run)

@@ -35,10 +35,11 @@ def check_threads(program: Program) -> None:
         )
 
 
-def check_events(program: Program, room: list[int]) -> None:
+def check_events(program: Program, room: list[int], locations: int | None = None) -> None:
     """Refuse a program whose executions may have more than :data:`MAX_EVENTS` events
-    (``room``: the most events of each thread, see ``ThreadCode.max_events``)."""
-    n = sum(room) + len(program.memory)
+    (``room``: the most events of each thread, see ``ThreadCode.max_events``;
+    ``locations``: how many locations they touch, all the program's by default)."""
+    n = sum(room) + (len(program.memory) if locations is None else locations)
     if n > MAX_EVENTS:
         raise InputError(
             program.where,

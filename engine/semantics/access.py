@@ -65,7 +65,9 @@ def loc_name(a: Sym) -> str:
 
 def state_at(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
     """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
-    return _new(ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut))
+    return _new(
+        ThreadState, (pc, regs, taint, st.ctrl, n, poi, st.loops, st.pending, st.cut, st.freed)
+    )
 
 
 def set_reg(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[tuple, tuple]:

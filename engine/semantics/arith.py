@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TypeGuard
 
 from herdsman.graphs.symbolic import AnyValue, Expr, ReadValue
-from herdsman.litmus.base.ir import Sym, Value
+from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value, convert_code
 from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
 
 
@@ -83,6 +83,12 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return b
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
+    if fn == "conv":
+        return convert(a, b)  # type: ignore[arg-type]
+    if fn == "alloc":
+        return Sym(f"heap@t{a}#{b}")
+    if fn == "barrier":
+        return barrier_arrive(a)  # type: ignore[arg-type]
     if isinstance(a, Sym) or isinstance(b, Sym):
         return _on_addresses(fn, a, b)
     assert isinstance(a, int) and isinstance(b, int)
@@ -92,6 +98,27 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         raise EvalError(str(e)) from None
     except KeyError:
         raise EvalError(f"unknown register operation '{fn}'") from None
+
+
+def convert(a: Value, code: int) -> Value:
+    """``a`` converted to a C integer type of ``|code|`` bits, signed when ``code`` is
+    negative (``_Bool`` for 1: whether ``a`` is not 0); addresses stay addresses."""
+    if isinstance(a, Sym):
+        return 1 if code == 1 else a
+    return convert_code(a, code)
+
+
+def barrier_arrive(a: Value) -> Value:
+    """A barrier's state after one more arrival: one fewer to wait for, or, for the last
+    one, the next generation waiting for the count again."""
+    if isinstance(a, Sym):
+        raise EvalError(f"barrier at {a} holds an address")
+    mask = (1 << BARRIER_FIELD) - 1
+    waiting, count = a & mask, (a >> BARRIER_FIELD) & mask
+    if waiting > 1:
+        return a - 1
+    gen = (a >> (2 * BARRIER_FIELD)) + 1
+    return (gen << (2 * BARRIER_FIELD)) | (count << BARRIER_FIELD) | count
 
 
 def _on_addresses(fn: str, a: Value, b: Value) -> Value:

@@ -96,16 +96,20 @@ class PathNode:
             got = self._next_shape = shapes.intern(self.shape, s.event)
         return got
 
-    def completion(self) -> int:
+    def completion(self, limit: int = -1) -> int:
         """The shape of one complete path through this prefix: the thread run on, each
         read taking the first value read there so far (else its location's initial
-        value), until it finishes or stops."""
+        value), until it finishes or stops (-1 when it runs on past ``limit`` events: a
+        thread whose loops the program bounds itself may loop for ever on those
+        values)."""
         got = self._completion
         if got >= 0:
             return got
         walked = []
         node = self
         while node._completion < 0:
+            if 0 <= limit < node.depth:
+                return -1
             walked.append(node)
             s = node.step
             if type(s) is Emit:

@@ -106,7 +106,7 @@ def reg_event(
 
 def _with(st: ThreadState, n: int, pending: object) -> ThreadState:
     """``st`` with event count ``n`` and ``pending`` (the hot path: no ``_replace``)."""
-    return _new(ThreadState, (st[0], st[1], st[2], st[3], n, st[5], st[6], pending, st[8]))
+    return _new(ThreadState, (st[0], st[1], st[2], st[3], n, st[5], st[6], pending, st[8], st[9]))
 
 
 def _with_iico(e: Event, iico: int) -> Event:

@@ -65,6 +65,7 @@ class ThreadState(NamedTuple):
     #: of the instruction (:class:`Queued`) or its access (:class:`Access`)
     pending: Pending | Queued | Access | None = None
     cut: bool = False  # stopped by the unrolling bound
+    freed: frozenset[str] = frozenset()  # the heap allocations the thread released
 
 
 class Emit(NamedTuple):
@@ -86,8 +87,9 @@ class Read(NamedTuple):
 
 
 class ThreadDone(NamedTuple):
-    """The thread has finished (``cut``: stopped by the unrolling bound) with these
-    register ``values`` (per slot; ``None``: never set); ``slots`` names the slots."""
+    """The thread has finished (``cut``: stopped by the unrolling bound, or by GenMC's
+    loop bound: then it has not finished for a join) with these register ``values``
+    (per slot; ``None``: never set); ``slots`` names the slots."""
 
     values: tuple[AnyValue | None, ...]
     cut: bool

@@ -79,9 +79,11 @@ from herdsman.litmus.base.ir import (
     Choose,
     Effect,
     Fence,
+    Free,
     Imm,
     Instr,
     Join,
+    Kill,
     Label,
     Load,
     Lock,
@@ -102,8 +104,14 @@ from herdsman.litmus.base.ir import (
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
 
+#: No bound: for programs that bound their own loops (C programs, ``loop_bound="none"``)
+#: explored by an engine that grows its graphs as threads run on.
+UNBOUNDED = 1 << 62
+
 #: Why a thread is blocked when its program blocks executions at the unrolling bound.
 LOOP_BOUND = "loop bound"
+#: Why a thread is blocked when an assumption fails (``assume``, GenMC's spin loops).
+ASSUME = "assume"
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 
@@ -225,10 +233,14 @@ class ThreadCode:
         """How a thread that never ran ends: with its initial registers."""
         return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
 
-    def max_events(self) -> int:
+    def max_events(self, unroll: int | None = None) -> int:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
-        taken at most ``unroll`` times (explorers reserve that much room)."""
+        taken at most ``unroll`` times (the thread's bound by default; explorers reserve
+        that much room, and grow it when a thread whose loops are not bounded needs
+        more)."""
+        if unroll is not None:
+            return self._longest(self.events_at, unroll)
         if self._max_events is None:
             self._max_events = self._longest(self.events_at)
         return self._max_events
@@ -240,9 +252,10 @@ class ThreadCode:
             self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
         return self._max_writes
 
-    def _longest(self, weight: Callable[[int], int]) -> int:
+    def _longest(self, weight: Callable[[int], int], unroll: int | None = None) -> int:
         """The heaviest path through the thread's code (see :meth:`max_events`)."""
         th = self
+        bound = self.unroll if unroll is None else min(unroll, self.unroll)
         code = th.code
         end = len(code)
         if not end:  # a thread with no instructions
@@ -255,7 +268,7 @@ class ThreadCode:
             if key in memo:
                 stack.pop()
                 continue
-            succ = self._successors(th, *key)
+            succ = self._successors(th, *key, bound)
             todo = [k for k in succ if k[0] < end and k not in memo]
             if todo:
                 stack.extend(todo)
@@ -275,7 +288,7 @@ class ThreadCode:
         return _events_of(ins, self.branch_commit)
 
     def _successors(
-        self, th: ThreadCode, pc: int, loops: tuple[int, ...]
+        self, th: ThreadCode, pc: int, loops: tuple[int, ...], bound: int
     ) -> list[tuple[int, tuple[int, ...]]]:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
@@ -291,7 +304,7 @@ class ThreadCode:
                 cnt = loops[k] + 1
                 nxt.append(
                     (
-                        tgt if cnt <= self.unroll else len(th.code),
+                        tgt if cnt <= bound else len(th.code),
                         loops[:k] + (cnt,) + loops[k + 1 :],
                     )
                 )
@@ -352,20 +365,30 @@ class ThreadCode:
                     pc += 1
                     poi += 1
                     continue
+                if cls is Kill:  # GenMC's loop bound: the thread stops unfinished
+                    return _new(ThreadDone, (regs, True, self.slots, self.order))
+                if cls is Free:
+                    st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
+                    if failed is not None:
+                        return failed
+                    pc += 1
+                    poi += 1
+                    continue
                 if cls is Assume or cls is Assert:
                     assert isinstance(ins, Assume | Assert)
-                    c = self._value(th, regs, ins.creg)
+                    creg = ins.creg
+                    c = self._value(th, regs, creg)
                     if not is_known(c):
                         return Stall(reads_of(c))
                     if not branch_taken(ins.cond, c):
                         if cls is Assume:
-                            return Blocked("assume")
+                            return Blocked(ASSUME)
                         done = _new(ThreadDone, (regs, False, self.slots, self.order))
                         assert isinstance(ins, Assert)
                         return ThreadFailed(ins.message or "assertion", pc, done)
                     if self.branch_commit and not _constraint(ins):
                         # compiled, it is a conditional branch
-                        return self._check_commit(th, ins, st, pc, regs, taint, poi)
+                        return self._check_commit(th, creg, st, pc, regs, taint, poi)
                     pc += 1
                     poi += 1
                     continue
@@ -492,7 +515,7 @@ class ThreadCode:
     def _check_commit(
         self,
         th: ThreadCode,
-        ins: Assume | Assert,
+        creg: str,
         st: ThreadState,
         pc: int,
         regs: tuple,
@@ -503,7 +526,7 @@ class ThreadCode:
         architecture whose conditional branches commit: a spin loop or an abort test is
         a conditional branch once compiled, and the thread's later events depend on it
         (``ctrl``) as on any branch."""
-        t = taint[th.slots[ins.creg]]
+        t = taint[th.slots[creg]]
         event = _new(
             Event,
             ("B", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, t, st.ctrl, 0)
@@ -511,7 +534,18 @@ class ThreadCode:
         )
         after = _new(
             ThreadState,
-            (pc + 1, regs, taint, st.ctrl | t, st.n + 1, poi + 1, st.loops, st.pending, st.cut),
+            (
+                pc + 1,
+                regs,
+                taint,
+                st.ctrl | t,
+                st.n + 1,
+                poi + 1,
+                st.loops,
+                st.pending,
+                st.cut,
+                st.freed,
+            ),
         )
         return _new(Emit, (event, after, None))
 
@@ -532,7 +566,15 @@ class ThreadCode:
         if cls is Spawn or cls is Join:
             assert isinstance(ins, Spawn | Join)
             kind = "S" if cls is Spawn else "J"
-            ev = Event(kind, th.tid, n, poi, value=ins.thread, instr=origin, ctrl=st.ctrl)
+            tgt: Value = ins.thread
+            if isinstance(ins, Join) and ins.reg is not None:
+                rv = self._value(th, st.regs, ins.reg)
+                if not is_known(rv):
+                    return Stall(reads_of(rv))
+                if type(rv) is not int:
+                    return ThreadFailed(f"join of an invalid thread ({rv})", pc, self._done(st))
+                tgt = rv
+            ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
         cops = th.args[pc]
         loc = th.const_loc[pc]
@@ -544,6 +586,8 @@ class ThreadCode:
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
                 loc = _loc_name(a)
+                if st.freed and a.name in st.freed:  # type: ignore[union-attr]
+                    return ThreadFailed("access to freed memory", pc, self._done(st))
             else:
                 sym = a
         assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock | Effect)
@@ -608,12 +652,28 @@ class ThreadCode:
         ) + _NO_REG
         status_taint = (at | (1 << n)) if ins.status_deps else 0
         pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
-        ok = _new(ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut))
+        ok = _new(
+            ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut, st.freed)
+        )
         return _new(Fork, ((fail, ok),))
 
     def after_choice(self, choice: Choice, k: int) -> ThreadState:
         """The state after way ``k`` of ``choice`` is taken."""
         return choice.at._replace(pc=choice.targets[k])
+
+    def _done(self, st: ThreadState) -> ThreadDone:
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
+
+    def _free(self, th: ThreadCode, ins: Free, st: ThreadState) -> tuple[ThreadState, Step | None]:
+        """Release the heap allocation ``ins`` names: (the state after, or the error)."""
+        a, _ = _address(st.regs, st.taint, th.addr_ops[st.pc])
+        if a is None or not is_known(a):
+            return st, None if a is None else Stall(reads_of(a))
+        if type(a) is not Sym or not a.name.startswith("heap@") or a.offset:
+            return st, ThreadFailed("free of memory no malloc gave", st.pc, self._done(st))
+        if a.name in st.freed:
+            return st, ThreadFailed("double free", st.pc, self._done(st))
+        return st._replace(freed=st.freed | {a.name}), None
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
@@ -785,8 +845,10 @@ def _info(ins: Instr) -> _Info:
         ops = (*ins.addr, ins.expected, ins.desired)
         naddr = len(ins.addr)
         out = [ins.dst] if ins.dst else []
-    elif isinstance(ins, Lock | Unlock | Effect):
+    elif isinstance(ins, Lock | Unlock | Effect | Free):
         ops, naddr = ins.addr, len(ins.addr)
+    elif isinstance(ins, Join) and ins.reg is not None:
+        out = [ins.reg]
     elif isinstance(ins, Branch):
         out = [] if ins.cond is None else [ins.creg]
         if ins.rhs is not None:
@@ -845,7 +907,7 @@ class Semantics:
         port = rec.store_data_port if rec else True
         nops = rec.nop_events if rec else False
         init = program.registers
-        blocks = program.loop_bound == "block"
+        blocks = program.loop_bound in ("block", "none")
         with self.reporting():
             self.threads = [
                 thread_code(
@@ -880,8 +942,8 @@ class Semantics:
     def start(self, tid: int) -> ThreadState:
         return self.threads[tid].start()
 
-    def max_events(self, tid: int) -> int:
-        return self.threads[tid].max_events()
+    def max_events(self, tid: int, unroll: int | None = None) -> int:
+        return self.threads[tid].max_events(unroll)
 
     def step(self, tid: int, st: ThreadState) -> Step:
         with self.reporting():
@@ -956,4 +1018,13 @@ def _constraint(ins: object) -> bool:
     return isinstance(ins, Assume) and not ins.commit
 
 
-__all__ = ["DEFAULT_UNROLL", "LOOP_BOUND", "Semantics", "StepError", "ThreadCode", "thread_code"]
+__all__ = [
+    "ASSUME",
+    "DEFAULT_UNROLL",
+    "LOOP_BOUND",
+    "UNBOUNDED",
+    "Semantics",
+    "StepError",
+    "ThreadCode",
+    "thread_code",
+]

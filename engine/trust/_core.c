@@ -41,7 +41,7 @@
 #define MAXK 4
 #define MAX_DEPTH 2000 /* nested steps (events added, revisits) kept on the C stack */
 
-enum { S_READ = 0, S_EMIT = 1, S_DONE = 2, S_FAILED = 3, S_BLOCKED = 4 };
+enum { S_READ = 0, S_EMIT = 1, S_DONE = 2, S_FAILED = 3, S_BLOCKED = 4, S_ASSUMED = 5 };
 enum { K_R = 0, K_W = 1, K_S = 2, K_J = 3, K_OTHER = 4 };
 enum { B_STATIC = 0, B_RF = 1, B_CO = 2, B_FR = 3 };
 
@@ -120,6 +120,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD int T, L, size, nsteps, nslots, has_spawn;
+    int wf; /* GenMC's writes-first schedule (graph.py's TrustGraph.writes_first) */
     int base[MAXT], room[MAXT], spawned[MAXT]; /* thread t's root node is node t */
     int tid[MAXE], idx[MAXE], initval[MAXE];
     Step steps[MAXSTEPS];
@@ -735,8 +736,11 @@ static int ended(Core *c, G *g, int t) {
     return nd->stype == S_DONE || nd->stype == S_FAILED;
 }
 
-/* The leftmost thread with a next event (-1: none; -2: an error). */
+/* The leftmost thread with a next event (-1: none; -2: an error); with the writes-first
+ * schedule, the thread of a read-modify-write's pending write, else the leftmost whose
+ * next event is no read, else the leftmost. */
 static int next_thread(Core *c, G *g) {
+    int first = -1, first_read = 1;
     for (int t = 0; t < c->T; t++) {
         V v = view(c, g);
         if (c->has_spawn && c->spawned[t] && v.spawned_at[t] < 0)
@@ -744,9 +748,12 @@ static int next_thread(Core *c, G *g) {
         Node *nd = info(c, v.cur[t]);
         if (nd == NULL)
             return -2;
-        if (nd->stype == S_READ)
-            return t;
-        if (nd->stype == S_EMIT) {
+        if (nd->stype == S_READ) {
+            if (!c->wf)
+                return t;
+            if (first < 0)
+                first = t;
+        } else if (nd->stype == S_EMIT) {
             if (c->has_spawn && nd->kind == K_J) {
                 int en = ended(c, g, nd->tgt);
                 if (en < 0)
@@ -754,10 +761,15 @@ static int next_thread(Core *c, G *g) {
                 if (!en)
                     continue;
             }
-            return t;
+            if (!c->wf || (nd->kind == K_W && nd->tgt == 1))
+                return t;
+            if (first < 0 || first_read) {
+                first = t;
+                first_read = 0;
+            }
         }
     }
-    return -1;
+    return first;
 }
 
 /* ------------------------------------------------------------------ revisits */
@@ -909,6 +921,7 @@ static G *revisit(Core *c, G *g, int r, int a, const int *kept, const int *wview
 
 static int visit(Core *c, G *g);
 static int visit_at(Core *c, G *g);
+static int moot_block(Core *c, G *g, int e);
 
 /* Backward revisits by the write a (just added) of location li. */
 static int backward(Core *c, G *g, int a, int li) {
@@ -967,7 +980,10 @@ static int backward(Core *c, G *g, int a, int li) {
             continue;
         }
         c->revisits++;
-        int rc = visit(c, h);
+        int m = moot_block(c, h, r);
+        int rc = m < 0 ? -1 : m ? 0 : visit(c, h);
+        if (m > 0)
+            c->moot++;
         PyMem_Free(h);
         if (rc < 0)
             return -1;
@@ -1124,6 +1140,26 @@ static int leaf(Core *c, G *g) {
     return 0;
 }
 
+/* Whether the thread of event e (just added) blocked on an assumption after a read not
+ * added maximally or not revisitable: the graph is moot (GenMC's
+ * mootExecutionIfFullyBlocked; graph.py's moot_block): 1, 0, or -1 on an error. */
+static int moot_block(Core *c, G *g, int e) {
+    int t = c->tid[e];
+    V v = view(c, g);
+    Node *nd = info(c, v.cur[t]);
+    if (nd == NULL)
+        return -1;
+    if (nd->stype != S_ASSUMED)
+        return 0;
+    for (int j = c->base[t] + v.n[t] - 1; j >= c->base[t]; j--) {
+        if (v.kind[j] == K_R)
+            return !((g->addedmax >> j) & 1) || !((g->revisitable >> j) & 1);
+        if (v.kind[j] == K_W)
+            return 0;
+    }
+    return 0;
+}
+
 static int go_on(Core *c, G *g, int e, int *alive) {
     int ok = check(c, g, e);
     if (ok < 0)
@@ -1133,6 +1169,13 @@ static int go_on(Core *c, G *g, int e, int *alive) {
         return 0;
     }
     *alive = 1;
+    int m = moot_block(c, g, e);
+    if (m < 0)
+        return -1;
+    if (m) {
+        c->moot++;
+        return 0;
+    }
     return visit(c, g);
 }
 
@@ -1324,10 +1367,11 @@ static int parse_step(PyObject *o, Step *sp) {
  *      max_statics); the host numbers thread t's root node t */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *host, *base, *room, *spawned, *initvals, *steps;
-    int T, L, size, nslots, tracking, max_statics;
-    if (!PyArg_ParseTuple(args, "OiiiOOOOOipi", &host, &T, &L, &size, &base, &room, &spawned,
-                          &initvals, &steps, &nslots, &tracking, &max_statics))
+    int T, L, size, nslots, tracking, max_statics, wf = 0;
+    if (!PyArg_ParseTuple(args, "OiiiOOOOOipi|p", &host, &T, &L, &size, &base, &room, &spawned,
+                          &initvals, &steps, &nslots, &tracking, &max_statics, &wf))
         return -1;
+    c->wf = wf;
     if (max_statics < 1) {
         PyErr_SetString(PyExc_ValueError, "max_statics must be >= 1");
         return -1;

@@ -42,9 +42,9 @@ from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, report
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
-from herdsman.engine.semantics.step import LOOP_BOUND, StepError
+from herdsman.engine.semantics.step import ASSUME, LOOP_BOUND, StepError
 from herdsman.engine.trust.explore import signature, trust_stats
-from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.graph import COMPLETION_SLACK, NoRoom, TrustGraph
 from herdsman.litmus.base.ir import Value
 
 try:
@@ -178,6 +178,7 @@ class CompiledExplorer:
             plan.nslots,
             progress is not None,  # estimate the search's size as it goes
             MAX_STATICS,
+            start.writes_first,
         )
 
     def run(self) -> Stats:
@@ -201,11 +202,9 @@ class CompiledExplorer:
         st.extra["revisits_inconsistent"] += got["revisits_inconsistent"]
         st.extra["revisits_doomed"] += got["revisits_doomed"]
         st.extra["refused"] += got["refused"]
-        if got["dead_end"]:
-            st.blocked += got["dead_end"]
-            st.extra["blocked_dead_end"] = st.extra.get("blocked_dead_end", 0) + got["dead_end"]
-        if got["moot"]:
-            st.extra["moot"] = st.extra.get("moot", 0) + got["moot"]
+        moot = got["moot"] + got["dead_end"]  # GenMC drops both as moot
+        if moot:
+            st.extra["moot"] = st.extra.get("moot", 0) + moot
         self.checker.checks += got["checks"]
 
     # ------------------------------------------------------------------ ids
@@ -218,9 +217,10 @@ class CompiledExplorer:
     # ------------------------------------------------------------------ the core asks
     def info(self, nid: int) -> tuple[int, int, int, int, int, int]:
         """What node ``nid`` does next: (0 read, 1 other event, 2 done, 3 failed,
-        4 blocked; event kind: 0 R, 1 W, 2 spawn, 3 join, 4 other; location index, -1
-        when the layout lacks it; a write's value id; the event's poi; a spawned or
-        joined thread)."""
+        4 blocked or stopped unfinished, 5 blocked on an assumption; event kind: 0 R, 1 W,
+        2 spawn, 3 join, 4 other; location index, -1 when the layout lacks it; a write's
+        value id; the event's poi; a spawned or joined thread, or for a write whether it
+        is a read-modify-write's)."""
         s = self.nodes[nid].step
         ts = type(s)
         if isinstance(s, Read | Emit):
@@ -233,16 +233,18 @@ class CompiledExplorer:
                 li = self.lay.loc_index.get(ev.loc, -1)
                 if kind == 1 and li >= 0:
                     vid = self._vid(ev.known_value)
+                if kind == 1:  # the write of a read-modify-write, after its read
+                    tgt = int(self.nodes[nid].state.pending is not None)
             elif kind <= 3:
                 tgt = ev.other
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
-        if ts is ThreadDone:
-            return (2, 4, -1, -1, -1, -1)
+        if ts is ThreadDone:  # stopped by GenMC's loop bound: not finished for a join
+            return (4 if s.cut else 2, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
         if ts is ThreadFailed:
             return (3, 4, -1, -1, -1, -1)
         if ts is Stall:
             raise AssertionError("concrete values never stall")
-        return (4, 4, -1, -1, -1, -1)
+        return (5 if s.why == ASSUME else 4, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
 
     def new_location(self, nid: int) -> None:
         s = self.nodes[nid].step
@@ -256,7 +258,15 @@ class CompiledExplorer:
         return self._id(self.nodes[nid].after())
 
     def completion(self, nid: int) -> int:
-        return self.nodes[nid].completion()
+        node = self.nodes[nid]
+        t = node.tree.tid
+        sid = node.completion(COMPLETION_SLACK * self.lay.room[t])
+        if sid < 0:  # a thread running on for ever: statics from prefixes, in Python
+            raise CoreFallback()
+        k = self.lay.shapes.length[sid]
+        if k > self.lay.room[t]:  # a path longer than the thread's room: more room
+            raise NoRoom(t, k)
+        return sid
 
     def statics(self, key: tuple[int, ...]) -> bytes:
         return self.plan.statics(key, self.words)
@@ -276,7 +286,7 @@ class CompiledExplorer:
         raise CoreFallback()
 
     def no_room(self, t: int, k: int) -> None:
-        raise IndexError(f"thread {t} has room for {k} events only")
+        raise NoRoom(t, k)
 
     def spawned_twice(self, t: int, c: int) -> None:
         raise StepError(f"P{t}: thread {c} is spawned twice")
@@ -357,7 +367,7 @@ class CompiledExplorer:
         )
         start = self.start
         lay = self.lay
-        g = TrustGraph(lay, start.roots, start.spawned)
+        g = TrustGraph(lay, start.roots, start.spawned, start.writes_first)
         nodes, values = self.nodes, self.values
         g.val[: lay.L] = start.val[: lay.L]
         for t in range(lay.T):

@@ -48,7 +48,9 @@ from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
 from herdsman.engine.semantics.state import Blocked, Emit, Read, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
-from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph, blocks
+from herdsman.engine.trust.symmetry import symmetry_ok
+from herdsman.litmus.base.ir import BARRIER_ARRIVE
 
 __all__ = ["TRUST_COUNTERS", "Explorer", "TimeLimitExceeded", "signature", "trust_stats"]
 
@@ -90,8 +92,10 @@ class Explorer:
     failures)`` is called on a blocked graph where one did (both only when
     ``on_blocked_error`` is given: for programs that assert); ``bound`` (see
     :mod:`engine.preemption`) cuts graphs over a preemption bound; ``progress`` hears
-    ``executions()`` and where the search is, now and then.  ``on_complete`` returns
-    whether the model allows the graph, or None when it was not asked (speedcheck)."""
+    ``executions()`` and where the search is, now and then; ``symmetric`` (each
+    thread's symmetric predecessor, :mod:`engine.trust.symmetry`) turns on GenMC's
+    symmetry reduction.  ``on_complete`` returns whether the model allows the graph, or
+    None when it was not asked (speedcheck)."""
 
     def __init__(
         self,
@@ -107,8 +111,10 @@ class Explorer:
         track_duplicates: bool = False,
         progress: ProgressReporter | None = None,
         executions: Callable[[], int] | None = None,
+        symmetric: tuple[int, ...] = (),
     ) -> None:
         self.start = start
+        self.symmetric = symmetric if any(s >= 0 for s in symmetric) else ()
         self.checker = checker
         self.on_complete = on_complete
         self.on_blocked_error = on_blocked_error
@@ -162,7 +168,10 @@ class Explorer:
         ev = s.event
         checker = self.checker
         stats = self.stats
-        e = g.base[t] + g.n[t]
+        k = g.n[t]
+        if k >= g.lay.room[t]:  # the thread runs longer than its room: more room
+            raise NoRoom(t, k)
+        e = g.base[t] + k
         li = -1
         if ev.loc is not None:
             li = g.lay.loc_index.get(ev.loc, -1)
@@ -175,6 +184,8 @@ class Explorer:
             stats.extra["pruned"] += floor
             alive = False
             options = writes[floor:]
+            if ev.annots & WAITS:  # a barrier's or a lock's: its latest state (it waited)
+                options = [last]
             for w in options if self._tree is None else self._tracked(options):
                 g.add_read_from(t, node, w, w == last)
                 step = self._accept(g, e)
@@ -184,10 +195,12 @@ class Explorer:
                 checker.removed(g, e)
                 g.pop(t)
             if not alive:
-                self._blocked("dead_end")
+                self._moot()
         elif ev.kind == "W":
             floor = checker.co_floor(g, e, li)  # positions below it: certainly inconsistent
-            readers = bool(g.rl[li])  # else no revisit: doomed positions need no visit
+            # else no revisit: doomed positions need no visit; a barrier's arrivals
+            # revisit nothing (GenMC's barrier-aware model checking: one order of them)
+            readers = bool(g.rl[li]) and BARRIER_ARRIVE not in ev.annots
             alive = False
             positions = range(len(g.co[li]), -1, -1)
             for pos in positions if self._tree is None else self._tracked(positions):
@@ -208,19 +221,15 @@ class Explorer:
                     yield self._backward(g, e, li)  # a revisit may repair a bad position
                 g.pop(t)
             if not alive:
-                prev = g.ev[e - 1] if g.idx[e] else None
-                if prev is not None and prev.poi == ev.poi:
-                    # the write of a read-modify-write whose read took a write another
-                    # one had taken: GenMC drops such a graph as moot (its revisits went
-                    # on above), it is no blocked execution
-                    stats.extra["moot"] = stats.extra.get("moot", 0) + 1
-                else:
-                    self._blocked("dead_end")
+                # the write of a read-modify-write whose read took a write another one
+                # had taken, or no consistent position: GenMC drops such a graph as moot
+                # (its revisits went on above), it is no blocked execution
+                self._moot()
         else:
             g.add_next(t, node)
             step = self._accept(g, e)
             if step is None:
-                self._blocked("dead_end")
+                self._moot()
             else:
                 yield step
             checker.removed(g, e)
@@ -238,12 +247,24 @@ class Explorer:
 
     def _accept(self, g: TrustGraph, e: int) -> Step | None:
         """The step going on from ``g`` if the checker accepts its new event ``e`` (None:
-        it does not, counted pruned).  The caller lets the checker forget ``e``
-        (``removed``) once that step is done."""
+        it does not, counted pruned; an empty step when the graph is moot).  The caller
+        lets the checker forget ``e`` (``removed``) once that step is done."""
         if self.checker.added(g, e):
+            if self.symmetric and not symmetry_ok(g, e, self.symmetric):
+                self.stats.extra["pruned"] += 1
+                return None
+            if g.moot_block(g.tid[e]):
+                self._moot()
+                return iter(())
             return self._go(g)
         self.stats.extra["pruned"] += 1
         return None
+
+    def _moot(self) -> None:
+        """A graph GenMC drops (no consistent option, or a thread blocked for good
+        after a read that could not change): no execution is counted."""
+        extra = self.stats.extra
+        extra["moot"] = extra.get("moot", 0) + 1
 
     def _go(self, g: TrustGraph) -> Step:
         """The step continuing with ``g``, unless the preemption bound cuts it."""
@@ -268,6 +289,12 @@ class Explorer:
             if not addedmax[r]:  # the maximality condition fails at r itself
                 stats.extra["refused"] += 1
                 continue
+            evr = g.ev[r]
+            if evr is not None and evr.annots & WAITS:
+                node = g.node[r - 1] if g.idx[r] else g.roots[g.tid[r]]
+                if node is not None and blocks(node, g.val[a]):  # type: ignore[arg-type]
+                    stats.extra["refused"] += 1  # it would wait there: GenMC revisits in place
+                    continue
             if succ == -2:
                 co = g.co[li]
                 p = co.index(a)
@@ -280,10 +307,15 @@ class Explorer:
                 stats.extra["revisits_doomed"] += 1
                 continue
             g2 = g.revisit(r, a, kept, wview)
-            if not self.checker.restart(g2):
+            if not self.checker.restart(g2) or (
+                self.symmetric and not symmetry_ok(g2, r, self.symmetric)
+            ):
                 stats.extra["revisits_inconsistent"] += 1
                 continue
             stats.extra["revisits"] += 1
+            if g2.moot_block(g2.tid[r]):
+                self._moot()
+                continue
             yield self._go(g2)
 
     def _maximal(self, g: TrustGraph, r: int, a: int, kept: list[int]) -> bool:

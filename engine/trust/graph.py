@@ -22,21 +22,62 @@ from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
-from herdsman.engine.semantics.step import StepError
+from herdsman.engine.semantics.step import ASSUME, StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.base.ir import Value
+from herdsman.litmus.base.ir import BARRIER_WAIT, Value
+
+#: How much longer than its room a thread's completion may run before it is taken to
+#: run for ever (the checker then uses the graph's prefixes instead).
+COMPLETION_SLACK = 4
+
+
+#: The reads a thread waits at rather than blocking (a barrier's).
+WAITS = frozenset({BARRIER_WAIT})
+
+
+def blocks(node: PathNode, value: Value) -> bool:
+    """Whether the thread at ``node`` (before a read) blocks once it reads ``value``."""
+    return type(node.child(value).step) is Blocked
+
+
+class NoRoom(Exception):
+    """Thread ``t`` needs more events than its room (a thread whose loops the program
+    bounds itself): the exploration starts again with more room."""
+
+    def __init__(self, t: int, k: int) -> None:
+        super().__init__(t, k)
+        self.t = t
+        self.k = k
 
 
 class TrustGraph(ExecutionGraph):
     """A TruSt execution graph (see the module docstring)."""
 
-    __slots__ = ("roots", "node", "cur", "addedmax", "revisitable", "spawned", "spawned_at")
+    __slots__ = (
+        "roots",
+        "node",
+        "cur",
+        "addedmax",
+        "revisitable",
+        "spawned",
+        "spawned_at",
+        "writes_first",
+        "barriers",
+    )
 
     def __init__(
-        self, lay: Layout, roots: Sequence[PathNode], spawned: frozenset[int] = frozenset()
+        self,
+        lay: Layout,
+        roots: Sequence[PathNode],
+        spawned: frozenset[int] = frozenset(),
+        writes_first: bool = False,
     ) -> None:
         super().__init__(lay)
+        #: GenMC's schedule: a thread whose next event is not a read goes first (the
+        #: write of a read-modify-write right after its read), else the leftmost
+        self.writes_first = writes_first
+        self.barriers = False  # some thread waits at a barrier or a lock (set by run.py)
         self.roots = tuple(roots)
         self.node: list[PathNode | None] = [None] * lay.size
         self.cur = list(roots)  # per thread: its present prefix
@@ -57,6 +98,8 @@ class TrustGraph(ExecutionGraph):
         g.revisitable = self.revisitable[:]
         g.spawned = self.spawned
         g.spawned_at = self.spawned_at[:]
+        g.writes_first = self.writes_first
+        g.barriers = self.barriers
 
     def at(self, t: int) -> PathNode:
         """Thread ``t``'s present prefix."""
@@ -85,7 +128,7 @@ class TrustGraph(ExecutionGraph):
         """The leftmost thread with a next event and its prefix, or (-1, None).  In a
         program that spawns threads, a thread waits to be spawned, and a join waits for
         its thread to end."""
-        if self.spawned:
+        if self.spawned or self.writes_first or self.barriers:
             return self._next_gated()
         for t, node in enumerate(self.cur):
             s = node._step
@@ -97,6 +140,8 @@ class TrustGraph(ExecutionGraph):
 
     def _next_gated(self) -> tuple[int, PathNode | None]:
         spawned, at = self.spawned, self.spawned_at
+        wf = self.writes_first
+        first: tuple[int, PathNode | None] = (-1, None)
         for t, node in enumerate(self.cur):
             if at[t] < 0 and t in spawned:
                 continue
@@ -107,10 +152,29 @@ class TrustGraph(ExecutionGraph):
                 ev = s.event
                 if ev.kind == "J" and not self.ended(ev.other):
                     continue
-                return t, node
-            if type(s) is Read:
-                return t, node
-        return -1, None
+                if not wf or node.state.pending is not None:
+                    return t, node
+                if first[0] < 0 or first[1] is not None and type(first[1].step) is Read:
+                    first = (t, node)
+            elif type(s) is Read:
+                if s.event.annots & WAITS and not self.barrier_open(node):
+                    continue
+                if not wf:
+                    return t, node
+                if first[0] < 0:
+                    first = (t, node)
+        return first
+
+    def barrier_open(self, node: PathNode) -> bool:
+        """Whether a barrier (or a lock) lets the thread at ``node`` (about to read it)
+        through: it would not block reading the latest state (GenMC's barrier-aware
+        model checking and its in-place revisits of locks: a thread waits there, it
+        does not block)."""
+        li = self.lay.loc_index.get(node.event().loc)  # type: ignore[arg-type]
+        if li is None:
+            return True
+        co = self.co[li]
+        return not blocks(node, self.val[co[-1] if co else li])  # type: ignore[arg-type]
 
     def started(self, t: int) -> bool:
         return t not in self.spawned or self.spawned_at[t] >= 0
@@ -120,7 +184,23 @@ class TrustGraph(ExecutionGraph):
         if not self.started(t):
             return False
         s = self.cur[t].step
-        return type(s) is ThreadDone or type(s) is ThreadFailed
+        return type(s) is ThreadDone and not s.cut or type(s) is ThreadFailed
+
+    def moot_block(self, t: int) -> bool:
+        """Whether thread ``t`` just blocked on an assumption after a read that was not
+        added maximally or may not be revisited: every extension of the graph stays
+        blocked, and GenMC drops it as *moot* (it counts no blocked execution)."""
+        s = self.cur[t].step
+        if type(s) is not Blocked or s.why != ASSUME:
+            return False
+        b = self.base[t]
+        for e in range(b + self.n[t] - 1, b - 1, -1):
+            kind = self.ev[e].kind  # type: ignore[union-attr]
+            if kind == "R":
+                return not (self.addedmax[e] and self.revisitable[e])
+            if kind == "W":
+                return False
+        return False
 
     def final(self, t: int) -> ThreadDone | None:
         """How thread ``t`` finished (None: it is blocked)."""
@@ -157,9 +237,22 @@ class TrustGraph(ExecutionGraph):
                 out.append((t, s))
         return out
 
-    def completion_key(self) -> tuple[int, ...]:
-        """Per thread, the shape of one complete path through its present prefix."""
-        return tuple([n._completion if n._completion >= 0 else n.completion() for n in self.cur])
+    def completion_key(self) -> tuple[int, ...] | None:
+        """Per thread, the shape of one complete path through its present prefix (a
+        path longer than the thread's room needs more room: :class:`NoRoom`; None when
+        one runs on for ever)."""
+        room = self.lay.room
+        key = []
+        for t, n in enumerate(self.cur):
+            sid = n._completion if n._completion >= 0 else n.completion(COMPLETION_SLACK * room[t])
+            if sid < 0:
+                return None
+            key.append(sid)
+        length = self.lay.shapes.length
+        for t, sid in enumerate(key):
+            if length[sid] > room[t]:
+                raise NoRoom(t, length[sid])
+        return tuple(key)
 
     # ------------------------------------------------------------------ adding
     def _add(self, t: int, node: PathNode) -> tuple[Event, int]:
@@ -171,7 +264,7 @@ class TrustGraph(ExecutionGraph):
         k = self.n[t]
         e = self.base[t] + k
         if k >= self.lay.room[t]:
-            raise IndexError(f"thread {t} has room for {k} events only")
+            raise NoRoom(t, k)
         self.n[t] = k + 1
         self.ev[e] = ev
         sh = node._next_shape

@@ -29,18 +29,18 @@ from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
-from herdsman.engine.semantics.step import Semantics
+from herdsman.engine.semantics.step import UNBOUNDED, Semantics
 from herdsman.engine.size import check_events
 from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.core import CompiledExplorer, CoreFallback, compiled_applies
 from herdsman.engine.trust.explore import Explorer
-from herdsman.engine.trust.graph import TrustGraph
+from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph
 from herdsman.engine.trust.preemption import NotSequential, PreemptionBound
 from herdsman.engine.trust.support import refusal, refusal_message
 from herdsman.graphs.execution import Layout
 from herdsman.graphs.fuse import FUSED
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import CAS, RMW, Assert, Lock, Program, StoreCond
+from herdsman.litmus.base.ir import CAS, RMW, Assert, Load, Lock, Program, StoreCond, Value
 
 __all__ = [
     "TrustRun",
@@ -106,10 +106,17 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     if msg is not None:
         raise model_refusal(model, where, msg)
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
-    sem = Semantics(program, opts.unroll)
-    room = [sem.max_events(t) for t in range(len(program.threads))]
-    check_events(program, room)
-    memory = dict(program.memory)
+    grows = program.loop_bound == "none"  # loops the program bounds itself
+    barriers = any(
+        isinstance(op, Load | Lock) and op.annots & WAITS
+        for th in program.threads
+        for op in th.code
+    )
+    sem = Semantics(program, UNBOUNDED if grows else opts.unroll)
+    room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
+    initial = dict(program.memory)
+    memory = start_locations(sem, initial) if grows else dict(initial)
+    check_events(program, room, len(memory))
     compiled = True  # the compiled core explores, where it applies
     bound = None
     if opts.preemption_bound is not None:
@@ -124,10 +131,13 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
         except ValueError as e:
             raise InputError(where, 0, 0, str(e)) from None
         tally = Tally(program, opts, checker, bound)
-        start = TrustGraph(lay, roots, sem.spawned)
+        start = TrustGraph(lay, roots, sem.spawned, opts.writes_first)
+        start.barriers = barriers
         on_error = partial(blocked_error, tally) if program.has(Assert) else None
         plan = None
-        if compiled and bound is None:
+        symmetric = program.symmetric if opts.symmetry else ()
+        python_only = barriers or any(x >= 0 for x in symmetric)  # in explore.py only
+        if compiled and bound is None and not python_only:
             plan = compiled_applies(checker, start)
         ex: Explorer | CompiledExplorer
         if plan is not None:
@@ -154,13 +164,18 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 track_duplicates=opts.track_duplicates,
                 progress=opts.progress,
                 executions=tally.executions_so_far,
+                symmetric=symmetric,
             )
         try:
             with sem.reporting():
                 stats = ex.run()
             break
-        except NewLocation as e:  # an address computed at run time: initially 0
-            memory[e.loc] = 0
+        except NewLocation as e:  # an address computed at run time
+            memory[e.loc] = initial.get(e.loc, 0)
+            check_events(program, room, len(memory))
+        except NoRoom as e:  # a thread runs longer than its room: more room
+            room[e.t] = max(2 * room[e.t], e.k + 1)
+            check_events(program, room, len(memory))
         except CoreFallback:  # a check only the Python explorer decides: start again
             compiled = False
         except NotSequential:
@@ -188,6 +203,18 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     stats.candidates = stats.complete + int(extra["rejected"])
     tally.stats.absorb(stats)
     return TrustRun(tally.finish(program.name, "trust"), stats)
+
+
+def start_locations(sem: Semantics, initial: dict[str, Value]) -> dict[str, Value]:
+    """The locations the threads name in their code (the others join the layout as the
+    threads compute their addresses), with their initial values."""
+    out = {}
+    for code in sem.threads:
+        for pc in range(len(code.code)):
+            loc = code.const_loc[pc]
+            if loc is not None:
+                out[loc] = initial.get(loc, 0)
+    return out
 
 
 def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFailed]]) -> None:

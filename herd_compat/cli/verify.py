@@ -3,8 +3,9 @@
 Each program goes through the pipeline every command shares
 (:func:`~herd_compat.pipeline.run_file.run_file`): read by the C front-end (``litmus/c``)
 for the model's target (the C11 mapping to x86-TSO, PSO or POWER, or herd's C
-annotations for a user's cat model), loops bounded by ``--unroll`` (an execution needing
-more iterations is blocked, and counted apart), and explored by the engine.  The report
+annotations for a user's cat model), its loops run as GenMC runs them (``--unroll N``:
+GenMC's bound, none by default; an execution needing more iterations is blocked), and
+explored by the engine.  The report
 reads like GenMC's: ``No errors were detected.`` or ``Error detected: Safety violation!``
 with the failing assertion, its source line and the violating execution (events per
 thread with their source lines, rf, co; with ``-o DIR`` also ``DIR/<program>.dot``), then
@@ -85,11 +86,27 @@ def parser() -> Parser:
         choices=("tso", "pso", "power", "c"),
         help="how C maps to the model's events (default: by model; c for a .cat file)",
     )
-    add_engine_options(
-        p,
-        "at most N iterations of a loop (more: the execution is blocked)",
-        unroll=VERIFY_UNROLL,
-        operational=True,
+    add_engine_options(p, operational=True)
+    p.add_argument(
+        "--unroll",
+        type=int,
+        metavar="N",
+        help="GenMC's loop bound: a loop's head runs at most N times each time the loop is "
+        f"entered (once more stops the thread); default: none, as GenMC (engines that "
+        f"enumerate threads' runs eagerly, reference and operational: {VERIFY_UNROLL})",
+    )
+    p.add_argument(
+        "--no-unroll",
+        action="append",
+        default=[],
+        metavar="FUNCTION",
+        help="no --unroll bound on the loops of FUNCTION",
+    )
+    p.add_argument(
+        "--disable-sr",
+        action="store_true",
+        help="no symmetry reduction (GenMC's default: threads running the same function "
+        "with the same argument explored once per order of their events)",
     )
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
@@ -145,6 +162,9 @@ def main(argv: list[str]) -> int:
         defines=defines_of(a.defines),
         c_include_dirs=a.include,
         stop_on_error=not a.keep_going,
+        no_unroll=a.no_unroll,
+        symmetry=not a.disable_sr,
+        writes_first=True,  # GenMC's schedule: its moot and blocked graphs
     )
     cfg.picture = replace(cfg.picture, format=a.format)
     models_of(a, a.model).into(cfg)
@@ -201,7 +221,9 @@ def _verify_one(path: str, cfg: RunConfig, models: ModelCache) -> int:
         data["outcome"] = out.to_json()
         sys.stdout.write(json.dumps(data) + "\n")
     else:
-        sys.stdout.write(verify_report(out, cfg.unroll or 0, rec.wall))
+        sys.stdout.write(
+            verify_report(out, VERIFY_UNROLL if cfg.unroll is None else cfg.unroll, rec.wall)
+        )
     if out.errors and cfg.outdir and out.errors[0].graph is not None:
         fmt = cfg.picture.format
         spec = cfg.model or default_program_model(path)

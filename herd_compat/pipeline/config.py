@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
-from herdsman.engine.options import RunOptions
+from herdsman.engine.options import VERIFY_UNROLL, RunOptions
 from herdsman.graphs.dot import PictureOptions
 from herdsman.herd_compat.pipeline.limits import Limits
 from herdsman.herd_compat.pipeline.progress import TerminalProgress
@@ -67,6 +67,11 @@ class RunConfig:
     defines: dict[str, str] = field(default_factory=dict)
     c_include_dirs: list[str] = field(default_factory=list)
     stop_on_error: bool = False
+    # GenMC's options for C programs: functions whose loops --unroll leaves alone
+    # (-no-unroll), symmetry reduction (off: -disable-sr), its writes-first schedule
+    no_unroll: list[str] = field(default_factory=list)
+    symmetry: bool = True
+    writes_first: bool = False
 
     @property
     def trust_summary(self) -> bool:
@@ -107,8 +112,12 @@ class RunConfig:
             speedcheck=self.speedcheck,
             stop_on_error=self.stop_on_error,
             races=self.inputs == "programs",  # a C program's data race is an error (GenMC)
+            symmetry=self.symmetry,
+            writes_first=self.writes_first,
             progress=TerminalProgress(sys.stderr) if self.shows_progress else None,
         )
         if self.unroll is not None:
             opts.unroll = self.unroll
+        elif self.inputs == "programs":  # C programs' loops have no bound, as GenMC's:
+            opts.unroll = VERIFY_UNROLL  # only engines that enumerate eagerly need one
         return opts

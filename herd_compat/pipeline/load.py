@@ -177,7 +177,9 @@ def load_program(
         spec = models.spec_for_program(path)
         model, cpu = _timed_model(models, spec)
         target = cfg.target or model.identity.target
-        program = load_c_program(path, target, cfg.defines, cfg.c_include_dirs)
+        program = load_c_program(
+            path, target, cfg.defines, cfg.c_include_dirs, cfg.unroll, cfg.no_unroll
+        )
         facts = HeaderFacts(program.name, "C", "", "")
         n = len(program.threads)
         return Loaded(path, facts, program, model, program.condition, n, target, cpu)

@@ -307,9 +307,25 @@ class Spawn:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """Wait until thread ``thread`` has finished."""
+    """Wait until thread ``thread`` has finished (with ``reg``: the thread whose number
+    register ``reg`` holds, a C program's ``pthread_t`` known at run time)."""
 
     thread: int
+    reg: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Free:
+    """Release the heap allocation at ``addr`` (no shared-memory event): the thread's
+    later accesses to it, or a second release, are errors."""
+
+    addr: tuple[Operand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """The thread stops here without finishing (GenMC's loop bound, ``-unroll``): the
+    execution still counts, but a join on the thread waits for ever."""
 
 
 Instr = (
@@ -332,7 +348,17 @@ Instr = (
     | Choose
     | Spawn
     | Join
+    | Free
+    | Kill
 )
+
+#: A barrier's state (``barrier`` below): its generation, its count and the arrivals it
+#: still waits for, in fields of these bits (lowest first: waiting, count, generation).
+BARRIER_FIELD = 16
+#: The annotations of a barrier's arrival (a read-modify-write: GenMC's barrier-aware
+#: model checking explores one order of arrivals) and of its wait (a read of the
+#: barrier's latest state, made once the barrier lets the thread through).
+BARRIER_ARRIVE, BARRIER_WAIT = "BAR", "BWAIT"
 
 #: Register functions an :class:`Op` may use, with their arity.
 OP_FUNCTIONS: dict[str, int] = {
@@ -360,8 +386,13 @@ OP_FUNCTIONS: dict[str, int] = {
     "ge": 2,
     "not": 1,  # 1 if a == 0 else 0 (C's !)
     "second": 2,  # b (X86 XCHG's new value)
-    "max": 2,  # signed maximum (RISC-V amomax)
+    "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
+    "alloc": 2,  # a heap allocation's address: thread a's allocation number b
+    "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
+    "max": 2,  # the greater of a and b, signed (GCC's __sync_fetch_and_max)
     "min": 2,
+    "umax": 2,  # unsigned
+    "umin": 2,
 }
 
 
@@ -373,7 +404,7 @@ def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
         return tuple(_regs(ins.args))
-    if isinstance(ins, Load | Lock | Unlock | Effect):
+    if isinstance(ins, Load | Lock | Unlock | Effect | Free):
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
         return tuple(_regs((*ins.addr, ins.src)))
@@ -387,6 +418,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
         return (ins.creg,) if ins.rhs is None else (ins.creg, ins.rhs)
     if isinstance(ins, Assume | Assert):
         return (ins.creg,)
+    if isinstance(ins, Join) and ins.reg is not None:
+        return (ins.reg,)
     return ()
 
 
@@ -531,7 +564,11 @@ class Program:
     bound does to a thread that would take a backward branch once more: ``cut`` stops the
     thread, and the execution only marks the verdict ``Loop`` (herd's ``-unroll``, litmus
     tests), ``block`` blocks the execution (GenMC's ``--unroll``, C programs): neither is
-    counted as complete."""
+    counted as complete; ``none`` never bounds a thread (C programs bound their own
+    loops, as GenMC's ``-unroll`` does); ``symmetric``: per thread, the thread it is
+    symmetric to (spawned by the same thread to run the same function with the same
+    argument, with no memory access between the two spawns: GenMC's symmetry
+    reduction), or -1."""
 
     name: str
     arch: str
@@ -544,6 +581,7 @@ class Program:
     filter: Prop | None = None
     path: str = field(default="", compare=False)
     loop_bound: str = "cut"
+    symmetric: tuple[int, ...] = ()
 
     @property
     def where(self) -> str:
@@ -562,3 +600,14 @@ class Program:
     def has(self, *kinds: type) -> bool:
         """Whether some thread has an operation of one of these classes."""
         return any(isinstance(ins, kinds) for th in self.threads for ins in th.code)
+
+
+def convert_code(v: int, code: int) -> int:
+    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
+    bits = abs(code)
+    if bits == 1:
+        return int(v != 0)
+    v &= (1 << bits) - 1
+    if code < 0 and v >> (bits - 1):
+        v -= 1 << bits
+    return v

@@ -10,10 +10,13 @@ tests: :mod:`.litmus_c`.
 
 Conventions (ARCHITECTURE.md and DEVELOPERS.md): thread 0 is ``main``; each
 ``pthread_create`` is a static :class:`~herdsman.litmus.base.ir.Spawn` of a new thread id
-(loops around it must unroll at compile time); every global cell is a memory location
-(``a``, ``a+1``... for arrays and structs); locals are registers; functions are inlined;
-``_Atomic`` objects (``atomic_int`` is ``typedef _Atomic int``) are accessed seq_cst by
-plain C syntax.
+(loops around it must unroll at compile time); memory is allocations holding cells
+(:mod:`.context`: globals, thread-locals, each thread's stack, the heap), a pointer an
+allocation and an offset (``a``, ``a+1``... for arrays and structs); scalar locals are
+registers unless their address must exist at run time; functions are inlined (calls
+through pointers compare with each function whose address is taken); ``_Atomic``
+objects (``atomic_int`` is ``typedef _Atomic int``) are accessed seq_cst by plain C
+syntax; loops run as GenMC runs them (:mod:`.loops`, :mod:`.spin`).
 """
 
 from __future__ import annotations
@@ -52,9 +55,13 @@ def c_program_from_text(
     target: str = "tso",
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
+    unroll: int | None = None,
+    no_unroll: Sequence[str] = (),
 ) -> Program:
     """The program of C source ``text`` (read from ``path``) for ``target`` (read and
-    lowered with room for deep nesting: :func:`~litmus.base.deep.run_deep`)."""
+    lowered with room for deep nesting: :func:`~litmus.base.deep.run_deep`); ``unroll``:
+    GenMC's ``-unroll`` (a loop's head runs at most that often per entry; None: no bound)
+    except in the functions ``no_unroll``."""
     if target not in TARGETS:
         raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
 
@@ -64,8 +71,8 @@ def c_program_from_text(
         except InputError as e:
             raise _in_user_file(e, text, path) from None
         name = Path(path).stem if path and not path.startswith("<") else "program"
-        # GenMC's loop bound: an execution needing more iterations is blocked, never complete
-        return replace(lower_program(ast, path, name, target), loop_bound="block")
+        program = lower_program(ast, path, name, target, unroll, frozenset(no_unroll))
+        return replace(program, loop_bound="none")  # the program bounds its own loops
 
     return run_deep(path, work)
 
@@ -104,6 +111,10 @@ def load_c_program(
     target: str = "tso",
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
+    unroll: int | None = None,
+    no_unroll: Sequence[str] = (),
 ) -> Program:
-    """The program of the C file at ``path`` for ``target``."""
-    return c_program_from_text(read_source(path).text, path, target, defines, include_dirs)
+    """The program of the C file at ``path`` for ``target`` (see
+    :func:`c_program_from_text`)."""
+    text = read_source(path).text
+    return c_program_from_text(text, path, target, defines, include_dirs, unroll, no_unroll)

@@ -46,8 +46,8 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import INT, VOID, CType
-from herdsman.litmus.c.lower_expr import Val
 from herdsman.litmus.c.macros import PRIMITIVES
+from herdsman.litmus.c.values import Val
 
 __all__ = ["PRIMITIVES", "KernelLowerer", "lower_primitive"]
 
@@ -69,7 +69,7 @@ class KernelLowerer(Protocol):
     def new_label(self) -> str: ...
     def error(self, node: c_ast.Node | None, message: str) -> InputError: ...
     def expr(self, node: c_ast.Node, dst: str | None = None, used: bool = True) -> Val: ...
-    def pointee(self, node: c_ast.Node) -> tuple[tuple[Operand, ...], CType]: ...
+    def pointee_arg(self, node: c_ast.Node) -> tuple[tuple[Operand, ...], CType]: ...
 
 
 def lower_primitive(
@@ -127,7 +127,7 @@ class _Primitive:
     # ------------------------------------------------------------------ operands
     def pointer(self, node: c_ast.Node) -> tuple[tuple[Operand, ...], CType]:
         """The location a pointer argument points to, and its type."""
-        return self.lw.pointee(node)
+        return self.lw.pointee_arg(node)
 
     def location(self, node: c_ast.Node) -> tuple[tuple[Operand, ...], CType]:
         """The location of ``__load``'s and ``__store``'s argument, which must be ``*E``

@@ -35,14 +35,15 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.c.context import Context
-from herdsman.litmus.c.ctype import INT, CType, TypeTable, pointer_to
-from herdsman.litmus.c.lower_expr import Const
+from herdsman.litmus.c.ctype import UNBOUNDED as INT
+from herdsman.litmus.c.ctype import CType, TypeTable, pointer_to
 from herdsman.litmus.c.lower_program import assemble, collect
 from herdsman.litmus.c.lower_stmt import CodeLowerer
 from herdsman.litmus.c.macros import Macros, expand
 from herdsman.litmus.c.parse import node_error, parse_c
 from herdsman.litmus.c.preprocess import preprocess
 from herdsman.litmus.c.target import TARGETS
+from herdsman.litmus.c.values import Const, Demote
 from herdsman.litmus.splitter import HEADER, find_condition_end, find_init, skip_comment
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.test import InitItem
@@ -255,7 +256,7 @@ def lower_c_litmus(
                 macros.path, 0, 0, f"herd's macros need a cat model of C, not the {target} target"
             )
         ast = expand(ast, macros, path, {f"P{t.tid}" for t in test.threads})
-    ctx = Context(path, target, TypeTable(path), lkmm=True, kernel_v2=kernel_v2)
+    ctx = Context(path, target, TypeTable(path, widths=False), lkmm=True, kernel_v2=kernel_v2)
     memory = collect(ast, ctx)
     funcs = _thread_functions(ast, path)
     registers: dict[int, dict[str, Value]] = {t.tid: {} for t in test.threads}
@@ -296,7 +297,12 @@ def lower_c_litmus(
     lowered = {}
     for th in test.threads:
         lw = CodeLowerer(ctx, th.tid)
-        lw.thread(funcs[th.tid], list(params[th.tid]))
+        try:
+            lw.thread(funcs[th.tid], list(params[th.tid]))
+        except Demote:  # herd's C tests keep their locals in registers
+            raise InputError(
+                path, 0, 0, f"unsupported: P{th.tid} uses the address of a local variable"
+            ) from None
         lowered[th.tid] = lw
     return assemble(
         ctx,

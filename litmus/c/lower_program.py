@@ -1,25 +1,50 @@
 """Lowering a whole C program: its globals become memory cells (with their initial
-values), ``main`` becomes thread 0, and every ``pthread_create`` a thread of its own,
-numbered in static creation order (main's creations first, then those of thread 1...).
+values; thread-locals get a copy per thread), ``main`` becomes thread 0, and every
+``pthread_create`` a thread of its own, numbered in static creation order (main's
+creations first, then those of thread 1...).  A thread whose lowering finds that a
+register variable's address must exist at run time is lowered again with that variable
+on its stack (:class:`~litmus.c.values.Demote`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pycparser import c_ast
 
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Condition, MemLoc, Program, PTrue, Sym, Thread, Value
-from herdsman.litmus.c.context import Context
-from herdsman.litmus.c.ctype import CType, TypeTable
-from herdsman.litmus.c.lower_expr import ExprLowerer
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Condition,
+    Load,
+    Lock,
+    MemLoc,
+    Program,
+    PTrue,
+    Spawn,
+    Store,
+    Sym,
+    Thread,
+    Unlock,
+    Value,
+)
+from herdsman.litmus.c.context import Context, scalar_offsets
+from herdsman.litmus.c.ctype import TypeTable
 from herdsman.litmus.c.lower_stmt import CodeLowerer
+from herdsman.litmus.c.scan import walk, written_names
 from herdsman.litmus.c.target import TARGET_ARCH, TARGETS
+from herdsman.litmus.c.values import Demote
+
+#: The most memory cells a program's globals may have.
+MAX_CELLS = 1 << 16
+#: How often one thread may be lowered again (each time one more variable in memory).
+MAX_RETRIES = 64
 
 
 def collect(ast: c_ast.FileAST, ctx: Context) -> dict[str, Value]:
     """Read the file's declarations into ``ctx``; the initial memory (cell -> value)."""
-    ev = ExprLowerer(ctx, 0)
-    memory: dict[str, Value] = {}
+    ev = CodeLowerer(ctx, 0)
     for item in ast.ext:
         if isinstance(item, c_ast.Typedef):
             ctx.types.note_specifiers(item.type, ev.const_value)
@@ -34,118 +59,162 @@ def collect(ast: c_ast.FileAST, ctx: Context) -> dict[str, Value]:
             if item.name is None:
                 continue
             if isinstance(item.type, c_ast.FuncDecl):
-                ctx.prototypes.add(item.name)
+                ctx.prototypes[item.name] = ev.resolve(item.type)
                 continue
-            declare_global(item, ctx, ev, memory)
-        elif isinstance(item, c_ast.Pragma):
+            declare_global(item, ctx, ev)
+        elif isinstance(item, c_ast.Pragma | c_ast.StaticAssert):
             continue
         else:
             raise ev.error(item, f"unsupported declaration ({type(item).__name__})")
-    return memory
+    scan_program(ast, ctx)
+    return ctx.memory
 
 
-#: The most memory cells a program's globals may have.
-MAX_CELLS = 512
+def scan_program(ast: c_ast.FileAST, ctx: Context) -> None:
+    """What lowering threads needs to know of the whole program first: the functions
+    whose address is taken (what calls through pointers may reach), whether some join
+    reads a thread's result, and the scalar globals nothing writes (nor takes the
+    address of): their initial value is a compile-time constant."""
+    ctx.constant = {n for n, t in ctx.globals.items() if t.scalar} - global_writes(ast)
+    called: set[int] = set()
+    for n in walk(ast):
+        if isinstance(n, c_ast.FuncCall):
+            if isinstance(n.name, c_ast.ID):
+                called.add(id(n.name))
+                name = n.name.name
+                args = n.args.exprs if n.args is not None else []
+                if (
+                    name == "__VERIFIER_join"
+                    or name in ("pthread_join", "thrd_join")
+                    and (len(args) == 2 and not _null(args[1]))
+                ):
+                    ctx.results = True
+        elif isinstance(n, c_ast.ID) and id(n) not in called and n.name in ctx.functions:
+            ctx.pointed.add(n.name)
 
 
-def declare_global(d: c_ast.Decl, ctx: Context, ev: ExprLowerer, memory: dict[str, Value]) -> None:
-    t = ctx.types.resolve(d, ev.const_value)
+def global_writes(ast: c_ast.FileAST) -> set[str]:
+    """Names assigned, incremented or whose address is taken, outside the functions
+    that declare a local of that name."""
+    out: set[str] = set()
+    for item in ast.ext:
+        if isinstance(item, c_ast.FuncDef):
+            local = {n.name for n in walk(item) if isinstance(n, c_ast.Decl) and n.name}
+            out |= written_names(item.body) - local
+        else:
+            out |= written_names(item)
+    return out
+
+
+def _null(node: c_ast.Node) -> bool:
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return isinstance(node, c_ast.Constant) and node.value in ("0", "0L", "0UL")
+
+
+def declare_global(d: c_ast.Decl, ctx: Context, ev: CodeLowerer) -> None:
+    storage = d.storage or []
+    t = ev.resolve(d)
     if t.kind in ("void", "func"):
         raise ev.error(d, f"unsupported: global '{d.name}' of type {t.show()}")
-    if d.name in ctx.globals:
-        if d.init is None:
-            return  # a tentative definition or extern declaration again
-        if any(
-            str(Sym(d.name, i)) in memory and memory[str(Sym(d.name, i))] != 0
-            for i in range(t.size)
-        ):
-            raise ev.error(d, f"global '{d.name}' is initialised twice")
-    if t.size > MAX_CELLS or len(memory) + t.size > MAX_CELLS:
+    thread_local = "_Thread_local" in storage or "thread_local" in storage
+    table = ctx.tls if thread_local else ctx.globals
+    if d.name in table and d.init is None:
+        return  # a tentative definition or extern declaration again
+    values: dict[int, Value] = {}
+    if d.init is not None:
+        t, cells = ev.init.cells(t, d.init)
+        values = ev.constant_cells(cells)
+    elif t.kind == "array" and t.length < 0:
+        t = t.__class__("array", target=t.target, length=0)
+    if d.name in table and any(ctx.memory.get(str(Sym(d.name, off)), 0) != 0 for off in values):
+        raise ev.error(d, f"global '{d.name}' is initialised twice")
+    table[d.name] = t
+    if thread_local:
+        ctx.tls_init[d.name] = values
+        return
+    if len(ctx.memory) + t.size > MAX_CELLS:
         raise ev.error(
             d,
-            f"unsupported: global '{d.name}' makes {len(memory) + t.size} memory cells; "
-            f"programs may have at most {MAX_CELLS} (every cell is a location of every "
-            "execution)",
+            f"unsupported: global '{d.name}' makes {len(ctx.memory) + t.size} memory cells; "
+            f"programs may have at most {MAX_CELLS}",
         )
-    ctx.globals[d.name] = t
-    values: dict[int, Value] = {}
-    init_cells(t, d.init, 0, values, ev)
-    for off in scalar_offsets(t, 0):
-        memory[str(Sym(d.name, off))] = values.get(off, 0)
+    for off, v in values.items():
+        ctx.memory[str(Sym(d.name, off))] = v
+    ctx.cells(Sym(d.name), t, values)
 
 
-def scalar_offsets(t: CType, base: int) -> list[int]:
-    """Offsets of the memory cells of an object of type ``t`` at ``base``."""
-    if t.kind == "array":
-        assert t.target is not None
-        return [
-            o for i in range(t.length) for o in scalar_offsets(t.target, base + i * t.target.size)
-        ]
-    if t.kind == "struct":
-        out, off = [], base
-        for _, ft in t.fields:
-            out += scalar_offsets(ft, off)
-            off += ft.size
-        return out
-    return [base] if t.scalar else []
+def lower_thread(
+    ctx: Context, tid: int, func: c_ast.FuncDef, arg: Value | None, in_memory: bool
+) -> CodeLowerer:
+    """Thread ``tid`` lowered (again, while a register variable must go to memory)."""
+    cp = ctx.checkpoint()
+    for _ in range(MAX_RETRIES):
+        lw = CodeLowerer(ctx, tid)
+        try:
+            lw.thread_params(func, [arg], in_memory)
+            return lw
+        except Demote as d:
+            if d.key in ctx.demoted.setdefault(tid, set()):
+                raise InputError(
+                    ctx.path, 0, 0, "internal: a variable moved to memory twice"
+                ) from None
+            ctx.demoted[tid].add(d.key)
+            ctx.rollback(cp)
+    raise InputError(ctx.path, 0, 0, f"unsupported: thread {tid} has too many variables in memory")
 
 
-def init_cells(
-    t: CType, init: c_ast.Node | None, base: int, out: dict[int, Value], ev: ExprLowerer
-) -> None:
-    if init is None:
-        return
-    if isinstance(init, c_ast.NamedInitializer):
-        raise ev.error(init, "unsupported: designated initialiser")
-    if t.kind in ("array", "struct"):
-        if not isinstance(init, c_ast.InitList):
-            raise ev.error(init, f"unsupported initialiser for a {t.show()}")
-        if t.kind == "array":
-            assert t.target is not None
-            if len(init.exprs) > t.length:
-                raise ev.error(init, "too many initialisers")
-            for i, e in enumerate(init.exprs):
-                init_cells(t.target, e, base + i * t.target.size, out, ev)
-        else:
-            if len(init.exprs) > len(t.fields):
-                raise ev.error(init, "too many initialisers")
-            off = base
-            for (_, ft), e in zip(t.fields, init.exprs, strict=False):
-                init_cells(ft, e, off, out, ev)
-                off += ft.size
-        return
-    if t.kind == "handle":
-        raise ev.error(init, "unsupported: initialised pthread_t")
-    if isinstance(init, c_ast.InitList):
-        if len(init.exprs) != 1:
-            raise ev.error(init, "a scalar takes one initialiser")
-        init = init.exprs[0]
-    v = ev.const_value(init)
-    if v is None:
-        raise ev.error(init, "a global's initialiser must be a constant or an address")
-    out[base] = v
-
-
-def lower_program(ast: c_ast.FileAST, path: str, name: str, target: str) -> Program:
-    """The :class:`Program` of a parsed C file."""
+def lower_program(
+    ast: c_ast.FileAST,
+    path: str,
+    name: str,
+    target: str,
+    unroll: int | None = None,
+    no_unroll: frozenset[str] = frozenset(),
+) -> Program:
+    """The :class:`Program` of a parsed C file (``unroll``: GenMC's bound on loops)."""
     if target not in TARGETS:
         raise InputError(path, 0, 0, f"unknown target '{target}' (expected one of {TARGETS})")
-    ctx = Context(path, target, TypeTable(path))
-    memory = collect(ast, ctx)
+    ctx = Context(path, target, TypeTable(path), unroll=unroll, no_unroll=no_unroll)
+    collect(ast, ctx)
     main = ctx.functions.get("main")
     if main is None:
         raise InputError(path, 0, 0, "no main function")
-    first = CodeLowerer(ctx, 0)
-    first.thread(main, [])
-    lowered: dict[int, CodeLowerer] = {0: first}
+    lowered: dict[int, CodeLowerer] = {0: lower_thread(ctx, 0, main, None, False)}
     i = 0
     while i < len(ctx.pending):
         p = ctx.pending[i]
-        lw = CodeLowerer(ctx, p.tid)
-        lw.thread(p.func, [p.arg])
-        lowered[p.tid] = lw
+        lowered[p.tid] = lower_thread(ctx, p.tid, p.func, p.arg, p.arg_in_memory)
         i += 1
-    return assemble(ctx, name, memory, lowered, path)
+    program = assemble(ctx, name, dict(ctx.memory), lowered, path)
+    return replace(program, symmetric=symmetric_threads(ctx, lowered))
+
+
+def symmetric_threads(ctx: Context, lowered: dict[int, CodeLowerer]) -> tuple[int, ...]:
+    """Per thread, the thread it is symmetric to, or -1 (GenMC's symmetry reduction: the
+    nearest earlier thread spawned by the same thread, running the same function with
+    the same argument, with no memory access in the spawner between the two spawns)."""
+    out = [-1] * (len(ctx.pending) + 1)
+    for k, c in enumerate(ctx.pending):
+        for p in reversed(ctx.pending[:k]):
+            if p.parent != c.parent or p.func is not c.func or p.arg_in_memory or c.arg_in_memory:
+                continue
+            if p.arg != c.arg:
+                continue
+            code = lowered[c.parent].code
+            between = code[_spawn_at(code, p.tid) + 1 : _spawn_at(code, c.tid)]
+            if not any(isinstance(op, ACCESSES) for op in between):
+                out[c.tid] = p.tid
+            break
+    return tuple(out)
+
+
+#: the operations that access memory
+ACCESSES = (Load, Store, RMW, CAS, Lock, Unlock)
+
+
+def _spawn_at(code: list, tid: int) -> int:
+    return next(i for i, op in enumerate(code) if isinstance(op, Spawn) and op.thread == tid)
 
 
 def assemble(
@@ -175,7 +244,14 @@ def assemble(
         memory=cells,
         registers=tuple(regs),
         condition=condition or Condition("forall", PTrue(), ""),
-        observed=observed if observed is not None else tuple(MemLoc(c) for c, _ in cells),
+        observed=observed if observed is not None else _observed(ctx),
         filter=filter_,
         path=path,
     )
+
+
+def _observed(ctx: Context) -> tuple[MemLoc, ...]:
+    """A program's final state: its globals' cells (not the heap, stacks, thread-locals
+    or string literals)."""
+    cells = [str(Sym(n, off)) for n, t in ctx.globals.items() for off in scalar_offsets(t, 0)]
+    return tuple(MemLoc(c) for c in sorted(cells))

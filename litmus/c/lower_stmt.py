@@ -1,86 +1,85 @@
-"""Lowering C statements of one thread: declarations of locals, if, loops, break,
-continue, return, and the inlining of the program's functions.
-
-Loops (see the spec in ``litmus/c/__init__.py``): counted loops with a constant bound
-whose counter is not written in the body are unrolled at compile time; spin loops
-(their condition and body only read memory and write locals) become GenMC's
-spin-assume; any other loop is rotated so that its one backward branch is taken exactly
-when one more iteration runs (the engine bounds those).
-"""
+"""Lowering C statements of one thread: declarations of locals (registers, or memory on
+the thread's stack for arrays, structs and variables whose address must be kept), blocks,
+``if``, ``switch``, ``goto`` and labels, ``return``, statement expressions, and the
+inlining of the program's functions (recursion is refused).  Loops are
+:mod:`litmus.c.loops`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pycparser import c_ast, c_generator
 
-from pycparser import c_ast
-
-from herdsman.litmus.base.ir import Assume, Branch, Imm, Label, Op, Reg, Value
+from herdsman.litmus.base.ir import Branch, Imm, Label, Op, Reg, Sym, Value
+from herdsman.litmus.c.context import scalar_offsets
 from herdsman.litmus.c.ctype import VOID, CType
-from herdsman.litmus.c.lower_call import LOAD_INTRINSICS, CallLowerer
-from herdsman.litmus.c.lower_expr import Binding, Const, Handles, Local, Val
-from herdsman.litmus.c.scan import (
-    has_calls_or_writes,
-    has_loop_exits,
-    line_of,
-    text,
-    walk,
-    written_names,
-)
+from herdsman.litmus.c.init import Initialiser
+from herdsman.litmus.c.loops import LoopCtx, LoopLowerer
+from herdsman.litmus.c.lvalues import add_offset
+from herdsman.litmus.c.scan import line_of, text, written_names
+from herdsman.litmus.c.values import Binding, Const, Frame, Local, MemLV, Ref, Stack, Val
 
-#: iterations beyond which a counted loop is not unrolled (it is rotated instead)
-UNROLL_LIMIT = 4096
+#: How deep a function may call itself (calls are inlined: a recursion whose depth the
+#: compile-time values do not bound is refused).
+MAX_RECURSION = 16
 
 
-@dataclass
-class LoopCtx:
-    brk: str
-    cont: str
-    rotated: bool
-
-
-@dataclass
-class FuncCtx:
-    name: str
-    end: str
-    result: str | None
-
-
-class CodeLowerer(CallLowerer):
+class CodeLowerer(LoopLowerer):
     """Statements of one thread, from its entry function."""
 
     def __init__(self, ctx, tid: int) -> None:  # noqa: ANN001
         super().__init__(ctx, tid)
-        self.loops: list[LoopCtx] = []
-        self.funcs: list[FuncCtx] = []
         self.thread_end = self.new_label()
         self.registers: dict[str, Value] = {}
-
-    def in_rotated_loop(self) -> bool:
-        return any(lp.rotated for lp in self.loops)
+        self.labels: list[dict[str, str]] = []  # per inlined function: C label -> IR label
+        self.init = Initialiser(self.complete, self.const_value, self.error)
 
     # ---- entry points
     def thread(self, func: c_ast.FuncDef, params: list[Binding | Value | None]) -> None:
         """Lower thread entry ``func``; ``params`` gives each parameter a binding (a
-        :class:`Const`...) or an initial register value (None: unused)."""
+        :class:`Const`...), an initial register value, or None (unused, or read from
+        the thread's argument cell when ``arg_in_memory``)."""
+        self.thread_params(func, params, False)
+
+    def thread_params(
+        self, func: c_ast.FuncDef, params: list[Binding | Value | None], arg_in_memory: bool
+    ) -> None:
         decls = self.params_of(func)
         scope: dict[str, Binding] = {}
+        self.scopes = [scope]
+        rtype = self.return_type(func)
+        self.funcs.append(Frame(func.decl.name, self.thread_end, None, rtype))
+        self.labels.append({})
+        self.origin = f"{line_of(func)}: {func.decl.name}"
         for i, d in enumerate(decls):
             p = params[i] if i < len(params) else None
-            if isinstance(p, Local | Const | Handles):
+            if isinstance(p, Local | Const | Stack):
                 scope[d.name] = p
                 continue
-            t = self.resolve(d)
+            t = self.param_type(d)
+            if id(d) in self.demoted:
+                addr = self.stack_object(id(d), d.name, t)
+                scope[d.name] = Stack(addr, t)
+                if p is not None or arg_in_memory:
+                    r = self.temp()
+                    self.load_argument(r, p)
+                    self.emit(*self.map.store(Reg(r), (Imm(addr),), "na"))
+                continue
             reg = self.fresh(d.name)
-            scope[d.name] = Local(reg, t)
-            if p is not None:
+            scope[d.name] = Local(reg, t, id(d))
+            if arg_in_memory and i == 0:
+                self.argument(reg)
+            elif p is not None:
                 self.registers[reg] = p
-        self.scopes = [scope]
-        self.funcs.append(FuncCtx(func.decl.name, self.thread_end, None))
-        self.origin = f"{line_of(func)}: {func.decl.name}"
         self.body(func.body)
         self.funcs.pop()
+        self.labels.pop()
         self.origin = f"{line_of(func)}: end of {func.decl.name}"
         self.label_if_used(self.thread_end)
+
+    def load_argument(self, reg: str, value: Value | None) -> None:
+        if value is None:
+            self.argument(reg)
+        else:
+            self.emit(Op(reg, "mov", (Imm(value),)))
 
     def label_if_used(self, name: str) -> None:
         if name in self.targets:
@@ -100,55 +99,109 @@ class CodeLowerer(CallLowerer):
             out.append(p)
         return out
 
+    def param_type(self, d: c_ast.Decl) -> CType:
+        t = self.resolve(d)
+        if t.kind == "array" and t.target is not None:
+            return CType("ptr", target=t.target)
+        return t
+
+    def return_type(self, func: c_ast.FuncDef) -> CType:
+        t = self.resolve(func.decl.type)
+        return t.target if t.target is not None else VOID
+
     def body(self, block: c_ast.Compound) -> None:
         """A function's body: a final ``return`` falls through to the end."""
-        items = list(block.block_items or [])
         self.scopes.append({})
-        for i, s in enumerate(items):
-            if i == len(items) - 1 and isinstance(s, c_ast.Return):
+        self.items(list(block.block_items or []), True)
+        self.scopes.pop()
+
+    def items(self, items: list[c_ast.Node], returns: bool = False) -> None:
+        """A block's statements (``returns``: a function's body, whose last ``return``
+        falls through).  A statement repeated at the end of the ``while`` loop after it
+        starts each iteration instead (GenMC's code condenser: ``x = f(); while (c)
+        { ...; x = f(); }`` runs as ``for (;;) { x = f(); if (!c) break; ... }``)."""
+        i = 0
+        while i < len(items):
+            s = items[i]
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            first = condensed(s, nxt)
+            if first is not None and isinstance(nxt, c_ast.While):
+                if isinstance(s, c_ast.Decl):
+                    self.origin = f"{line_of(s)}: {text(s)}"
+                    self.declare(
+                        c_ast.Decl(
+                            s.name,
+                            s.quals,
+                            s.align,
+                            s.storage,
+                            s.funcspec,
+                            s.type,
+                            None,
+                            s.bitsize,
+                            s.coord,
+                        )
+                    )
+                self.origin = f"{line_of(nxt)}: {text(nxt)}"
+                self.loop(nxt, nxt.cond, _without_last(nxt.stmt), None, False, first)
+                i += 2
+                continue
+            if returns and i == len(items) - 1 and isinstance(s, c_ast.Return):
                 self.origin = f"{line_of(s)}: {text(s)}"
                 self.ret(s, last=True)
             else:
                 self.stmt(s)
-        self.scopes.pop()
+            i += 1
 
-    def inline(self, node: c_ast.FuncCall, func: c_ast.FuncDef) -> Val:
+    def inline(self, node: c_ast.Node, func: c_ast.FuncDef, args: list[Val]) -> Val:
         name = func.decl.name
-        if any(f.name == name for f in self.funcs):
-            raise self.error(node, f"recursion is not supported: {name} calls itself")
+        if sum(1 for f in self.funcs if f.name == name) >= MAX_RECURSION:
+            raise self.error(
+                node, f"unsupported: {name} calls itself more than {MAX_RECURSION} deep"
+            )
         decls = self.params_of(func)
-        args = list(node.args.exprs) if node.args is not None else []
         if len(args) != len(decls):
             raise self.error(node, f"{name} takes {len(decls)} arguments, not {len(args)}")
         written = written_names(func.body)
         scope: dict[str, Binding] = {}
-        for d, a in zip(decls, args, strict=True):
-            t = self.resolve(d)
-            v = self.expr(a)
-            if isinstance(v.op, Imm) and d.name not in written:
-                scope[d.name] = Const(v.op.value, t)
+        for d, v in zip(decls, args, strict=True):
+            t = self.param_type(d)
+            if t.kind in ("struct", "union"):  # passed by value: the callee's own copy
+                addr = self.stack_object(id(d), d.name, t)
+                self.copy_object((Imm(addr),), self.reg_of(v), self.complete(t), node)
+                scope[d.name] = Stack(addr, t)
+                continue
+            if id(d) in self.demoted:
+                addr = self.stack_object(id(d), d.name, t)
+                self.emit(*self.map.store(self.reg_of(self.convert(v, t)), (Imm(addr),), "na"))
+                scope[d.name] = Stack(addr, t)
+                continue
+            if isinstance(v.op, Imm | Ref) and d.name not in written:
+                value = v.op if isinstance(v.op, Ref) else v.op.value
+                scope[d.name] = Const(value, v.ctype if isinstance(v.op, Ref) else t)
                 continue
             reg = self.fresh(d.name)
-            self.emit(Op(reg, "mov", (v.op,)))
-            scope[d.name] = Local(reg, t)
-        rtype = self.resolve(func.decl.type.type)
+            w = self.convert(v, t, reg)
+            if w.op != Reg(reg):
+                self.emit(Op(reg, "mov", (self.reg_of(w),)))
+            scope[d.name] = Local(reg, t, id(d))
+        rtype = self.return_type(func)
         res = self.temp() if rtype.kind != "void" else None
         end = self.new_label()
         saved, saved_loops = self.scopes, self.loops
         self.scopes = [scope]
-        self.loops = [LoopCtx("", "", True)] if self.in_rotated(saved_loops) else []
-        self.funcs.append(FuncCtx(name, end, res))
+        self.loops = [LoopCtx("", "", True)] if self.in_rotated_loop() else []
+        self.funcs.append(Frame(name, end, res, rtype))
+        self.labels.append({})
         outer = self.origin
-        self.body(func.body)
-        self.origin = outer
-        self.funcs.pop()
-        self.scopes, self.loops = saved, saved_loops
+        try:
+            self.body(func.body)
+        finally:
+            self.origin = outer
+            self.funcs.pop()
+            self.labels.pop()
+            self.scopes, self.loops = saved, saved_loops
         self.label_if_used(end)
-        return Val(Reg(res), rtype) if res else Val(Imm(0), VOID)
-
-    @staticmethod
-    def in_rotated(loops: list[LoopCtx]) -> bool:
-        return any(lp.rotated for lp in loops)
+        return Val(Reg(res), rtype.plain()) if res else Val(Imm(0), VOID)
 
     # ---- statements
     def stmt(self, s: c_ast.Node) -> None:
@@ -156,8 +209,7 @@ class CodeLowerer(CallLowerer):
             self.origin = f"{line_of(s)}: {text(s)}"
         if isinstance(s, c_ast.Compound):
             self.scopes.append({})
-            for item in s.block_items or []:
-                self.stmt(item)
+            self.items(list(s.block_items or []))
             self.scopes.pop()
         elif isinstance(s, c_ast.Decl):
             self.declare(s)
@@ -171,62 +223,168 @@ class CodeLowerer(CallLowerer):
         elif isinstance(s, c_ast.For):
             self.for_(s)
         elif isinstance(s, c_ast.Break | c_ast.Continue):
-            if not self.loops or not self.loops[-1].brk:
-                raise self.error(
-                    s, f"{'break' if isinstance(s, c_ast.Break) else 'continue'} outside a loop"
-                )
-            lp = self.loops[-1]
-            self.emit(Branch(lp.brk if isinstance(s, c_ast.Break) else lp.cont))
+            self.jump(s)
         elif isinstance(s, c_ast.Return):
             self.ret(s, last=False)
-        elif isinstance(s, c_ast.EmptyStatement | c_ast.Pragma):
+        elif isinstance(s, c_ast.EmptyStatement | c_ast.Pragma | c_ast.StaticAssert):
             pass
         elif isinstance(s, c_ast.Typedef):
+            self.ctx.types.note_specifiers(s.type, self.const_value)
             self.ctx.types.typedefs[s.name] = s
-        elif isinstance(s, c_ast.Goto | c_ast.Label):
-            raise self.error(s, "unsupported: goto")
+        elif isinstance(s, c_ast.Label):
+            self.emit(Label(self.c_label(s.name)))
+            self.stmt(s.stmt)
+        elif isinstance(s, c_ast.Goto):
+            self.goto(s)
         elif isinstance(s, c_ast.Switch):
-            raise self.error(s, "unsupported: switch")
+            self.switch(s)
+        elif isinstance(s, c_ast.Case | c_ast.Default):
+            raise self.error(s, "case label outside a switch")
         elif isinstance(s, c_ast.FuncDef):
             raise self.error(s, "unsupported: nested function")
         else:
             self.expr(s, used=False)
 
+    def jump(self, s: c_ast.Break | c_ast.Continue) -> None:
+        brk = isinstance(s, c_ast.Break)
+        for lp in reversed(self.loops):
+            target = lp.brk if brk else lp.cont
+            if target:
+                self.emit(Branch(target))
+                return
+        raise self.error(s, f"{'break' if brk else 'continue'} outside a loop")
+
+    def c_label(self, name: str) -> str:
+        """The IR label of C label ``name`` in the function being lowered."""
+        table = self.labels[-1]
+        got = table.get(name)
+        if got is None:
+            got = table[name] = self.new_label()
+        return got
+
+    def goto(self, s: c_ast.Goto) -> None:
+        target = self.c_label(s.name)
+        self.goto_bound(target)
+        self.emit(Branch(target))
+
     def declare(self, d: c_ast.Decl) -> None:
-        if d.name is None:
-            self.ctx.types.note_specifiers(d.type, self.const_value)
-            return
-        if "static" in (d.storage or []) or "extern" in (d.storage or []):
-            raise self.error(d, f"unsupported: {d.storage[0]} local variable '{d.name}'")
         self.ctx.types.note_specifiers(d.type, self.const_value)
-        t = self.resolve(d)
-        if t.kind == "func":
-            raise self.error(d, f"unsupported: local function declaration '{d.name}'")
-        is_handle = t.kind == "handle" or (
-            t.kind == "array" and t.target is not None and t.target.kind == "handle"
-        )
-        if is_handle:
-            self.scopes[-1][d.name] = Handles({}, d.name, t)
+        if d.name is None:
             return
-        if t.kind in ("array", "struct", "lock"):
-            raise self.error(d, f"unsupported: local {t.kind} '{d.name}' (make it global)")
+        storage = d.storage or []
+        t = self.resolve(d)
+        if t.kind == "func" or "extern" in storage:
+            return  # a prototype, or a global's declaration
+        if "static" in storage or "_Thread_local" in storage or "thread_local" in storage:
+            self.static_local(d, t)
+            return
+        if t.aggregate or t.atomic or id(d) in self.demoted:
+            cells: list = []
+            if d.init is not None:
+                t, cells = self.init.cells(t, d.init)
+            addr = self.stack_object(id(d), d.name, t)
+            self.scopes[-1][d.name] = Stack(addr, t)
+            if d.init is not None:
+                self.initialise((Imm(addr),), t, cells)
+            return
         reg = self.fresh(d.name)
+        local = Local(reg, t.plain(), id(d))
+        self.scopes[-1][d.name] = local  # in scope in its own initialiser
         if d.init is not None:
-            if isinstance(d.init, c_ast.InitList):
-                raise self.error(d.init, "unsupported: initialiser list for a scalar")
-            v = self.expr(d.init, reg)
-            if v.op != Reg(reg):
-                self.emit(Op(reg, "mov", (v.op,)))
-        self.scopes[-1][d.name] = Local(reg, CType(t.kind, False, t.target))
+            init = (
+                d.init.exprs[0] if isinstance(d.init, c_ast.InitList) and d.init.exprs else d.init
+            )
+            v = self.expr(init, reg)
+            if isinstance(v.op, Ref) and d.name not in self.assigned_later(d):
+                self.scopes[-1][d.name] = Const(v.op, t)  # a pointer to a register variable
+                return
+            w = self.convert(v, t, reg)
+            if w.op != Reg(reg):
+                self.emit(Op(reg, "mov", (self.reg_of(w),)))
+
+    def assigned_later(self, d: c_ast.Decl) -> set[str]:
+        """Names assigned in the body of the function being lowered (conservative)."""
+        return written_names(self.current_body()) if self.current_body() is not None else {d.name}
+
+    def current_body(self) -> c_ast.Node | None:
+        fname = self.funcs[-1].name if self.funcs else ""
+        f = self.ctx.functions.get(fname)
+        return f.body if f is not None else None
+
+    def static_local(self, d: c_ast.Decl, t: CType) -> None:
+        """A static or thread-local local: a global of its own (``f.x``)."""
+        fname = self.funcs[-1].name if self.funcs else "?"
+        name = f"{fname}.{d.name}"
+        thread_local = "static" not in (d.storage or [])
+        table = self.ctx.tls if thread_local else self.ctx.globals
+        if name not in table:
+            values: dict[int, Value] = {}
+            if d.init is not None:
+                t, cells = self.init.cells(t, d.init)
+                values = self.constant_cells(cells)
+            table[name] = t
+            if thread_local:
+                self.ctx.tls_init[name] = values
+            else:
+                self.ctx.cells(Sym(name), t, values)
+        addr = self.thread_local(name) if thread_local else Sym(name)
+        self.scopes[-1][d.name] = Stack(addr, table[name])
+
+    def constant_cells(self, cells: list) -> dict[int, Value]:
+        out: dict[int, Value] = {}
+        for off, node, _ in cells:
+            v = node if isinstance(node, int) else self.const_value(node)
+            if v is None:
+                raise self.error(node, "the initialiser must be a constant or an address")
+            out[off] = v
+        return out
+
+    def initialise(self, addr: tuple, t: CType, cells: list) -> None:
+        """Write an initialised local object: every cell 0, then the initialiser's."""
+        given = {off for off, _, ct in cells if ct.scalar}
+        for off in scalar_offsets(t, 0):
+            if off not in given:
+                self.emit(*self.map.store(Imm(0), add_offset(addr, off), "na"))
+        for off, node, ct in cells:
+            lv = MemLV(add_offset(addr, off), ct)
+            v = Val(Imm(node), ct) if isinstance(node, int) else self.expr(node)
+            self.store(lv, v, node if not isinstance(node, int) else c_ast.EmptyStatement())
+
+    def compound_literal(self, node: c_ast.CompoundLiteral) -> MemLV:
+        t, cells = self.init.cells(self.resolve(node.type), node.init)
+        addr = self.stack_object(id(node), "literal", t)
+        self.initialise((Imm(addr),), t, cells)
+        return MemLV((Imm(addr),), t)
 
     def ret(self, s: c_ast.Return, last: bool) -> None:
         f = self.funcs[-1]
         if s.expr is not None:
             v = self.expr(s.expr, f.result)
-            if f.result is not None and v.op != Reg(f.result):
-                self.emit(Op(f.result, "mov", (v.op,)))
+            if f.result is not None:
+                w = self.convert(v, f.rtype, f.result)
+                if w.op != Reg(f.result):
+                    self.emit(Op(f.result, "mov", (self.reg_of(w),)))
+            elif len(self.funcs) == 1:
+                self.thread_result(v)
         if not last:
             self.emit(Branch(f.end))
+
+    def stmt_expr(self, node: c_ast.Compound, dst: str | None) -> Val:
+        """``({ ...; e; })``: the statements, the value of the last."""
+        items = list(node.block_items or [])
+        self.scopes.append({})
+        try:
+            for item in items[:-1]:
+                self.stmt(item)
+            if not items:
+                return Val(Imm(0), VOID)
+            last = items[-1]
+            if isinstance(last, c_ast.Decl | c_ast.DeclList) or _statement(last):
+                self.stmt(last)
+                return Val(Imm(0), VOID)
+            return self.expr(last, dst)
+        finally:
+            self.scopes.pop()
 
     def if_(self, s: c_ast.If) -> None:
         c = self.cond(s.cond)
@@ -237,193 +395,117 @@ class CodeLowerer(CallLowerer):
             return
         other = self.new_label()
         self.emit(Branch(other, "eq", c))
+        before = dict(self.known)
         self.scoped(s.iftrue)
         if s.iffalse is not None:
             end = self.new_label()
+            after_then = dict(self.known)
             self.emit(Branch(end), Label(other))
+            self.known.update(before)
             self.scoped(s.iffalse)
-            self.emit(Label(end))
+            self.merge_known(end, after_then)
         else:
-            self.emit(Label(other))
+            self.merge_known(other, before)
 
     def scoped(self, s: c_ast.Node) -> None:
         self.scopes.append({})
         self.stmt(s)
         self.scopes.pop()
 
-    # ---- loops
-    def for_(self, s: c_ast.For) -> None:
+    def switch(self, s: c_ast.Switch) -> None:
+        """A switch: the value compared with each case in turn, then the body with its
+        case labels (falling through as C does); ``break`` leaves it."""
+        v = self.reg_of(self.expr(s.cond))
+        items = s.stmt.block_items if isinstance(s.stmt, c_ast.Compound) else [s.stmt]
+        cases: list[tuple[c_ast.Node, str]] = []
+        default = None
+        for item in _case_labels(items or []):
+            lab = self.new_label()
+            if isinstance(item, c_ast.Default):
+                default = lab
+            cases.append((item, lab))
+        end = self.new_label()
+        for item, lab in cases:
+            if isinstance(item, c_ast.Case):
+                k = self.const_value(item.expr)
+                if not isinstance(k, int):
+                    raise self.error(item.expr, "a case label must be a constant")
+                t = self.temp()
+                self.emit(Op(t, "eq", (v, Imm(k))), Branch(lab, "ne", t))
+        self.emit(Branch(default or end))
+        labels = {id(item): lab for item, lab in cases}
+        self.loops.append(LoopCtx(end, "", False))
         self.scopes.append({})
-        try:
-            if self.unroll(s):
-                return
-            if s.init is not None:
-                self.stmt(s.init)
-            self.origin = f"{line_of(s)}: {text(s)}"
-            self.loop(s, s.cond, s.stmt, s.next, False)
-        finally:
-            self.scopes.pop()
-
-    def unroll(self, s: c_ast.For) -> bool:
-        """Unroll a counted loop with a constant bound at compile time (False: it is not
-        one)."""
-        init, var = s.init, None
-        start: Value | None = None
-        declared = False
-        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
-            d = init.decls[0]
-            if d.init is not None and self.resolve(d).kind == "int":
-                var, start, declared = d.name, self.const_value(d.init), True
-        elif isinstance(init, c_ast.Assignment) and init.op == "=":
-            if isinstance(init.lvalue, c_ast.ID) and isinstance(
-                self.lookup(init.lvalue.name), Local
-            ):
-                var, start = init.lvalue.name, self.const_value(init.rvalue)
-        if var is None or not isinstance(start, int) or s.cond is None or s.next is None:
-            return False
-        if var in written_names(s.stmt) or has_calls_or_writes(s.cond):
-            return False
-        values: list[int] = []
-        v: Value | None = start
-        while True:
-            if not isinstance(v, int) or len(values) > UNROLL_LIMIT:
-                return False
-            self.scopes.append({var: Const(v, CType("int"))})
-            c = self.const_value(s.cond)
-            nxt = self.step(s.next, var)
-            self.scopes.pop()
-            if not isinstance(c, int):
-                return False
-            if not c:
-                break
-            values.append(v)
-            v = nxt
-        origin = f"{line_of(s)}: {text(s)}"
-        brk = self.new_label()
-        for value in values:
-            cont = self.new_label()
-            self.scopes.append({var: Const(value, CType("int"))})
-            self.loops.append(LoopCtx(brk, cont, False))
-            self.scoped(s.stmt)
-            self.loops.pop()
-            self.scopes.pop()
-            self.label_if_used(cont)
-        self.origin = origin
-        if not declared:
-            b = self.lookup(var)
-            assert isinstance(b, Local)
-            self.emit(Op(b.reg, "mov", (Imm(v),)))
-        self.label_if_used(brk)
-        return True
-
-    def step(self, nxt: c_ast.Node, var: str) -> Value | None:
-        """The counter's next value (None: not a recognised step)."""
-        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID):
-            if nxt.expr.name != var or nxt.op not in ("++", "--", "p++", "p--"):
-                return None
-            cur = self.const_value(nxt.expr)
-            return cur + (1 if "+" in nxt.op else -1) if isinstance(cur, int) else None
-        if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID):
-            if nxt.lvalue.name != var:
-                return None
-            if nxt.op == "=":
-                return self.const_value(nxt.rvalue)
-            cur = self.const_value(nxt.lvalue)
-            k = self.const_value(nxt.rvalue)
-            if not (isinstance(cur, int) and isinstance(k, int)):
-                return None
-            ops = {"+=": cur + k, "-=": cur - k, "*=": cur * k, "<<=": cur << k}
-            return ops.get(nxt.op)
-        return None
-
-    def spin(self, cond: c_ast.Node | None, body: c_ast.Node | None) -> bool:
-        """Whether a loop is a spin loop: only loads and writes of locals."""
-        if cond is None or has_loop_exits(body):
-            return False
-        for n in (*walk(cond), *walk(body)):
-            if isinstance(n, c_ast.FuncCall):
-                if not isinstance(n.name, c_ast.ID) or n.name.name not in LOAD_INTRINSICS:
-                    return False
-                if n.name.name in self.ctx.functions:
-                    return False
-            elif isinstance(n, c_ast.Assignment):
-                if not self.local_name(n.lvalue):
-                    return False
-            elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
-                if not self.local_name(n.expr):
-                    return False
-        return True
-
-    def cond_reg(self, node: c_ast.Node) -> str:
-        """A register holding the condition ``node`` (constants are moved into one)."""
-        c = self.cond(node)
-        if isinstance(c, int):
-            t = self.temp()
-            self.emit(Op(t, "mov", (Imm(c),)))
-            return t
-        return c
-
-    def local_name(self, node: c_ast.Node) -> bool:
-        if not isinstance(node, c_ast.ID):
-            return False
-        b = self.lookup(node.name)
-        return isinstance(b, Local) or (b is None and node.name not in self.ctx.globals)
-
-    def loop(
-        self,
-        s: c_ast.Node,
-        cond: c_ast.Node | None,
-        body: c_ast.Node | None,
-        nxt: c_ast.Node | None,
-        do: bool,
-    ) -> None:
-        origin = f"{line_of(s)}: {text(s)}"
-        static = (
-            1
-            if cond is None
-            else (self.const_value(cond) if not has_calls_or_writes(cond) else None)
-        )
-        if static is not None and not static:  # while (0), do ... while (0)
-            if do:
-                end = self.new_label()
-                self.loops.append(LoopCtx(end, end, False))
-                self.scoped(body)
-                self.loops.pop()
-                self.label_if_used(end)
-            return
-        if static is None and nxt is None and self.spin(cond, body):
-            assert cond is not None
-            end = self.new_label()
-            if not do:
-                self.origin = origin
-                self.emit(Branch(end, "eq", self.cond_reg(cond)))
-            if body is not None:
-                self.scoped(body)
-            self.origin = origin
-            self.emit(Assume(self.cond_reg(cond), "eq"))
-            self.label_if_used(end)
-            return
-        top, cont, check, end = (self.new_label() for _ in range(4))
-        if static is None and not do:
-            self.emit(Branch(check))
-        self.emit(Label(top))
-        self.loops.append(LoopCtx(end, cont, True))
-        if body is not None:
-            self.scoped(body)
+        for item in items or []:
+            self.switch_item(item, labels)
+        self.scopes.pop()
         self.loops.pop()
-        self.origin = origin
-        self.label_if_used(cont)
-        if nxt is not None:
-            self.expr(nxt, used=False)
-        if static is None:
-            if not do:
-                self.emit(Label(check))
-            c = self.cond(cond)
-            if isinstance(c, int):  # a condition with effects, constant value
-                if c:
-                    self.emit(Branch(top))
-            else:
-                self.emit(Branch(top, "ne", c))
+        self.emit(Label(end))
+
+    def switch_item(self, item: c_ast.Node, labels: dict[int, str]) -> None:
+        if isinstance(item, c_ast.Case | c_ast.Default):
+            self.emit(Label(labels[id(item)]))
+            for st in item.stmts or []:
+                self.switch_item(st, labels)
         else:
-            self.emit(Branch(top))
-        self.label_if_used(end)
+            self.stmt(item)
+
+
+_GEN = c_generator.CGenerator()
+
+
+def condensed(s: c_ast.Node, loop: c_ast.Node | None) -> c_ast.Node | None:
+    """The statement starting each iteration of ``loop`` when ``s``, the statement
+    before it, is repeated as the last of its body (``s`` as an assignment when it
+    declares the variable), else None."""
+    if not isinstance(loop, c_ast.While) or loop.stmt is None:
+        return None
+    body = loop.stmt
+    last = (body.block_items or [None])[-1] if isinstance(body, c_ast.Compound) else body
+    if last is None or isinstance(last, c_ast.Decl | c_ast.Compound):
+        return None
+    if isinstance(s, c_ast.Decl) and s.init is not None and not isinstance(s.init, c_ast.InitList):
+        if not (isinstance(last, c_ast.Assignment) and last.op == "="):
+            return None
+        if not (isinstance(last.lvalue, c_ast.ID) and last.lvalue.name == s.name):
+            return None
+        return last if _GEN.visit(last.rvalue) == _GEN.visit(s.init) else None
+    if isinstance(s, c_ast.Assignment | c_ast.FuncCall | c_ast.UnaryOp):
+        return last if _GEN.visit(s) == _GEN.visit(last) else None
+    return None
+
+
+def _without_last(body: c_ast.Node) -> c_ast.Node | None:
+    if isinstance(body, c_ast.Compound):
+        return c_ast.Compound((body.block_items or [])[:-1], body.coord)
+    return None
+
+
+def _case_labels(items: list[c_ast.Node]) -> list[c_ast.Node]:
+    """The case and default labels of a switch body, in order (nested in their
+    statements too)."""
+    out: list[c_ast.Node] = []
+    for item in items:
+        if isinstance(item, c_ast.Case | c_ast.Default):
+            out.append(item)
+            out.extend(_case_labels(list(item.stmts or [])))
+    return out
+
+
+def _statement(node: c_ast.Node) -> bool:
+    return not isinstance(
+        node,
+        c_ast.Assignment
+        | c_ast.FuncCall
+        | c_ast.ID
+        | c_ast.Constant
+        | c_ast.BinaryOp
+        | c_ast.UnaryOp
+        | c_ast.TernaryOp
+        | c_ast.Cast
+        | c_ast.ArrayRef
+        | c_ast.StructRef
+        | c_ast.ExprList
+        | c_ast.Compound
+        | c_ast.CompoundLiteral,
+    )

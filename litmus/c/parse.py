@@ -13,9 +13,30 @@ _POSITION = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$
 _FILE_ONLY = re.compile(r"^(?P<file>.*?): (?P<msg>.*)$", re.S)
 
 
+class GnuParser(c_parser.CParser):
+    """pycparser's C23 parser (``typeof``, ``thread_local``, statement expressions) with
+    GCC's range designators ``[lo ... hi] = v``: an ``ArrayDesignator`` whose expression
+    is the ``ExprList`` ``[lo, hi]``."""
+
+    def __init__(self) -> None:
+        super().__init__(dialect="c23")
+
+    def _parse_designator(self) -> c_ast.Node:  # pycparser's hook for one designator
+        tok = self._accept("LBRACKET")
+        if tok is None:
+            return super()._parse_designator()
+        lo = self._parse_constant_expression()
+        expr: c_ast.Node = lo
+        if self._accept("ELLIPSIS"):
+            hi = self._parse_constant_expression()
+            expr = c_ast.ExprList([lo, hi], lo.coord)
+        self._expect("RBRACKET")
+        return c_ast.ArrayDesignator(expr, self._tok_coord(tok))
+
+
 def parse_c(text: str, path: str) -> c_ast.FileAST:
     """The AST of preprocessed C ``text`` (from ``path``)."""
-    parser = c_parser.CParser()
+    parser = GnuParser()
     try:
         return parser.parse(text, path)
     except c_parser.ParseError as exc:

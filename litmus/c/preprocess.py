@@ -128,6 +128,39 @@ class _Pcpp(Preprocessor):
         return io.StringIO(text.removeprefix("\ufeff"))
 
 
+#: GCC's spellings of C keywords, the extensions that change nothing herdsman models
+#: (``__attribute__``, ``__extension__``, ``__builtin_expect``, ``__builtin_prefetch``)
+#: and GCC's predefined memory orders: predefined macros, so the parser reads the C it
+#: knows (``typeof``, ``_Thread_local``) at the same positions.
+GNU_MACROS = (
+    "__attribute__(x)",
+    "__attribute(x)",
+    "__extension__",
+    "__inline__ inline",
+    "__inline inline",
+    "__restrict__ restrict",
+    "__restrict restrict",
+    "__volatile__ volatile",
+    "__const__ const",
+    "__signed__ signed",
+    "__typeof__ typeof",
+    "__typeof typeof",
+    "__alignof__ _Alignof",
+    "__thread _Thread_local",
+    "__auto_type auto",
+    "__builtin_expect(e, c) (e)",
+    "__builtin_prefetch(...) ((void)0)",
+    "__ATOMIC_RELAXED 0",
+    "__ATOMIC_CONSUME 1",
+    "__ATOMIC_ACQUIRE 2",
+    "__ATOMIC_RELEASE 3",
+    "__ATOMIC_ACQ_REL 4",
+    "__ATOMIC_SEQ_CST 5",
+    "__STDC__ 1",
+    "__STDC_VERSION__ 201710L",
+)
+
+
 def preprocess(
     text: str,
     path: str,
@@ -144,6 +177,8 @@ def preprocess(
     for d in include_dirs:
         pp.add_path(str(d))
     pp.add_path(str(HEADERS))
+    for macro in GNU_MACROS:
+        pp.define(macro)
     for name, value in (defines or {}).items():
         if not name.replace("_", "a").isalnum() or name[0].isdigit():
             raise InputError(path, 0, 0, f"bad macro name in -D: {name!r}")

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from herdsman.litmus.base.ir import (
+    BARRIER_ARRIVE,
+    BARRIER_WAIT,
     CAS,
     RMW,
     Assume,
@@ -59,6 +61,7 @@ _X = frozenset({"X"})
 #: the read and the write of a C read-modify-write: both in herd's set ``RMW`` (``rmw``
 #: pairs them), with the instruction's order on both
 _RMW = frozenset({"X", "RMW"})
+_LK = frozenset({"LK"})  # a lock's acquisition (herd's set; explorers let it wait)
 
 
 class Mapping:
@@ -164,6 +167,19 @@ class Mapping:
         op = CAS(dst, addr, expected, desired, annots=self._rmw_annots(order))
         return self._rmw_wrap(op, order)
 
+    def barrier_arrive(self, dst: str, addr: tuple[Operand, ...]) -> list[Instr]:
+        """A thread's arrival at a barrier (``pthread_barrier_wait``): its state after
+        one more arrival (acq_rel), the old state in ``dst``."""
+        annots = self._rmw_annots("acq_rel") | {BARRIER_ARRIVE}
+        return self._rmw_wrap(RMW(dst, addr, "barrier", Imm(0), annots=annots), "acq_rel")
+
+    def barrier_wait(self, dst: str, addr: tuple[Operand, ...]) -> list[Instr]:
+        """The read (acquire) of a barrier's state that lets the thread through."""
+        return [
+            replace(op, annots=op.annots | {BARRIER_WAIT}) if isinstance(op, Load) else op
+            for op in self.load(dst, addr, "acq")
+        ]
+
     def fence(self, order: str) -> list[Instr]:
         """``atomic_thread_fence(order)``."""
         t = self.target
@@ -205,7 +221,7 @@ class Mapping:
                 Assume(ok),
                 *self._ctrl_isync(old, lab),
             ]
-        return [Lock(addr, _X)]
+        return [Lock(addr, _X | _LK)]
 
     def unlock(self, addr: tuple[Operand, ...]) -> list[Instr]:
         if self.target == "c":  # a C program's mutex: a release
@@ -224,6 +240,13 @@ class Mapping:
         return [Fence("SYNC" if self.target == "power" else "MFENCE"), Spawn(tid)]
 
     def join(self, tid: int) -> list[Instr]:
+        return self._joined(Join(tid))
+
+    def join_dynamic(self, reg: str) -> list[Instr]:
+        """Join the thread whose number register ``reg`` holds."""
+        return self._joined(Join(0, reg))
+
+    def _joined(self, join: Join) -> list[Instr]:
         if self.target == "c":
-            return [Join(tid)]
-        return [Join(tid), Fence("SYNC" if self.target == "power" else "MFENCE")]
+            return [join]
+        return [join, Fence("SYNC" if self.target == "power" else "MFENCE")]

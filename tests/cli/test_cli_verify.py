@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from herdsman.herd_compat.cli.main import main
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "litmus" / "examples" / "programs"
@@ -66,11 +68,15 @@ def test_error_report_trace_and_picture(capsys, tmp_path) -> None:
 def test_keep_going_counts_every_execution(capsys, tmp_path) -> None:
     prog = tmp_path / "racy.c"
     prog.write_text(RACY)
-    rc, out, _ = _verify(capsys, str(prog), "--keep-going")
+    rc, out, _ = _verify(capsys, str(prog), "--keep-going", "--disable-sr")
     assert rc == 42
     # (2!)^2 = 4 executions under SC; in two of them an update is lost
     assert "Number of complete executions explored: 4" in out
     assert "Executions violating an assertion: 2" in out
+    # GenMC's symmetry reduction (the default): the two threads run the same function
+    # with the same argument, so each execution is explored once up to their order
+    rc, out, _ = _verify(capsys, str(prog), "--keep-going")
+    assert rc == 42 and "Number of complete executions explored: 2" in out
 
 
 def test_json_gives_the_outcome(capsys, tmp_path) -> None:
@@ -83,6 +89,11 @@ def test_json_gives_the_outcome(capsys, tmp_path) -> None:
     assert sum(s["executions"] for s in data["outcome"]["states"]) == 4
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 28, open: a thread stopped by --unroll (GenMC's -unroll) ends a "
+    "complete execution here, where GenMC counts none (1 complete at -unroll=1 and 3)",
+)
 def test_loop_bound_blocks_and_is_reported(capsys, tmp_path) -> None:
     prog = tmp_path / "loop.c"
     prog.write_text(LOOPING)
@@ -102,10 +113,10 @@ def _complete(report: str) -> int:
 
 def test_bad_input_is_one_line(capsys, tmp_path) -> None:
     prog = tmp_path / "bad.c"
-    prog.write_text("int main() { int *p = malloc(4); return 0; }\n")
+    prog.write_text("int main() { double d = 0.5; return 0; }\n")
     rc, out, err = _verify(capsys, str(prog))
     assert rc == 2 and not out
-    assert err.count("\n") == 1 and err.startswith(f"{prog}:1:") and "malloc" in err
+    assert err.count("\n") == 1 and err.startswith(f"{prog}:1:") and "double" in err
     rc, _, err = _verify(capsys, str(tmp_path / "missing.c"))
     assert rc == 2 and "no such file" in err
     rc, _, err = _verify(capsys, str(PROGRAMS / "counter.c"), "--model", "nosuchmodel")

@@ -5,4 +5,6 @@
 #define NULL ((void *)0)
 #endif
 typedef unsigned long size_t;
+typedef long ptrdiff_t;
+/* offsetof(type, member) is known to the parser */
 #endif
