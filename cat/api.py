@@ -31,7 +31,7 @@ from herdsman.cat.bell import Bell, read_bell, resolve_bell
 from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compared import compared_events
-from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
+from herdsman.cat.compiler import compile_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
     AcyclicStep,
@@ -72,8 +72,11 @@ from herdsman.cat.identity import (
     identify,
 )
 from herdsman.cat.incremental import IncrementalChecker
+from herdsman.cat.library import LIB_DIR
+from herdsman.cat.modelfiles import load_file
 from herdsman.cat.monotone import STABLE, Analysis
 from herdsman.cat.parser import parse_text
+from herdsman.cat.program import Compiled
 from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
 from herdsman.cat.specialise import Specialiser, frontier

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 from herdsman.cat.backend import Backend
 from herdsman.cat.checks import operand
-from herdsman.cat.compiler import (
+from herdsman.cat.ir import Node, is_static, walk
+from herdsman.cat.nodecode import MEMO_ACYCLIC, NodeCode, Scope
+from herdsman.cat.program import (
     CheckStep,
     Compiled,
     CoStep,
@@ -32,8 +34,6 @@ from herdsman.cat.compiler import (
     RejectStep,
     WithStep,
 )
-from herdsman.cat.ir import Node, is_static, walk
-from herdsman.cat.nodecode import MEMO_ACYCLIC, NodeCode, Scope
 from herdsman.cat.values import EMPTY, REL, SET, VRel, VSet
 
 
