@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
@@ -16,6 +19,62 @@ def _is_token(it, kind: str) -> bool:
 def _without(items: list, kind: str) -> list:
     """The children of a tree node but its tokens of type ``kind``."""
     return [it for it in items if not _is_token(it, kind)]
+
+
+def _pattern(formals: tuple) -> A.Pat:
+    """The pattern of a list of formal parameters: a name alone, else a tuple."""
+    return A.PVar(formals[0]) if len(formals) == 1 else A.PTuple(formals)
+
+
+def _children(make: Callable[..., Any], *at: int) -> Any:
+    """The rule method making ``make`` of the children at ``at``."""
+
+    def rule(self: ToAst, items: list) -> Any:
+        return make(*(items[i] for i in at))
+
+    return rule
+
+
+def _placed(make: Callable[..., Any], *at: int) -> Any:
+    """The rule method making ``make`` of the rule's position and the children at ``at``."""
+
+    @v_args(meta=True)
+    def rule(self: ToAst, meta: Meta, items: list) -> Any:
+        return make(self._mpos(meta), *(items[i] for i in at))
+
+    return rule
+
+
+def _match(make: Callable[..., Any]) -> Any:
+    """The rule method of a ``match`` (an instruction or an expression): ``make`` of the
+    rule's position, the matched expression, its clauses and its default."""
+
+    @v_args(meta=True)
+    def rule(self: ToAst, meta: Meta, items: list) -> Any:
+        exp, (clauses, default) = _without(items, "ALT")
+        return make(self._mpos(meta), exp, clauses, default)
+
+    return rule
+
+
+def _opn(op: str) -> Any:
+    """The rule method of the n-ary operator ``op`` (its operands the children)."""
+
+    @v_args(meta=True)
+    def rule(self: ToAst, meta: Meta, items: list[A.Expr]) -> A.OpN:
+        return A.OpN(self._mpos(meta), op, tuple(items))
+
+    return rule
+
+
+def _op1(op: str, at: int = 0) -> Any:
+    """The rule method of the unary operator ``op`` (its operand the ``at``-th child)."""
+
+    @v_args(meta=True)
+    def rule(self: ToAst, meta: Meta, items: list[A.Expr]) -> A.Op1:
+        return A.Op1(self._mpos(meta), op, items[at])
+
+    return rule
 
 
 class ToAst(Transformer):
@@ -74,9 +133,7 @@ class ToAst(Transformer):
         tags = tuple(str(t)[1:] for t in items[1:] if t.type == "TAG")
         return A.Enum(self._mpos(meta), name, tags)
 
-    @v_args(meta=True)
-    def let_ins(self, meta, items):
-        return A.Let(self._mpos(meta), items[0])
+    let_ins = _placed(A.Let, 0)
 
     @v_args(meta=True)
     def letrec_ins(self, meta, items):
@@ -87,11 +144,7 @@ class ToAst(Transformer):
     def when_test(self, items):
         return items[0]
 
-    @v_args(meta=True)
-    def match_ins(self, meta, items):
-        items = _without(items, "ALT")
-        exp, (clauses, default) = items
-        return A.InsMatch(self._mpos(meta), exp, clauses, default)
+    match_ins = _match(A.InsMatch)
 
     def ins_clauses(self, items):
         clauses = []
@@ -114,9 +167,7 @@ class ToAst(Transformer):
     def ins_list(self, items):
         return tuple(items)
 
-    @v_args(meta=True)
-    def test_ins(self, meta, items):
-        return A.Test(self._mpos(meta), items[1], items[0])
+    test_ins = _placed(A.Test, 1, 0)
 
     @v_args(meta=True)
     def check_ins(self, meta, items):
@@ -149,13 +200,9 @@ class ToAst(Transformer):
     def showas_ins(self, meta, items):
         return A.ShowAs(self._mpos(meta), items[0], str(items[1]))
 
-    @v_args(meta=True)
-    def show_ins(self, meta, items):
-        return A.Show(self._mpos(meta), items[0])
+    show_ins = _placed(A.Show, 0)
 
-    @v_args(meta=True)
-    def unshow_ins(self, meta, items):
-        return A.UnShow(self._mpos(meta), items[0])
+    unshow_ins = _placed(A.UnShow, 0)
 
     @v_args(meta=True)
     def include_ins(self, meta, items):
@@ -163,20 +210,18 @@ class ToAst(Transformer):
 
     @v_args(meta=True)
     def proc_tuple(self, meta, items):
-        rec = _is_token(items[0], "REC")
-        if rec:
-            items = items[1:]
-        name, formals, body = str(items[0]), items[1], items[2]
-        pat = A.PVar(formals[0]) if len(formals) == 1 else A.PTuple(formals)
-        return A.Procedure(self._mpos(meta), name, pat, body, rec)
+        return self._procedure(meta, items, _pattern)
 
     @v_args(meta=True)
     def proc_var(self, meta, items):
+        return self._procedure(meta, items, A.PVar)
+
+    def _procedure(self, meta: Meta, items: list, pattern: Callable[..., A.Pat]) -> A.Procedure:
+        """``[rec] procedure name(formals) = body end``, its formals made by ``pattern``."""
         rec = _is_token(items[0], "REC")
         if rec:
             items = items[1:]
-        name, p, body = str(items[0]), items[1], items[2]
-        return A.Procedure(self._mpos(meta), name, A.PVar(p), body, rec)
+        return A.Procedure(self._mpos(meta), str(items[0]), pattern(items[1]), items[2], rec)
 
     @v_args(meta=True)
     def call_ins(self, meta, items):
@@ -184,9 +229,7 @@ class ToAst(Transformer):
         as_name = items[2] if len(items) > 2 else None
         return A.Call(self._mpos(meta), name, items[1], as_name)
 
-    @v_args(meta=True)
-    def debug_ins(self, meta, items):
-        return A.Debug(self._mpos(meta), items[0])
+    debug_ins = _placed(A.Debug, 0)
 
     @v_args(meta=True)
     def forall_ins(self, meta, items):
@@ -223,7 +266,7 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def bind_pats(self, meta, items):
         *pats, exp = items
-        pat = A.PVar(pats[0]) if len(pats) == 1 else A.PTuple(tuple(pats))
+        pat = _pattern(tuple(pats))
         return A.Binding(self._mpos(meta), pat, exp)
 
     @v_args(meta=True)
@@ -236,7 +279,7 @@ class ToAst(Transformer):
     def bind_funn(self, meta, items):
         name, formals, body = str(items[0]), items[1], items[2]
         pos = self._mpos(meta)
-        pat = A.PVar(formals[0]) if len(formals) == 1 else A.PTuple(formals)
+        pat = _pattern(formals)
         return A.Binding(pos, A.PVar(name), A.Fun(pos, pat, body, name))
 
     def pat0(self, items):
@@ -264,31 +307,23 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def funn(self, meta, items):
         formals, body = items
-        pat = A.PVar(formals[0]) if len(formals) == 1 else A.PTuple(formals)
+        pat = _pattern(formals)
         return A.Fun(self._mpos(meta), pat, body)
 
-    @v_args(meta=True)
-    def try_exp(self, meta, items):
-        return A.Try(self._mpos(meta), items[0], items[1])
+    try_exp = _placed(A.Try, 0, 1)
 
-    @v_args(meta=True)
-    def if_exp(self, meta, items):
-        return A.If(self._mpos(meta), items[0], items[1], items[2])
+    if_exp = _placed(A.If, 0, 1, 2)
 
-    @v_args(meta=True)
-    def match_exp(self, meta, items):
-        items = _without(items, "ALT")
-        exp, (clauses, default) = items
-        return A.Match(self._mpos(meta), exp, clauses, default)
+    match_exp = _match(A.Match)
 
     def tag_clauses(self, items):
         return self.ins_clauses(items)
 
     def tag_clause(self, items):
-        return (str(items[0])[1:], items[1])
+        return self.ins_clause(items)
 
     def tag_default(self, items):
-        return ("default", items[1])
+        return self.ins_default(items)
 
     @v_args(meta=True)
     def matchset_exp(self, meta, items):
@@ -305,33 +340,24 @@ class ToAst(Transformer):
     def empty_clause(self, items):
         return items[0]
 
-    def elt_rem(self, items):
-        return A.EltRem(items[0], items[1], items[2])
+    elt_rem = _children(A.EltRem, 0, 1, 2)
 
-    def pre_elt_post(self, items):
-        return A.PreEltPost(items[0], items[1], items[2], items[3])
+    pre_elt_post = _children(A.PreEltPost, 0, 1, 2, 3)
 
     # ---- conditions
-    def cond_eq(self, items):
-        return A.CondEq(items[0], items[1])
+    cond_eq = _children(A.CondEq, 0, 1)
 
-    def cond_subset(self, items):
-        return A.CondSubset(items[0], items[1])
+    cond_subset = _children(A.CondSubset, 0, 1)
 
-    def cond_in(self, items):
-        return A.CondIn(items[0], items[2])
+    cond_in = _children(A.CondIn, 0, 2)
 
-    def cond_variant(self, items):
-        return A.CondVariant(items[0])
+    cond_variant = _children(A.CondVariant, 0)
 
-    def v_or(self, items):
-        return A.VOr(items[0], items[1])
+    v_or = _children(A.VOr, 0, 1)
 
-    def v_and(self, items):
-        return A.VAnd(items[0], items[1])
+    v_and = _children(A.VAnd, 0, 1)
 
-    def v_not(self, items):
-        return A.VNot(items[0])
+    v_not = _children(A.VNot, 0)
 
     def v_name(self, items):
         tok = items[-1]
@@ -359,49 +385,22 @@ class ToAst(Transformer):
     def seq(self, meta, items):
         return self._nary(meta, "seq", items)
 
-    @v_args(meta=True)
-    def add(self, meta, items):
-        return A.OpN(self._mpos(meta), "add", tuple(items))
-
-    @v_args(meta=True)
-    def diff(self, meta, items):
-        return A.OpN(self._mpos(meta), "diff", tuple(items))
-
-    @v_args(meta=True)
-    def inter(self, meta, items):
-        return A.OpN(self._mpos(meta), "inter", tuple(items))
+    add = _opn("add")
+    diff = _opn("diff")
+    inter = _opn("inter")
 
     @v_args(meta=True)
     def cartesian(self, meta, items):
         return A.OpN(self._mpos(meta), "cartesian", (items[0], items[2]))
 
-    @v_args(meta=True)
-    def comp(self, meta, items):
-        return A.Op1(self._mpos(meta), "comp", items[1])
+    comp = _op1("comp", 1)  # its first child is the ~
+    star = _op1("star")
+    plus = _op1("plus")
+    opt = _op1("opt")
+    inv = _op1("inv")
+    toid = _op1("toid")
 
-    @v_args(meta=True)
-    def star(self, meta, items):
-        return A.Op1(self._mpos(meta), "star", items[0])
-
-    @v_args(meta=True)
-    def plus(self, meta, items):
-        return A.Op1(self._mpos(meta), "plus", items[0])
-
-    @v_args(meta=True)
-    def opt(self, meta, items):
-        return A.Op1(self._mpos(meta), "opt", items[0])
-
-    @v_args(meta=True)
-    def inv(self, meta, items):
-        return A.Op1(self._mpos(meta), "inv", items[0])
-
-    @v_args(meta=True)
-    def toid(self, meta, items):
-        return A.Op1(self._mpos(meta), "toid", items[0])
-
-    @v_args(meta=True)
-    def app(self, meta, items):
-        return A.App(self._mpos(meta), items[0], items[1])
+    app = _placed(A.App, 0, 1)
 
     def var(self, items):
         t = items[0]
