@@ -16,15 +16,13 @@ from typing import Protocol
 from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.workers import ClusterError
 from herdsman.herd_compat.cli.args import UsageError
-from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
+from herdsman.herd_compat.cli.model_files import add_model_group, model_group_of
 from herdsman.herd_compat.cli.options import (
     ModelOptions,
     add_engine_options,
     add_limit_options,
-    add_model_options,
     add_worker_options,
     limits_of,
-    models_of,
     workers_of,
 )
 from herdsman.herd_compat.pipeline.config import RunConfig
@@ -41,8 +39,7 @@ def add_campaign_options(
     ``model``; None: the command takes its models as arguments) and its files, ``--db
     FILE`` (the campaign's ``journal``, an SQLite file) and ``--resume``, the limits of
     each ``limited``, the engine, and ``--jobs`` or dask."""
-    add_model_options(p, model=model, checks=False)
-    add_model_files(p)
+    add_model_group(p, model, checks=False)
     p.add_argument("--db", metavar="FILE", help=f"the {journal} (SQLite)")
     p.add_argument("--resume", action="store_true", help=f"skip tests already in the {journal}")
     add_limit_options(p, limited, RUN_LIMITS)
@@ -96,7 +93,7 @@ def campaign_args(a: argparse.Namespace, model: str | None) -> CampaignArgs:
     command names its models itself); a :class:`UsageError` for a bad value."""
     workers = workers_of(a)
     limits = limits_of(a, RUN_LIMITS)
-    models = with_model_files(a, models_of(a, model, checks=False))
+    models = model_group_of(a, model, checks=False)
     return CampaignArgs(workers, limits, models, a.db, a.resume, a.json_out, a.engine, a.progress)
 
 
