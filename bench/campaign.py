@@ -31,6 +31,7 @@ from pathlib import Path
 
 from herd7_side import herd7_binary, run_herd7
 
+from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, CampaignOutcome, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.pipeline.inputs import read_index
@@ -209,7 +210,7 @@ def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) ->
         inputs=files,
         expect=str(s.log),
         model=model,
-        jobs=a.jobs,
+        workers=Workers(jobs=a.jobs),
         limits=RUN_LIMITS if a.timeout is None else replace(RUN_LIMITS, time_limit=a.timeout),
         db=os.path.join(a.db_dir, f"bench-{tag}.sqlite"),
         resume=a.resume,

@@ -31,7 +31,7 @@ from herdsman.cat.bell import Bell, read_bell, resolve_bell
 from herdsman.cat.c11 import C11_FAMILIES, C11Checker
 from herdsman.cat.codegen import generate, generate_statics, program_values
 from herdsman.cat.compared import compared_events
-from herdsman.cat.compiler import LIB_DIR, Compiled, compile_model, load_file
+from herdsman.cat.compiler import compile_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
     AcyclicStep,
@@ -62,7 +62,7 @@ from herdsman.cat.explainable import (
     with_shows,
 )
 from herdsman.cat.form import Form, incremental_form
-from herdsman.cat.fused import FusedSession
+from herdsman.cat.fused import CheckFn, PartialFn, fused_code
 from herdsman.cat.identity import (
     BUILTINS,
     MODELS_DIR,
@@ -72,14 +72,17 @@ from herdsman.cat.identity import (
     identify,
 )
 from herdsman.cat.incremental import IncrementalChecker
+from herdsman.cat.library import LIB_DIR
+from herdsman.cat.modelfiles import load_file
 from herdsman.cat.monotone import STABLE, Analysis
 from herdsman.cat.parser import parse_text
+from herdsman.cat.program import Compiled
 from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
 from herdsman.cat.specialise import Specialiser, frontier
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
-from herdsman.graphs.fuse import fuse
+from herdsman.graphs.fuse import Fused, fuse
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
 from herdsman.litmus.base.arch import ARCHS, is_arch
@@ -129,10 +132,6 @@ __all__ = [
 CHECK_ARCHS = tuple(a.name for a in ARCHS.values() if a.fences or a.name == "C")
 
 
-#: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
-CheckFn = Callable[[int, int | None, int | None, bool, bool], list[Verdict]]
-#: ``partial(rf, co, fw)``: whether a monotone check already fails (generated code).
-PartialFn = Callable[[int, int | None, int | None], bool]
 #: The generated ``statics(U, N, K, RT, EV)``: the skeleton-only nodes' values by node id.
 StaticsFn = Callable[..., dict[int, Any]]
 #: The generated ``make(U, N, K, RT, EV, S)``: check and partial for one skeleton.
@@ -434,17 +433,18 @@ class Model:
             self._forms[arch] = incremental_form(unit.compiled, unit.analysis, unit.monotone)
         return self._forms[arch]
 
-    def prepare(self, sk: Skeleton, arch: str) -> CatSession | FusedSession:
+    def prepare(self, sk: Skeleton, arch: str) -> CatSession:
         """Compile for ``arch`` if needed and compute the skeleton-only part of the model
         (a skeleton with read-modify-writes herd makes one event is judged fused:
         :mod:`cat.fused`)."""
         fused = fuse(sk)
         if fused is not None:
-            return FusedSession(self._prepare(fused.sk, arch), fused)
+            return self._prepare(fused.sk, arch, fused)
         return self._prepare(sk, arch)
 
-    def _prepare(self, sk: Skeleton, arch: str) -> CatSession:
-        """:meth:`prepare` on a skeleton without fused read-modify-writes."""
+    def _prepare(self, sk: Skeleton, arch: str, fused: Fused | None = None) -> CatSession:
+        """:meth:`prepare` on a skeleton without fused read-modify-writes (the fused one of
+        ``fused``, whose code then judges the candidates of the original skeleton)."""
         if is_arch(self.arch) and arch != self.arch:
             raise InputError(
                 self.path,
@@ -460,9 +460,10 @@ class Model:
                 with DeepRecursion():
                     make, consts, _ = self._make(unit, sig)
                     try:
-                        return make(sk.U, N, consts, rt, ev, S)
+                        check, partial = make(sk.U, N, consts, rt, ev, S)
                     except CatError as e:
                         raise e.to_input_error() from None
+                    return (check, partial) if fused is None else fused_code(check, partial, fused)
 
             if sig in unit.makes or not sig:
                 return CatSession(self, *build(sig), rt)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from herdsman.cat.compiler import Compiled
 from herdsman.cat.form import Unsupported, eval_static
 from herdsman.cat.ir import Node
 from herdsman.cat.monotone import UNKNOWN, Analysis
 from herdsman.cat.prims import PRIMS
+from herdsman.cat.program import Compiled
 from herdsman.cat.values import VRel
 from herdsman.graphs.skeleton import Skeleton
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -33,111 +33,25 @@ from herdsman.cat.generation import known as known_generations
 from herdsman.cat.generation import recognise as recognise_generation
 from herdsman.cat.ir import Graph, Node
 from herdsman.cat.library import LIB_DIR
-from herdsman.cat.parser import parse_file, parse_text
+from herdsman.cat.modelfiles import file_keys, find_include, load_file
+from herdsman.cat.parser import parse_text
 from herdsman.cat.prims import PRIMS
+from herdsman.cat.program import (
+    Axiom,
+    CheckStep,
+    Compiled,
+    CoStep,
+    End,
+    ForallStep,
+    Program,
+    RejectStep,
+    WithStep,
+)
 from herdsman.cat.symbolic import vtype
 from herdsman.cat.types import ANY, REL, SET, is_valset_t, tag_t, valset_t
 from herdsman.cat.values import EMPTY, Proc, VTag, VValSet, sorted_items
 from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.skeleton import Skeleton
-
-# ----------------------------------------------------------------------------- programs
-
-
-@dataclass
-class CheckStep:
-    """One check: ``[~]kind value`` in ``mode``; ``index`` into the model's axioms."""
-
-    kind: str
-    negated: bool
-    mode: str
-    name: str | None
-    value: Any
-    pos: A.Pos
-    index: int
-
-
-@dataclass
-class CoStep:
-    """Native co: the engine's co must extend ``cobase`` (restricted to same-location
-    writes), else the candidate is not one of the model's."""
-
-    cobase: Any
-    pos: A.Pos
-
-
-@dataclass
-class RejectStep:
-    """The execution is rejected here (empty ``with`` set, failed ``let rec ... when``)."""
-
-    pos: A.Pos
-    reason: str
-
-
-@dataclass
-class ForallStep:
-    """``forall x in S do ... end`` over a run-time set: ``body`` per element."""
-
-    var: Node
-    setval: Any
-    body: Program
-    pos: A.Pos
-
-
-@dataclass
-class End:
-    """The end of the model: the relations/sets to show, and the value of ``co``."""
-
-    shows: dict
-    co: Any
-
-
-@dataclass
-class WithStep:
-    """``with x from S``: the continuation runs once per element, with x bound to ``var``
-    (a node); for a set known at compile time, ``branches`` holds one program per element."""
-
-    var: Node | None
-    setval: Any
-    cont: Program | None
-    pos: A.Pos
-    branches: list | None = None
-
-
-@dataclass
-class Program:
-    steps: list = field(default_factory=list)
-    tail: End | WithStep | None = None
-
-
-@dataclass
-class Axiom:
-    """A check as found in the model (before skipping)."""
-
-    name: str | None
-    kind: str
-    negated: bool
-    mode: str
-    pos: A.Pos
-    skipped: bool
-    steps: list = field(default_factory=list)
-
-
-@dataclass
-class Compiled:
-    graph: Graph
-    program: Program
-    axioms: list[Axiom]
-    co_mode: str
-    withs: int
-    native_with: bool
-    env: Env | None = None
-    bindings: list = field(default_factory=list)
-    #: the event sets a bell file predefines -> their annotation (``cat.bell``)
-    tag_sets: dict[str, str] = field(default_factory=dict)
-    #: the model compares the values of events (``different-values``)
-    reads_values: bool = False
-
 
 #: The most checks a model may have (herd's models have tens): the code made for each
 #: costs memory, about 30 KB a check to compile.
@@ -156,26 +70,6 @@ class _St:
 
 class _Stop(Exception):
     pass
-
-
-@lru_cache(maxsize=256)
-def _parse_cached(path: str, mtime: float) -> A.Model:
-    return parse_file(path)
-
-
-def load_file(path: str) -> A.Model:
-    try:
-        mtime = os.path.getmtime(path)
-    except OSError:
-        mtime = 0.0
-    return _parse_cached(path, mtime)
-
-
-def _file_keys(path: str) -> tuple[str, ...]:
-    """The real path of a model's file, for include cycles (none for a model from text)."""
-    if not path or path.startswith("<"):
-        return ()
-    return (os.path.realpath(path),)
 
 
 def _settle(v: Any) -> None:
@@ -252,7 +146,7 @@ class ModelCompiler:
         env = self.initial_env()
         self.initial = env
         root = Program()
-        st = _St(env, root, {}, _file_keys(model.path))
+        st = _St(env, root, {}, file_keys(model.path))
         stdlib = load_file(self.stdlib)
         self.final_env: Env | None = None
 
@@ -436,16 +330,10 @@ class ModelCompiler:
 
     def resolve_include(self, ins: A.Include) -> str:
         """The path of the file ``include`` d by ``ins``."""
-        here = (
-            os.path.dirname(ins.pos.file) or "."
-            if ins.pos.file and not ins.pos.file.startswith("<")
-            else "."
-        )
-        for d in [here, *self.include_dirs, str(LIB_DIR)]:
-            p = os.path.join(d, ins.fname)
-            if os.path.isfile(p):
-                self.included.add(os.path.abspath(p))
-                return p
+        path, here = find_include(ins, self.include_dirs)
+        if path is not None:
+            self.included.add(os.path.abspath(path))
+            return path
         shown = [repr(d) for d in dict.fromkeys([here, *self.include_dirs])]
         dirs = ", ".join([*shown, "the built-in library"])
         name = quote(ins.fname, '"')
@@ -655,6 +543,8 @@ def compile_model(model: A.Model, arch, **kw) -> Compiled:
 
 
 __all__ = [
+    "LIB_DIR",
+    "load_file",
     "compile_model",
     "ModelCompiler",
     "Program",

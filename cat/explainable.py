@@ -22,10 +22,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from herdsman.cat import ast as A
-from herdsman.cat.compiler import load_file
 from herdsman.cat.conditions import variant
 from herdsman.cat.contract import PreparedModel
-from herdsman.cat.library import LIB_DIR
+from herdsman.cat.modelfiles import find_include, load_file
 from herdsman.cat.parser import parse_text
 from herdsman.graphs.execution import Relations
 from herdsman.litmus.base.errors import InputError
@@ -278,13 +277,10 @@ class _Walk:
 
     def resolve(self, ins: A.Include) -> str:
         """The file ``ins`` includes, found where the compiler looks for it."""
-        file = ins.pos.file
-        here = os.path.dirname(file) or "." if file and not file.startswith("<") else "."
-        for d in [here, *self.include_dirs, str(LIB_DIR)]:
-            p = os.path.join(d, ins.fname)
-            if os.path.isfile(p):
-                return p
-        raise InputError(file, ins.pos.line, ins.pos.col, f"cannot find {ins.fname!r}")
+        path, _ = find_include(ins, self.include_dirs)
+        if path is None:
+            raise InputError(ins.pos.file, ins.pos.line, ins.pos.col, f"cannot find {ins.fname!r}")
+        return path
 
 
 def _bound(instrs: Iterable[A.Ins]) -> list[str]:

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from herdsman.cat.checks import operand
-from herdsman.cat.compiler import CheckStep, Compiled, End, Program, WithStep
 from herdsman.cat.evaluator import Evaluator
 from herdsman.cat.ir import Node
 from herdsman.cat.monotone import Analysis
+from herdsman.cat.program import CheckStep, Compiled, End, Program, WithStep
 from herdsman.cat.values import REL, SET
 from herdsman.graphs.relalg import Universe
 

@@ -1,61 +1,54 @@
-"""A model's session on a skeleton with fused read-modify-writes (:mod:`graphs.fuse`).
+"""A model judging the candidates of a skeleton with fused read-modify-writes
+(:mod:`graphs.fuse`) by its code for the fused skeleton.
 
 The explorer gives candidates over its own events (an amo as a read and a write); the
-model judges them over the fused skeleton (one event, as herd's).  :class:`FusedSession`
-moves rf, co and the final writes into the fused numbering, and the verdicts' relations,
-sets and witnesses back.
+model judges them over the fused skeleton (one event, as herd's).  :func:`fused_code`
+wraps the model's ``check`` and ``partial`` to move rf, co and the final writes into the
+fused numbering, and the verdicts' relations, sets and witnesses back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from herdsman.cat.contract import Failure, Session, Verdict
+from herdsman.cat.contract import Failure, Verdict
 from herdsman.graphs.fuse import Fused
 
+#: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
+CheckFn = Callable[[int, int | None, int | None, bool, bool], list[Verdict]]
+#: ``partial(rf, co, fw)``: whether a monotone check already fails (generated code).
+PartialFn = Callable[[int, int | None, int | None], bool]
 
-class FusedSession:
-    """``inner`` (prepared on ``fused.sk``) judging candidates of the original skeleton."""
 
-    def __init__(self, inner: Session, fused: Fused) -> None:
-        self.inner = inner
-        self.fused = fused
+def fused_code(check: CheckFn, partial: PartialFn, f: Fused) -> tuple[CheckFn, PartialFn]:
+    """``check`` and ``partial`` (made for ``f.sk``) on candidates of the original skeleton."""
 
-    def check(
-        self,
-        rf: int,
-        co: int | None = None,
-        fw: int | None = None,
-        explain: bool = False,
-        want_shows: bool = False,
+    def check_original(
+        rf: int, co: int | None, fw: int | None, explain: bool, want_shows: bool
     ) -> list[Verdict]:
-        f = self.fused
-        got = self.inner.check(
-            f.rel(rf),
-            None if co is None else f.rel(co),
-            None if fw is None else f.set(fw),
-            explain,
-            want_shows,
-        )
-        return [self._back(v) for v in got]
+        fused_co = None if co is None else f.rel(co)
+        got = check(f.rel(rf), fused_co, None if fw is None else f.set(fw), explain, want_shows)
+        return [_back(f, v) for v in got]
 
-    def partial_violation(self, rf: int, co: int | None = None) -> bool:
-        f = self.fused
-        return self.inner.partial_violation(f.rel(rf), None if co is None else f.rel(co))
+    def partial_original(rf: int, co: int | None, fw: int | None) -> bool:
+        return partial(f.rel(rf), None if co is None else f.rel(co), fw)
 
-    def _back(self, v: Verdict) -> Verdict:
-        """``v`` with its relations, sets and witnesses in the original numbering."""
-        f = self.fused
-        if v.co is None and not v.shows and not v.show_sets and not v.failed:
-            return v
-        failed = tuple(
-            x if x.witness is None else Failure(x.name, x.kind, [f.back[e] for e in x.witness])
-            for x in v.failed
-        )
-        return replace(
-            v,
-            failed=failed,
-            co=None if v.co is None else f.rel_back(v.co),
-            shows={k: f.rel_back(r) for k, r in v.shows.items()},
-            show_sets={k: f.set_back(s) for k, s in v.show_sets.items()},
-        )
+    return check_original, partial_original
+
+
+def _back(f: Fused, v: Verdict) -> Verdict:
+    """``v`` with its relations, sets and witnesses in the original numbering."""
+    if v.co is None and not v.shows and not v.show_sets and not v.failed:
+        return v
+    failed = tuple(
+        x if x.witness is None else Failure(x.name, x.kind, [f.back[e] for e in x.witness])
+        for x in v.failed
+    )
+    return replace(
+        v,
+        failed=failed,
+        co=None if v.co is None else f.rel_back(v.co),
+        shows={k: f.rel_back(r) for k, r in v.shows.items()},
+        show_sets={k: f.set_back(s) for k, s in v.show_sets.items()},
+    )

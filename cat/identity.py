@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from herdsman.cat.cattext import strip_comments
 from herdsman.cat.contract import ModelIdentity
-from herdsman.cat.parser import strip_comments
 from herdsman.litmus.base.arch import is_arch
 
 __all__ = [

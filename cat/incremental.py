@@ -6,9 +6,8 @@ event ids (:mod:`graphs.execution`) and updated with the pairs of the new event;
 ``acyclic`` check kept as a union of terms gains only pairs at that event, and the graph
 before was acyclic: a new cycle must go through the event, and one search from it
 decides.  Any other check is re-evaluated on the graph by a small evaluator of the same
-node graph.  Skeleton-only relations are evaluated per skeleton with herd's predefined
-names (:func:`graphs.herdnames.static_names`); when all are restriction stable, once per
-complete path of the threads, restricted to the events present.
+node graph.  Skeleton-only relations come from :mod:`cat.incstatics`; the checks as a
+compiled explorer's ``CheckPlan`` from :mod:`cat.incplan`.
 
 The same union tells an explorer in advance about options that certainly close a cycle
 with its skeleton-only part (a read from a write co-before one that reaches it, a write
@@ -18,57 +17,29 @@ drops them unbuilt.  When the model is nothing but these checks (no flag, no
 allowed without asking the model again.
 
 A model with no incremental form is checked by :class:`cat.consistency.CatChecker`.  Both
-give the same answers (``tests/test_engine_trust_incremental.py``);
+give the same answers (``tests/cat/test_cat_incremental_checker.py``);
 ``bench/bench_trust.py`` measures both.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from typing import Any
 
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import (
-    AcyclicStep,
-    Base,
-    CheckPlan,
-    EmptyMeetStep,
-    PlanStep,
-    PlanTerm,
-    PreparedModel,
-    Verdict,
-)
+from herdsman.cat.contract import CheckPlan, PreparedModel, Verdict
 from herdsman.cat.form import (
     Form,
     StepForm,
     Term,
     apply_rel_op,
-    eval_static,
     is_fr,
-    seq_pair,
 )
-from herdsman.cat.renumber import blocks_of, renumber
+from herdsman.cat.incplan import StepPlan, compiled_plan
+from herdsman.cat.incstatics import StaticValues, meet, static_union
 from herdsman.graphs import widerel
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations, fr_of
-from herdsman.graphs.herdnames import static_names
 from herdsman.graphs.relalg import KERNEL, Universe
-
-_WORD = (1 << 64) - 1
-
-#: Cached static values: per skeleton, and per (skeleton, events present); both caches are
-#: emptied when full (this many entries, or :data:`CACHE_BYTES` of values), which keeps
-#: memory flat over long explorations and long threads.
-MAX_SKELETONS = 1024
-MAX_RESTRICTED = 4096
-CACHE_BYTES = 64 << 20
-
-
-# ----------------------------------------------------------------------------- checker
-
-
-#: The static nodes' values by their ``id``, and memos of the checks by tuple keys.
-Statics = dict[int | tuple, int]
 
 
 class _State:
@@ -114,12 +85,7 @@ class IncrementalChecker:
         # a cycle is searched by the compiled kernel on graphs of one word per row (faster
         # there than a search from the new event in Python), else from the new event
         self._compiled = KERNEL and size <= 64
-        self._statics: dict[tuple, Statics] = {}
-        self._pp: dict[tuple, Statics] = {}
-        self._pp_bytes = 0  # the size of the values in _pp
-        self._inverses: dict[tuple, bytes] = {}  # (skeleton key, step): see _inverse_rows
-        self._inverse_bytes = 0
-        self._statics_bytes = 0  # ... and in _statics
+        self.values = StaticValues(form, arch, lay, self.U)
         self.checks = 0
         # per event: the pairs from or to it (a relation), kept for small graphs only
         self._at_kept = (
@@ -138,7 +104,7 @@ class IncrementalChecker:
         self._stat_ids: list[tuple[int, ...]] = [
             tuple(id(t.inters[0]) for t in sf.terms or () if t.base is None) for sf in form.steps
         ]
-        self._plans: list[tuple[tuple[str, int] | None, list[tuple[int, tuple, tuple]]] | None] = [
+        self._plans: list[StepPlan] = [
             (
                 ("static union", i) if self._stat_ids[i] else None,
                 [
@@ -160,62 +126,12 @@ class IncrementalChecker:
             for sf in form.steps
         ]
 
-    # ------------------------------------------------------------------ statics
-    def _key(self, g: ExecutionGraph) -> tuple:
-        """Which skeleton the statics come from: the complete paths extending each
-        thread's prefix (stable statics) or the prefixes themselves."""
-        if self.form.stable:
-            # TrustGraph's (engine/trust); ExecutionGraph (graphs/) does not declare it yet
-            done = g.completion_key()  # type: ignore[attr-defined]
-            if done is not None:
-                return ("c", *done)
-        return ("p", *g.shape_key())
-
     def _at(self, e: int) -> int:
         """The pairs from or to event ``e`` (a relation)."""
         if self._at_kept:
             return self._at_kept[e]
         U = self.U
         return (U.ROW << (e * U.cap)) | (U.COL0 << e)
-
-    def _full_statics(self, key: tuple) -> Statics:
-        got = self._statics.get(key)
-        if got is not None:
-            return got
-        if len(self._statics) > MAX_SKELETONS or self._statics_bytes > CACHE_BYTES:
-            self._statics.clear()
-            self._statics_bytes = 0
-        lay = self.lay
-        sk = lay.shapes.skeleton(key[1:])
-        N = static_names(sk, self.arch, self.form.tag_sets).bits()
-        memo: dict[int, int] = {}
-        vals = {id(n): eval_static(n, sk.U, N, memo) for n in self.form.statics}
-        blocks = blocks_of(lay, key[1:])  # skeleton (init, then each thread) -> graph ids
-        out: Statics = {
-            k: renumber(vals[k], sk.U, self.U, blocks, rel) for k, rel in self.form.kinds
-        }
-        self._statics[key] = out
-        self._statics_bytes += _bytes(out)
-        return out
-
-    def _restricted(self, g: ExecutionGraph, present: int, key: tuple | None = None) -> Statics:
-        if key is None:
-            key = self._key(g)
-        if not self.form.stable:
-            return self._full_statics(key)
-        ck = (key, present)
-        got = self._pp.get(ck)
-        if got is not None:
-            return got
-        full = self._full_statics(key)
-        if len(self._pp) > MAX_RESTRICTED or self._pp_bytes > CACHE_BYTES:
-            self._pp.clear()
-            self._pp_bytes = 0
-        pp = self.U.product(present, present)
-        out: Statics = {k: full[k] & (pp if rel else present) for k, rel in self.form.kinds}
-        self._pp[ck] = out
-        self._pp_bytes += _bytes(out)
-        return out
 
     # ------------------------------------------------------------------ the interface
     def restart(self, g: ExecutionGraph) -> bool:
@@ -239,8 +155,8 @@ class IncrementalChecker:
                 later |= 1 << w
             co |= later << (li * cap)
         fr = fr_of(U, rf, co)
-        key = self._key(g)
-        statics = self._restricted(g, present, key)
+        key = self.values.key(g)
+        statics = self.values.restricted(g, present, key)
         st = _State(rf, co, fr, present, statics, key)
         ok = True
         for i, sf in enumerate(self.form.steps):
@@ -269,7 +185,7 @@ class IncrementalChecker:
         kind = ev.kind
         # stable statics come from the threads' complete paths, which change only when
         # a value is read; the others from the prefixes themselves
-        key = top_key if top_key[0] == "c" and kind != "R" else self._key(g)
+        key = top_key if top_key[0] == "c" and kind != "R" else self.values.key(g)
         if kind == "R":
             w = g.rf[e]
             drf = 1 << (w * cap + e)
@@ -298,7 +214,7 @@ class IncrementalChecker:
             if col:
                 dfr = U.spread(col) << e
         present = st.present | (1 << e)
-        statics = self._restricted(g, present, key)
+        statics = self.values.restricted(g, present, key)
         old_acyc = st.acyc
         old_st = st.statics
         st.rf |= drf
@@ -319,8 +235,8 @@ class IncrementalChecker:
                 skey, dyn = plan
                 new = 0
                 if skey is not None:  # the static pairs the new event brings
-                    new = self._static_union(i, skey, statics) & ~self._static_union(
-                        i, skey, old_st
+                    new = static_union(self._stat_ids[i], skey, statics) & ~static_union(
+                        self._stat_ids[i], skey, old_st
                     )
                 for base, inters, diffs in dyn:
                     x = deltas[base]
@@ -352,7 +268,7 @@ class IncrementalChecker:
         st.co &= keep
         st.fr &= keep
         st.present, st.key = present, key
-        st.statics = self._restricted(g, present, key)
+        st.statics = self.values.restricted(g, present, key)
         acyc = st.acyc
         for i, (sf, plan) in enumerate(self._steps):
             if sf.terms is None:
@@ -372,7 +288,7 @@ class IncrementalChecker:
 
     def _forbidden_at(self, g: ExecutionGraph, e: int, base: str, present: int) -> int:
         """:meth:`_forbidden` in the graph restricted to the events ``present``."""
-        st = self._restricted(g, present)
+        st = self.values.restricted(g, present)
         memo = ("forbidden", base, e)  # it depends on the statics only: kept with them
         got = st.get(memo)
         if got is not None:
@@ -386,7 +302,7 @@ class IncrementalChecker:
                 continue
             if U.wide:  # a search back from e: the closure would cost n times more
                 within = present if self.form.stable else U.ALL
-                reach = widerel.reach_to(self._inverse_rows(g, i), e, within, U.n, U.cap)
+                reach = widerel.reach_to(self.values.inverse_rows(g, i), e, within, U.n, U.cap)
             else:
                 sk = ("splus", i)
                 sp = st.get(sk)  # type: ignore[call-overload]
@@ -410,26 +326,6 @@ class IncrementalChecker:
                 out |= x
         st[memo] = out
         return out
-
-    def _inverse_rows(self, g: ExecutionGraph, i: int) -> bytes:
-        """The bytes of the inverse of the union of step ``i``'s static terms, on the
-        whole skeleton of ``g`` (restricting a relation to some events and inverting it
-        commute: a search restricts its rows as it goes)."""
-        key = (self._key(g), i)
-        got = self._inverses.get(key)
-        if got is None:
-            full = self._full_statics(key[0])
-            s = 0
-            for t in self.form.steps[i].terms or ():
-                if t.base is None:
-                    s |= full[id(t.inters[0])]
-            U = self.U
-            if len(self._inverses) > MAX_SKELETONS or self._inverse_bytes > CACHE_BYTES:
-                self._inverses.clear()
-                self._inverse_bytes = 0
-            got = self._inverses[key] = widerel.rows(U.inverse(s), U.n, U.cap)
-            self._inverse_bytes += len(got)
-        return got
 
     def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: Sequence[int]) -> bool:
         """Whether re-reading ``r`` from ``a`` in the graph restricted to ``kept`` is
@@ -473,65 +369,8 @@ class IncrementalChecker:
         return floor
 
     def compiled_plan(self) -> CheckPlan | None:
-        """The checks as a :class:`CheckPlan`, when each is a step whose value grows only
-        by the new event's pairs (a union of static relations and of rf, co, fr met with
-        static ones) or an emptiness of a meet with static operands; None otherwise."""
-        if not self.form.stable:
-            return None
-        rel = dict(self.form.kinds)
-        slots: dict[int | tuple, int] = {}
-
-        def slot(key: int | tuple) -> int:
-            return slots.setdefault(key, len(slots))
-
-        def term(base: int, inters: Sequence[int], diffs: Sequence[int]) -> PlanTerm:
-            """A filtered base relation over slots (its statics must be relations)."""
-            if not all(rel.get(k, False) for k in (*inters, *diffs)):
-                raise _NoPlan  # a set met with a relation, or a node no static
-            return PlanTerm(
-                Base(base), tuple(slot(k) for k in inters), tuple(slot(k) for k in diffs)
-            )
-
-        steps: list[PlanStep] = []
-        try:
-            for i, (sf, plan) in enumerate(self._steps):
-                if sf.terms is None:
-                    if not self._meets[i]:
-                        return None
-                    pair = seq_pair(sf) if sf.kind == "empty" else None
-                    seq = None if pair is None else (term(*pair[0]), term(*pair[1]))
-                    steps.append(EmptyMeetStep(slot(("meet", i)), seq))
-                    continue
-                if plan is None:
-                    return None
-                skey, dyn = plan
-                su = slot(skey) if skey is not None else None
-                steps.append(AcyclicStep(su, tuple(term(*t) for t in dyn)))
-        except _NoPlan:
-            return None
-        order = list(slots)
-        return CheckPlan(
-            tuple(steps), len(order), lambda key, words: self._slot_rows(order, key, words)
-        )
-
-    def _slot_rows(self, order: list[int | tuple], key: tuple[int, ...], words: int) -> bytes:
-        """The relations of the slots ``order`` for the skeleton of completion ``key``,
-        rows of ``words`` 64-bit words (see :class:`CheckPlan`)."""
-        full = self._full_statics(("c", *key))
-        U = self.U
-        n, cap, row = U.n, U.cap, U.ROW
-        out = array("Q")
-        for k in order:
-            if isinstance(k, tuple) and k[0] == "meet":
-                v = self._meet(self.form.steps[k[1]].node, full)
-            elif isinstance(k, tuple):
-                v = self._static_union(k[1], k, full)
-            else:
-                v = full[k]
-            for i in range(n):
-                r = (v >> (i * cap)) & row
-                out.extend((r >> (64 * w)) & _WORD for w in range(words))
-        return out.tobytes()  # native order: the core is built for little-endian hosts only
+        """The checks as a :class:`CheckPlan` (see :func:`cat.incplan.compiled_plan`)."""
+        return compiled_plan(self.form, self._steps, self._meets, self._stat_ids, self.values)
 
     def verdicts(
         self, g: ExecutionGraph, want_shows: bool = False
@@ -588,35 +427,10 @@ class IncrementalChecker:
             frontier = nxt & ~seen
         return True
 
-    def _static_union(self, i: int, key: tuple[str, int], st: dict) -> int:
-        """The union of step ``i``'s static terms, cached in the statics ``st`` under
-        ``key``."""
-        v = st.get(key)
-        if v is None:
-            v = 0
-            for k in self._stat_ids[i]:
-                v |= st[k]
-            st[key] = v
-        return v
-
     def _trivial(self, i: int, sf: StepForm, statics: dict) -> bool:
         """Whether check ``i`` holds whatever rf and co are: its operand meets static
         relations whose meet is empty."""
-        return self._meets[i] and not self._meet(sf.node, statics)
-
-    @staticmethod
-    def _meet(n: Any, st: dict) -> int:
-        """The meet of the static operands of the ``inter`` node ``n``, cached in the
-        statics ``st`` (-1 when it has none)."""
-        key = ("meet", id(n))
-        v = st.get(key)
-        if v is None:
-            v = -1
-            for a in n.args:
-                if not a.deps:
-                    v &= st[id(a)]
-            st[key] = v
-        return v
+        return self._meets[i] and not meet(sf.node, statics)
 
     def _holds(self, sf: StepForm, fr_: _State) -> bool:
         v = self._eval(sf.node, fr_, {})
@@ -640,7 +454,7 @@ class IncrementalChecker:
         elif is_fr(n):
             v = fr_.fr
         elif op == "inter":  # the static operands first: often their meet is empty
-            v = self._meet(n, fr_.statics)
+            v = meet(n, fr_.statics)
             if v:
                 for a in n.args:
                     if a.deps:
@@ -651,12 +465,3 @@ class IncrementalChecker:
             v = apply_rel_op(op, [self._eval(a, fr_, memo) for a in n.args], U)
         memo[id(n)] = v
         return v
-
-
-class _NoPlan(Exception):
-    """A check has no :class:`CheckPlan` form."""
-
-
-def _bytes(values: Statics) -> int:
-    """About how much memory the values of ``values`` take."""
-    return sum(v.bit_length() for v in values.values()) // 8 + 64 * len(values)

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from herdsman.cat.backend import Backend
 from herdsman.cat.checks import operand
-from herdsman.cat.compiler import CheckStep, Compiled, Program, WithStep
 from herdsman.cat.ir import Node
+from herdsman.cat.program import CheckStep, Compiled, Program, WithStep
 
 STABLE, MONO, UNKNOWN = "stable", "monotone", "unknown"
 

@@ -42,7 +42,6 @@ from typing import IO
 from herdsman.herd_compat.campaigns.campaign_db import CampaignDB, Row, readable
 from herdsman.herd_compat.campaigns.journal_run import begin, incomplete_notes, tests_by_key
 from herdsman.herd_compat.campaigns.pools import (
-    DEFAULT_CONNECT_TIMEOUT,
     Workers,
     kill_after,
     open_pool,
@@ -79,7 +78,9 @@ class CampaignConfig:
     expect_column: int = 0
     db: str | None = None
     resume: bool = False
-    jobs: int = 1
+    # --jobs local processes, or a dask cluster: an existing scheduler's address, or a
+    # local cluster of N worker processes (the memory limit is then dask's)
+    workers: Workers = field(default_factory=Workers)
     # per test (the engine stops cleanly; the pool kills a bit later), and each worker's
     # memory: a local worker's address space, a --dask-local worker's resident memory
     limits: Limits = RUN_LIMITS
@@ -92,11 +93,6 @@ class CampaignConfig:
     macros: str | None = None  # herd's -macros
     progress: bool | None = None  # None: when stderr is a terminal
     show_mismatches: int = 50  # how many mismatches to describe (-1: all)
-    # On dask instead of --jobs local processes: an existing scheduler's address, or a
-    # local cluster of N worker processes (the memory limit is then dask's)
-    scheduler: str | None = None
-    dask_local: int | None = None
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT  # to reach the scheduler, or start one
 
 
 @dataclass
@@ -210,7 +206,7 @@ def _head(path: str) -> str:
 
 def _open_pool(cfg: CampaignConfig, worker: WorkerFactory) -> TaskPool[Done | Failed]:
     """The workers of the campaign (:func:`pools.open_pool`)."""
-    workers = Workers(cfg.jobs, cfg.scheduler, cfg.dask_local, cfg.connect_timeout)
+    workers = cfg.workers
     run_cfg = RunConfig(
         model=cfg.model,
         include_dirs=list(cfg.include_dirs),

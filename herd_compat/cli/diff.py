@@ -7,19 +7,12 @@ from collections.abc import Sequence
 
 from herdsman.herd_compat.campaigns.diff import DiffConfig, run_diff
 from herdsman.herd_compat.cli.args import Parser
-from herdsman.herd_compat.cli.campaigns import run_campaign_command
-from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
-from herdsman.herd_compat.cli.options import (
-    add_engine_options,
-    add_limit_options,
-    add_model_options,
-    add_output_options,
-    add_worker_options,
-    limits_of,
-    models_of,
-    workers_of,
+from herdsman.herd_compat.cli.campaigns import (
+    add_campaign_options,
+    campaign_args,
+    run_campaign_command,
 )
-from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
+from herdsman.herd_compat.cli.options import add_output_options
 
 
 def parser() -> Parser:
@@ -34,8 +27,6 @@ def parser() -> Parser:
     p.add_argument("a", metavar="A", help="a model: built-in name or .cat file")
     p.add_argument("b", metavar="B", help="the other model")
     p.add_argument("inputs", nargs="+", metavar="TESTS", help="litmus files, @index files, dirs")
-    p.add_argument("--db", metavar="FILE", help="the journal (SQLite)")
-    p.add_argument("--resume", action="store_true", help="skip tests already in the journal")
     add_output_options(
         p,
         outdir="a DOT picture of each witness",
@@ -43,10 +34,7 @@ def parser() -> Parser:
         json_file=True,
         progress="progress bar",
     )
-    add_limit_options(p, "each model's run of a test, and its witness search,", RUN_LIMITS)
-    add_engine_options(p)
-    add_model_options(p, model=None, checks=False)
-    add_model_files(p)
+    add_campaign_options(p, "journal", "each model's run of a test, and its witness search,")
     p.add_argument(
         "--show",
         type=int,
@@ -54,33 +42,15 @@ def parser() -> Parser:
         metavar="N",
         help="describe at most N tests of each group (default 20; -1: all)",
     )
-    add_worker_options(p)
     return p
 
 
 def main(argv: Sequence[str]) -> int:
     """``herdsman diff``'s entry point (errors are the caller's: ``cli.guarded``)."""
     a = parser().parse_args(list(argv))
-    workers = workers_of(a)
-    models = with_model_files(a, models_of(a, None, checks=False))
-    cfg = DiffConfig(
-        a=a.a,
-        b=a.b,
-        inputs=a.inputs,
-        workers=workers,
-        db=a.db,
-        resume=a.resume,
-        json_out=a.json_out,
-        outdir=a.outdir,
-        limits=limits_of(a, RUN_LIMITS),
-        engine=a.engine,
-        include_dirs=models.include_dirs,
-        variants=models.variants,
-        bell=models.bell,
-        macros=models.macros,
-        progress=a.progress,
-        show=a.show,
-    )
+    c = campaign_args(a, None)
+    cfg = DiffConfig(a=a.a, b=a.b, inputs=a.inputs, outdir=a.outdir, show=a.show)
+    c.into(cfg)
     return run_campaign_command(
-        [cfg.a, cfg.b], models, cfg.limits, lambda: run_diff(cfg).status, "journal"
+        [cfg.a, cfg.b], c.models, cfg.limits, lambda: run_diff(cfg).status, "journal"
     )

@@ -7,13 +7,11 @@ from collections.abc import Sequence
 
 from herdsman.herd_compat.analyses.explain.report import ExplainConfig, explain
 from herdsman.herd_compat.cli.args import Parser, UsageError
-from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
+from herdsman.herd_compat.cli.model_files import add_model_group, model_group_of
 from herdsman.herd_compat.cli.options import (
     add_limit_options,
-    add_model_options,
     add_output_options,
     limits_of,
-    models_of,
 )
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
 
@@ -39,8 +37,7 @@ def parser() -> Parser:
     )
     p.add_argument("--max", type=int, metavar="N", help="list at most N rejected candidates")
     add_limit_options(p, "the explanation", RUN_LIMITS)
-    add_model_options(p, model=None, checks=False)
-    add_model_files(p)
+    add_model_group(p, model=None, checks=False)
     return p
 
 
@@ -49,7 +46,7 @@ def main(argv: Sequence[str]) -> int:
     a = parser().parse_args(list(argv))
     if a.max is not None and a.max < 0:
         raise UsageError("--max must be >= 0")
-    models = with_model_files(a, models_of(a, a.model, checks=False))
+    models = model_group_of(a, a.model, checks=False)
     cfg = ExplainConfig(
         model=a.model,
         test=a.test,

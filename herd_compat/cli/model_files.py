@@ -10,8 +10,23 @@ import argparse
 from dataclasses import replace
 
 from herdsman.herd_compat.cli.herd7opts import State, read_conf_file
-from herdsman.herd_compat.cli.options import ModelOptions
+from herdsman.herd_compat.cli.options import MODEL_HELP, ModelOptions, add_model_options, models_of
 from herdsman.herd_compat.pipeline.config import RunConfig
+
+
+def add_model_group(
+    p: argparse.ArgumentParser, model: str | None = MODEL_HELP, checks: bool = True
+) -> None:
+    """The model group (:func:`~herd_compat.cli.options.add_model_options`, ``model`` and
+    ``checks`` as there) and the model's files (:func:`add_model_files`)."""
+    add_model_options(p, model=model, checks=checks)
+    add_model_files(p)
+
+
+def model_group_of(a: argparse.Namespace, model: str | None, checks: bool = True) -> ModelOptions:
+    """The model group of :func:`add_model_group` (``model``: the model named, from
+    ``--model`` or an argument), with its files."""
+    return with_model_files(a, models_of(a, model, checks))
 
 
 def add_model_files(p: argparse.ArgumentParser) -> None:

@@ -190,9 +190,13 @@ class ModelOptions:
         return cfg
 
 
+#: ``--model``'s help.
+MODEL_HELP = "built-in model name or .cat file (default per arch)"
+
+
 def add_model_options(
     p: argparse.ArgumentParser,
-    model: str | None = "built-in model name or .cat file (default per arch)",
+    model: str | None = MODEL_HELP,
     default: str | None = None,
     required: bool = False,
     include: str = "-I",

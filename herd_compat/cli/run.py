@@ -20,15 +20,13 @@ from typing import IO
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
 from herdsman.herd_compat.cli.jsonl import json_line
-from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
+from herdsman.herd_compat.cli.model_files import add_model_group, model_group_of
 from herdsman.herd_compat.cli.options import (
     add_engine_options,
     add_limit_options,
-    add_model_options,
     add_output_options,
     engine_into,
     limits_of,
-    models_of,
 )
 from herdsman.herd_compat.formats.dots import (
     several_graphs_note,
@@ -58,8 +56,7 @@ def parser() -> Parser:
 
     p = Parser(prog="herdsman run", description=DESCRIPTION)
     p.add_argument("tests", nargs="+", metavar="TEST", help="litmus files, @index files, dirs")
-    add_model_options(p)
-    add_model_files(p)
+    add_model_group(p)
     add_engine_options(p, "herd's -unroll: backward jumps taken at most N times", operational=True)
     p.add_argument("--show", choices=SHOW_MODES, help="executions to draw (with -o)")
     p.add_argument("--nshow", type=int, metavar="N", help="draw at most N executions")
@@ -113,7 +110,7 @@ def main(argv: list[str]) -> int:
         progress=a.progress,
     )
     cfg.picture = replace(cfg.picture, format=a.format)
-    with_model_files(a, models_of(a, a.model)).into(cfg)
+    model_group_of(a, a.model).into(cfg)
     engine_into(a, cfg, operational=True)
     if cfg.json and cfg.outdir == "-":
         raise UsageError("--json prints JSON on stdout: give -o a directory, not '-'")

@@ -7,19 +7,12 @@ from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
 from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
-from herdsman.herd_compat.cli.campaigns import run_campaign_command
-from herdsman.herd_compat.cli.model_files import add_model_files, with_model_files
-from herdsman.herd_compat.cli.options import (
-    add_engine_options,
-    add_limit_options,
-    add_model_options,
-    add_output_options,
-    add_worker_options,
-    limits_of,
-    models_of,
-    workers_of,
+from herdsman.herd_compat.cli.campaigns import (
+    add_campaign_options,
+    campaign_args,
+    run_campaign_command,
 )
-from herdsman.herd_compat.pipeline.limits import RUN_LIMITS
+from herdsman.herd_compat.cli.options import MODEL_HELP, add_output_options
 
 DESCRIPTION = COMMANDS["validate"]
 
@@ -35,8 +28,7 @@ def parser() -> Parser:
         "again with --resume).",
     )
     p.add_argument("inputs", nargs="+", metavar="DIR|@INDEX|FILE")
-    add_model_options(p, checks=False)
-    add_model_files(p)
+    add_campaign_options(p, "database", "a test", MODEL_HELP)
     p.add_argument(
         "--expect",
         required=True,
@@ -51,12 +43,8 @@ def parser() -> Parser:
         metavar="N",
         help="column of a verdict table to compare with (default 1)",
     )
-    p.add_argument("--db", metavar="PATH", help="campaign database")
-    p.add_argument("--resume", action="store_true", help="skip tests already in the database")
-    add_limit_options(p, "a test", RUN_LIMITS)
     add_output_options(p, json="write a JSON report", json_file=True, progress="progress bar")
     p.add_argument("--junit", dest="junit_out", metavar="OUT", help="write a JUnit XML report")
-    add_engine_options(p)
     p.add_argument(
         "--show-mismatches",
         type=int,
@@ -64,7 +52,6 @@ def parser() -> Parser:
         metavar="N",
         help="describe at most N differing tests (-1: all)",
     )
-    add_worker_options(p)
     return p
 
 
@@ -73,37 +60,22 @@ def main(argv: list[str], worker: WorkerFactory | None = None) -> int:
     ADDRESS`` or ``--dask-local N``, on a dask cluster (workers made by ``worker``, the
     engine's by default; tests give other ones)."""
     a = parser().parse_args(argv)
-    workers = workers_of(a)
-    limits = limits_of(a, RUN_LIMITS)
+    c = campaign_args(a, a.model)
     if a.expect_column < 1:
         raise UsageError("--expect-column must be at least 1")
-    models = with_model_files(a, models_of(a, a.model, checks=False))
     cfg = CampaignConfig(
         inputs=a.inputs,
         expect=a.expect,
-        model=models.model,
-        bell=models.bell,
-        macros=models.macros,
+        model=c.models.model,
         expect_column=a.expect_column - 1,
-        db=a.db,
-        resume=a.resume,
-        jobs=workers.jobs,
-        limits=limits,
-        json_out=a.json_out,
         junit_out=a.junit_out,
-        engine=a.engine,
-        include_dirs=models.include_dirs,
-        variants=models.variants,
-        progress=a.progress,
         show_mismatches=a.show_mismatches,
-        scheduler=workers.scheduler,
-        dask_local=workers.dask_local,
-        connect_timeout=workers.connect_timeout,
     )
+    c.into(cfg)
     return run_campaign_command(
         [cfg.model],
-        models,
-        limits,
+        c.models,
+        cfg.limits,
         lambda: run_campaign(cfg, worker=worker or engine_worker).status,
         "database",
     )

@@ -31,6 +31,7 @@ from conftest import shared_path
 from support.campaigns import OracleWorker, db_rows, name_and_arch
 
 from herdsman.herd_compat.campaigns.dask_pool import DaskCluster, DaskPool
+from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
 from herdsman.herd_compat.campaigns.worker import engine_worker
 from herdsman.herd_compat.campaigns.workers import TaskLost
@@ -274,7 +275,7 @@ def test_oracle_campaign_same_rows_on_dask(tmp_path: Path) -> None:
     }
     oracle = OracleWorker(str(log), actions=actions)
     results = []
-    for pool in ({"jobs": 2}, {"dask_local": 2}):
+    for workers in (Workers(jobs=2), Workers(dask_local=2)):
         db = tmp_path / f"{len(results)}.sqlite"
         cfg = CampaignConfig(
             inputs=[str(t) for t in tests],
@@ -282,7 +283,7 @@ def test_oracle_campaign_same_rows_on_dask(tmp_path: Path) -> None:
             model="power",
             db=str(db),
             progress=False,
-            **pool,
+            workers=workers,
         )
         outcome = run_campaign(cfg, io.StringIO(), io.StringIO(), oracle)
         results.append((outcome.status, _rows(db)))

@@ -33,6 +33,7 @@ import pytest
 from support.campaigns import db_rows
 
 from herdsman.herd_compat.campaigns.campaign_db import CampaignDB
+from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
 from herdsman.herd_compat.campaigns.worker import engine_worker
 from herdsman.herd_compat.cli.main import guarded, main, validate
@@ -251,7 +252,7 @@ def test_partial_report_is_never_a_clean_exit(
 ) -> None:
     db = tmp_path / "c.sqlite"
     err = io.StringIO()
-    cfg = _cfg(expect, db, jobs=1)
+    cfg = _cfg(expect, db, workers=Workers(jobs=1))
     outcome = run_campaign(cfg, io.StringIO(), err, DeletingWorker(NAMES[-1], str(db)))
     assert outcome.status == 3 and len(outcome.rows) == 1
     assert f"note: {len(NAMES) - 1} of {len(NAMES)} tests have no result in {db}" in err.getvalue()
@@ -266,7 +267,10 @@ def test_killed_worker_retried_at_once(tmp_path: Path, expect: str, fork_workers
     trace = tmp_path / "trace"
     worker = KillingWorker("LB", str(tmp_path / "kills"), 1, str(trace))
     outcome = run_campaign(
-        _cfg(expect, tmp_path / "c.sqlite", jobs=2), io.StringIO(), io.StringIO(), worker
+        _cfg(expect, tmp_path / "c.sqlite", workers=Workers(jobs=2)),
+        io.StringIO(),
+        io.StringIO(),
+        worker,
     )
     assert outcome.status == 0
     assert [r.category for r in outcome.rows] == ["identical"] * len(NAMES)
@@ -278,7 +282,9 @@ def test_killed_worker_lost_then_retried_by_resume(
 ) -> None:
     trace = tmp_path / "trace"
     worker = KillingWorker("LB", str(tmp_path / "kills"), 2, str(trace))
-    cfg = _cfg(expect, tmp_path / "c.sqlite", jobs=2, json_out=str(tmp_path / "r.json"))
+    cfg = _cfg(
+        expect, tmp_path / "c.sqlite", workers=Workers(jobs=2), json_out=str(tmp_path / "r.json")
+    )
     out, err = io.StringIO(), io.StringIO()
     outcome = run_campaign(cfg, out, err, worker)
     assert outcome.status == 3, out.getvalue() + err.getvalue()

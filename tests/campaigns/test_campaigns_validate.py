@@ -26,6 +26,7 @@ from conftest import SHARED, shared_path
 from support.campaigns import OracleWorker, db_rows, name_and_arch, stop_after
 
 from herdsman.herd_compat.campaigns.campaign_db import CampaignDB, Row
+from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, make_row, run_campaign
 from herdsman.herd_compat.campaigns.workers import TaskLost, WorkerPool, WorkerStartError
 from herdsman.herd_compat.formats.herd_block import format_result
@@ -163,7 +164,7 @@ def test_campaign_identical_and_reports(tmp_path: Path, capsys, fork_workers) ->
     cfg = _cfg(
         tmp_path,
         tests,
-        jobs=2,
+        workers=Workers(jobs=2),
         json_out=str(tmp_path / "r.json"),
         junit_out=str(tmp_path / "r.xml"),
     )
@@ -202,7 +203,9 @@ def test_campaign_categories(tmp_path: Path, capsys, fork_workers) -> None:
     missing = tmp_path / "Unknown.litmus"
     missing.write_text("PPC NoSuchTestInHerdLog\n")
     actions["NoSuchTestInHerdLog"] = "verdict"
-    cfg = _cfg(tmp_path, tests + [str(missing)], jobs=2, junit_out=str(tmp_path / "j.xml"))
+    cfg = _cfg(
+        tmp_path, tests + [str(missing)], workers=Workers(jobs=2), junit_out=str(tmp_path / "j.xml")
+    )
     oracle = _oracle(actions=actions)
     with pytest.raises(KeyError):  # the oracle has no block for an unknown test
         oracle(RunConfig())(str(missing))
@@ -230,7 +233,7 @@ def test_campaign_categories(tmp_path: Path, capsys, fork_workers) -> None:
 def test_campaign_table_expectation_and_missing(tmp_path: Path, capsys, fork_workers) -> None:
     tests = _power_sample(6)
     table = shared_path("power", "ppc.allowed")
-    cfg = _cfg(tmp_path, tests, jobs=1)
+    cfg = _cfg(tmp_path, tests, workers=Workers(jobs=1))
     cfg.expect = str(table)
     cfg.expect_column = 1  # hardware column: differs from the model on Ok/No tests
     outcome = _run(cfg)
@@ -251,7 +254,7 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
     tests = _power_sample(8)
     names = [_test_name(t) for t in tests]
     trace = tmp_path / "trace.txt"
-    cfg = _cfg(tmp_path, tests, jobs=2, limits=Limits(time_limit=0.5))
+    cfg = _cfg(tmp_path, tests, workers=Workers(jobs=2), limits=Limits(time_limit=0.5))
     oracle = _oracle(actions={names[3]: "hang"}, trace=str(trace))
     outcome = _run(cfg, oracle)
     by_name = {r.name: r for r in outcome.rows}
@@ -279,7 +282,7 @@ def test_campaign_timeout_and_resume_in_process(tmp_path: Path, capsys, fork_wor
 
 
 def test_campaign_worker_start_failure(tmp_path: Path, fork_workers) -> None:
-    cfg = _cfg(tmp_path, _power_sample(2), jobs=2)
+    cfg = _cfg(tmp_path, _power_sample(2), workers=Workers(jobs=2))
     with pytest.raises(InputError, match="workers cannot start: model.cat:3:1"):
         _run(cfg, _oracle(fail_start=True))
 
@@ -394,7 +397,7 @@ def test_cli_ctrl_c_keeps_results(tmp_path: Path) -> None:
 
 
 def test_progress_bar_runs(tmp_path: Path, capsys, fork_workers) -> None:
-    cfg = _cfg(tmp_path, _power_sample(3), jobs=1)
+    cfg = _cfg(tmp_path, _power_sample(3), workers=Workers(jobs=1))
     cfg.progress = True
     assert _run(cfg).status == 0
     err = capsys.readouterr().err

@@ -1,0 +1,287 @@
+"""Python expressions for a compiled model's nodes, as :mod:`cat.codegen` writes them.
+
+:class:`NodeCode` makes a node available in a :class:`Scope` of generated code: its
+arguments first, a constant, a call of a relalg kernel, a memo table around the expensive
+dynamic ops (keyed on their input values), a fixpoint as a loop until its values are
+stable.  Nodes on the skeleton only go to the static scope, computed once per skeleton.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from herdsman.cat.backend import Backend
+from herdsman.cat.checks import operand
+from herdsman.cat.ir import Graph, Node
+from herdsman.cat.values import EMPTY, REL, SET, VRel, VSet
+from herdsman.graphs.relalg import KERNEL
+
+MEMO_LIMIT = 50_000
+#: Operands of an n-ary node written as one nested expression at most: Python's parser
+#: refuses an expression nested 200 deep, so a longer sequence is composed by a call
+#: over a flat tuple (``RT.seqs``) and a longer union or intersection in groups.
+NEST_MAX = 32
+#: Dynamic ops worth a memo table (a dict lookup costs far less than the op).  Compiled
+#: (``graphs.relalg.KERNEL``), sequence and closure cost about as much as a lookup keyed on
+#: their operands: not memoised then (the POWER campaign is 7 % faster without).
+MEMO_OPS = frozenset() if KERNEL else frozenset({"seq", "plus", "inv"})
+#: Whether acyclicity tests get a memo table (compiled, the test costs about a lookup).
+MEMO_ACYCLIC = not KERNEL
+
+#: Ops computed by a constant, and ops computed by a call: the names ``_PRELUDE`` binds.
+_CONSTS = {"all": "ALL", "id": "ID", "full": "FULL"}
+_CALLS = {
+    "inv": "inverse",
+    "plus": "plus",
+    "domain": "domain",
+    "range": "range_",
+    "prod": "product",
+    "toid": "ident",
+}
+
+#: First lines of the generated ``statics`` and ``make``: the relalg kernels as locals.
+_PRELUDE = [
+    "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
+    "    range_ = U.range; product = U.product; ident = U.ident",
+    "    acyclic = RT.acyclic; ALL = U.ALL; ID = U.ID; FULL = U.FULL; NN = U.n * U.cap",
+]
+
+
+@dataclass
+class Scope:
+    avail: dict[int, str]
+    lines: list[str]
+    ind: int
+    fails: str = "fails"
+    in_fix: bool = False  # inside a fixpoint loop: no memo tables (the fixpoint has one)
+
+
+class NodeCode:
+    """Code for nodes: the static scope, constants ``K``, memo tables and fixpoints."""
+
+    def __init__(self, graph: Graph, sp=None, precomputed: frozenset[int] = frozenset()) -> None:
+        self.g = graph
+        self.consts: list = []
+        self.static = Scope({}, [], 1)
+        self.memos: list[str] = []
+        self.sp = sp
+        self.precomputed = precomputed
+
+    def const(self, v) -> str:
+        self.consts.append(v)
+        return f"K[{len(self.consts) - 1}]"
+
+    def emit(self, sc: Scope, text: str) -> None:
+        sc.lines.append("    " * sc.ind + text)
+
+    def map(self, v):
+        return self.sp.value(v) if self.sp is not None else v
+
+    def value(self, v, sc: Scope, want_raw=None) -> str:
+        """Python expression for an abstract value in scope sc."""
+        if type(v) is Node:
+            return self.ensure(v, sc)
+        if type(v) is int:
+            return str(v)
+        if want_raw is not None:
+            if v is EMPTY:
+                return "0"
+            if type(v) in (VSet, VRel):
+                return str(v.bits)
+        return self.const(v)
+
+    def ensure(self, n: Node, sc: Scope) -> str:
+        """Make node n available in scope sc (computing it and its arguments if needed)."""
+        var = sc.avail.get(n.id)
+        if var is not None:
+            return var
+        if not n.deps and sc is not self.static:
+            var = self.ensure(n, self.static)
+            sc.avail[n.id] = var
+            return var
+        var = f"v{n.id}"
+        if not n.deps and n.id in self.precomputed:
+            self.emit(sc, f"{var} = S[{n.id}]")
+            sc.avail[n.id] = var
+            return var
+        op = n.op
+        if op == "fix":
+            return self.gen_fix(n, sc)
+        if op == "const":
+            sc.avail[n.id] = str(n.info)
+            return str(n.info)
+        args = [self.ensure(a, sc) for a in n.args]
+        expr = self.expr(n, args)
+        if n.deps and op in MEMO_OPS and not sc.in_fix:
+            key = args[0] if len(args) == 1 else f"({', '.join(args)})"
+            self.emit_memoised(sc, var, self.memo_table(f"m{n.id}"), key, expr)
+        else:
+            self.emit(sc, f"{var} = {expr}")
+        sc.avail[n.id] = var
+        return var
+
+    def memo_table(self, memo: str) -> str:
+        """Declare memo table ``memo`` (a dict local to ``make``)."""
+        if memo not in self.memos:
+            self.memos.append(memo)
+        return memo
+
+    def emit_memoised(self, sc: Scope, var: str, memo: str, key: str, expr: str) -> None:
+        """``var = expr``, looked up first in ``memo`` under ``key``."""
+        self.emit_lookup(sc, var, memo, key)
+        self.emit(sc, f"    {var} = {expr}")
+        self.emit_store(sc, var, memo, key, "    ")
+
+    def emit_lookup(self, sc: Scope, var: str, memo: str, key: str) -> None:
+        """``var`` from ``memo``, then the head of the block computing it on a miss."""
+        self.emit(sc, f"{var} = {memo}.get({key})")
+        self.emit(sc, f"if {var} is None:")
+
+    def emit_store(self, sc: Scope, var: str, memo: str, key: str, pad: str = "") -> None:
+        """Store ``var`` in ``memo`` (emptied first when it outgrows MEMO_LIMIT)."""
+        self.emit(sc, f"{pad}if len({memo}) > {MEMO_LIMIT}:")
+        self.emit(sc, f"{pad}    {memo}.clear()")
+        self.emit(sc, f"{pad}{memo}[{key}] = {var}")
+
+    def expr(self, n: Node, a: list[str]) -> str:
+        op = n.op
+        if op == "name":
+            return f"N[{n.info!r}]"
+        if op in _CONSTS:
+            return _CONSTS[op]
+        if op in _CALLS:
+            return f"{_CALLS[op]}({', '.join(a)})"
+        if op == "union":
+            return _grouped(" | ", a)
+        if op == "inter":
+            return _grouped(" & ", a)
+        if op == "diff":
+            return f"{a[0]} & ~{a[1]}"
+        if op == "seq":
+            if len(a) > NEST_MAX:
+                return f"RT.seqs(({', '.join(a)}))"
+            out = a[0]
+            for x in a[1:]:
+                out = f"seq({out}, {x})"
+            return out
+        if op == "proj":
+            return f"{a[0]}[{n.info}]"
+        if op == "fixvals":
+            return f"({', '.join(a)}, True)"
+        if op == "unbox":
+            t, pos = n.info
+            return f"EV.raw({a[0]}, {t!r}, {self.const(pos)})"
+        if op in ("generic", "runtime"):
+            f = self.const(n)
+            boxed = [self.boxed(x, v) for x, v in zip(n.args, a, strict=True)]
+            call = f"RT.call({f}, ({', '.join(boxed)}{',' if len(boxed) == 1 else ''}))"
+            if n.type == SET or n.type == REL:  # the call gives a tagged value: its bits
+                return f"RT.bits({call})"
+            return call
+        if op == "test":
+            kind, negated, pos, t = n.info
+            return self.test_expr(kind, negated, a[0], t)
+        if op == "input":
+            return n.info
+        if op == "pco":
+            return f"RT.pco({a[0]}, {a[1]})"
+        if op == "select":
+            cond = f"{a[0]} == {a[1]}" if n.info == "eq" else f"not ({a[0]} & ~{a[1]})"
+            return f"({a[2]} if {cond} else {a[3]})"
+        raise NotImplementedError(f"codegen: {op}")  # fixvar/withvar are bound by their scope
+
+    @staticmethod
+    def boxed(n: Node, var: str) -> str:
+        if n.type == SET:
+            return f"VSet({var})"
+        if n.type == REL:
+            return f"VRel({var})"
+        return var
+
+    def test_expr(self, kind: str, negated: bool, x: str, t) -> str:
+        if t in (SET, REL):
+            if kind == "empty":
+                e = f"not {x}"
+            elif kind == "irreflexive":
+                e = f"not ({x} & ID)"
+            else:
+                e = f"acyclic({x})"
+        else:
+            e = f"RT.test({kind!r}, {x})"
+        return f"not ({e})" if negated else e
+
+    # ------------------------------------------------------------------ fixpoints
+    def gen_fix(self, n: Node, sc: Scope) -> str:
+        info = n.info
+        # the memo lives per skeleton: only the dynamic inputs make the key
+        for a in n.args:
+            self.ensure(a, sc)
+        ins = [sc.avail[a.id] for a in n.args if a.deps]
+        memo = self.memo_table(f"m{n.id}")
+        var = f"v{n.id}"
+        kv = f"_k{n.id}"
+        if ins:
+            self.emit(sc, f"{kv} = ({', '.join(ins)}{',' if len(ins) == 1 else ''})")
+        else:
+            self.emit(sc, f"{kv} = None")
+        self.emit_lookup(sc, var, memo, kv)
+        inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1)
+        fvs = [fv for fv in info.fvars if type(fv) is Node]
+        for fv in fvs:
+            init = "0" if fv.raw else self.const(EMPTY)
+            self.emit(inner, f"v{fv.id} = {init}")
+            inner.avail[fv.id] = f"v{fv.id}"
+        nraw = sum(1 for fv in fvs if fv.raw)
+        bound = f"{nraw} * NN + 3" if nraw == len(fvs) else "100000"
+        self.emit(inner, f"for _it in range({bound}):")
+        body = Scope(dict(inner.avail), sc.lines, inner.ind + 1, in_fix=True)
+        res = []
+        for r in info.results:
+            res.append(self.value(r, body, want_raw=True) if r is not EMPTY else self.const(EMPTY))
+        if info.test is not None:
+            kind, negated, tv, pos = info.test
+            x, t = operand(Backend(graph=self.g), kind, tv, pos)
+            xe = self.value(x, body, want_raw=True)
+            ok = self.test_expr(kind, negated, xe, t)
+            self.emit(body, f"if not ({ok}):")
+            self.emit(body, f"    {var} = ({', '.join('None' for _ in res)}, False)")
+            self.emit(body, "    break")
+        conds = []
+        for fv, rv in zip(info.fvars, res, strict=True):
+            if type(fv) is not Node:
+                continue
+            if fv.raw:
+                conds.append(f"({rv} & ~v{fv.id})")
+            else:
+                conds.append(f"not RT.stabilised(v{fv.id}, {rv})")
+        stable = " or ".join(conds) if conds else "False"
+        self.emit(body, f"if not ({stable}):")
+        self.emit(body, f"    {var} = ({', '.join(res)}, True)")
+        self.emit(body, "    break")
+        for fv, rv in zip(info.fvars, res, strict=True):
+            if type(fv) is Node:
+                self.emit(body, f"v{fv.id} = {rv}")
+        self.emit(inner, "else:")
+        self.emit(inner, f"    RT.nonconvergence({self.const(info.pos)})")
+        self.emit_store(inner, var, memo, kv)
+        sc.avail[n.id] = var
+        return var
+
+    def head(self, signature: str, more: str = "") -> list[str]:
+        """``def signature:``, the kernels as locals (``more`` after the last of them), the
+        memo tables."""
+        return [
+            f"def {signature}:",
+            *_PRELUDE,
+            f"    VSet = RT.VSet; VRel = RT.VRel{more}",
+            *(f"    {m} = {{}}" for m in self.memos),
+        ]
+
+
+def _grouped(op: str, a: list[str]) -> str:
+    """``a[0] op a[1] op ...``, in parenthesised groups of at most :data:`NEST_MAX`
+    operands (so that no expression nests deeper than that many operators per level)."""
+    if len(a) <= NEST_MAX:
+        return op.join(a)
+    groups = [f"({op.join(a[i : i + NEST_MAX])})" for i in range(0, len(a), NEST_MAX)]
+    return _grouped(op, groups)
