@@ -45,7 +45,7 @@ from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.base.ir import Loc, Prop
+from herdsman.litmus.base.ir import Loc, Prop, Value
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
 
@@ -445,17 +445,17 @@ class Combo(Tables):
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
         vi = [m.bit_length() - 1 for m in sol]
-        full = []
-        for kind, a, b in self.getters:
-            if kind == "r":
-                full.append(self.regtabs[a][vi[a]][b])
-            elif kind == "m":
-                w = finals[a]
-                v = self.wconst[w]
-                full.append(self.wvals[w][vi[self.tid_of[w]]] if v is None else v)
-            else:
-                full.append(b)
-        key = tuple(full)
+        values: list[Value] = []
+        for regs, k in zip(self.regtabs, vi, strict=True):
+            values.extend(regs[k])
+        if self.final_locs:
+            wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
+            for li in self.final_locs:
+                w = finals[li]
+                v = wconst[w]
+                values.append(wvals[w][vi[tid_of[w]]] if v is None else v)
+        values.extend(self.consts)
+        key = self.pick(values)
         judged = self._judged.get(key)
         if judged is None:
             keep: bool | None = self.keep is None or self.keep(key)
@@ -463,7 +463,7 @@ class Combo(Tables):
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
             judged = self._judged[key] = (key[: self.nobs], sat, keep)
-        loop = any(self.loop_variant[t][k] for t, k in enumerate(vi))
+        loop = self.loops and any(self.loop_variant[t][k] for t, k in enumerate(vi))
         return (*judged, loop)
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
