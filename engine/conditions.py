@@ -11,6 +11,7 @@ what :func:`litmus.ir.eval_prop` means on the corresponding state (a location ab
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 
 from herdsman.litmus.base.ir import (
     And,
@@ -84,11 +85,9 @@ def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
             return lambda s: res
         return lambda s: s[i] == w
     if isinstance(p, And):
-        parts = [compile_prop(q, index) for q in p.props]
-        return lambda s: all(f(s) for f in parts)
+        return _conjunction(_flat(p, And), index)
     if isinstance(p, Or):
-        parts = [compile_prop(q, index) for q in p.props]
-        return lambda s: any(f(s) for f in parts)
+        return _disjunction(_flat(p, Or), index)
     if isinstance(p, Not):
         f = compile_prop(p.prop, index)
         return lambda s: not f(s)
@@ -100,3 +99,89 @@ def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
     if isinstance(p, PTrue):
         return lambda s: True
     raise TypeError(f"not a proposition: {p!r}")
+
+
+def _flat(p: And | Or, kind: type[And] | type[Or]) -> list[Prop]:
+    r"""The parts of ``p``, nested ``kind`` parts opened (``a /\ (b /\ c)`` is
+    ``a /\ b /\ c``: the conditions of herd's RISC-V tests nest so), in order."""
+    out: list[Prop] = []
+    todo: list[Prop] = [p]
+    while todo:
+        q = todo.pop()
+        if isinstance(q, kind):
+            todo.extend(reversed(q.props))
+        else:
+            out.append(q)
+    return out
+
+
+def _pinned(q: Prop, index: dict[Loc, int]) -> tuple[int, Value] | None:
+    """(position, constant) of an atom ``loc = constant`` whose location the state holds."""
+    if not isinstance(q, Atom) or isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
+        return None
+    i = index.get(q.loc)
+    return None if i is None else (i, q.value)
+
+
+def _split(
+    props: list[Prop], index: dict[Loc, int]
+) -> tuple[list[tuple[int, Value]], list[Callable[[State], bool]]]:
+    """The atoms ``loc = constant`` of ``props`` as (position, constant), the others
+    compiled."""
+    pins: list[tuple[int, Value]] = []
+    rest: list[Callable[[State], bool]] = []
+    for q in props:
+        pin = _pinned(q, index)
+        if pin is None:
+            rest.append(compile_prop(q, index))
+        else:
+            pins.append(pin)
+    return pins, rest
+
+
+def _conjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], bool]:
+    """All of ``props`` (pure, so the atoms ``loc = constant`` are compared first, at once)."""
+    pins, rest = _split(props, index)
+    if not pins:
+
+        def every(s: State) -> bool:
+            for f in rest:
+                if not f(s):
+                    return False
+            return True
+
+        return every
+    get = itemgetter(*(i for i, _ in pins))
+    want = tuple(w for _, w in pins) if len(pins) > 1 else pins[0][1]
+    if not rest:
+        return lambda s: get(s) == want
+
+    def pinned_then_every(s: State) -> bool:
+        if not get(s) == want:
+            return False
+        for f in rest:
+            if not f(s):
+                return False
+        return True
+
+    return pinned_then_every
+
+
+def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], bool]:
+    """Any of ``props`` (pure, so the atoms ``loc = constant`` are compared first)."""
+    pins, rest = _split(props, index)
+    if pins and not rest and len({i for i, _ in pins}) == 1:  # one location's values
+        i = pins[0][0]
+        values = tuple(w for _, w in pins)
+        return lambda s: s[i] in values
+
+    def some(s: State) -> bool:
+        for i, w in pins:
+            if s[i] == w:
+                return True
+        for f in rest:
+            if f(s):
+                return True
+        return False
+
+    return some

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 from herdsman.graphs import widerel
 
@@ -454,3 +454,22 @@ class Universe:
             r >>= cap
             i += 1
         return out
+
+
+#: Universes of at most this many bits (``n * cap``) are shared (:func:`universe`).
+_SHARED_BITS = 1 << 16
+
+
+def universe(n: int, cap: int | None = None) -> Universe:
+    """A :class:`Universe` of ``n`` events (row stride ``cap``): for small sizes one object
+    per size, shared by every skeleton of that size, so that its constants and its cache
+    of spread sets are made once per process, not once per skeleton."""
+    stride = max(n, 1) if cap is None else cap
+    if n * stride <= _SHARED_BITS:
+        return _shared_universe(n, stride)
+    return Universe(n, cap)
+
+
+@lru_cache(maxsize=256)
+def _shared_universe(n: int, cap: int) -> Universe:
+    return Universe(n, cap)

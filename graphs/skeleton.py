@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from herdsman.graphs.events import Event
-from herdsman.graphs.relalg import Universe, bits
+from herdsman.graphs.relalg import bits, universe
 
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
@@ -37,7 +37,7 @@ class Skeleton:
     cap: int | None = None
 
     def __post_init__(self) -> None:
-        self.U = Universe(len(self.events), self.cap)
+        self.U = universe(len(self.events), self.cap)
         base: list[int | None] = [None] * self.nthreads
         for i, e in enumerate(self.events):
             if e.tid < 0:

@@ -10,6 +10,7 @@ text, the mnemonic as written, and its operation in the program IR (:mod:`litmus
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from herdsman.litmus.base.ir import (
     Condition,
@@ -82,8 +83,13 @@ class LitmusTest:
     def observed_locations(self) -> list[Loc]:
         """Condition locations then ``locations [...]`` items, without repeats (herd does
         not display the locations only the filter reads)."""
+        return list(self._observed)
+
+    @cached_property
+    def _observed(self) -> tuple[Loc, ...]:
+        """:meth:`observed_locations`, found once (the hash and the lowering both ask)."""
         out = prop_locations(self.condition.prop)
         for loc in self.locations:
             if loc not in out:
                 out.append(loc)
-        return out
+        return tuple(out)

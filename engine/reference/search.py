@@ -33,10 +33,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.conditions import compile_prop, wanted_values
+from herdsman.engine.conditions import compile_prop
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter
+from herdsman.engine.reference.combos import by_compared_values, combination_status, wanted_execs
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
 from herdsman.engine.reference.walk import TRACKED, Children, State, Tracker, walk, walk_tracked
@@ -44,9 +45,9 @@ from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.base.ir import Loc, Prop, RegLoc
+from herdsman.litmus.base.ir import Loc, Prop, Value
 
-__all__ = ["Combo", "Goal", "combination_status", "enumerate_test", "wanted_execs"]
+__all__ = ["Combo", "Goal", "enumerate_test"]
 
 
 @dataclass
@@ -104,86 +105,13 @@ def enumerate_test(
             status = combination_status([g[0] for g in shapes], threads.spawned)
             if status is None:
                 continue
-        for combo in _by_compared_values(threads, list(shapes), model, arch):
+        for combo in by_compared_values(threads, list(shapes), model, arch):
             tally.stats.bump("combos")
             if status is None:
                 Combo(threads, combo, model, arch, goal, tally, tracker=tracker).run()
             else:
                 Combo(threads, combo, model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
-
-
-def _by_compared_values(
-    threads: ThreadsResult, combo: list[list[ThreadExec]], model: PreparedModel, arch: str
-) -> list[list[list[ThreadExec]]]:
-    """The combination of shapes ``combo`` split so that, in each part, every thread
-    execution of a thread gives the same values to the events the model may compare
-    (``different-values``: a skeleton holds one execution's values)."""
-    if not model.reads_values:
-        return [combo]
-    lay = build_skeleton(threads.locations, threads.init_mem, [v[0] for v in combo])
-    compared = model.compared_events(lay.sk, arch)
-    if compared == 0:
-        return [combo]
-    parts = []
-    for t, variants in enumerate(combo):
-        positions = [
-            i
-            for i in range(len(variants[0].events))
-            if compared is None or compared >> (lay.base[t] + i) & 1
-        ]
-        split: dict[tuple, list[ThreadExec]] = {}
-        for te in variants:
-            split.setdefault(tuple([te.events[i][5] for i in positions]), []).append(te)
-        parts.append(list(split.values()))
-    return [list(p) for p in itertools.product(*parts)]
-
-
-def wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:
-    """The thread executions whose final registers agree with those ``prop`` pins (a
-    final state satisfying it needs them; see :func:`engine.conditions.wanted_values`)."""
-    wanted: dict[int, list[tuple[str, object]]] = {}
-    for loc, v in wanted_values(prop).items():
-        if isinstance(loc, RegLoc):
-            wanted.setdefault(loc.tid, []).append((loc.reg, v))
-    if not wanted:
-        return per_thread
-    out = []
-    for t, execs in enumerate(per_thread):
-        pins = wanted.get(t)
-        if pins:
-            execs = [te for te in execs if all(te.reg(r) == v for r, v in pins)]
-        out.append(execs)
-    return out
-
-
-def combination_status(
-    heads: list[ThreadExec], spawned: frozenset[int]
-) -> tuple[list[tuple[int, ThreadFailed]], bool, bool] | None:
-    """Whether thread executions of these shapes (one per thread) make an execution
-    together: a thread has events iff it starts (at once, or spawned by one of them), a
-    join follows the end of its thread, and one waits at a join only for a thread that
-    never ends.  None if they do not, else the failed assertions, whether the execution
-    is blocked (a thread stopped early; only worth exploring when one failed, or when the
-    loop bound stopped one: it is counted apart) and whether the loop bound did."""
-    started = {e.value for te in heads for e in te.events if e.kind == "S"}
-    blocked = bound = False
-    for te in heads:
-        if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
-            return None
-        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
-            return None
-        if te.end == "join":
-            if heads[te.waits].ended:
-                return None
-            blocked = True
-        elif te.end == "blocked" or te.end == "bound":
-            blocked = True
-            bound = bound or te.end == "bound"
-    fails = [(te.tid, te.failure) for te in heads if te.failure is not None]
-    if blocked and not fails and not bound:
-        return None
-    return fails, blocked, bound
 
 
 class Combo(Tables):
@@ -517,17 +445,17 @@ class Combo(Tables):
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
         vi = [m.bit_length() - 1 for m in sol]
-        full = []
-        for kind, a, b in self.getters:
-            if kind == "r":
-                full.append(self.regtabs[a][vi[a]][b])
-            elif kind == "m":
-                w = finals[a]
-                v = self.wconst[w]
-                full.append(self.wvals[w][vi[self.tid_of[w]]] if v is None else v)
-            else:
-                full.append(b)
-        key = tuple(full)
+        values: list[Value] = []
+        for regs, k in zip(self.regtabs, vi, strict=True):
+            values.extend(regs[k])
+        if self.final_locs:
+            wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
+            for li in self.final_locs:
+                w = finals[li]
+                v = wconst[w]
+                values.append(wvals[w][vi[tid_of[w]]] if v is None else v)
+        values.extend(self.consts)
+        key = self.pick(values)
         judged = self._judged.get(key)
         if judged is None:
             keep: bool | None = self.keep is None or self.keep(key)
@@ -535,7 +463,7 @@ class Combo(Tables):
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
             judged = self._judged[key] = (key[: self.nobs], sat, keep)
-        loop = any(self.loop_variant[t][k] for t, k in enumerate(vi))
+        loop = self.loops and any(self.loop_variant[t][k] for t, k in enumerate(vi))
         return (*judged, loop)
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel, Session
 from herdsman.engine.outcome import OutcomeBuilder
-from herdsman.engine.reference.search import Combo, Goal, combination_status, wanted_execs
+from herdsman.engine.reference.combos import combination_status, wanted_execs
+from herdsman.engine.reference.search import Combo, Goal
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, thread_executions
 from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics

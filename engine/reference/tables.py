@@ -9,6 +9,8 @@ final state from the chosen executions and final writes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from herdsman.engine.conditions import needed_locations
@@ -135,6 +137,36 @@ class Tables:
             if isinstance(loc, MemLoc) and loc.name in self.loc_index
         }
         self.loop_variant = [[v.loop for v in vs] for vs in variants]
+        #: some thread execution hit the unrolling bound
+        self.loops = any(any(lv) for lv in self.loop_variant)
         self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
+        # the final state in one go: the registers of each thread's execution, then the
+        # final writes' values, then the constants, picked in the getters' order
+        offsets = [0]
+        for names in regnames:
+            offsets.append(offsets[-1] + len(names))
+        consts = [b for kind, _, b in self.getters if kind == "c"]
+        self.consts: tuple[Value, ...] = tuple(consts)
+        picks = []
+        nconst = 0
+        for kind, a, b in self.getters:
+            if kind == "r":
+                picks.append(offsets[a] + b)
+            elif kind == "m":
+                picks.append(offsets[-1] + self.final_locs.index(a))
+            else:
+                picks.append(offsets[-1] + len(self.final_locs) + nconst)
+                nconst += 1
+        self.pick: Callable[[list[Value]], tuple[Value, ...]] = _picker(picks)
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
+
+
+def _picker(positions: list[int]) -> Callable[[list[Value]], tuple[Value, ...]]:
+    """The tuple of the items at ``positions`` of a list."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    if positions:
+        i = positions[0]
+        return lambda values: (values[i],)
+    return lambda values: ()
