@@ -362,6 +362,7 @@ OP_FUNCTIONS: dict[str, int] = {
     "second": 2,  # b (X86 XCHG's new value)
     "max": 2,  # signed maximum (RISC-V amomax)
     "min": 2,
+    "andnot": 2,  # a & ~b (AArch64 LDCLR)
 }
 
 

@@ -128,6 +128,7 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     "cmp": lambda a, b: (a > b) - (a < b),
     "max": lambda a, b: max(a, b),
     "min": lambda a, b: min(a, b),
+    "andnot": lambda a, b: a & ~b,
     "cmpu": lambda a, b: ((a & _MASK64) > (b & _MASK64)) - ((a & _MASK64) < (b & _MASK64)),
     "eq": lambda a, b: int(a == b),
     "ne": lambda a, b: int(a != b),
