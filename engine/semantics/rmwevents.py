@@ -19,20 +19,11 @@ herd's ``herd/AArch64Sem.ml`` gives an atomic (``SWP``, ``LD<op>``, ``ST<op>``: 
 
 from __future__ import annotations
 
+from herdsman.engine.semantics import state
 from herdsman.engine.semantics.access import state_at
 from herdsman.engine.semantics.arith import AnyValue, is_known, reads_of
 from herdsman.engine.semantics.code import CompiledThread
-from herdsman.engine.semantics.state import (
-    Access,
-    Blocked,
-    Fork,
-    Pending,
-    Queued,
-    Read,
-    Stall,
-    Step,
-    ThreadState,
-)
+from herdsman.engine.semantics.state import Pending, Step, ThreadState
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import CAS, RMW
 
@@ -68,7 +59,9 @@ def _masks(th: CompiledThread, pc: int, r: int) -> tuple[int, list[int]]:
     return amask, values
 
 
-def reads(th: CompiledThread, st: ThreadState) -> tuple[tuple[Event, ...], tuple[Access, ...]]:
+def reads(
+    th: CompiledThread, st: ThreadState
+) -> tuple[tuple[Event, ...], tuple[state.Access, ...]]:
     """The register reads of the read-modify-write at ``st.pc`` (each operand read once,
     a register named twice read twice) and the access states after them: one, or a
     ``CAS``'s two ways (succeeding, failing: herd gives the failing one's read no
@@ -89,7 +82,7 @@ def reads(th: CompiledThread, st: ThreadState) -> tuple[tuple[Event, ...], tuple
         names.append((name, n))
         if k < naddr:
             amask |= 1 << n
-    acc = Access(amask, amask, tuple(names))
+    acc = state.Access(amask, amask, tuple(names))
     if isinstance(th.code[pc], CAS):
         return tuple(out), (acc, acc._replace(fails=True))
     return tuple(out), (acc,)
@@ -101,14 +94,14 @@ def read_annots(annots: frozenset[str]) -> frozenset[str]:
     return annots if "NoRet" in annots else annots - {"X"}
 
 
-def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
+def after_read(th: CompiledThread, read: state.Read, value: AnyValue) -> ThreadState:
     """The state after the memory read of a read-modify-write gives ``value``: its other
     events wait on the comparison (:func:`rest`)."""
     st = read.at
     acc = st.pending
-    assert isinstance(acc, Access)
+    assert isinstance(acc, state.Access)
     plain = _new(ThreadState, (*st[:7], None, st[8]))
-    after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
+    after = th.plain_after_read(_new(state.Read, (read.event, plain, read.address)), value)
     p = after.pending
     assert isinstance(p, Pending)
     p = p._replace(fail="fails" if acc.fails else "block")
@@ -121,9 +114,9 @@ def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
     from herdsman.engine.semantics.regevents import queued, reg_event
 
     if not is_known(p.guard):
-        return Stall(reads_of(p.guard))
+        return state.Stall(reads_of(p.guard))
     if bool(p.guard) == (p.fail == "fails"):
-        return Blocked("not this way of the compare-and-swap")
+        return state.Blocked("not this way of the compare-and-swap")
     pc = st.pc
     ins = th.code[pc]
     r = st.n - 1  # the memory read's position
@@ -169,7 +162,7 @@ def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
             if dst is not None:
                 events.append(_wreg(th, st, r + 2, dst, p.dst_value, read, ctrl))
             states.append(queued(r + 1, tuple(events), _at(done, r + 1 + len(events))))
-    return Fork(tuple(states))
+    return state.Fork(tuple(states))
 
 
 def _wreg(
@@ -188,7 +181,7 @@ def _go(st: ThreadState) -> Step:
     from herdsman.engine.semantics.regevents import dequeue
 
     p = st.pending
-    assert isinstance(p, Queued)
+    assert isinstance(p, state.Queued)
     return dequeue(st, p)
 
 

@@ -9,22 +9,10 @@ from conftest import shared_path
 
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
+from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import arch
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import (
-    CAS,
-    RMW,
-    Branch,
-    Fence,
-    Imm,
-    Label,
-    Load,
-    Op,
-    Reg,
-    Store,
-    StoreCond,
-    Sym,
-)
+from herdsman.litmus.base.ir import Branch, Fence, Imm, Label, Load, Op, Reg, Store, StoreCond, Sym
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.test import Instruction
@@ -109,14 +97,14 @@ def test_operations() -> None:
     assert one("B F").op == Branch("F")
     assert one("DMB ISH").op == Fence("DMB.ISH")
     xa, xl = frozenset({"X", "A"}), frozenset({"X", "L"})
-    assert one("SWPAL W0,W2,[X1]").op == RMW(
+    assert one("SWPAL W0,W2,[X1]").op == ir.RMW(
         "X2", (Reg("X1"),), "second", Reg("X0"), 4, xa, write_annots=xl
     )
     noret = frozenset({"X", "NoRet"})
-    assert one("STCLRL X0,[X1]").op == RMW(
+    assert one("STCLRL X0,[X1]").op == ir.RMW(
         None, (Reg("X1"),), "andnot", Reg("X0"), 8, noret, write_annots=xl
     )
-    assert one("CASA W0,W2,[X1]").op == CAS(
+    assert one("CASA W0,W2,[X1]").op == ir.CAS(
         "X0", (Reg("X1"),), Reg("X0"), Reg("X2"), xa, write_annots=frozenset({"X"})
     )
     items = aarch64.parse_cell("Fail0: MOV W7,#0")
