@@ -188,10 +188,10 @@ def prefixed(
     if i == len(toks):
         raise CellError(len(text), f"{word} must be followed by an instruction")
     kind, m, pos = toks[i]
-    canon = canon_of(m) if kind == "name" else None
-    if canon is None or canon == word:
+    after = canon_of(m) if kind == "name" else None
+    if after is None or after == word:
         raise CellError(pos, f"unknown {arch} instruction '{m}'")
-    return i, canon, written
+    return i, after, written
 
 
 def plain_operand(tok: Token, m: str, register: Callable[[str], str | None]) -> Operand:
