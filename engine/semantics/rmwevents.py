@@ -9,7 +9,8 @@ herd's ``herd/AArch64Sem.ml`` gives an atomic (``SWP``, ``LD<op>``, ``ST<op>``: 
 * an ``RMW``: the memory write, fed by the address and value reads, and by the memory
   read when the new value is computed from the old (an ``LD<op>``, not a ``SWP``); then
   the write of the destination register, fed by the memory read;
-* a ``CAS``: a branch commit deciding the comparison, fed by the memory read and the
+* a ``CAS``: the commit of a predicate (herd's ``pred``: in ``B``, not in ``BCC``, so
+  no ``ctrl`` starts there) deciding the comparison, fed by the memory read and the
   compared register's read; if equal the memory write, fed by the address and new
   value reads and controlled by the commit (``iico_ctrl``); the write of the compared
   register.  herd makes that register write two ways, each its own execution: on a
@@ -25,7 +26,7 @@ from herdsman.engine.semantics.arith import AnyValue, is_known, reads_of
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.state import Pending, Step, ThreadState
 from herdsman.graphs.events import Event
-from herdsman.litmus.base.ir import CAS, RMW
+from herdsman.litmus.base.ir import CAS, RMW, Reg
 
 _new = tuple.__new__
 _NONE: frozenset[str] = frozenset()
@@ -141,9 +142,13 @@ def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
         return _go(queued(r + 1, tuple(events), _at(done, r + 1 + len(events))))
     assert isinstance(ins, CAS)
     rs, rt = values
+    # herd's commit of a predicate (not a branch: in B, not in BCC), its text
+    # "[x]==0:X0"
+    compared = ins.expected.name if isinstance(ins.expected, Reg) else "XZR"
+    pred = f"[{p.event.loc}]=={th.tid}:{compared}"
     commit = _new(
         Event,
-        ("B", th.tid, r + 1, st.poi, None, None, None, _NONE, th.origins[pc], 0, read)
+        ("B", th.tid, r + 1, st.poi, None, None, pred, _NONE, th.origins[pc], 0, read)
         + (st.ctrl, 0, None, rs | read, 0),
     )
     c = 1 << (r + 1)

@@ -390,6 +390,33 @@ def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     return ins.text
 
 
+def event_texts(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
+    """herd's text of each instruction of a thread as its events show it (pictures):
+    a branch to a label written as the offset of its target, ``.+24``, ``.-8`` (herd
+    7.57 resolves labels to addresses, 4 bytes an instruction); labels give ""."""
+    at: dict[str, int] = {}
+    n = 0
+    for item in code:
+        if isinstance(item, Instruction):
+            n += 1
+        else:
+            at[item.name] = n
+    out: list[str] = []
+    k = 0
+    for item in code:
+        if not isinstance(item, Instruction):
+            out.append("")
+            continue
+        text = item.text
+        if isinstance(item.op, Branch) and item.op.target in at:
+            off = 4 * (at[item.op.target] - k)
+            head = text[: len(text) - len(item.op.target)]
+            text = f"{head}.{'+' if off >= 0 else ''}{off}"
+        out.append(text)
+        k += 1
+    return tuple(out)
+
+
 def source_text(ins: Instruction) -> str:
     """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
     text = ins.text
@@ -397,4 +424,4 @@ def source_text(ins: Instruction) -> str:
     return f"{ins.mnemonic}{sep}{rest}"
 
 
-__all__ = ["FLAGS", "RESERVATION", "SPEC", "parse_cell", "hash_text", "source_text"]
+__all__ = ["FLAGS", "RESERVATION", "SPEC", "event_texts", "parse_cell", "hash_text", "source_text"]
