@@ -34,6 +34,8 @@ from herdsman.engine.semantics import rmwevents
 from herdsman.engine.semantics.access import address, set_reg, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
+from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
+from herdsman.engine.semantics.regqueue import with_pending as _with
 from herdsman.engine.semantics.state import (
     Access,
     Emit,
@@ -61,79 +63,15 @@ from herdsman.litmus.base.ir import (
 )
 
 _new = tuple.__new__
-_RREG = frozenset({"Rreg"})
-_RREG_DATA = frozenset({"Rreg", "DATA"})
-_WREG = frozenset({"Wreg"})
 
 
 class RegisterEventError(Exception):
     """An operation with no register view (the step function reports it)."""
 
 
-def reg_event(
-    th: CompiledThread,
-    st: ThreadState,
-    n: int,
-    kind: str,
-    reg: str,
-    value: object,
-    data_port: bool = False,
-    iico: int = 0,
-    iico_ctrl: int = 0,
-) -> Event:
-    """A register read (``Rreg``) or write (``Wreg``) of ``reg`` at position ``n`` of
-    the instruction at ``st.pc``."""
-    if kind == "Rreg":
-        annots = _RREG_DATA if data_port else _RREG
-    else:
-        annots = _WREG
-    return _new(
-        Event,
-        (
-            kind,
-            th.tid,
-            n,
-            st.poi,
-            None,
-            0 if value is None else value,
-            None,
-            annots,
-            th.origins[st.pc],
-            0,
-            0,
-            st.ctrl,
-            0,
-            reg,
-            iico,
-            iico_ctrl,
-        ),
-    )
-
-
-def _with(st: ThreadState, n: int, pending: object) -> ThreadState:
-    """``st`` with event count ``n`` and ``pending`` (the hot path: no ``_replace``)."""
-    return _new(ThreadState, (st[0], st[1], st[2], st[3], n, st[5], st[6], pending, st[8]))
-
-
 def _with_iico(e: Event, iico: int) -> Event:
     """``e`` fed by the events of ``iico`` (the hot path: no ``_replace``)."""
     return _new(Event, (*e[:14], iico, e[15]))
-
-
-def queued(n: int, events: tuple[Event, ...], after: ThreadState) -> ThreadState:
-    """The state whose next steps emit ``events`` (the first at position ``n``), then go
-    on as ``after``."""
-    if not events:
-        return after
-    return _with(after, n, _new(Queued, (events, after)))
-
-
-def dequeue(st: ThreadState, p: Queued) -> Emit:
-    """Emit the next queued event of an instruction."""
-    ev = p.events[0]
-    rest = p.events[1:]
-    nxt = p.after if not rest else _with(st, st[4] + 1, _new(Queued, (rest, p.after)))
-    return _new(Emit, (ev, nxt, None))
 
 
 def events_of(th: CompiledThread, pc: int) -> int:

@@ -24,6 +24,7 @@ from herdsman.engine.semantics import state
 from herdsman.engine.semantics.access import state_at
 from herdsman.engine.semantics.arith import AnyValue, is_known, reads_of
 from herdsman.engine.semantics.code import CompiledThread
+from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
 from herdsman.engine.semantics.state import Pending, Step, ThreadState
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import CAS, RMW, Reg
@@ -67,8 +68,6 @@ def reads(
     a register named twice read twice) and the access states after them: one, or a
     ``CAS``'s two ways (succeeding, failing: herd gives the failing one's read no
     atomic annotation, so the way is chosen before the read)."""
-    from herdsman.engine.semantics.regevents import reg_event
-
     pc = st.pc
     naddr = len(th.addr_ops[pc])
     out: list[Event] = []
@@ -112,8 +111,6 @@ def after_read(th: CompiledThread, read: state.Read, value: AnyValue) -> ThreadS
 def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
     """The events of a read-modify-write after its memory read (see the module
     docstring): queued, or forked into herd's two ways of a ``CAS``."""
-    from herdsman.engine.semantics.regevents import queued, reg_event
-
     if not is_known(p.guard):
         return state.Stall(reads_of(p.guard))
     if bool(p.guard) == (p.fail == "fails"):
@@ -173,8 +170,6 @@ def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
 def _wreg(
     th: CompiledThread, st: ThreadState, n: int, reg: str, v: AnyValue, feed: int, ctrl: int
 ) -> Event:
-    from herdsman.engine.semantics.regevents import reg_event
-
     return reg_event(th, st, n, "Wreg", reg, v, iico=feed, iico_ctrl=ctrl)
 
 
@@ -183,8 +178,6 @@ def _at(st: ThreadState, n: int) -> ThreadState:
 
 
 def _go(st: ThreadState) -> Step:
-    from herdsman.engine.semantics.regevents import dequeue
-
     p = st.pending
     assert isinstance(p, state.Queued)
     return dequeue(st, p)
