@@ -118,7 +118,7 @@ _GENERAL: dict[str, Maker] = {
     "IW": _set(lambda sk: sk.IW),
     "F": _set(lambda sk: sk.F),
     "B": _set(lambda sk: sk.B),
-    "BCC": _set(lambda sk: sk.B),  # every commit we build is a conditional-branch commit
+    "BCC": _set(lambda sk: sk.BCC),  # a branch's commit, not a CAS's predicate
     "Exp": _set(lambda sk: sk.M),  # every access is explicit (no page-table walks)
     "EXEC": _set(lambda sk: sk.M),  # nothing is speculated
     "no-loc": _set(lambda sk: sk.F | sk.B | sk.nops),  # events without a location

@@ -110,6 +110,12 @@ class Skeleton:
         return self._set(lambda e: e.kind == "B")
 
     @cached_property
+    def BCC(self) -> int:
+        """The commits of conditional branches (herd's ``bcc``), not those of a predicate
+        (herd's ``pred``: an AArch64 CAS's comparison, its text in ``fence``)."""
+        return self._set(lambda e: e.kind == "B" and e.fence is None)
+
+    @cached_property
     def nops(self) -> int:
         """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
         return self._set(lambda e: e.kind == "N")

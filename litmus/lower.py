@@ -7,6 +7,7 @@ immediates, observed locations) is a memory location with an initial write.
 
 from __future__ import annotations
 
+from herdsman.litmus.asm import aarch64
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
@@ -39,7 +40,10 @@ def lower(test: LitmusTest) -> Program:
     threads = []
     for code in test.threads:
         ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
-        origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
+        if test.arch == "AArch64":  # herd shows its branches' targets as offsets
+            origins = aarch64.event_texts(code)
+        else:
+            origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
         threads.append(Thread(ops, origins))
     symbolic = tuple(
         (it.loc.name, init_value(it.value)) for it in test.init if isinstance(it.loc, SymRegLoc)

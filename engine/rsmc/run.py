@@ -78,7 +78,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
         raise model_refusal(model, where, f"RSMC cannot explore model {model.spec}: {why.refusal}")
     t0 = time.process_time()
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
-    sem = Semantics(program, opts.unroll)
+    sem = Semantics(program, opts.unroll, regs=model.register_events)
     room = [sem.max_events(t) for t in range(len(program.threads))]
     check_events(program, room)
     memory = dict(program.memory)

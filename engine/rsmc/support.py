@@ -18,6 +18,12 @@ rejects stays rejected when events are committed).  Its commit-before order must
   ``--arm``: ``cb^power`` with ARM's full barriers, without ``po-loc``), under the same
   conditions with its edges (``addr``, ``data``, ``ctrl``, ``addr;po``, ``DMB``, ``DSB``,
   ``DMB ISH``): herd's ``arm.cat`` and the built-in ``arm``.
+* An AArch64 model computing its dependencies from herd's register events (``catdep``:
+  herd's ``aarch64.cat``, the built-in ``aarch64``) gets ``cb^aarch64``, derived from
+  Arm's model (:mod:`engine.rsmc.cb`), when it forbids the cycles of
+  :mod:`engine.rsmc.aarch64probes` (programs: its dependencies need register events);
+  RSMC then builds register events too, and programs with read-modify-writes go to the
+  reference engine.  Its non-monotone axioms judge complete traces only.
 * Any other model (one allowing load buffering on another architecture) is refused.
 * RSMC commits a read-modify-write's read and write together.  herd orders the two by
   ``iico``, not ``po``, so a model may allow an RMW to read from a write that depends on
@@ -34,6 +40,7 @@ import weakref
 from dataclasses import dataclass
 
 from herdsman.cat.api import PreparedModel
+from herdsman.engine.rsmc import aarch64probes
 from herdsman.graphs.build import RMW, F, R, W, build
 
 _CACHE: weakref.WeakKeyDictionary[PreparedModel, dict[str, Choice]] = weakref.WeakKeyDictionary()
@@ -118,6 +125,45 @@ _RMW_PROBES = (
 )
 
 
+def _aarch64(model: PreparedModel, arch: str) -> Choice:
+    """``cb^aarch64`` for an AArch64 model with register events, if valid for it.  Its
+    axioms need not all be monotone (herd's ``aarch64.cat``'s ``external`` is not):
+    RSMC's partial traces are each thread's fetched prefix, judged by the monotone ones,
+    which reject no prefix of an allowed execution; the others judge complete traces."""
+    refusal = _judgeable(model, partial=False)
+    if refusal is not None:
+        return Choice(None, refusal)
+    if _allows(model, arch, [[R("x", 1), W("x", 1)]]):
+        return Choice(None, "it allows a read from a po-later write of its own thread")
+    found = aarch64probes.cycle(model)
+    if found is not None:
+        return Choice(
+            None,
+            f"it allows load buffering through {found}: a cycle of cb^aarch64, RSMC's "
+            "commit-before order for AArch64 tests",
+        )
+    return Choice("aarch64", coherent=coherent(model, arch))
+
+
+def _judgeable(model: PreparedModel, partial: bool = True) -> str | None:
+    """Why RSMC cannot judge traces with the model (None: it can); with ``partial``
+    every rejecting axiom must judge partial traces too."""
+    if model.co_mode != "native":
+        return (
+            f"its coherence order is not the standard one (co_mode '{model.co_mode}'): "
+            "RSMC enumerates co itself"
+        )
+    for ax in model.axioms:
+        if not partial or ax.mode != "check" or ax.skipped or ax.monotone:
+            continue
+        name = f"'{ax.name}'" if ax.name else "(unnamed)"
+        return (
+            f"its axiom {name} ({ax.test}) at {ax.pos.file}:{ax.pos.line} is not monotone, "
+            "so partial traces cannot be judged"
+        )
+    return None
+
+
 def choose(model: PreparedModel, arch: str, rmw: bool = False) -> Choice:
     """RSMC's commit-before order for ``model`` on ``arch`` programs, with
     read-modify-writes or not (computed once per model, architecture and kind)."""
@@ -126,7 +172,13 @@ def choose(model: PreparedModel, arch: str, rmw: bool = False) -> Choice:
     got = per.get(key)
     if got is None:
         got = per[key] = _choose(model, arch)
-        if rmw and got.order is not None:
+        if rmw and got.order is not None and model.register_events:
+            got = per[key] = Choice(
+                None,
+                "read-modify-writes with herd's register events are explored by the "
+                "reference engine",
+            )
+        elif rmw and got.order is not None:
             for what, make in _RMW_PROBES:
                 g = make().rel
                 if any(v.allowed for v in model.prepare(g.sk, arch).check(g.rf, co=g.co)):
@@ -141,27 +193,17 @@ def choose(model: PreparedModel, arch: str, rmw: bool = False) -> Choice:
 
 
 def _choose(model: PreparedModel, arch: str) -> Choice:
+    if arch == "AArch64" and model.register_events:
+        return _aarch64(model, arch)
     if model.register_events:
         return Choice(
             None,
             "it computes dependencies from herd's register events (catdep), which RSMC "
             "does not build (use the reference engine)",
         )
-    if model.co_mode != "native":
-        return Choice(
-            None,
-            f"its coherence order is not the standard one (co_mode '{model.co_mode}'): "
-            "RSMC enumerates co itself",
-        )
-    for ax in model.axioms:
-        if ax.mode != "check" or ax.skipped or ax.monotone:
-            continue
-        name = f"'{ax.name}'" if ax.name else "(unnamed)"
-        return Choice(
-            None,
-            f"its axiom {name} ({ax.test}) at {ax.pos.file}:{ax.pos.line} is not monotone, "
-            "so partial traces cannot be judged",
-        )
+    refusal = _judgeable(model)
+    if refusal is not None:
+        return Choice(None, refusal)
     if _allows(model, arch, [[R("x", 1), W("x", 1)]]):
         return Choice(
             None,
@@ -192,5 +234,6 @@ def _choose(model: PreparedModel, arch: str) -> Choice:
     return Choice(
         None,
         f"it allows load buffering on {arch}: RSMC's commit-before orders for that are "
-        "POWER's (cb^power) and ARM's (cb^arm), for PPC and ARM tests",
+        "POWER's (cb^power) and ARM's (cb^arm), for PPC and ARM tests, and AArch64's "
+        "(cb^aarch64) for AArch64 models with register events (catdep)",
     )

@@ -16,12 +16,13 @@ register reads, its memory access (or branch commit), its register writes, as he
 * a store: the reads of its address registers, then of its value (a data port), both
   feeding the memory write;
 * a store-conditional: :mod:`engine.semantics.storecond`;
-* a conditional branch: the read of its register, feeding the commit.
+* a conditional branch: the read of its register, feeding the commit;
+* a read-modify-write: :mod:`engine.semantics.rmwevents`.
 
 The instruction's events after the first wait in the state (:class:`state.Queued`; an
 access after its register reads: :class:`state.Access`).  Memory events keep their
 dependency masks (``addr``/``data``/``ctrl``: memory reads), positions counting every
-event.  Read-modify-writes, locks, ``assume``/``assert``, spawns and joins have no
+event.  Locks, ``assume``/``assert``, spawns and joins have no
 register view (an error says so).
 """
 
@@ -29,12 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from herdsman.engine.semantics import rmwevents
 from herdsman.engine.semantics.access import address, set_reg, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
+from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
+from herdsman.engine.semantics.regqueue import with_pending as _with
 from herdsman.engine.semantics.state import (
     Access,
     Emit,
+    Fork,
+    Pending,
     Queued,
     Read,
     Step,
@@ -43,6 +49,8 @@ from herdsman.engine.semantics.state import (
 )
 from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
     Branch,
     Fence,
     Label,
@@ -55,79 +63,15 @@ from herdsman.litmus.base.ir import (
 )
 
 _new = tuple.__new__
-_RREG = frozenset({"Rreg"})
-_RREG_DATA = frozenset({"Rreg", "DATA"})
-_WREG = frozenset({"Wreg"})
 
 
 class RegisterEventError(Exception):
     """An operation with no register view (the step function reports it)."""
 
 
-def reg_event(
-    th: CompiledThread,
-    st: ThreadState,
-    n: int,
-    kind: str,
-    reg: str,
-    value: object,
-    data_port: bool = False,
-    iico: int = 0,
-    iico_ctrl: int = 0,
-) -> Event:
-    """A register read (``Rreg``) or write (``Wreg``) of ``reg`` at position ``n`` of
-    the instruction at ``st.pc``."""
-    if kind == "Rreg":
-        annots = _RREG_DATA if data_port else _RREG
-    else:
-        annots = _WREG
-    return _new(
-        Event,
-        (
-            kind,
-            th.tid,
-            n,
-            st.poi,
-            None,
-            0 if value is None else value,
-            None,
-            annots,
-            th.origins[st.pc],
-            0,
-            0,
-            st.ctrl,
-            0,
-            reg,
-            iico,
-            iico_ctrl,
-        ),
-    )
-
-
-def _with(st: ThreadState, n: int, pending: object) -> ThreadState:
-    """``st`` with event count ``n`` and ``pending`` (the hot path: no ``_replace``)."""
-    return _new(ThreadState, (st[0], st[1], st[2], st[3], n, st[5], st[6], pending, st[8], st[9]))
-
-
 def _with_iico(e: Event, iico: int) -> Event:
     """``e`` fed by the events of ``iico`` (the hot path: no ``_replace``)."""
     return _new(Event, (*e[:14], iico, e[15]))
-
-
-def queued(n: int, events: tuple[Event, ...], after: ThreadState) -> ThreadState:
-    """The state whose next steps emit ``events`` (the first at position ``n``), then go
-    on as ``after``."""
-    if not events:
-        return after
-    return _with(after, n, _new(Queued, (events, after)))
-
-
-def dequeue(st: ThreadState, p: Queued) -> Emit:
-    """Emit the next queued event of an instruction."""
-    ev = p.events[0]
-    rest = p.events[1:]
-    nxt = p.after if not rest else _with(st, st[4] + 1, _new(Queued, (rest, p.after)))
-    return _new(Emit, (ev, nxt, None))
 
 
 def events_of(th: CompiledThread, pc: int) -> int:
@@ -147,6 +91,8 @@ def events_of(th: CompiledThread, pc: int) -> int:
         return 2 if ins.cond is not None else int(th.nop_events)
     if cls is Fence:
         return 1
+    if cls is RMW or cls is CAS:
+        return rmwevents.max_events(th, pc)
     if cls is Nop:
         return int(th.nop_events)
     return 0
@@ -159,6 +105,8 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         return dequeue(st, p)
     if isinstance(p, Access):
         return access(th, st, p)
+    if isinstance(p, Pending):
+        return rmwevents.rest(th, st, p)
     code = th.code
     while True:
         if st.cut:
@@ -190,6 +138,11 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
                 return _reads(th, ins, st)
             if cls is Fence:
                 return th.event_step(ins, st)
+            if cls is RMW or cls is CAS:
+                reads, accs = rmwevents.reads(th, st)
+                if len(accs) == 1:
+                    return _issue(th, st, reads, accs[0])
+                return Fork(tuple(_issued(st, reads, acc) for acc in accs))
         except EvalError as e:
             raise th.error_at(pc, str(e)) from None
         raise RegisterEventError(
@@ -275,11 +228,21 @@ def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -
     vmask = sum(1 << pos[x] for x in value)
     rmask = sum(1 << pos[x] for x in res)
     names = tuple((th.names[s], pos[(s, d)]) for s, d in order)
-    acc = Access(amask | vmask, rmask | amask, names)
+    return _issue(th, st, tuple(reads), Access(amask | vmask, rmask | amask, names))
+
+
+def _issued(st: ThreadState, reads: tuple[Event, ...], acc: Access) -> ThreadState:
+    """The state whose next steps are the register reads ``reads``, then the access."""
+    at = _with(st, st.n + len(reads), acc)
+    return _with(st, st.n, Queued(reads, at)) if reads else at
+
+
+def _issue(th: CompiledThread, st: ThreadState, reads: tuple[Event, ...], acc: Access) -> Step:
+    """Emit the register reads ``reads`` of an access, then the access."""
     at = _with(st, st.n + len(reads), acc)
     if not reads:
         return access(th, at, acc)
-    return dequeue(st, Queued(tuple(reads), at))
+    return dequeue(st, Queued(reads, at))
 
 
 def access(th: CompiledThread, st: ThreadState, acc: Access) -> Step:
@@ -291,6 +254,8 @@ def access(th: CompiledThread, st: ThreadState, acc: Access) -> Step:
         return got
     if isinstance(got, Read):
         ev = _with_iico(got.event, acc.iico)
+        if acc.fails:
+            ev = ev._replace(annots=rmwevents.read_annots(ev.annots))
         return _new(Read, (ev, st, got.address))
     if isinstance(got, Emit):
         ev = _with_iico(got.event, acc.iico)
@@ -304,7 +269,8 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     acc = st.pending
     assert isinstance(acc, Access)
     ins = th.code[st.pc]
-    assert isinstance(ins, Load)
+    if not isinstance(ins, Load):
+        return rmwevents.after_read(th, read, value)
     plain = _with(st, st.n, None)
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n

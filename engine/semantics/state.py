@@ -22,7 +22,10 @@ class Pending(NamedTuple):
     """The rest of a read-modify-write once its read is done: the write (``event``), made
     only if ``guard`` (a value) is non-zero, else the thread blocks (``fail == "block"``:
     a lock held) or goes on without writing (``"skip"``: a failed compare-and-swap); then
-    register ``dst`` (a slot, -1 for none) gets ``dst_value`` with taint ``dst_taint``."""
+    register ``dst`` (a slot, -1 for none) gets ``dst_value`` with taint ``dst_taint``.
+    With register events a compare-and-swap goes two ways from its start
+    (:mod:`engine.semantics.rmwevents`): the succeeding one blocks on a zero ``guard``
+    (``"block"``), the failing one (``"fails"``) on a non-zero one."""
 
     event: Event
     guard: AnyValue
@@ -44,11 +47,13 @@ class Queued(NamedTuple):
 class Access(NamedTuple):
     """An instruction's register reads are done and its memory access comes next:
     ``iico``/``iico_ctrl`` are the positions of the reads feeding it (its data, and what
-    decides whether it happens), ``reads`` those of the reads by register name."""
+    decides whether it happens), ``reads`` those of the reads by register name;
+    ``fails``: the way of a compare-and-swap that fails (its read is no atomic one)."""
 
     iico: int
     iico_ctrl: int
     reads: tuple[tuple[str, int], ...]
+    fails: bool = False
 
 
 class ThreadState(NamedTuple):

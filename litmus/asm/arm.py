@@ -26,26 +26,8 @@ from __future__ import annotations
 
 import re
 
-from herdsman.litmus.asm.cells import (
-    CellError,
-    Operand,
-    Token,
-    arity,
-    assemble,
-    branch,
-    branch_hash_text,
-    cased,
-    expect,
-    fence,
-    load,
-    lower_at,
-    nop,
-    op,
-    operands,
-    plain_operand,
-    store,
-    unknown_instruction,
-)
+from herdsman.litmus.asm import cells
+from herdsman.litmus.asm.cells import CellError, Operand, Token
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import arm_register
 from herdsman.litmus.base.ir import Imm, Reg
@@ -117,7 +99,7 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
         if j == n:
             raise CellError(toks[-1][2] + 1, f"missing ']' in the address of '{m}'")
         return _memory(parts, pos, m), j + 1
-    return plain_operand(toks[i], m, arm_register), i + 1
+    return cells.plain_operand(toks[i], m, arm_register), i + 1
 
 
 def _memory(parts: list[Operand], pos: int, m: str) -> Operand:
@@ -141,7 +123,7 @@ def _memory(parts: list[Operand], pos: int, m: str) -> Operand:
 
 
 def _kind(o: Operand, kinds: str, what: str, m: str) -> None:
-    expect(o.kind in kinds.split("|"), o, what, m)
+    cells.expect(o.kind in kinds.split("|"), o, what, m)
 
 
 def _address(o: Operand) -> tuple[str, tuple[IrOperand, ...]]:
@@ -160,7 +142,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     if canon in _UNMODELLED:
         raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     if canon in ("LDR", "STR", "LDREX"):
-        arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
+        cells.arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
         rt, mem = ops
         _kind(rt, "reg", "a register", m)
         _kind(mem, "mem|reg", "an address [rn]", m)
@@ -169,13 +151,13 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         where, addr = _address(mem)
         text = f"{canon} {rt.reg},{where}"
         if canon == "STR":
-            return store(text, m, Reg(rt.reg), addr)
+            return cells.store(text, m, Reg(rt.reg), addr)
         if canon == "LDREX":
             lrx = ir.Load(rt.reg, addr, 4, frozenset({"X"}), reserve=RESERVE)
             return Instruction(text, m, lrx)
-        return load(text, m, rt.reg, addr)
+        return cells.load(text, m, rt.reg, addr)
     if canon == "STREX":
-        arity(m, ops, 3, "rd,rt,[rn]", end)
+        cells.arity(m, ops, 3, "rd,rt,[rn]", end)
         rd, rt, mem = ops
         _kind(rd, "reg", "a register", m)
         _kind(rt, "reg", "a register", m)
@@ -186,19 +168,19 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         sc = ir.StoreCond(rd.reg, Reg(rt.reg), (Reg(mem.reg),), RESERVE, 4, frozenset({"X"}))
         return Instruction(text, m, sc)
     if canon == "MOV":
-        arity(m, ops, 2, "rd,rs|#k", end)
+        cells.arity(m, ops, 2, "rd,rs|#k", end)
         rd, src = ops
         _kind(rd, "reg", "a register", m)
         _kind(src, "reg|num", "a register or an immediate", m)
         if src.kind == "num":
-            return op(f"MOV {rd.reg},#{src.value}", m, rd.reg, "mov", (Imm(src.value),))
-        return op(f"MOV {rd.reg},{src.reg}", m, rd.reg, "mov", (Reg(src.reg),))
+            return cells.op(f"MOV {rd.reg},#{src.value}", m, rd.reg, "mov", (Imm(src.value),))
+        return cells.op(f"MOV {rd.reg},{src.reg}", m, rd.reg, "mov", (Reg(src.reg),))
     base = canon[:-1] if canon.endswith("S") and canon[:-1] in _ARITH else canon
     if base == "XOR":
         base = "EOR"
     if base in _ARITH:
         setflags = base != canon and canon != "XOR"
-        arity(m, ops, 3, "rd,rn,rm|#k", end)
+        cells.arity(m, ops, 3, "rd,rn,rm|#k", end)
         rd, rn, src = ops
         _kind(rd, "reg", "a register", m)
         _kind(rn, "reg", "a register", m)
@@ -210,29 +192,29 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         arg: IrOperand = Imm(src.value) if src.kind == "num" else Reg(src.reg)
         text = f"{word} {rd.reg},{rn.reg},{shown}"
         if not setflags:
-            return op(text, m, rd.reg, _ARITH[base], (Reg(rn.reg), arg))
+            return cells.op(text, m, rd.reg, _ARITH[base], (Reg(rn.reg), arg))
         return Instruction(text, m, ir.Op(rd.reg, _ARITH[base], (Reg(rn.reg), arg), True))
     if canon == "CMP":
-        arity(m, ops, 2, "rn,rm|#k", end)
+        cells.arity(m, ops, 2, "rn,rm|#k", end)
         a, b = ops
         _kind(a, "reg", "a register", m)
         _kind(b, "reg|num", "a register or an immediate", m)
         shown = f"#{b.value}" if b.kind == "num" else b.reg
         arg = Imm(b.value) if b.kind == "num" else Reg(b.reg)
-        return op(f"CMP {a.reg},{shown}", m, FLAGS, "cmp", (Reg(a.reg), arg))
+        return cells.op(f"CMP {a.reg},{shown}", m, FLAGS, "cmp", (Reg(a.reg), arg))
     if canon in ("B", "BEQ", "BNE"):
-        arity(m, ops, 1, "label", end)
+        cells.arity(m, ops, 1, "label", end)
         _kind(ops[0], "name", "a label", m)
         target = ops[0].text
         cond = {"B": None, "BEQ": "eq", "BNE": "ne"}[canon]
-        return branch(f"{canon} {target}", m, target, cond, FLAGS)
+        return cells.branch(f"{canon} {target}", m, target, cond, FLAGS)
     if canon in ("CBZ", "CBNZ"):
-        arity(m, ops, 2, "rn,label", end)
+        cells.arity(m, ops, 2, "rn,label", end)
         r, lbl = ops
         _kind(r, "reg", "a register", m)
         _kind(lbl, "name", "a label", m)
         cond = "eq" if canon == "CBZ" else "ne"
-        return branch(f"{canon} {r.reg},{lbl.text}", m, lbl.text, cond, r.reg)
+        return cells.branch(f"{canon} {r.reg},{lbl.text}", m, lbl.text, cond, r.reg)
     if canon in ("DMB", "DSB"):
         if len(ops) > 1:
             raise CellError(ops[1].pos, f"too many operands for '{m}' (syntax: {m} [option])")
@@ -246,41 +228,38 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
                 )
         text = canon if opt == "SY" else f"{canon} {opt}"
         kind = canon if opt == "SY" else f"{canon}.{opt}"
-        return fence(text, m, kind)
+        return cells.fence(text, m, kind)
     if canon == "ISB":
-        arity(m, ops, 0, "", end)
-        return fence("ISB", m, "ISB")
-    arity(m, ops, 0, "", end)
-    return nop("NOP", m)
+        cells.arity(m, ops, 0, "", end)
+        return cells.fence("ISB", m, "ISB")
+    cells.arity(m, ops, 0, "", end)
+    return cells.nop("NOP", m)
 
 
 def _mnemonic(text: str) -> str | None:
     """The canonical (upper-case) mnemonic of ``text`` if herd's lexer accepts it."""
-    return cased(text, _KNOWN, True)
+    return cells.cased(text, _KNOWN, True)
 
 
 def parse_cell(text: str) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped ARM program cell (labels first)."""
-    return assemble(text, _TOKEN, _instruction)
+    return cells.assemble(text, _TOKEN, _instruction)
 
 
 def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
-    kind, m, pos = toks[i]
-    canon = _mnemonic(m) if kind == "name" else None
-    if canon is None:
-        raise unknown_instruction(toks, i, "ARM")
+    canon, m, pos = cells.mnemonic_at(toks, i, _mnemonic, "ARM")
     if canon in _UNMODELLED:  # before its operands, which may be of forms not read here
         raise CellError(pos, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
-    ops = operands(toks, i + 1, m, _operand)
-    return lower_at(pos, _lower, m, canon, ops, len(text))
+    ops = cells.operands(toks, i + 1, m, _operand)
+    return cells.lower_at(pos, _lower, m, canon, ops, len(text))
 
 
 # ----------------------------------------------------------------------------- texts
 
 
 #: herd's text of an instruction for the hash (labels renamed)
-hash_text = branch_hash_text
+hash_text = cells.branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

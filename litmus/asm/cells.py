@@ -116,6 +116,19 @@ def unknown_instruction(toks: list[Token], i: int, arch: str) -> CellError:
     return CellError(pos, f"unknown {arch} instruction '{m}'")
 
 
+def mnemonic_at(
+    toks: list[Token], i: int, canon_of: Callable[[str], str | None], arch: str
+) -> tuple[str, str, int]:
+    """herd's mnemonic of the instruction at token ``i`` (``canon_of`` gives it, None for a
+    word its lexer does not read), the mnemonic as written and its position; the error
+    naming it when ``arch`` has no such instruction."""
+    kind, m, pos = toks[i]
+    canon = canon_of(m) if kind == "name" else None
+    if canon is None:
+        raise unknown_instruction(toks, i, arch)
+    return canon, m, pos
+
+
 def assemble(
     text: str,
     pattern: re.Pattern[str],
@@ -161,19 +174,24 @@ def prefixed(
     word: str,
     canon_of: Callable[[str], str | None],
     arch: str,
-) -> tuple[int, str]:
-    """After the prefix ``word`` (X86's ``LOCK``, canonical) at token ``i``, with or
-    without a ``;``: the index of the instruction it prefixes and its canonical mnemonic."""
+) -> tuple[int, str, str | None]:
+    """The instruction at token ``i`` after the prefix ``word`` (X86's ``LOCK``, canonical)
+    when that token is the prefix, with or without a ``;``: the index of its mnemonic,
+    that mnemonic canonical and the prefix as written (None without prefix)."""
+    kind, written, _ = toks[i]
+    if kind != "name" or canon_of(written) != word:
+        canon, _, _ = mnemonic_at(toks, i, canon_of, arch)
+        return i, canon, None
     i += 1
     if i < len(toks) and toks[i][1] == ";":
         i += 1
     if i == len(toks):
         raise CellError(len(text), f"{word} must be followed by an instruction")
     kind, m, pos = toks[i]
-    canon = canon_of(m) if kind == "name" else None
-    if canon is None or canon == word:
+    after = canon_of(m) if kind == "name" else None
+    if after is None or after == word:
         raise CellError(pos, f"unknown {arch} instruction '{m}'")
-    return i, canon
+    return i, after, written
 
 
 def plain_operand(tok: Token, m: str, register: Callable[[str], str | None]) -> Operand:

@@ -25,28 +25,8 @@ from __future__ import annotations
 
 import re
 
-from herdsman.litmus.asm.cells import (
-    CellError,
-    Operand,
-    Token,
-    arity,
-    assemble,
-    branch,
-    branch_hash_text,
-    cased,
-    expect,
-    fence,
-    literal,
-    load,
-    lower_at,
-    nop,
-    op,
-    operands,
-    prefixed,
-    rmw,
-    store,
-    unknown_instruction,
-)
+from herdsman.litmus.asm import cells
+from herdsman.litmus.asm.cells import CellError, Operand, Token
 from herdsman.litmus.base.arch import X86_OTHER_REGS, X86_REGS
 from herdsman.litmus.base.ir import Imm, Reg, Sym
 from herdsman.litmus.base.ir import Operand as IrOperand
@@ -108,9 +88,9 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
             raise CellError(ipos, "absolute numeric addresses are not supported")
         raise CellError(ipos, f"malformed memory operand of '{m}': unexpected '{itext}'")
     if kind == "imm":
-        return Operand("num", text, pos, literal(text[1:], pos + 1)), i + 1
+        return Operand("num", text, pos, cells.literal(text[1:], pos + 1)), i + 1
     if kind == "num":
-        return Operand("num", text, pos, literal(text, pos)), i + 1
+        return Operand("num", text, pos, cells.literal(text, pos)), i + 1
     if kind == "sreg":
         return Operand("reg", text, pos, reg=text), i + 1
     if kind == "name":
@@ -152,7 +132,7 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
     prefix = "LOCK; " if locked is not None else ""
     written = f"{locked} {m}" if locked is not None else m
     if canon in _SIZES:
-        arity(m, ops, 2, "dst,src", end)
+        cells.arity(m, ops, 2, "dst,src", end)
         dst, src = ops
         text = f"{canon} {_ea(dst)},{_ea(src)}"
         size = _SIZES[canon]
@@ -160,39 +140,39 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
             raise CellError(0, f"'{m}' cannot take a LOCK prefix")
         if dst.kind == "reg":
             if _is_mem(src):
-                return load(text, written, dst.reg, _addr(src), size)
-            expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
-            return op(text, written, dst.reg, "mov", (_src(src),))
-        expect(_is_mem(dst), dst, "a register or memory destination", m)
-        expect(
+                return cells.load(text, written, dst.reg, _addr(src), size)
+            cells.expect(src.kind in ("reg", "num"), src, "a register, an immediate or memory", m)
+            return cells.op(text, written, dst.reg, "mov", (_src(src),))
+        cells.expect(_is_mem(dst), dst, "a register or memory destination", m)
+        cells.expect(
             src.kind in ("reg", "num"),
             src,
             "a register or an immediate (no memory-to-memory moves)",
             m,
         )
-        return store(text, written, _src(src), _addr(dst), size)
+        return cells.store(text, written, _src(src), _addr(dst), size)
     if canon in _ARITH or canon in ("INC", "DEC"):
         if canon in _ARITH:
-            arity(m, ops, 2, "dst,src", end)
+            cells.arity(m, ops, 2, "dst,src", end)
             dst, src = ops
             fn = _ARITH[canon]
             text = f"{prefix}{canon} {_ea(dst)},{_ea(src)}"
         else:
-            arity(m, ops, 1, "dst", end)
+            cells.arity(m, ops, 1, "dst", end)
             dst, src = ops[0], Operand("num", "1", -1, 1)
             fn = "add" if canon == "INC" else "sub"
             text = f"{prefix}{canon}  {_ea(dst)}"
-        expect(src.kind in ("reg", "num"), src, "a register or an immediate", m)
+        cells.expect(src.kind in ("reg", "num"), src, "a register or an immediate", m)
         if locked is not None:
-            expect(_is_mem(dst), dst, "a memory destination (LOCK)", m)
-            return rmw(text, written, None, _addr(dst), fn, _src(src))
+            cells.expect(_is_mem(dst), dst, "a memory destination (LOCK)", m)
+            return cells.rmw(text, written, None, _addr(dst), fn, _src(src))
         if _is_mem(dst):
             raise CellError(dst.pos, f"'{m}' on memory is only supported with a LOCK prefix")
-        expect(dst.kind == "reg", dst, "a register", m)
+        cells.expect(dst.kind == "reg", dst, "a register", m)
         args = (Reg(dst.reg), _src(src))
-        return op(text, written, dst.reg, fn, args, sets_cr=True)
+        return cells.op(text, written, dst.reg, fn, args, sets_cr=True)
     if canon == "XCHG":
-        arity(m, ops, 2, "a,b", end)
+        cells.arity(m, ops, 2, "a,b", end)
         a, b = ops
         text = f"{prefix}XCHG {_ea(a)},{_ea(b)}"
         if _is_mem(a) and b.kind == "reg":
@@ -202,60 +182,53 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: str | None)
         else:
             bad = b if _is_mem(a) or a.kind == "reg" else a
             raise CellError(bad.pos, f"'{m}' needs one register and one memory operand")
-        return rmw(text, written, reg.reg, _addr(mem), "second", Reg(reg.reg))
+        return cells.rmw(text, written, reg.reg, _addr(mem), "second", Reg(reg.reg))
     if locked is not None:
         raise CellError(0, f"'{m}' cannot take a LOCK prefix")
     if canon == "CMP":
-        arity(m, ops, 2, "a,b", end)
+        cells.arity(m, ops, 2, "a,b", end)
         a, b = ops
-        expect(a.kind == "reg", a, "a register", m)
-        expect(b.kind in ("reg", "num"), b, "a register or an immediate", m)
-        return op(f"CMP  {_ea(a)},{_ea(b)}", written, FLAGS, "cmp", (Reg(a.reg), _src(b)))
+        cells.expect(a.kind == "reg", a, "a register", m)
+        cells.expect(b.kind in ("reg", "num"), b, "a register or an immediate", m)
+        return cells.op(f"CMP  {_ea(a)},{_ea(b)}", written, FLAGS, "cmp", (Reg(a.reg), _src(b)))
     if canon in ("JMP", "JE", "JNE"):
-        arity(m, ops, 1, "label", end)
-        expect(ops[0].kind == "name", ops[0], "a label", m)
+        cells.arity(m, ops, 1, "label", end)
+        cells.expect(ops[0].kind == "name", ops[0], "a label", m)
         target = ops[0].text
         cond = {"JMP": None, "JE": "eq", "JNE": "ne"}[canon]
-        return branch(f"{canon} {target}", written, target, cond, FLAGS)
+        return cells.branch(f"{canon} {target}", written, target, cond, FLAGS)
     if canon in _FENCES:
-        arity(m, ops, 0, "", end)
-        return fence(canon, written, canon)
+        cells.arity(m, ops, 0, "", end)
+        return cells.fence(canon, written, canon)
     if canon == "NOP":
-        arity(m, ops, 0, "", end)
-        return nop("NOP", written)
+        cells.arity(m, ops, 0, "", end)
+        return cells.nop("NOP", written)
     raise CellError(0, f"unsupported X86 instruction '{m}' (herd does not implement it)")
 
 
 def _mnemonic(text: str) -> str | None:
     """The canonical (upper-case) mnemonic of ``text`` if herd's lexer accepts it."""
-    return cased(text, _KNOWN, True)
+    return cells.cased(text, _KNOWN, True)
 
 
 def parse_cell(text: str) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped X86 program cell (labels first)."""
-    return assemble(text, _TOKEN, _instruction)
+    return cells.assemble(text, _TOKEN, _instruction)
 
 
 def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic or LOCK) on."""
-    kind, m, pos = toks[i]
-    canon = _mnemonic(m) if kind == "name" else None
-    if canon is None:
-        raise unknown_instruction(toks, i, "X86")
-    locked = None
-    if canon == "LOCK":
-        locked = m
-        i, canon = prefixed(text, toks, i, "LOCK", _mnemonic, "X86")
-        m, pos = toks[i][1], toks[i][2]
-    ops = operands(toks, i + 1, m, _operand)
-    return lower_at(pos, _lower, m, canon, ops, len(text), locked)
+    i, canon, locked = cells.prefixed(text, toks, i, "LOCK", _mnemonic, "X86")
+    _, m, pos = toks[i]
+    ops = cells.operands(toks, i + 1, m, _operand)
+    return cells.lower_at(pos, _lower, m, canon, ops, len(text), locked)
 
 
 # ----------------------------------------------------------------------------- texts
 
 
 #: herd's text of an instruction for the hash (labels renamed)
-hash_text = branch_hash_text
+hash_text = cells.branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

@@ -29,27 +29,8 @@ from __future__ import annotations
 
 import re
 
-from herdsman.litmus.asm.cells import (
-    CellError,
-    Operand,
-    Token,
-    arity,
-    assemble,
-    branch,
-    branch_hash_text,
-    cased,
-    expect,
-    fence,
-    load,
-    lower_at,
-    nop,
-    op,
-    operands,
-    prefixed,
-    rmw,
-    store,
-    unknown_instruction,
-)
+from herdsman.litmus.asm import cells
+from herdsman.litmus.asm.cells import CellError, Operand, Token
 from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import x86_64_part
 from herdsman.litmus.base.ir import Imm, Reg, Sym
@@ -94,7 +75,7 @@ _WORDS = (
 
 def _canon(text: str) -> str | None:
     """herd's mnemonic of ``text`` (its lexer takes lower or upper case), or None."""
-    return "endbr64" if text == "endbr64" else cased(text, _WORDS, False)
+    return "endbr64" if text == "endbr64" else cells.cased(text, _WORDS, False)
 
 
 def _register(text: str, pos: int) -> Operand | None:
@@ -201,13 +182,13 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
     annots = frozenset({"X"}) if locked else frozenset()
     width = _SIZES[size]
     if base in ("mov", "movnti", "movntil", "movntiq"):
-        arity(m, ops, 2, "src,dst", end)
+        cells.arity(m, ops, 2, "src,dst", end)
         src, dst = ops
         if base != "mov":
-            expect(src.kind == "reg", src, "a register", m)
-            expect(dst.kind == "mem", dst, "memory", m)
+            cells.expect(src.kind == "reg", src, "a register", m)
+            cells.expect(dst.kind == "mem", dst, "memory", m)
             word = "movnti" + {"movntil": "l", "movntiq": "q"}.get(canon, "")
-            return store(
+            return cells.store(
                 f"{word} {_text(src)},{_text(dst)}",
                 m,
                 Reg(src.reg),
@@ -216,23 +197,27 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
                 frozenset({"NT"}),
             )
         text = f"mov{size} {_text(src)},{_text(dst)}"
-        expect(src.kind in ("imm", "reg", "mem"), src, "an immediate, a register or memory", m)
+        cells.expect(
+            src.kind in ("imm", "reg", "mem"), src, "an immediate, a register or memory", m
+        )
         if dst.kind == "reg":
             if src.kind == "mem":
-                return load(text, m, _written(dst, m), _addr(src), width)
-            return op(text, m, _written(dst, m), "mov", (_src(src),))
-        expect(dst.kind == "mem", dst, "a register or memory destination", m)
-        expect(src.kind != "mem", src, "a register or an immediate (no memory-to-memory move)", m)
-        return store(text, m, _src(src), _addr(dst), width)
+                return cells.load(text, m, _written(dst, m), _addr(src), width)
+            return cells.op(text, m, _written(dst, m), "mov", (_src(src),))
+        cells.expect(dst.kind == "mem", dst, "a register or memory destination", m)
+        cells.expect(
+            src.kind != "mem", src, "a register or an immediate (no memory-to-memory move)", m
+        )
+        return cells.store(text, m, _src(src), _addr(dst), width)
     if base in _ARITH or base in ("inc", "dec"):
         if base in _ARITH:
-            arity(m, ops, 2, "src,dst", end)
+            cells.arity(m, ops, 2, "src,dst", end)
             src, dst = ops
             fn = _ARITH[base]
             text = f"{prefix}{base}{size} {_text(src)},{_text(dst)}"
-            expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
+            cells.expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
         else:
-            arity(m, ops, 1, "dst", end)
+            cells.arity(m, ops, 1, "dst", end)
             dst, src = ops[0], Operand("imm", "$1", -1, 1)
             fn = "add" if base == "inc" else "sub"
             text = f"{prefix}{base}{size} {_text(dst)}"
@@ -240,18 +225,18 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
             return Instruction(
                 text, m, ir.RMW(None, _addr(dst), fn, _src(src), width, annots, True)
             )
-        expect(dst.kind == "reg", dst, "a register or memory destination", m)
+        cells.expect(dst.kind == "reg", dst, "a register or memory destination", m)
         reg = _written(dst, m)
         return Instruction(text, m, ir.Op(reg, fn, (Reg(dst.reg), _src(src)), True))
     if base == "cmp":
-        arity(m, ops, 2, "src,dst", end)
+        cells.arity(m, ops, 2, "src,dst", end)
         src, dst = ops
-        expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
-        expect(dst.kind == "reg", dst, "a register", m)
+        cells.expect(src.kind in ("imm", "reg"), src, "an immediate or a register", m)
+        cells.expect(dst.kind == "reg", dst, "a register", m)
         text = f"cmp{size} {_text(src)},{_text(dst)}"
-        return op(text, m, FLAGS, "cmp", (Reg(dst.reg), _src(src)))
+        return cells.op(text, m, FLAGS, "cmp", (Reg(dst.reg), _src(src)))
     if base == "xchg":
-        arity(m, ops, 2, "a,b", end)
+        cells.arity(m, ops, 2, "a,b", end)
         a, b = ops
         text = f"{prefix}xchg{size} {_text(a)},{_text(b)}"
         if a.kind == "mem" and b.kind == "reg":
@@ -261,49 +246,44 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int, locked: bool) -> In
         else:
             bad = b if a.kind in ("mem", "reg") else a
             raise CellError(bad.pos, f"'{m}' needs one register and one memory operand")
-        return rmw(text, m, _written(other, m), _addr(mem), "second", Reg(other.reg))
+        return cells.rmw(text, m, _written(other, m), _addr(mem), "second", Reg(other.reg))
     if canon == "jmp" or canon in _JCC:
-        arity(m, ops, 1, "label", end)
-        expect(ops[0].kind == "name", ops[0], "a label", m)
+        cells.arity(m, ops, 1, "label", end)
+        cells.expect(ops[0].kind == "name", ops[0], "a label", m)
         target = ops[0].text
         word = _JCC_TEXT.get(canon, canon)
-        return branch(f"{word} {target}", m, target, _JCC.get(canon), FLAGS)
+        return cells.branch(f"{word} {target}", m, target, _JCC.get(canon), FLAGS)
     if canon in _FENCES:
-        arity(m, ops, 0, "", end)
-        return fence(canon, m, canon.upper())
+        cells.arity(m, ops, 0, "", end)
+        return cells.fence(canon, m, canon.upper())
     if canon in _NOPS:
         if canon in ("nop", "endbr64"):
-            arity(m, ops, 0, "", end)
-        return nop("NOP", m)
+            cells.arity(m, ops, 0, "", end)
+        return cells.nop("NOP", m)
     raise CellError(0, f"unsupported X86_64 instruction '{m}'")
 
 
 def parse_cell(text: str) -> tuple[CodeItem, ...]:
     """The IR of one non-empty, stripped X86_64 program cell (labels first)."""
-    return assemble(text, _TOKEN, _instruction)
+    return cells.assemble(text, _TOKEN, _instruction)
 
 
 def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic or lock) on."""
-    kind, m, pos = toks[i]
-    canon = _canon(m) if kind == "name" else None
-    if canon is None:
-        raise unknown_instruction(toks, i, "X86_64")
-    locked = canon == "lock"
-    if locked:
-        i, canon = prefixed(text, toks, i, "lock", _canon, "X86_64")
-        m, pos = toks[i][1], toks[i][2]
+    i, canon, prefix = cells.prefixed(text, toks, i, "lock", _canon, "X86_64")
+    _, m, pos = toks[i]
+    locked = prefix is not None
     if canon in _NOPS and not locked:  # herd reads an address after nopl/nopw: ignored
-        return nop("NOP", m)
-    ops = operands(toks, i + 1, m, _operand)
-    return lower_at(pos, _lower, m, canon, ops, len(text), locked)
+        return cells.nop("NOP", m)
+    ops = cells.operands(toks, i + 1, m, _operand)
+    return cells.lower_at(pos, _lower, m, canon, ops, len(text), locked)
 
 
 # ----------------------------------------------------------------------------- texts
 
 
 #: herd's text of an instruction for the hash (labels renamed)
-hash_text = branch_hash_text
+hash_text = cells.branch_hash_text
 
 
 def source_text(ins: Instruction) -> str:

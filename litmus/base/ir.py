@@ -393,6 +393,7 @@ OP_FUNCTIONS: dict[str, int] = {
     "min": 2,
     "umax": 2,  # unsigned
     "umin": 2,
+    "andnot": 2,  # a & ~b (AArch64 LDCLR)
 }
 
 

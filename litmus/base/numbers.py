@@ -130,6 +130,7 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     "min": lambda a, b: min(a, b),
     "umax": lambda a, b: max(a, b, key=lambda v: v & _MASK64),
     "umin": lambda a, b: min(a, b, key=lambda v: v & _MASK64),
+    "andnot": lambda a, b: a & ~b,
     "cmpu": lambda a, b: ((a & _MASK64) > (b & _MASK64)) - ((a & _MASK64) < (b & _MASK64)),
     "eq": lambda a, b: int(a == b),
     "ne": lambda a, b: int(a != b),

@@ -22,9 +22,10 @@ exists (1:X0=1)
 #: (a change of GOOD, a piece of the error line it must give)
 BAD_TESTS = [
     ("MOV W0,#1   |", "MOV W0,#1   | MOV W0,#1 |", "this row has 3 cells"),
-    ("STR W0,[X1] |", "CAS W0,W2,[X1] |", "unsupported AArch64 instruction 'CAS'"),
-    ("STR W0,[X1] |", "SWPAL W0,W2,[X1] |", "unsupported AArch64 instruction 'SWPAL'"),
-    ("STR W0,[X1] |", "LDADD W0,W2,[X1] |", "unsupported AArch64 instruction 'LDADD'"),
+    ("STR W0,[X1] |", "CASPAL W0,W1,W2,W3,[X1] |", "unsupported AArch64 instruction 'CASPAL'"),
+    ("STR W0,[X1] |", "SWPB W0,W2,[X1] |", "unsupported AArch64 instruction 'SWPB'"),
+    ("STR W0,[X1] |", "LDUMIN W0,W2,[X1] |", "unsupported AArch64 instruction 'LDUMIN'"),
+    ("STR W0,[X1] |", "CAS W0,W2 |", "missing operand"),
     ("STR W0,[X1] |", "STR W0,[X1],#8 |", "post-indexed addressing"),
     ("STR W0,[X1] |", "STR W0,[X1 |", "missing ']'"),
     ("STR W0,[X1] |", "STR W0,X1 |", "expected a memory operand"),

@@ -9,6 +9,7 @@ from conftest import shared_path
 
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
+from herdsman.litmus.base import ir
 from herdsman.litmus.base.arch import arch
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Branch, Fence, Imm, Label, Load, Op, Reg, Store, StoreCond, Sym
@@ -61,6 +62,15 @@ def one(text: str) -> Instruction:
         ("DMB ISHLD", "DMB ISHLD"),
         ("DSB OSHST", "DSB OSHST"),
         ("ISB", "ISB"),
+        ("casal w0,w1,[x2]", "CASAL W0,W1,[X2]"),
+        ("CAS X0,X1,[X2,#0]", "CAS X0,X1,[X2]"),
+        ("SWPA W0,WZR,[X2]", "SWPA W0,WZR,[X2]"),
+        ("LDADDAL W0,W1,[X2]", "LDADDAL W0,W1,[X2]"),
+        ("LDCLRL X0,X1,[X2]", "LDCLRL X0,X1,[X2]"),
+        ("LDEOR W0,WZR,[X2]", "STEOR W0,[X2]"),
+        ("LDSETL W0,WZR,[X2]", "STSETL W0,[X2]"),
+        ("LDSMAXA W0,WZR,[X2]", "LDSMAXA W0,WZR,[X2]"),
+        ("STADDL W0,[X2]", "STADDL W0,[X2]"),
     ],
 )
 def test_canonical_text(written: str, canonical: str) -> None:
@@ -86,6 +96,17 @@ def test_operations() -> None:
     assert one("B.GE F").op == Branch("F", "ge", aarch64.FLAGS)
     assert one("B F").op == Branch("F")
     assert one("DMB ISH").op == Fence("DMB.ISH")
+    xa, xl = frozenset({"X", "A"}), frozenset({"X", "L"})
+    assert one("SWPAL W0,W2,[X1]").op == ir.RMW(
+        "X2", (Reg("X1"),), "second", Reg("X0"), 4, xa, write_annots=xl
+    )
+    noret = frozenset({"X", "NoRet"})
+    assert one("STCLRL X0,[X1]").op == ir.RMW(
+        None, (Reg("X1"),), "andnot", Reg("X0"), 8, noret, write_annots=xl
+    )
+    assert one("CASA W0,W2,[X1]").op == ir.CAS(
+        "X0", (Reg("X1"),), Reg("X0"), Reg("X2"), xa, write_annots=frozenset({"X"})
+    )
     items = aarch64.parse_cell("Fail0: MOV W7,#0")
     assert items[0] == Label("Fail0")
 
@@ -93,8 +114,12 @@ def test_operations() -> None:
 @pytest.mark.parametrize(
     "cell, message",
     [
-        ("CAS W0,W1,[X2]", "unsupported AArch64 instruction 'CAS'"),
-        ("LDADD W0,W1,[X2]", "unsupported AArch64 instruction 'LDADD'"),
+        ("CASP W0,W1,W2,W3,[X4]", "unsupported AArch64 instruction 'CASP'"),
+        ("LDADDH W0,W1,[X2]", "unsupported AArch64 instruction 'LDADDH'"),
+        ("LDUMAX W0,W1,[X2]", "unsupported AArch64 instruction 'LDUMAX'"),
+        ("CAS W0,X1,[X2]", "expected a W register"),
+        ("SWP W0,W1,[X2,#4]", "takes a plain address"),
+        ("STADD W0,W1,[X2]", "too many operands"),
         ("B.HI L", "condition HI is not modelled"),
         ("LDR W0,[X1],#4", "post-indexed"),
         ("LDR W0,[X1,#4]!", "pre-indexed"),
@@ -130,11 +155,11 @@ def test_registers_and_their_order() -> None:
 
 
 def test_whole_test_and_error_position(tmp_path) -> None:
-    text = "AArch64 T\n{ 0:X1=x; }\n P0 ;\n LDR W0,[X1] ;\n SWP W0,W1,[X1] ;\nexists (0:X0=1)\n"
+    text = "AArch64 T\n{ 0:X1=x; }\n P0 ;\n LDR W0,[X1] ;\n SWPH W0,W1,[X1] ;\nexists (0:X0=1)\n"
     with pytest.raises(InputError) as exc:
         parse_text(text, str(tmp_path / "t.litmus"))
-    assert exc.value.render().endswith(":5:2: error: unsupported AArch64 instruction 'SWP'")
-    ok = parse_text(text.replace(" SWP W0,W1,[X1] ;\n", ""), "t.litmus")
+    assert exc.value.render().endswith(":5:2: error: unsupported AArch64 instruction 'SWPH'")
+    ok = parse_text(text.replace(" SWPH W0,W1,[X1] ;\n", ""), "t.litmus")
     assert ok.init[0].value == Sym("x")
 
 
