@@ -127,7 +127,8 @@ def rest(th: CompiledThread, st: ThreadState, p: Pending) -> Step:
         t_[p.dst] = p.dst_taint
         regs, taint = tuple(r_), tuple(t_)
     done = _new(
-        ThreadState, (pc + 1, regs, taint, st.ctrl, st.n, st.poi + 1, st.loops, None, False)
+        ThreadState,
+        (pc + 1, regs, taint, st.ctrl, st.n, st.poi + 1, st.loops, None, False, st.freed),
     )
     read = 1 << r
     dst = th.names[p.dst] if p.dst >= 0 else None
