@@ -45,6 +45,7 @@ from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import (
     Branch,
     Fence,
+    Instr,
     Label,
     Load,
     Nop,
@@ -130,11 +131,11 @@ def dequeue(st: ThreadState, p: Queued) -> Emit:
     return _new(Emit, (ev, nxt, None))
 
 
-def events_of(th: CompiledThread, pc: int) -> int:
-    """The events the operation at ``pc`` issues at most, register events included."""
-    ins = th.code[pc]
+def events_of(ins: Instr, args: tuple[tuple[int, Value], ...], nop_events: bool) -> int:
+    """The events the operation ``ins`` (operands ``args``, see
+    :attr:`CompiledThread.args`) issues at most, register events included."""
     cls = type(ins)
-    regs = sum(1 for slot, _ in th.args[pc] if slot >= 0)
+    regs = sum(1 for slot, _ in args if slot >= 0)
     if isinstance(ins, Op):
         return regs + 1 + int(ins.sets_cr)
     if isinstance(ins, Load):
@@ -144,11 +145,11 @@ def events_of(th: CompiledThread, pc: int) -> int:
     if cls is StoreCond:
         return regs + 4
     if isinstance(ins, Branch):
-        return 2 if ins.cond is not None else int(th.nop_events)
+        return 2 if ins.cond is not None else int(nop_events)
     if cls is Fence:
         return 1
     if cls is Nop:
-        return int(th.nop_events)
+        return int(nop_events)
     return 0
 
 
