@@ -165,8 +165,8 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
-                if cls is Kill:  # GenMC's loop bound: the thread stops unfinished
-                    return _new(ThreadDone, (regs, True, self.slots, self.order))
+                if cls is Kill:  # GenMC's loop bound: the execution is blocked, not complete
+                    return _LOOP_BOUND
                 if cls is Free:
                     st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
                     if failed is not None:

@@ -258,7 +258,7 @@ class Free:
 @dataclass(frozen=True, slots=True)
 class Kill:
     """The thread stops here without finishing (GenMC's loop bound, ``-unroll``): the
-    execution still counts, but a join on the thread waits for ever."""
+    execution is blocked (GenMC counts it so), cut by the loop bound."""
 
 
 Instr = (

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from herdsman.herd_compat.cli.main import main
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "litmus" / "examples" / "programs"
@@ -89,11 +87,6 @@ def test_json_gives_the_outcome(capsys, tmp_path) -> None:
     assert sum(s["executions"] for s in data["outcome"]["states"]) == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: a thread stopped by --unroll (GenMC's -unroll) ends a "
-    "complete execution here, where GenMC counts none (1 complete at -unroll=1 and 3)",
-)
 def test_loop_bound_blocks_and_is_reported(capsys, tmp_path) -> None:
     prog = tmp_path / "loop.c"
     prog.write_text(LOOPING)
