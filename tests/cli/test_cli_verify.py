@@ -154,3 +154,13 @@ def test_limits_give_up_cleanly(tmp_path) -> None:
         assert r.returncode == 3, (limit, r.stderr)
         assert r.stderr.count("\n") == 1 and ": warning: " in r.stderr and "exceeded" in r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_c_division_by_zero_is_an_error(capsys, tmp_path) -> None:
+    """C's division (or remainder) by zero is an error of the execution, not herd's 0."""
+    for expr, bad in (("1 / s", True), ("7 % s", True), ("8 / 4", False), ("1 / 0", True)):
+        prog = tmp_path / "div.c"
+        prog.write_text(f"int x;\nint main() {{\n  int s = 0;\n  x = {expr};\n  return 0;\n}}\n")
+        rc, out, _ = _verify(capsys, str(prog))
+        assert rc == (42 if bad else 0), expr
+        assert ("division by zero" in out) == bad, expr
