@@ -74,8 +74,15 @@ class ThreadBase:
         bound_blocks: bool = False,
         regs: bool = False,
         nop_events: bool = False,
+        cells: frozenset[str] | None = None,
     ) -> None:
         self.tid = tid
+        # C programs: every cell of the globals and stacks, and their allocations (an
+        # access to a cell outside its allocation is an error); None: no such check
+        self.cells = cells
+        self.allocations = frozenset(c.partition("+")[0] for c in cells or ())
+        #: the accesses whose constant address is outside its allocation
+        self.outside: set[int] = set()
         self.bound_blocks = bound_blocks
         self.regs = regs  # herd's register events too (engine.semantics.regevents)
         self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
@@ -122,6 +129,8 @@ class ThreadBase:
             if ops and all(slot < 0 for slot, _ in ops):
                 a, _ = _address((), (), ops)
                 loc = str(a) if isinstance(a, Sym) else None
+                if isinstance(a, Sym) and self.outside_allocation(a.name, str(a)):
+                    self.outside.add(len(self.const_loc))
             self.const_loc.append(loc)
         back: dict[int, int] = {}
         for i, ins in enumerate(self.code):
@@ -141,6 +150,10 @@ class ThreadBase:
         self.fences = {
             i: fence_parts(ins.kind) for i, ins in enumerate(self.code) if type(ins) is Fence
         }
+
+    def outside_allocation(self, name: str, loc: str) -> bool:
+        """Whether the cell ``loc`` of allocation ``name`` lies outside it (C programs)."""
+        return self.cells is not None and loc not in self.cells and name in self.allocations
 
     def static_loc(self, pc: int) -> str | None:
         """The location the access at ``pc`` names with the thread's initial registers

@@ -54,6 +54,9 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 
+#: GenMC's words for an access outside every allocation.
+NON_ALLOCATED = "Attempt to access non-allocated memory"
+
 
 class EventSteps(ThreadBase):
     """A compiled thread's events (see the module docstring)."""
@@ -108,8 +111,12 @@ class EventSteps(ThreadBase):
                 loc = _loc_name(a)
                 if st.freed and a.name in st.freed:  # type: ignore[union-attr]
                     return ThreadFailed("access to freed memory", pc, self._done(st))
+                if self.cells is not None and self.outside_allocation(a.name, loc):
+                    return ThreadFailed(NON_ALLOCATED, pc, self._done(st))
             else:
                 sym = a
+        elif self.outside and pc in self.outside:
+            return ThreadFailed(NON_ALLOCATED, pc, self._done(st))
         assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock | Effect)
         annots = ins.annots
         if isinstance(ins, Effect):  # herd's lock and SRCU events: a location, no value

@@ -425,6 +425,7 @@ def thread_code(
     bound_blocks: bool = False,
     regs: bool = False,
     nop_events: bool = False,
+    cells: frozenset[str] | None = None,
 ) -> ThreadCode:
     """The compiled thread (the same object for identical threads of any program)."""
     return ThreadCode(
@@ -437,6 +438,7 @@ def thread_code(
         bound_blocks,
         regs,
         nop_events,
+        cells,
     )
 
 
@@ -457,6 +459,8 @@ class Semantics:
         nops = rec.nop_events if rec else False
         init = program.registers
         blocks = program.loop_bound in ("block", "none")
+        # C programs (their memory is allocations): accesses outside them are errors
+        cells = frozenset(name for name, _ in program.memory) if blocks else None
         with self.reporting():
             self.threads = [
                 thread_code(
@@ -469,6 +473,7 @@ class Semantics:
                     blocks,
                     regs,
                     nops,
+                    cells,
                 )
                 for t, th in enumerate(program.threads)
             ]

@@ -232,8 +232,10 @@ class ExprLowerer(LValueLowerer):
         if fn in ("eq", "ne") and (isinstance(a.op, Ref) or isinstance(b.op, Ref)):
             if a.op == b.op:
                 return Val(Imm(int(fn == "eq")), self.int_type())
-        if fn in ("div", "mod") and not (isinstance(b.op, Imm) and b.op.value != 0):
-            self.divisor_check(b.op)
+        divisor = b.op
+        if fn in ("div", "mod") and (isinstance(divisor, Reg) or divisor == Imm(0)):
+            assert isinstance(divisor, Reg | Imm)
+            self.divisor_check(divisor)
         return self.arith(fn, a, b, node, dst)
 
     def divisor_check(self, divisor: Operand) -> None:

@@ -164,3 +164,24 @@ def test_c_division_by_zero_is_an_error(capsys, tmp_path) -> None:
         rc, out, _ = _verify(capsys, str(prog))
         assert rc == (42 if bad else 0), expr
         assert ("division by zero" in out) == bad, expr
+
+
+def test_c_memory_errors_without_asserts(capsys, tmp_path) -> None:
+    """A store outside its allocation and a double free are errors, as GenMC reports
+    them, also in a program with no assert; an access inside its allocation is none."""
+    cases = (
+        ("int a[2];\nint main() {\n  int i = 2;\n  a[i] = 1;\n  return 0;\n}\n", "non-allocated"),
+        ("int a[2];\nint main() {\n  int i = 1;\n  a[i] = 1;\n  return 0;\n}\n", None),
+        (
+            "#include <stdlib.h>\nint main() {\n  int *p = malloc(4);\n  free(p);\n"
+            "  free(p);\n  return 0;\n}\n",
+            "double free",
+        ),
+    )
+    for text, error in cases:
+        prog = tmp_path / "mem.c"
+        prog.write_text(text)
+        rc, out, _ = _verify(capsys, str(prog))
+        assert rc == (0 if error is None else 42), text
+        if error is not None:
+            assert error in out, text
