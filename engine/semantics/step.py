@@ -87,7 +87,6 @@ from herdsman.litmus.base.ir import (
     Program,
     Spawn,
     StoreCond,
-    Thread,
     Value,
 )
 
@@ -414,32 +413,9 @@ class ThreadCode(EventSteps):
 THREAD_CACHE = 4096
 
 
-@lru_cache(maxsize=THREAD_CACHE)
-def thread_code(
-    tid: int,
-    thread: Thread,
-    registers: tuple[tuple[str, Value], ...],
-    branch_commit: bool,
-    store_data_port: bool,
-    unroll: int,
-    bound_blocks: bool = False,
-    regs: bool = False,
-    nop_events: bool = False,
-    cells: frozenset[str] | None = None,
-) -> ThreadCode:
-    """The compiled thread (the same object for identical threads of any program)."""
-    return ThreadCode(
-        tid,
-        thread,
-        registers,
-        branch_commit,
-        store_data_port,
-        unroll,
-        bound_blocks,
-        regs,
-        nop_events,
-        cells,
-    )
+#: The compiled thread (the same object for identical threads of any program): arguments
+#: as :class:`ThreadCode`'s.
+thread_code = lru_cache(maxsize=THREAD_CACHE)(ThreadCode)
 
 
 class Semantics:
