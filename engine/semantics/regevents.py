@@ -53,6 +53,7 @@ from herdsman.litmus.base.ir import (
     RMW,
     Branch,
     Fence,
+    Instr,
     Label,
     Load,
     Nop,
@@ -74,11 +75,11 @@ def _with_iico(e: Event, iico: int) -> Event:
     return _new(Event, (*e[:14], iico, e[15]))
 
 
-def events_of(th: CompiledThread, pc: int) -> int:
-    """The events the operation at ``pc`` issues at most, register events included."""
-    ins = th.code[pc]
+def events_of(ins: Instr, args: tuple[tuple[int, Value], ...], nop_events: bool) -> int:
+    """The events the operation ``ins`` (operands ``args``, see
+    :attr:`CompiledThread.args`) issues at most, register events included."""
     cls = type(ins)
-    regs = sum(1 for slot, _ in th.args[pc] if slot >= 0)
+    regs = sum(1 for slot, _ in args if slot >= 0)
     if isinstance(ins, Op):
         return regs + 1 + int(ins.sets_cr)
     if isinstance(ins, Load):
@@ -88,13 +89,13 @@ def events_of(th: CompiledThread, pc: int) -> int:
     if cls is StoreCond:
         return regs + 4
     if isinstance(ins, Branch):
-        return 2 if ins.cond is not None else int(th.nop_events)
+        return 2 if ins.cond is not None else int(nop_events)
     if cls is Fence:
         return 1
     if cls is RMW or cls is CAS:
-        return rmwevents.max_events(th, pc)
+        return rmwevents.max_events(ins, args)
     if cls is Nop:
-        return int(th.nop_events)
+        return int(nop_events)
     return 0
 
 

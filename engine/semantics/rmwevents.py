@@ -27,16 +27,16 @@ from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
 from herdsman.engine.semantics.state import Pending, Step, ThreadState
 from herdsman.graphs.events import Event
-from herdsman.litmus.base.ir import CAS, RMW, Reg
+from herdsman.litmus.base.ir import CAS, RMW, Instr, Reg, Value
 
 _new = tuple.__new__
 _NONE: frozenset[str] = frozenset()
 
 
-def max_events(th: CompiledThread, pc: int) -> int:
-    """The events the read-modify-write at ``pc`` issues at most."""
-    regs = sum(1 for slot, _ in th.args[pc] if slot >= 0)
-    return regs + (4 if isinstance(th.code[pc], CAS) else 3)
+def max_events(ins: Instr, args: tuple[tuple[int, Value], ...]) -> int:
+    """The events the read-modify-write ``ins`` (operands ``args``) issues at most."""
+    regs = sum(1 for slot, _ in args if slot >= 0)
+    return regs + (4 if isinstance(ins, CAS) else 3)
 
 
 def _masks(th: CompiledThread, pc: int, r: int) -> tuple[int, list[int]]:

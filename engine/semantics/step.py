@@ -32,14 +32,11 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import cast
 
 from herdsman.engine.semantics import regevents
-from herdsman.engine.semantics.access import address as _address
-from herdsman.engine.semantics.access import loc_name as _loc_name
 from herdsman.engine.semantics.access import set_reg as _set
 from herdsman.engine.semantics.access import state_at as _state
 from herdsman.engine.semantics.arith import (
@@ -51,12 +48,18 @@ from herdsman.engine.semantics.arith import (
     is_known,
     reads_of,
 )
+from herdsman.engine.semantics.compile import (
+    _NO_REG,
+    _NONE,
+    StepError,
+    _new,
+)
+from herdsman.engine.semantics.events import EventSteps, nop_event
 from herdsman.engine.semantics.state import (
     Access,
     Blocked,
     Choice,
     Emit,
-    Fork,
     Pending,
     Queued,
     Read,
@@ -71,33 +74,19 @@ from herdsman.graphs.events import Event
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
-    CAS,
-    RMW,
     Assert,
     Assume,
     Branch,
     Choose,
-    Effect,
-    Fence,
     Free,
-    Imm,
     Instr,
-    Join,
     Kill,
     Label,
-    Load,
-    Lock,
     Nop,
     Op,
-    Operand,
     Program,
-    Reg,
     Spawn,
-    Store,
     StoreCond,
-    Sym,
-    Thread,
-    Unlock,
     Value,
 )
 
@@ -115,202 +104,12 @@ ASSUME = "assume"
 _LOOP_BOUND = Blocked(LOOP_BOUND)
 
 
-#: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
-_new = tuple.__new__
-_NONE: frozenset[str] = frozenset()
-#: The last fields of an event that is no register event: ``reg``, ``iico``, ``iico_ctrl``.
-_NO_REG = (None, 0, 0)
-
-
-class StepError(Exception):
-    """A thread does what no program may (an operation herd cannot perform, a branch to
-    no label): the message names the thread and the operation; the explorer reports it
-    as bad input of the program's file."""
-
-
-class ThreadCode:
+class ThreadCode(EventSteps):
     """One thread compiled, with its step function (see the module docstring): register
     slots, labels, backward-branch targets, each operation's operands as (register slot
     or -1, immediate value).  It depends only on the thread's code, initial registers and
     architecture facts, so identical threads of different programs share one
     (:func:`thread_code`)."""
-
-    def __init__(
-        self,
-        tid: int,
-        thread: Thread,
-        registers: tuple[tuple[str, Value], ...],
-        branch_commit: bool,
-        store_data_port: bool,
-        unroll: int,
-        bound_blocks: bool = False,
-        regs: bool = False,
-        nop_events: bool = False,
-    ) -> None:
-        self.tid = tid
-        self.bound_blocks = bound_blocks
-        self.regs = regs  # herd's register events too (engine.semantics.regevents)
-        self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
-        self._max_events: int | None = None  # computed once (compiled threads are shared)
-        self._max_writes: int | None = None
-        self.code: tuple[Instr, ...] = thread.code
-        self.origins = thread.origins
-        self.branch_commit = branch_commit
-        self.store_data_port = store_data_port
-        self.unroll = unroll
-        init = dict(registers)
-        slots: dict[str, int] = {name: i for i, name in enumerate(init)}
-        self.labels: dict[str, int] = {}
-        infos = []
-        for i, ins in enumerate(self.code):
-            if type(ins) is Label:
-                self.labels[ins.name] = i
-                infos.append(_NO_INFO)
-                continue
-            info = _info(ins)
-            infos.append(info)
-            for r in info[0]:
-                if r not in slots:
-                    slots[r] = len(slots)
-        self.slots = slots
-        self.names = tuple(slots)
-        self.order = tuple(
-            (i, self.names[i]) for i in sorted(range(len(slots)), key=self.names.__getitem__)
-        )
-        self.cr0 = slots.get("cr0", -1)
-        self.init_regs = tuple([init.get(r) for r in self.names])
-        # per operation: its operands as (register slot or -1, immediate value); per
-        # memory access, its address operands, and its location when they are all
-        # immediates (X86's [x]: known before the thread runs)
-        self.args: list[tuple[tuple[int, Value], ...]] = []
-        self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
-        self.const_loc: list[str | None] = []
-        for _regs, operands, naddr in infos:
-            cargs = tuple([(slots[x], 0) if isinstance(x, str) else (-1, x) for _, x in operands])
-            self.args.append(cargs)
-            ops = cargs[:naddr]
-            self.addr_ops.append(ops)
-            loc = None
-            if ops and all(slot < 0 for slot, _ in ops):
-                a, _ = _address((), (), ops)
-                loc = str(a) if isinstance(a, Sym) else None
-            self.const_loc.append(loc)
-        back: dict[int, int] = {}
-        for i, ins in enumerate(self.code):
-            if type(ins) is Choose:
-                for t in ins.targets:
-                    tgt = self.labels.get(t)
-                    if tgt is None or tgt <= i:
-                        raise StepError(f"P{tid}: a choice of no forward label '{t}'")
-            if type(ins) is Branch:
-                tgt = self.labels.get(ins.target)
-                if tgt is None:
-                    raise StepError(f"P{tid}: branch to undefined label '{ins.target}'")
-                if tgt <= i:
-                    back.setdefault(tgt, len(back))
-        self.back = back  # backward-branch target -> its slot in ThreadState.loops
-        # per fence operation: its event's fence kind and annotation sets
-        self.fences = {
-            i: fence_parts(ins.kind) for i, ins in enumerate(self.code) if type(ins) is Fence
-        }
-
-    def static_loc(self, pc: int) -> str | None:
-        """The location the access at ``pc`` names with the thread's initial registers
-        (None: none), for estimates before the thread runs."""
-        loc = self.const_loc[pc]
-        if loc is None:
-            a, _ = _address(self.init_regs, (0,) * len(self.init_regs), self.addr_ops[pc])
-            loc = str(a) if isinstance(a, Sym) else None
-        return loc
-
-    # ------------------------------------------------------------------ states
-    def start(self) -> ThreadState:
-        th = self
-        zeros = (0,) * len(th.names)
-        return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
-
-    def initial(self) -> ThreadDone:
-        """How a thread that never ran ends: with its initial registers."""
-        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
-
-    def max_events(self, unroll: int | None = None) -> int:
-        """An upper bound of the events of any execution of the thread: the longest
-        path through its code, both ways at every conditional branch, backward branches
-        taken at most ``unroll`` times (the thread's bound by default; explorers reserve
-        that much room, and grow it when a thread whose loops are not bounded needs
-        more)."""
-        if unroll is not None:
-            return self._longest(self.events_at, unroll)
-        if self._max_events is None:
-            self._max_events = self._longest(self.events_at)
-        return self._max_events
-
-    def max_writes(self) -> int:
-        """An upper bound of the writes of any execution of the thread (as
-        :meth:`max_events`)."""
-        if self._max_writes is None:
-            self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
-        return self._max_writes
-
-    def _longest(self, weight: Callable[[int], int], unroll: int | None = None) -> int:
-        """The heaviest path through the thread's code (see :meth:`max_events`)."""
-        th = self
-        bound = self.unroll if unroll is None else min(unroll, self.unroll)
-        code = th.code
-        end = len(code)
-        if not end:  # a thread with no instructions
-            return 0
-        memo: dict[tuple[int, tuple[int, ...]], int] = {}
-        start = (0, (0,) * len(th.back))
-        stack = [start]
-        while stack:
-            key = stack[-1]
-            if key in memo:
-                stack.pop()
-                continue
-            succ = self._successors(th, *key, bound)
-            todo = [k for k in succ if k[0] < end and k not in memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
-            here = weight(key[0])
-            memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
-        return memo[start] if end else 0
-
-    def events_at(self, pc: int) -> int:
-        """The events the operation at ``pc`` issues at most."""
-        if self.regs:
-            return regevents.events_of(self, pc)
-        ins = self.code[pc]
-        if self.nop_events and (type(ins) is Nop or (type(ins) is Branch and ins.cond is None)):
-            return 1
-        return _events_of(ins, self.branch_commit)
-
-    def _successors(
-        self, th: ThreadCode, pc: int, loops: tuple[int, ...], bound: int
-    ) -> list[tuple[int, tuple[int, ...]]]:
-        """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
-        ins = th.code[pc]
-        nxt = [(pc + 1, loops)]
-        if type(ins) is Choose:
-            return [(th.labels[t], loops) for t in ins.targets]
-        if type(ins) is Branch:
-            tgt = th.labels[ins.target]
-            if ins.cond is None:
-                nxt = []
-            if tgt <= pc:
-                k = th.back[tgt]
-                cnt = loops[k] + 1
-                nxt.append(
-                    (
-                        tgt if cnt <= bound else len(th.code),
-                        loops[:k] + (cnt,) + loops[k + 1 :],
-                    )
-                )
-            else:
-                nxt.append((tgt, loops))
-        return nxt
 
     # ------------------------------------------------------------------ stepping
     def step(self, st: ThreadState) -> Step:
@@ -365,8 +164,8 @@ class ThreadCode:
                     pc += 1
                     poi += 1
                     continue
-                if cls is Kill:  # GenMC's loop bound: the thread stops unfinished
-                    return _new(ThreadDone, (regs, True, self.slots, self.order))
+                if cls is Kill:  # GenMC's loop bound: the execution is blocked, not complete
+                    return _LOOP_BOUND
                 if cls is Free:
                     st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
                     if failed is not None:
@@ -403,17 +202,6 @@ class ThreadCode:
                 raise self._error(th, pc, str(e)) from None
         st = _state(st, pc, regs, taint, st.n, poi)
         return _new(ThreadDone, (st.regs, False, self.slots, self.order))
-
-    def _value(self, th: ThreadCode, regs: tuple, name: str) -> AnyValue:
-        v = regs[th.slots[name]]
-        return 0 if v is None else v
-
-    def _operand(self, th: ThreadCode, regs: tuple, taint: tuple, op: Operand) -> tuple:
-        if isinstance(op, Imm):
-            return op.value, 0
-        i = th.slots[op.name]
-        v = regs[i]
-        return (0 if v is None else v), taint[i]
 
     def _op(
         self, th: ThreadCode, ins: Op, cargs: tuple, regs: tuple, taint: tuple
@@ -549,131 +337,9 @@ class ThreadCode:
         )
         return _new(Emit, (event, after, None))
 
-    def _event(self, th: ThreadCode, ins: Instr, st: ThreadState) -> Step:
-        """The event of a memory access, fence, spawn or join at ``st.pc``."""
-        pc, n, poi = st.pc, st.n, st.poi
-        origin = th.origins[pc]
-        cls = type(ins)
-        if cls is Fence:
-            kind, annots = th.fences[pc]
-            ev = _new(
-                Event,
-                ("F", th.tid, n, poi, None, None, kind, annots, origin, 0, 0, st.ctrl, 0) + _NO_REG,
-            )
-            return _new(Emit, (ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1), None))
-        if isinstance(ins, StoreCond):
-            return self._store_cond(th, ins, st)
-        if cls is Spawn or cls is Join:
-            assert isinstance(ins, Spawn | Join)
-            kind = "S" if cls is Spawn else "J"
-            tgt: Value = ins.thread
-            if isinstance(ins, Join) and ins.reg is not None:
-                rv = self._value(th, st.regs, ins.reg)
-                if not is_known(rv):
-                    return Stall(reads_of(rv))
-                if type(rv) is not int:
-                    return ThreadFailed(f"join of an invalid thread ({rv})", pc, self._done(st))
-                tgt = rv
-            ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
-            return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
-        cops = th.args[pc]
-        loc = th.const_loc[pc]
-        sym: AnyValue | None = None
-        at = 0
-        if loc is None:
-            a, at = _address(st.regs, st.taint, th.addr_ops[pc])
-            if a is None:
-                return Blocked("an address is not a memory location")
-            if type(a) is Sym:
-                loc = _loc_name(a)
-                if st.freed and a.name in st.freed:  # type: ignore[union-attr]
-                    return ThreadFailed("access to freed memory", pc, self._done(st))
-            else:
-                sym = a
-        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock | Effect)
-        annots = ins.annots
-        if isinstance(ins, Effect):  # herd's lock and SRCU events: a location, no value
-            fields = ("K", th.tid, n, poi, loc, None, ins.kind, annots, origin, at, 0, st.ctrl, 0)
-            after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, fields + _NO_REG), after, sym))
-        if cls is Store or cls is Unlock:
-            v: AnyValue = 0
-            vt = 0
-            if cls is Store:
-                slot, v = cops[-1]
-                if slot >= 0:
-                    got, vt = st.regs[slot], st.taint[slot]
-                    v = 0 if got is None else got
-            data, addr = (vt, at) if self.store_data_port else (0, at | vt)
-            w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
-            after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
-            return _new(Emit, (_new(Event, w + _NO_REG), after, sym))
-        r = ("R", th.tid, n, poi, loc, None, None, annots, origin, at, 0, st.ctrl, 0)
-        return _new(Read, (_new(Event, r + _NO_REG), st, sym))
-
-    def _store_cond(self, th: ThreadCode, ins: StoreCond, st: ThreadState) -> Step:
-        """A store-conditional at ``st.pc``: it may fail (status 1, no event); it may
-        succeed (its write, then status 0) when the reservation holds its address.  The
-        reservation is cleared either way."""
-        pc, n, regs, taint = st.pc, st.n, st.regs, st.taint
-        a, at = _address(regs, taint, th.addr_ops[pc])
-        rslot, sslot = th.slots[ins.reserve], th.slots[ins.status]
-        held = regs[rslot]
-        held = 0 if held is None else held
-        for x in (a, held):
-            if x is not None and not is_known(x):
-                return Stall(reads_of(x))
-        regs, taint = _set(regs, taint, rslot, 0, 0)
-        fregs, ftaint = _set(regs, taint, sslot, 1, 0)
-        fail = _state(st, pc + 1, fregs, ftaint, n, st.poi + 1)
-        if type(a) is not Sym or held != a:
-            return _new(Fork, ((fail,),))
-        slot, imm = th.args[pc][-1]
-        v: AnyValue = imm
-        vt = 0
-        if slot >= 0:
-            got = st.regs[slot]
-            v, vt = (0 if got is None else got), st.taint[slot]
-        loc = _loc_name(a)
-        fields = (
-            "W",
-            th.tid,
-            n,
-            st.poi,
-            loc,
-            v,
-            None,
-            ins.annots,
-            th.origins[pc],
-            at,
-            vt,
-            st.ctrl,
-            vt,
-        ) + _NO_REG
-        status_taint = (at | (1 << n)) if ins.status_deps else 0
-        pend = Pending(_new(Event, fields), 1, "skip", sslot, 0, status_taint)
-        ok = _new(
-            ThreadState, (pc, regs, taint, st.ctrl, n, st.poi, st.loops, pend, st.cut, st.freed)
-        )
-        return _new(Fork, ((fail, ok),))
-
     def after_choice(self, choice: Choice, k: int) -> ThreadState:
         """The state after way ``k`` of ``choice`` is taken."""
         return choice.at._replace(pc=choice.targets[k])
-
-    def _done(self, st: ThreadState) -> ThreadDone:
-        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
-
-    def _free(self, th: ThreadCode, ins: Free, st: ThreadState) -> tuple[ThreadState, Step | None]:
-        """Release the heap allocation ``ins`` names: (the state after, or the error)."""
-        a, _ = _address(st.regs, st.taint, th.addr_ops[st.pc])
-        if a is None or not is_known(a):
-            return st, None if a is None else Stall(reads_of(a))
-        if type(a) is not Sym or not a.name.startswith("heap@") or a.offset:
-            return st, ThreadFailed("free of memory no malloc gave", st.pc, self._done(st))
-        if a.name in st.freed:
-            return st, ThreadFailed("double free", st.pc, self._done(st))
-        return st._replace(freed=st.freed | {a.name}), None
 
     def after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """The state after the read :meth:`step` gave (``read``) reads ``value`` (a
@@ -681,68 +347,6 @@ class ThreadCode:
         if self.regs:
             return regevents.after_read(self, read, value)
         return self.plain_after_read(read, value)
-
-    def plain_after_read(self, read: Read, value: AnyValue) -> ThreadState:
-        """:meth:`after_read` without register events."""
-        th = self
-        tid = self.tid
-        st, ev = read.at, read.event
-        ins = th.code[st.pc]
-        r = st.n
-        regs, taint = st.regs, st.taint
-        try:
-            if isinstance(ins, Load):
-                regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
-                if ins.reserve is not None:
-                    ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])
-                    a, at = _address(st.regs, st.taint, ops)
-                    regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
-                return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
-            dst = -1
-            if isinstance(ins, RMW | CAS):
-                dst = th.slots[ins.dst] if ins.dst else -1
-            if isinstance(ins, RMW):
-                src, stain = self._operand(th, regs, taint, ins.src)
-                new = apply_op(ins.fn, [value, src])
-                if ins.sets_cr:
-                    flags = apply_op("cmp", [new, 0])
-                    regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
-                    st = st._replace(regs=regs, taint=taint)
-                guard: AnyValue = 1
-                fail = "skip"
-            elif isinstance(ins, CAS):
-                dst = th.slots[ins.dst] if ins.dst else -1
-                exp, _ = self._operand(th, regs, taint, ins.expected)
-                new, stain = self._operand(th, regs, taint, ins.desired)
-                guard = apply_op("eq", [value, exp])
-                fail = "skip"
-            else:  # Lock
-                new, stain, dst = 1, 0, -1
-                guard = apply_op("eq", [value, 0])
-                fail = "block"
-        except EvalError as e:
-            raise self._error(th, st.pc, str(e)) from None
-        # the new value of a read-modify-write is computed from the old one (but an
-        # exchange's is its operand's alone)
-        valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
-        wannots = ins.write_annots if isinstance(ins, RMW | CAS) else None
-        w = Event(
-            "W",
-            tid,
-            r + 1,
-            st.poi,
-            ev.loc,
-            new,
-            None,
-            ev.annots if wannots is None else wannots,
-            ev.instr,
-            ev.addr,
-            stain,
-            st.ctrl,
-            valdep,
-        )
-        pend = Pending(w, guard, fail, dst, value, 1 << r)
-        return st._replace(n=r + 1, pending=pend)
 
     def _pending(self, th: ThreadCode, st: ThreadState) -> Step:
         """The write of a read-modify-write whose read is done (or its failure)."""
@@ -803,92 +407,15 @@ class ThreadCode:
         after = _state(st, st.pc + 1, st.regs, st.taint, st.n + 1, st.poi + 1)
         return _new(Emit, (nop_event(self, st, st.pc, st.poi), after, None))
 
-    def error_at(self, pc: int, why: str) -> StepError:
-        return self._error(self, pc, why)
-
-    def _error(self, th: ThreadCode, pc: int, why: str) -> StepError:
-        idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
-        return StepError(f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}")
-
-
-#: An operation's registers, value operands (is a register, its name or the immediate
-#: value) and how many of them make the address (see :func:`_info`).
-_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
-_NO_INFO: _Info = ((), (), 0)
-
-
-def _info(ins: Instr) -> _Info:
-    """Every register an operation names, its value operands as (is a register,
-    register name or immediate value) in a fixed order (an Op's arguments; the address
-    of an access, then a store's or RMW's source, a CAS's expected and desired values),
-    and how many of them make the address."""
-    ops: tuple[Operand, ...] = ()
-    out: list[str] = []
-    naddr = 0
-    if isinstance(ins, Op):
-        ops = ins.args
-        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
-    elif isinstance(ins, Load):
-        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
-        if ins.reserve is not None:
-            out.append(ins.reserve)
-    elif isinstance(ins, StoreCond):
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
-        out = [ins.status, ins.reserve]
-    elif isinstance(ins, Store | RMW):
-        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
-        if isinstance(ins, RMW) and ins.dst:
-            out = [ins.dst]
-        if isinstance(ins, RMW) and ins.sets_cr:
-            out.append("cr0")
-    elif isinstance(ins, CAS):
-        ops = (*ins.addr, ins.expected, ins.desired)
-        naddr = len(ins.addr)
-        out = [ins.dst] if ins.dst else []
-    elif isinstance(ins, Lock | Unlock | Effect | Free):
-        ops, naddr = ins.addr, len(ins.addr)
-    elif isinstance(ins, Join) and ins.reg is not None:
-        out = [ins.reg]
-    elif isinstance(ins, Branch):
-        out = [] if ins.cond is None else [ins.creg]
-        if ins.rhs is not None:
-            out.append(ins.rhs)
-    elif isinstance(ins, Assume | Assert):
-        out = [ins.creg]
-    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
-    operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
-    return regs, operands, naddr
-
 
 #: Compiled threads kept (litmus campaigns repeat threads: a hit costs a hash of the
 #: thread's operations, much less than compiling it).
 THREAD_CACHE = 4096
 
 
-@lru_cache(maxsize=THREAD_CACHE)
-def thread_code(
-    tid: int,
-    thread: Thread,
-    registers: tuple[tuple[str, Value], ...],
-    branch_commit: bool,
-    store_data_port: bool,
-    unroll: int,
-    bound_blocks: bool = False,
-    regs: bool = False,
-    nop_events: bool = False,
-) -> ThreadCode:
-    """The compiled thread (the same object for identical threads of any program)."""
-    return ThreadCode(
-        tid,
-        thread,
-        registers,
-        branch_commit,
-        store_data_port,
-        unroll,
-        bound_blocks,
-        regs,
-        nop_events,
-    )
+#: The compiled thread (the same object for identical threads of any program): arguments
+#: as :class:`ThreadCode`'s.
+thread_code = lru_cache(maxsize=THREAD_CACHE)(ThreadCode)
 
 
 class Semantics:
@@ -908,6 +435,8 @@ class Semantics:
         nops = rec.nop_events if rec else False
         init = program.registers
         blocks = program.loop_bound in ("block", "none")
+        # C programs (their memory is allocations): accesses outside them are errors
+        cells = frozenset(name for name, _ in program.memory) if blocks else None
         with self.reporting():
             self.threads = [
                 thread_code(
@@ -920,6 +449,7 @@ class Semantics:
                     blocks,
                     regs,
                     nops,
+                    cells,
                 )
                 for t, th in enumerate(program.threads)
             ]
@@ -973,43 +503,6 @@ def semantics_of(program: Program, unroll: int = DEFAULT_UNROLL, regs: bool = Fa
     sem = Semantics(program, unroll, regs)
     _LAST[:] = [sem]
     return sem
-
-
-def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
-    """A fence event's kind and annotation sets: ``SYNC`` is a fence of kind SYNC; a C
-    fence ``F.SC`` (see :class:`litmus.ir.Fence`) has no kind but the annotation SC."""
-    if kind.startswith("F."):
-        return None, frozenset(kind[2:].split("."))
-    return kind, _NONE
-
-
-def nop_event(th: ThreadCode, st: ThreadState, pc: int, poi: int) -> Event:
-    """herd's event with no action, of a jump or a nop (on architectures that issue one)."""
-    return _new(
-        Event,
-        ("N", th.tid, st.n, poi, None, None, None, _NONE, th.origins[pc], 0, 0, st.ctrl, 0)
-        + _NO_REG,
-    )
-
-
-def _events_of(ins: Instr, branch_commit: bool) -> int:
-    """The events an operation issues at most."""
-    cls = type(ins)
-    if cls is RMW or cls is CAS or cls is Lock:
-        return 2
-    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join, Effect):
-        return 1
-    if isinstance(ins, Branch):
-        return int(branch_commit and ins.cond is not None)
-    if cls is Assume or cls is Assert:
-        return int(branch_commit)
-    return 0
-
-
-def _writes_of(ins: Instr) -> int:
-    """The writes an operation issues at most."""
-    cls = type(ins)
-    return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
 
 
 def _constraint(ins: object) -> bool:

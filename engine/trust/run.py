@@ -133,7 +133,9 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
         tally = Tally(program, opts, checker, bound)
         start = TrustGraph(lay, roots, sem.spawned, opts.writes_first)
         start.barriers = barriers
-        on_error = partial(blocked_error, tally) if program.has(Assert) else None
+        # C programs fail on bad memory accesses too (freed, outside allocations)
+        fails = program.has(Assert) or program.loop_bound in ("block", "none")
+        on_error = partial(blocked_error, tally) if fails else None
         plan = None
         symmetric = program.symmetric if opts.symmetry else ()
         python_only = barriers or any(x >= 0 for x in symmetric)  # in explore.py only

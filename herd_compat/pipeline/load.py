@@ -177,8 +177,10 @@ def load_program(
         spec = models.spec_for_program(path)
         model, cpu = _timed_model(models, spec)
         target = cfg.target or model.identity.target
+        # a stateful search stops at states it has seen: its loops need no bound
+        unroll = None if cfg.stateful else cfg.unroll
         program = load_c_program(
-            path, target, cfg.defines, cfg.c_include_dirs, cfg.unroll, cfg.no_unroll
+            path, target, cfg.defines, cfg.c_include_dirs, unroll, cfg.no_unroll
         )
         facts = HeaderFacts(program.name, "C", "", "")
         n = len(program.threads)

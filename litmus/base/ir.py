@@ -17,89 +17,22 @@ is ``engine/semantics``; the register dataflow they declare (:func:`uses`,
 :func:`defines`) is what herd's ``addr``/``data``/``ctrl`` are made of.
 
 Values are ints or symbolic addresses (:class:`Sym`): ``0:r2=x`` puts the address of ``x``
-in ``r2``.  Memory locations are named by their symbol.
+in ``r2``.  Memory locations are named by their symbol.  Values and locations live in
+:mod:`litmus.base.values` (re-exported here).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# ----------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Sym:
-    """The address of global ``name`` (plus a byte ``offset``, normally 0)."""
-
-    name: str
-    offset: int = 0
-
-    def __str__(self) -> str:
-        return self.name if not self.offset else f"{self.name}+{self.offset}"
-
-    def __reduce__(self) -> tuple[type[Sym], tuple[str, int]]:
-        return (Sym, (self.name, self.offset))  # faster pickling than the slots default
-
-
-Value = int | Sym
-
-
-def value_key(v: Value) -> tuple[int, int, str, int]:
-    """herd's order of values in state lines: integers first (numerically), then symbols."""
-    if isinstance(v, int):
-        return (0, v, "", 0)
-    return (1, 0, v.name, v.offset)
-
-
-def show_value(v: Value) -> str:
-    return str(v)
-
-
-# ----------------------------------------------------------------------------- locations
-
-
-@dataclass(frozen=True, slots=True)
-class RegLoc:
-    """Register ``reg`` of thread ``tid`` (``N:reg`` in conditions)."""
-
-    tid: int
-    reg: str
-
-    def __str__(self) -> str:
-        return f"{self.tid}:{self.reg}"
-
-    def __reduce__(self) -> tuple[type[RegLoc], tuple[int, str]]:
-        return (RegLoc, (self.tid, self.reg))
-
-
-@dataclass(frozen=True, slots=True)
-class MemLoc:
-    """Memory location (global) ``name``; herd prints it ``[name]`` in states."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return f"[{self.name}]"
-
-    def __reduce__(self) -> tuple[type[MemLoc], tuple[str]]:
-        return (MemLoc, (self.name,))
-
-
-@dataclass(frozen=True, slots=True)
-class SymRegLoc:
-    """A symbolic register ``%name`` of the init section (allocated by herd)."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return f"%{self.name}"
-
-    def __reduce__(self) -> tuple[type[SymRegLoc], tuple[str]]:
-        return (SymRegLoc, (self.name,))
-
-
-Loc = RegLoc | MemLoc | SymRegLoc
-
+from herdsman.litmus.base.values import Loc as Loc
+from herdsman.litmus.base.values import MemLoc as MemLoc
+from herdsman.litmus.base.values import RegLoc as RegLoc
+from herdsman.litmus.base.values import Sym as Sym
+from herdsman.litmus.base.values import SymRegLoc as SymRegLoc
+from herdsman.litmus.base.values import Value as Value
+from herdsman.litmus.base.values import show_value as show_value
+from herdsman.litmus.base.values import value_key as value_key
 
 # ----------------------------------------------------------------------------- operands
 
@@ -325,7 +258,7 @@ class Free:
 @dataclass(frozen=True, slots=True)
 class Kill:
     """The thread stops here without finishing (GenMC's loop bound, ``-unroll``): the
-    execution still counts, but a join on the thread waits for ever."""
+    execution is blocked (GenMC counts it so), cut by the loop bound."""
 
 
 Instr = (

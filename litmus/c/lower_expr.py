@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from herdsman.litmus.base.ir import Branch, Imm, Label, Op, Operand, Reg, Sym
+from herdsman.litmus.base.ir import Assert, Branch, Imm, Label, Op, Operand, Reg, Sym
 from herdsman.litmus.c.consts import BINOP, COMPARE, conv_code
 from herdsman.litmus.c.ctype import VOID, CType, arithmetic, pointer_to
 from herdsman.litmus.c.lvalues import LValueLowerer
@@ -232,7 +232,17 @@ class ExprLowerer(LValueLowerer):
         if fn in ("eq", "ne") and (isinstance(a.op, Ref) or isinstance(b.op, Ref)):
             if a.op == b.op:
                 return Val(Imm(int(fn == "eq")), self.int_type())
+        divisor = b.op
+        if fn in ("div", "mod") and (isinstance(divisor, Reg) or divisor == Imm(0)):
+            assert isinstance(divisor, Reg | Imm)
+            self.divisor_check(divisor)
         return self.arith(fn, a, b, node, dst)
+
+    def divisor_check(self, divisor: Operand) -> None:
+        """C's division by zero is undefined: the execution is an error there (GenMC
+        v0.11 dies of it, SIGFPE), not herd's quotient 0."""
+        ok = self.temp()
+        self.emit(Op(ok, "ne", (divisor, Imm(0))), Assert(ok, "ne", "division by zero"))
 
     def truth(self, v: Val) -> Operand:
         """0 or 1: whether ``v`` is not zero."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from conftest import shared_path
 
 from herdsman.herd_compat.cli.main import main
@@ -98,11 +97,6 @@ def test_verify_finds_the_pso_bug_and_not_the_tso_one(capsys) -> None:
     assert any(line.startswith("Runs explored: ") for line in out.splitlines())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: a thread stopped by --unroll (GenMC's -unroll) ends a "
-    "complete execution, not one cut by the loop bound",
-)
 def test_verify_stateful_needs_no_loop_bound(capsys) -> None:
     prog = str(PROGRAMS / "sdpor_fig1.c")
     argv = ["verify", "--engine", "operational", "--stateful", "-D", "N=40", "--unroll", "0"]

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from herdsman.herd_compat.cli.main import main
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "litmus" / "examples" / "programs"
@@ -89,11 +87,6 @@ def test_json_gives_the_outcome(capsys, tmp_path) -> None:
     assert sum(s["executions"] for s in data["outcome"]["states"]) == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: a thread stopped by --unroll (GenMC's -unroll) ends a "
-    "complete execution here, where GenMC counts none (1 complete at -unroll=1 and 3)",
-)
 def test_loop_bound_blocks_and_is_reported(capsys, tmp_path) -> None:
     prog = tmp_path / "loop.c"
     prog.write_text(LOOPING)
@@ -161,3 +154,34 @@ def test_limits_give_up_cleanly(tmp_path) -> None:
         assert r.returncode == 3, (limit, r.stderr)
         assert r.stderr.count("\n") == 1 and ": warning: " in r.stderr and "exceeded" in r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_c_division_by_zero_is_an_error(capsys, tmp_path) -> None:
+    """C's division (or remainder) by zero is an error of the execution, not herd's 0."""
+    for expr, bad in (("1 / s", True), ("7 % s", True), ("8 / 4", False), ("1 / 0", True)):
+        prog = tmp_path / "div.c"
+        prog.write_text(f"int x;\nint main() {{\n  int s = 0;\n  x = {expr};\n  return 0;\n}}\n")
+        rc, out, _ = _verify(capsys, str(prog))
+        assert rc == (42 if bad else 0), expr
+        assert ("division by zero" in out) == bad, expr
+
+
+def test_c_memory_errors_without_asserts(capsys, tmp_path) -> None:
+    """A store outside its allocation and a double free are errors, as GenMC reports
+    them, also in a program with no assert; an access inside its allocation is none."""
+    cases = (
+        ("int a[2];\nint main() {\n  int i = 2;\n  a[i] = 1;\n  return 0;\n}\n", "non-allocated"),
+        ("int a[2];\nint main() {\n  int i = 1;\n  a[i] = 1;\n  return 0;\n}\n", None),
+        (
+            "#include <stdlib.h>\nint main() {\n  int *p = malloc(4);\n  free(p);\n"
+            "  free(p);\n  return 0;\n}\n",
+            "double free",
+        ),
+    )
+    for text, error in cases:
+        prog = tmp_path / "mem.c"
+        prog.write_text(text)
+        rc, out, _ = _verify(capsys, str(prog))
+        assert rc == (0 if error is None else 42), text
+        if error is not None:
+            assert error in out, text

@@ -1,4 +1,4 @@
-/* herdsman: expect sc=safe tso=safe
+/* herdsman: expect sc=safe tso=safe pso=safe
    Two threads each push a node they allocate with malloc onto a Treiber stack (a
    compare-and-swap on the head pointer); main then walks the linked list through the
    nodes' next pointers and checks that it holds both values.  Pointers to heap cells

@@ -1,0 +1,344 @@
+"""One thread of the program IR compiled for the step function, and what is known of it
+before it runs.
+
+:class:`ThreadBase` holds a thread's register slots, labels, backward-branch targets and
+each operation's operands as (register slot or -1, immediate value); it bounds the events
+and writes of any execution of the thread (:meth:`ThreadBase.max_events`), for explorers
+that reserve room.  :mod:`engine.semantics.events` adds the events of its operations and
+:mod:`engine.semantics.step` the step function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from herdsman.engine.semantics import regevents
+from herdsman.engine.semantics.access import address as _address
+from herdsman.engine.semantics.state import (
+    ThreadDone,
+    ThreadState,
+)
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Assert,
+    Assume,
+    Branch,
+    Choose,
+    Effect,
+    Fence,
+    Free,
+    Instr,
+    Join,
+    Label,
+    Load,
+    Lock,
+    Nop,
+    Op,
+    Operand,
+    Reg,
+    Spawn,
+    Store,
+    StoreCond,
+    Sym,
+    Thread,
+    Unlock,
+    Value,
+)
+
+#: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
+_new = tuple.__new__
+_NONE: frozenset[str] = frozenset()
+#: The last fields of an event that is no register event: ``reg``, ``iico``, ``iico_ctrl``.
+_NO_REG = (None, 0, 0)
+
+
+class StepError(Exception):
+    """A thread does what no program may (an operation herd cannot perform, a branch to
+    no label): the message names the thread and the operation; the explorer reports it
+    as bad input of the program's file."""
+
+
+class ThreadBase:
+    """One thread compiled (see the module docstring).  It depends only on the thread's
+    code, initial registers and architecture facts."""
+
+    def __init__(
+        self,
+        tid: int,
+        thread: Thread,
+        registers: tuple[tuple[str, Value], ...],
+        branch_commit: bool,
+        store_data_port: bool,
+        unroll: int,
+        bound_blocks: bool = False,
+        regs: bool = False,
+        nop_events: bool = False,
+        cells: frozenset[str] | None = None,
+    ) -> None:
+        self.tid = tid
+        # C programs: every cell of the globals and stacks, and their allocations (an
+        # access to a cell outside its allocation is an error); None: no such check
+        self.cells = cells
+        self.allocations = frozenset(c.partition("+")[0] for c in cells or ())
+        #: the accesses whose constant address is outside its allocation
+        self.outside: set[int] = set()
+        self.bound_blocks = bound_blocks
+        self.regs = regs  # herd's register events too (engine.semantics.regevents)
+        self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
+        self._max_events: int | None = None  # computed once (compiled threads are shared)
+        self._max_writes: int | None = None
+        self.code: tuple[Instr, ...] = thread.code
+        self.origins = thread.origins
+        self.branch_commit = branch_commit
+        self.store_data_port = store_data_port
+        self.unroll = unroll
+        init = dict(registers)
+        slots: dict[str, int] = {name: i for i, name in enumerate(init)}
+        self.labels: dict[str, int] = {}
+        infos = []
+        for i, ins in enumerate(self.code):
+            if type(ins) is Label:
+                self.labels[ins.name] = i
+                infos.append(_NO_INFO)
+                continue
+            info = _info(ins)
+            infos.append(info)
+            for r in info[0]:
+                if r not in slots:
+                    slots[r] = len(slots)
+        self.slots = slots
+        self.names = tuple(slots)
+        self.order = tuple(
+            (i, self.names[i]) for i in sorted(range(len(slots)), key=self.names.__getitem__)
+        )
+        self.cr0 = slots.get("cr0", -1)
+        self.init_regs = tuple([init.get(r) for r in self.names])
+        # per operation: its operands as (register slot or -1, immediate value); per
+        # memory access, its address operands, and its location when they are all
+        # immediates (X86's [x]: known before the thread runs)
+        self.args: list[tuple[tuple[int, Value], ...]] = []
+        self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
+        self.const_loc: list[str | None] = []
+        for _regs, operands, naddr in infos:
+            cargs = tuple([(slots[x], 0) if isinstance(x, str) else (-1, x) for _, x in operands])
+            self.args.append(cargs)
+            ops = cargs[:naddr]
+            self.addr_ops.append(ops)
+            loc = None
+            if ops and all(slot < 0 for slot, _ in ops):
+                a, _ = _address((), (), ops)
+                loc = str(a) if isinstance(a, Sym) else None
+                if isinstance(a, Sym) and self.outside_allocation(a.name, str(a)):
+                    self.outside.add(len(self.const_loc))
+            self.const_loc.append(loc)
+        back: dict[int, int] = {}
+        for i, ins in enumerate(self.code):
+            if type(ins) is Choose:
+                for t in ins.targets:
+                    tgt = self.labels.get(t)
+                    if tgt is None or tgt <= i:
+                        raise StepError(f"P{tid}: a choice of no forward label '{t}'")
+            if type(ins) is Branch:
+                tgt = self.labels.get(ins.target)
+                if tgt is None:
+                    raise StepError(f"P{tid}: branch to undefined label '{ins.target}'")
+                if tgt <= i:
+                    back.setdefault(tgt, len(back))
+        self.back = back  # backward-branch target -> its slot in ThreadState.loops
+        # per fence operation: its event's fence kind and annotation sets
+        self.fences = {
+            i: fence_parts(ins.kind) for i, ins in enumerate(self.code) if type(ins) is Fence
+        }
+
+    def outside_allocation(self, name: str, loc: str) -> bool:
+        """Whether the cell ``loc`` of allocation ``name`` lies outside it (C programs)."""
+        return self.cells is not None and loc not in self.cells and name in self.allocations
+
+    def static_loc(self, pc: int) -> str | None:
+        """The location the access at ``pc`` names with the thread's initial registers
+        (None: none), for estimates before the thread runs."""
+        loc = self.const_loc[pc]
+        if loc is None:
+            a, _ = _address(self.init_regs, (0,) * len(self.init_regs), self.addr_ops[pc])
+            loc = str(a) if isinstance(a, Sym) else None
+        return loc
+
+    # ------------------------------------------------------------------ states
+    def start(self) -> ThreadState:
+        th = self
+        zeros = (0,) * len(th.names)
+        return ThreadState(0, th.init_regs, zeros, 0, 0, 0, (0,) * len(th.back))
+
+    def initial(self) -> ThreadDone:
+        """How a thread that never ran ends: with its initial registers."""
+        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
+
+    def max_events(self, unroll: int | None = None) -> int:
+        """An upper bound of the events of any execution of the thread: the longest
+        path through its code, both ways at every conditional branch, backward branches
+        taken at most ``unroll`` times (the thread's bound by default; explorers reserve
+        that much room, and grow it when a thread whose loops are not bounded needs
+        more)."""
+        if unroll is not None:
+            return self._longest(self.events_at, unroll)
+        if self._max_events is None:
+            self._max_events = self._longest(self.events_at)
+        return self._max_events
+
+    def max_writes(self) -> int:
+        """An upper bound of the writes of any execution of the thread (as
+        :meth:`max_events`)."""
+        if self._max_writes is None:
+            self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
+        return self._max_writes
+
+    def _longest(self, weight: Callable[[int], int], unroll: int | None = None) -> int:
+        """The heaviest path through the thread's code (see :meth:`max_events`)."""
+        th = self
+        bound = self.unroll if unroll is None else min(unroll, self.unroll)
+        code = th.code
+        end = len(code)
+        if not end:  # a thread with no instructions
+            return 0
+        memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        start = (0, (0,) * len(th.back))
+        stack = [start]
+        while stack:
+            key = stack[-1]
+            if key in memo:
+                stack.pop()
+                continue
+            succ = self._successors(th, *key, bound)
+            todo = [k for k in succ if k[0] < end and k not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            here = weight(key[0])
+            memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
+        return memo[start] if end else 0
+
+    def events_at(self, pc: int) -> int:
+        """The events the operation at ``pc`` issues at most."""
+        if self.regs:
+            return regevents.events_of(self.code[pc], self.args[pc], self.nop_events)
+        ins = self.code[pc]
+        if self.nop_events and (type(ins) is Nop or (type(ins) is Branch and ins.cond is None)):
+            return 1
+        return _events_of(ins, self.branch_commit)
+
+    def _successors(
+        self, th: ThreadBase, pc: int, loops: tuple[int, ...], bound: int
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
+        ins = th.code[pc]
+        nxt = [(pc + 1, loops)]
+        if type(ins) is Choose:
+            return [(th.labels[t], loops) for t in ins.targets]
+        if type(ins) is Branch:
+            tgt = th.labels[ins.target]
+            if ins.cond is None:
+                nxt = []
+            if tgt <= pc:
+                k = th.back[tgt]
+                cnt = loops[k] + 1
+                nxt.append(
+                    (
+                        tgt if cnt <= bound else len(th.code),
+                        loops[:k] + (cnt,) + loops[k + 1 :],
+                    )
+                )
+            else:
+                nxt.append((tgt, loops))
+        return nxt
+
+    def _done(self, st: ThreadState) -> ThreadDone:
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
+
+    def error_at(self, pc: int, why: str) -> StepError:
+        return self._error(self, pc, why)
+
+    def _error(self, th: ThreadBase, pc: int, why: str) -> StepError:
+        idx = sum(1 for i in th.code[:pc] if not isinstance(i, Label))
+        return StepError(f"P{th.tid}, instruction {idx} '{th.origins[pc]}': {why}")
+
+
+#: An operation's registers, value operands (is a register, its name or the immediate
+#: value) and how many of them make the address (see :func:`_info`).
+_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
+_NO_INFO: _Info = ((), (), 0)
+
+
+def _info(ins: Instr) -> _Info:
+    """Every register an operation names, its value operands as (is a register,
+    register name or immediate value) in a fixed order (an Op's arguments; the address
+    of an access, then a store's or RMW's source, a CAS's expected and desired values),
+    and how many of them make the address."""
+    ops: tuple[Operand, ...] = ()
+    out: list[str] = []
+    naddr = 0
+    if isinstance(ins, Op):
+        ops = ins.args
+        out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
+    elif isinstance(ins, Load):
+        ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
+        if ins.reserve is not None:
+            out.append(ins.reserve)
+    elif isinstance(ins, StoreCond):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        out = [ins.status, ins.reserve]
+    elif isinstance(ins, Store | RMW):
+        ops, naddr = (*ins.addr, ins.src), len(ins.addr)
+        if isinstance(ins, RMW) and ins.dst:
+            out = [ins.dst]
+        if isinstance(ins, RMW) and ins.sets_cr:
+            out.append("cr0")
+    elif isinstance(ins, CAS):
+        ops = (*ins.addr, ins.expected, ins.desired)
+        naddr = len(ins.addr)
+        out = [ins.dst] if ins.dst else []
+    elif isinstance(ins, Lock | Unlock | Effect | Free):
+        ops, naddr = ins.addr, len(ins.addr)
+    elif isinstance(ins, Join) and ins.reg is not None:
+        out = [ins.reg]
+    elif isinstance(ins, Branch):
+        out = [] if ins.cond is None else [ins.creg]
+        if ins.rhs is not None:
+            out.append(ins.rhs)
+    elif isinstance(ins, Assume | Assert):
+        out = [ins.creg]
+    regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
+    operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
+    return regs, operands, naddr
+
+
+def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:
+    """A fence event's kind and annotation sets: ``SYNC`` is a fence of kind SYNC; a C
+    fence ``F.SC`` (see :class:`litmus.ir.Fence`) has no kind but the annotation SC."""
+    if kind.startswith("F."):
+        return None, frozenset(kind[2:].split("."))
+    return kind, _NONE
+
+
+def _events_of(ins: Instr, branch_commit: bool) -> int:
+    """The events an operation issues at most."""
+    cls = type(ins)
+    if cls is RMW or cls is CAS or cls is Lock:
+        return 2
+    if cls in (Load, Store, StoreCond, Unlock, Fence, Spawn, Join, Effect):
+        return 1
+    if isinstance(ins, Branch):
+        return int(branch_commit and ins.cond is not None)
+    if cls is Assume or cls is Assert:
+        return int(branch_commit)
+    return 0
+
+
+def _writes_of(ins: Instr) -> int:
+    """The writes an operation issues at most."""
+    cls = type(ins)
+    return int(cls in (Store, RMW, CAS, StoreCond, Lock, Unlock))
+
+
+__all__ = ["StepError", "ThreadBase", "fence_parts"]

@@ -1,0 +1,85 @@
+"""The values and locations of the program IR: integers and symbolic addresses
+(:class:`Sym`), and the locations a final state names (registers, memory, herd's symbolic
+registers).  :mod:`litmus.base.ir` re-exports them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ----------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Sym:
+    """The address of global ``name`` (plus a byte ``offset``, normally 0)."""
+
+    name: str
+    offset: int = 0
+
+    def __str__(self) -> str:
+        return self.name if not self.offset else f"{self.name}+{self.offset}"
+
+    def __reduce__(self) -> tuple[type[Sym], tuple[str, int]]:
+        return (Sym, (self.name, self.offset))  # faster pickling than the slots default
+
+
+Value = int | Sym
+
+
+def value_key(v: Value) -> tuple[int, int, str, int]:
+    """herd's order of values in state lines: integers first (numerically), then symbols."""
+    if isinstance(v, int):
+        return (0, v, "", 0)
+    return (1, 0, v.name, v.offset)
+
+
+def show_value(v: Value) -> str:
+    return str(v)
+
+
+# ----------------------------------------------------------------------------- locations
+
+
+@dataclass(frozen=True, slots=True)
+class RegLoc:
+    """Register ``reg`` of thread ``tid`` (``N:reg`` in conditions)."""
+
+    tid: int
+    reg: str
+
+    def __str__(self) -> str:
+        return f"{self.tid}:{self.reg}"
+
+    def __reduce__(self) -> tuple[type[RegLoc], tuple[int, str]]:
+        return (RegLoc, (self.tid, self.reg))
+
+
+@dataclass(frozen=True, slots=True)
+class MemLoc:
+    """Memory location (global) ``name``; herd prints it ``[name]`` in states."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"[{self.name}]"
+
+    def __reduce__(self) -> tuple[type[MemLoc], tuple[str]]:
+        return (MemLoc, (self.name,))
+
+
+@dataclass(frozen=True, slots=True)
+class SymRegLoc:
+    """A symbolic register ``%name`` of the init section (allocated by herd)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+    def __reduce__(self) -> tuple[type[SymRegLoc], tuple[str]]:
+        return (SymRegLoc, (self.name,))
+
+
+Loc = RegLoc | MemLoc | SymRegLoc
+
+__all__ = ["Loc", "MemLoc", "RegLoc", "Sym", "SymRegLoc", "Value", "show_value", "value_key"]
