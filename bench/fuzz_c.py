@@ -25,11 +25,9 @@ is 1 when any failed.  With
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 sys.path.insert(0, str(HERE))  # fuzz_harness, when run from elsewhere
-from fuzz_harness import judge, parallel, run_case, tally  # noqa: E402
+from fuzz_harness import Work, arguments, judge, run_all, run_case  # noqa: E402
 
 EXAMPLES = HERE.parent / "litmus" / "examples"
 
@@ -457,16 +455,12 @@ def problem(path: str, rc: int, out: str, err: str, valid: tuple[int, ...]) -> s
     return None
 
 
-class Work:
+class CWork(Work[Case]):
     """Run mutant ``i`` in a worker: write it, run it under the harness's guards, judge it
     (the harness's rules, then exactly one error line naming the mutant), keep it only
     when it failed."""
 
-    def __init__(self, all_cases: list[Case], keep: Path, seed: int, guard: float) -> None:
-        self.cases, self.keep, self.seed, self.guard = all_cases, keep, seed, guard
-
-    def __call__(self, i: int) -> tuple[str, str | None]:
-        case = self.cases[i]
+    def run(self, i: int, case: Case) -> tuple[str, str | None]:
         suffix = ".c" if case.kind == "program" else ".litmus"
         path = self.keep / f"case-{self.seed}-{i}{suffix}"
         path.write_text(case.text)
@@ -486,18 +480,10 @@ class Work:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: in this one)")
-    ap.add_argument("--guard", type=float, default=90.0, help="CPU seconds: past them, a hang")
-    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "herdsman-fuzz-c")
+    ap = arguments(__doc__, "herdsman-fuzz-c")
     ap.add_argument("--heavy", action="store_true", help="also programs with huge arrays")
     args = ap.parse_args(argv)
-    args.keep.mkdir(parents=True, exist_ok=True)
-    work = Work(cases(args.count, args.seed, args.heavy), args.keep, args.seed, args.guard)
-    counts, failed = tally(parallel(work, args.count, args.jobs), print)
-    shown = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
+    shown, failed = run_all(CWork(cases(args.count, args.seed, args.heavy), args), args)
     print(f"{args.count} mutated C files: {shown}; {failed} broke the rules")
     return 1 if failed else 0
 

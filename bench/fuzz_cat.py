@@ -17,11 +17,9 @@ kept in ``--keep`` and listed; the exit status is 1 when any failed.
 
 from __future__ import annotations
 
-import argparse
 import random
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +28,7 @@ ROOT = HERE.parent
 SHARED = ROOT.parent / "shared"
 
 sys.path.insert(0, str(HERE))  # fuzz_harness, when run from elsewhere
-from fuzz_harness import judge, mutate, parallel, run_case, tally  # noqa: E402
+from fuzz_harness import Work, arguments, judge, mutate, run_all, run_case  # noqa: E402
 
 TOKENS = (
     "let ",
@@ -203,14 +201,10 @@ def command(case: Case, folder: Path) -> list[str]:
     return ["run", "--model", model, *bell, *macros, "--timeout", "10", test]
 
 
-class Work:
+class CatWork(Work[Case]):
     """Run case ``i`` in a worker: copy its folder, mutate, run, keep it if it failed."""
 
-    def __init__(self, all_cases: list[Case], keep: Path, seed: int, guard: float) -> None:
-        self.cases, self.keep, self.seed, self.guard = all_cases, keep, seed, guard
-
-    def __call__(self, i: int) -> tuple[str, str | None]:
-        case = self.cases[i]
+    def run(self, i: int, case: Case) -> tuple[str, str | None]:
         folder = self.keep / f"case-{self.seed}-{i}"
         shutil.rmtree(folder, ignore_errors=True)
         shutil.copytree(place(case.group.folder), folder)
@@ -226,22 +220,13 @@ class Work:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: in this one)")
-    ap.add_argument("--guard", type=float, default=90.0, help="CPU seconds: past them, a hang")
-    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "herdsman-fuzz-cat")
-    args = ap.parse_args(argv)
-    args.keep.mkdir(parents=True, exist_ok=True)
-    all_cases = cases(args.count, args.seed)
-    work = Work(all_cases, args.keep, args.seed, args.guard)
-    counts, failed = tally(parallel(work, args.count, args.jobs), print)
-    shown = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
-    kinds = {Path(c.name).suffix for c in all_cases}
+    args = arguments(__doc__, "herdsman-fuzz-cat").parse_args(argv)
+    work = CatWork(cases(args.count, args.seed), args)
+    shown, failed = run_all(work, args)
+    kinds = ", ".join(sorted({Path(c.name).suffix for c in work.cases}))
     print(
-        f"{args.count} mutated model files ({', '.join(sorted(kinds))}) of "
-        f"{len(groups())} folders: {shown}; {failed} broke the rules"
+        f"{args.count} mutated model files ({kinds}) of {len(groups())} folders: {shown}; "
+        f"{failed} broke the rules"
     )
     return 1 if failed else 0
 

@@ -16,13 +16,11 @@ Each failing case is listed with its command line; the exit status is 1 when any
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import shlex
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +30,7 @@ SHARED = ROOT.parent / "shared"
 EX = ROOT / "litmus" / "examples"
 
 sys.path.insert(0, str(HERE))  # fuzz_harness, when run from elsewhere
-from fuzz_harness import judge, parallel, run_case, tally  # noqa: E402
+from fuzz_harness import Work, arguments, judge, run_all, run_case  # noqa: E402
 
 from herdsman.herd_compat.serve import app  # noqa: E402
 
@@ -354,17 +352,14 @@ def _here(arg: str, folder: Path) -> str:
     return str(folder) + arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
 
 
-class Work:
+class CliWork(Work[list[str]]):
     """Run case ``i`` in a worker, in its own folder (removed when nothing failed)."""
 
-    def __init__(self, all_cases: list[list[str]], keep: Path, seed: int, guard: float) -> None:
-        self.cases, self.keep, self.seed, self.guard = all_cases, keep, seed, guard
-
-    def __call__(self, i: int) -> tuple[str, str | None]:
+    def run(self, i: int, case: list[str]) -> tuple[str, str | None]:
         folder = self.keep / f"case-{self.seed}-{i}"
         shutil.rmtree(folder, ignore_errors=True)
         prepare(folder)
-        argv = [_here(a, folder) for a in self.cases[i]]
+        argv = [_here(a, folder) for a in case]
         here = Path.cwd()
         os.chdir(folder)
         try:
@@ -372,7 +367,7 @@ class Work:
         finally:
             os.chdir(here)
         why = judge(argv[0], result)
-        label = f"{' '.join(self.cases[i][: 2 if argv[0] == 'cat' else 1])} status {result.rc}"
+        label = f"{' '.join(case[: 2 if argv[0] == 'cat' else 1])} status {result.rc}"
         if why is None:
             shutil.rmtree(folder, ignore_errors=True)
             return label, None
@@ -380,21 +375,12 @@ class Work:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: in this one)")
-    ap.add_argument("--guard", type=float, default=90.0, help="CPU seconds: past them, a hang")
-    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "herdsman-fuzz-cli")
-    args = ap.parse_args(argv)
-    args.keep.mkdir(parents=True, exist_ok=True)
+    args = arguments(__doc__, "herdsman-fuzz-cli").parse_args(argv)
     serve, app.serve = app.serve, _recorded_serve
     try:
-        work = Work(cases(args.count, args.seed), args.keep.resolve(), args.seed, args.guard)
-        counts, failed = tally(parallel(work, args.count, args.jobs), print)
+        shown, failed = run_all(CliWork(cases(args.count, args.seed), args), args)
     finally:
         app.serve = serve
-    shown = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
     print(f"{args.count} command lines: {shown}; {failed} broke the rules")
     return 1 if failed else 0
 

@@ -15,6 +15,7 @@ line on stderr longer than :data:`LINE_MAX` or not printable.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import multiprocessing
@@ -24,10 +25,13 @@ import random
 import re
 import resource
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
+from typing import Generic, TypeVar
 
 from herdsman.herd_compat.cli.main import main as herdsman_main
 
@@ -56,6 +60,9 @@ DOCUMENTED = {
 
 #: Commands that report bad input test by test in their report (stdout), not on stderr.
 CAMPAIGNS = ("validate", "diff")
+
+#: A campaign's progress bar (``--progress``), on stderr with the error lines.
+PROGRESS = re.compile(r"^(validate|diff) .*━")
 
 #: A clean error line: bad input (``FILE:LINE:COL: error:``) or a bad command line.
 ERROR_LINE = re.compile(r"^(\S.*:\d+:\d+: (error|warning): |herdsman [\w ]+: (error|warning): )")
@@ -132,7 +139,7 @@ def judge(command: str, result: Result, valid: tuple[int, ...] | None = None) ->
         return "internal error"
     if result.rc not in (valid or DOCUMENTED[command]):
         return f"exit status {result.rc}"
-    lines = [line for line in result.err.splitlines() if line.strip()]
+    lines = [x for x in result.err.splitlines() if x.strip() and not PROGRESS.match(x)]
     for line in lines:
         if not line.isprintable():
             return f"an unprintable line on stderr: {line[:80]!r}"
@@ -229,3 +236,43 @@ def tally(
             failed += 1
             say(f"case {i}: {why}")
     return counts, failed
+
+
+def arguments(doc: str | None, keep: str) -> argparse.ArgumentParser:
+    """The command line every fuzzer has (``keep``: the default folder of failing cases,
+    under the temporary directory)."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: in this one)")
+    ap.add_argument("--guard", type=float, default=90.0, help="CPU seconds: past them, a hang")
+    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / keep)
+    return ap
+
+
+C = TypeVar("C")
+
+
+class Work(Generic[C]):
+    """Case ``i`` of a fuzzer's cases, run in a worker: what :meth:`run` says of it (a
+    label to count, a problem or None)."""
+
+    def __init__(self, cases: list[C], args: argparse.Namespace) -> None:
+        self.cases = cases
+        self.keep: Path = args.keep.resolve()
+        self.seed: int = args.seed
+        self.guard: float = args.guard
+
+    def __call__(self, i: int) -> tuple[str, str | None]:
+        return self.run(i, self.cases[i])
+
+    def run(self, i: int, case: C) -> tuple[str, str | None]:
+        raise NotImplementedError
+
+
+def run_all(work: Work[C], args: argparse.Namespace) -> tuple[str, int]:
+    """Run every case (printing each failure): the counts of the labels, shown, and the
+    number of failures."""
+    args.keep.mkdir(parents=True, exist_ok=True)
+    counts, failed = tally(parallel(work, len(work.cases), args.jobs), print)
+    return ", ".join(f"{n} {label}" for label, n in sorted(counts.items())), failed

@@ -17,10 +17,8 @@ line, truncate, replace a word by another of the test.  Each failing input is ke
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +27,7 @@ SHARED = HERE.parent.parent / "shared"
 ROOT = HERE.parent
 
 sys.path.insert(0, str(HERE))  # fuzz_harness, when run from elsewhere
-from fuzz_harness import judge, mutate, parallel, run_case, tally  # noqa: E402
+from fuzz_harness import Work, arguments, judge, mutate, run_all, run_case  # noqa: E402
 
 TOKENS = (
     "(",
@@ -153,14 +151,10 @@ def cases(count: int, seed: int) -> list[Case]:
     return out
 
 
-class Work:
+class LitmusWork(Work[Case]):
     """Run case ``i`` in a worker: write it, run it, keep it only when it failed."""
 
-    def __init__(self, all_cases: list[Case], keep: Path, seed: int, guard: float) -> None:
-        self.cases, self.keep, self.seed, self.guard = all_cases, keep, seed, guard
-
-    def __call__(self, i: int) -> tuple[str, str | None]:
-        case = self.cases[i]
+    def run(self, i: int, case: Case) -> tuple[str, str | None]:
         path = self.keep / f"case-{self.seed}-{i}.litmus"
         path.write_text(case.text)
         argv = ["run", "--model", case.model, "--engine", case.engine, "--timeout", "10"]
@@ -176,19 +170,10 @@ class Work:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: in this one)")
-    ap.add_argument("--guard", type=float, default=90.0, help="CPU seconds: past them, a hang")
-    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "herdsman-fuzz")
-    args = ap.parse_args(argv)
-    args.keep.mkdir(parents=True, exist_ok=True)
-    all_cases = cases(args.count, args.seed)
-    work = Work(all_cases, args.keep, args.seed, args.guard)
-    counts, failed = tally(parallel(work, args.count, args.jobs), print)
-    shown = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
-    arches = len({c.arch for c in all_cases})
+    args = arguments(__doc__, "herdsman-fuzz").parse_args(argv)
+    work = LitmusWork(cases(args.count, args.seed), args)
+    shown, failed = run_all(work, args)
+    arches = len({c.arch for c in work.cases})
     print(
         f"{args.count} mutated tests of {arches} architectures from {len(corpus())}: "
         f"{shown}; {failed} broke the rules"

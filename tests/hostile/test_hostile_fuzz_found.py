@@ -57,3 +57,21 @@ def test_a_model_name_too_long_for_a_path_is_refused_cleanly(capsys, tmp_path, n
 def test_an_empty_file_name_keeps_the_error_form(capsys, argv) -> None:
     line = one_error(run(capsys, argv), "", " ".join(argv))
     assert line.startswith("'':0:0: error: "), line
+
+
+JOIN = """#include <pthread.h>
+int x;
+void *t(void *a) { x = 1; return 0; }
+int main() { pthread_t t1; pthread_create(&t1, 0, t, 0); pthread_join(%s, 0); return 0; }
+"""
+
+
+@pytest.mark.parametrize("thread", ["pthread_join", "t", "(pthread_t)&x", "(pthread_t)&t1"])
+@pytest.mark.parametrize("command", ["verify", "fences"])
+def test_joining_an_address_is_refused_cleanly(capsys, tmp_path, thread, command) -> None:
+    f = tmp_path / "join.c"
+    f.write_text(JOIN % thread)
+    argv = [command, str(f)] + (["--model", "tso"] if command == "fences" else [])
+    a = run(capsys, argv)
+    check(a, thread)
+    assert a.rc in (0, 2), a.err
