@@ -146,9 +146,9 @@ def judge(command: str, result: Result, valid: tuple[int, ...] | None = None) ->
         if len(line) > LINE_MAX:
             return f"a line of {len(line)} characters on stderr"
     if result.rc == 2:
-        if not lines and command in CAMPAIGNS:  # a campaign's refusals are in its report
-            said = [x.strip() for x in result.out.splitlines()]
-            return None if any(ERROR_LINE.match(x) for x in said) else "no error in the report"
+        if command in CAMPAIGNS:  # a campaign's refusals are in its report (and notes)
+            said = lines + [x.strip() for x in result.out.splitlines()]
+            return None if any(ERROR_LINE.match(x) for x in said) else "no error said"
         if not lines:
             return "exit status 2 without a message"
         if not ERROR_LINE.match(lines[0]) or not all(

@@ -74,5 +74,6 @@ def test_the_judge_catches_what_it_must():
     report = "  T (t.litmus)\n    sc: t.litmus:0:0: error: bad\n"
     assert judge("diff", _result(2, out=report)) is None
     assert judge("diff", _result(2, out="nothing said\n")) is not None
+    assert judge("diff", _result(2, out=report, err="resuming j.sqlite: 0 tests done\n")) is None
     bar = "validate 1 not identical ━━━━━━━━━━━━━━━━ 1/1 0:00:08 ETA 0:00:00\n"
     assert judge("validate", _result(1, err=bar)) is None
