@@ -95,14 +95,15 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 def run_case(argv: list[str], guard: float) -> Result:
     """Run ``herdsman ARGV`` in this process, guarded by ``guard`` seconds of this
-    process's CPU time (herdsman's ``--timeout`` counts CPU time: on a loaded machine the
-    wall clock says nothing) and by ``REAL_FACTOR * guard`` seconds of wall clock (a run
-    blocked without computing)."""
+    process's user CPU time (herdsman's ``--timeout`` counts CPU time: on a loaded machine
+    the wall clock says nothing; ``SIGVTALRM``, as herdsman's own limit uses ``SIGPROF``)
+    and by ``REAL_FACTOR * guard`` seconds of wall clock (a run blocked without
+    computing)."""
     before = _peak_mb()
     out, err = io.StringIO(), io.StringIO()
     start = time.monotonic()
-    previous = {sig: signal.signal(sig, _alarm) for sig in (signal.SIGPROF, signal.SIGALRM)}
-    signal.setitimer(signal.ITIMER_PROF, guard)
+    previous = {sig: signal.signal(sig, _alarm) for sig in (signal.SIGVTALRM, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_VIRTUAL, guard)
     signal.setitimer(signal.ITIMER_REAL, guard * REAL_FACTOR)
     rc: int | None
     try:
@@ -111,7 +112,7 @@ def run_case(argv: list[str], guard: float) -> Result:
     except Hang:
         rc = None
     finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
