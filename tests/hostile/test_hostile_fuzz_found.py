@@ -4,6 +4,8 @@ component), and an empty file name.  Each is one clean line and exit status 2.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,21 @@ def test_joining_an_address_is_refused_cleanly(capsys, tmp_path, thread, command
     a = run(capsys, argv)
     check(a, thread)
     assert a.rc in (0, 2), a.err
+
+
+def test_a_memory_bound_below_the_process_size_starts_no_thread_under_it() -> None:
+    """A command run in a process already larger than its ``--max-memory`` (a caller's
+    process, the fuzzers' workers): the time limit's watchdog thread is started before the
+    bound, so that its stack need not fit under it (it gave "can't start new thread", or a
+    hang when the thread half-started)."""
+    code = (
+        "from herdsman.herd_compat.cli.main import main\n"
+        "big = bytearray(700 << 20)\n"
+        f"print('rc', main(['run', '--max-memory', '512', '--model', 'tso', {SB!r}]))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "rc 3" in r.stdout, r.stderr[-500:]
+    assert "internal error" not in r.stderr and "thread" not in r.stderr, r.stderr[-500:]
+    assert "memory limit of 512 MB" in r.stderr
