@@ -16,27 +16,27 @@ pointers out of their allocation, ``goto``, ``switch``, designated initialisers,
 ``typeof``, statement expressions, thread-locals, ``threads.h``, GCC's builtins...).
 Programs are run as ``herdsman verify FILE --model tso``, litmus tests as ``herdsman
 run --model tso FILE``, in-process.  A mutant that is still a valid program may exit 0
-(safe) or 42 (an assertion can fail); 3 is a time-out.  Each failing
-input is kept in ``--keep`` and listed; the exit status is 1 when any failed.  With
+(safe) or 42 (an assertion can fail); 3 is a time-out.  The harness
+(:mod:`fuzz_harness`) also catches hangs and runs over 2 GB, and runs the mutants in
+``--jobs`` processes.  Each failing input is kept in ``--keep`` and listed; the exit status
+is 1 when any failed.  With
 ``--heavy``, one mutant in ten also declares a huge global array (see :data:`HEAVY`).
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import random
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from herdsman.herd_compat.cli.main import main as herdsman_main
-
 HERE = Path(__file__).resolve().parent
+
+sys.path.insert(0, str(HERE))  # fuzz_harness, when run from elsewhere
+from fuzz_harness import Work, arguments, judge, run_all, run_case  # noqa: E402
+
 EXAMPLES = HERE.parent / "litmus" / "examples"
 
 #: Small programs of our own, so that the fuzzer has seeds whatever the examples are.
@@ -455,41 +455,35 @@ def problem(path: str, rc: int, out: str, err: str, valid: tuple[int, ...]) -> s
     return None
 
 
-def run_case(case: Case, path: Path) -> tuple[int, str, str]:
-    """Run one mutant written at ``path``: exit status, stdout, stderr."""
-    path.write_text(case.text)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = herdsman_main(command(case.kind, path))
-    return rc, out.getvalue(), err.getvalue()
+class CWork(Work[Case]):
+    """Run mutant ``i`` in a worker: write it, run it under the harness's guards, judge it
+    (the harness's rules, then exactly one error line naming the mutant), keep it only
+    when it failed."""
+
+    def run(self, i: int, case: Case) -> tuple[str, str | None]:
+        suffix = ".c" if case.kind == "program" else ".litmus"
+        path = self.keep / f"case-{self.seed}-{i}{suffix}"
+        path.write_text(case.text)
+        argv = command(case.kind, path)
+        result = run_case(argv, self.guard)
+        valid = (0, 3, 42) if case.kind == "program" else (0, 3)
+        why = judge(argv[0], result, (*valid, 2)) or problem(
+            str(path), result.rc or 0, result.out, result.err, valid
+        )
+        kind = "programs" if case.kind == "program" else "litmus tests"
+        label = f"{kind} with status {result.rc}"
+        if why is None:
+            path.unlink()
+            return label, None
+        muts = "+".join(case.mutations)
+        return label, f"{path}: {why} (from {case.seed} by {muts}): {result.err[:300]!r}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "herdsman-fuzz-c")
+    ap = arguments(__doc__, "herdsman-fuzz-c")
     ap.add_argument("--heavy", action="store_true", help="also programs with huge arrays")
     args = ap.parse_args(argv)
-    args.keep.mkdir(parents=True, exist_ok=True)
-    statuses: dict[tuple[str, int], int] = {}
-    failed = 0
-    all_cases = cases(args.count, args.seed, args.heavy)
-    for i, case in enumerate(all_cases):
-        suffix = ".c" if case.kind == "program" else ".litmus"
-        path = args.keep / f"case-{args.seed}-{i}{suffix}"
-        rc, out, err = run_case(case, path)
-        kind = "programs" if case.kind == "program" else "litmus tests"
-        statuses[(kind, rc)] = statuses.get((kind, rc), 0) + 1
-        valid = (0, 3, 42) if case.kind == "program" else (0, 3)
-        why = problem(str(path), rc, out, err, valid)
-        if why is None:
-            path.unlink()
-            continue
-        failed += 1
-        muts = "+".join(case.mutations)
-        print(f"{path}: {why} (from {case.seed} by {muts}): {err[:300]!r}")
-    shown = ", ".join(f"{n} {kind} with status {rc}" for (kind, rc), n in sorted(statuses.items()))
+    shown, failed = run_all(CWork(cases(args.count, args.seed, args.heavy), args), args)
     print(f"{args.count} mutated C files: {shown}; {failed} broke the rules")
     return 1 if failed else 0
 

@@ -497,13 +497,14 @@ def resolve_spec(spec: str | os.PathLike[str]) -> Path:
     if builtin is not None:
         return builtin
     p = Path(s)
-    if p.is_file() or (p.exists() and (p.suffix == ".cat" or os.sep in s)):
+    # os.path's tests, not pathlib's: a name too long for a path is no file, not an OSError
+    if os.path.isfile(p) or (os.path.exists(p) and (p.suffix == ".cat" or os.sep in s)):
         return p  # (a directory, FIFO or device: reading it says what it is)
     if p.suffix == ".cat" and os.sep not in s:  # as herd, a bare file name: the library
         builtin = builtin_file(p.stem)  # herd's ppc.cat, x86tso.cat, sc.cat...
         if builtin is not None:
             return builtin
-        if (LIB_DIR / p.name).is_file():
+        if os.path.isfile(LIB_DIR / p.name):
             return LIB_DIR / p.name
     if p.suffix == ".cat" or os.sep in s:
         raise InputError(

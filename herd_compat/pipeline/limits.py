@@ -250,6 +250,7 @@ class MemoryLimit:
         if self.mb is None:
             return self
         self._previous = resource.getrlimit(resource.RLIMIT_AS)
+        _the_watchdog()  # before the bound: a thread's stack may not fit under it
         limit_memory(self.mb)
         return self
 

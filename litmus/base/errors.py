@@ -49,8 +49,9 @@ def one_line(message: str) -> str:
 
 
 def shown_path(path: str) -> str:
-    """A file name as errors show it: escaped, its two ends when long."""
-    return _shortened(printable(path), PATH_SHOWN)
+    """A file name as errors show it: escaped, its two ends when long, an empty one as
+    ``''`` (so that the line keeps its ``FILE:LINE:COL:`` form)."""
+    return _shortened(printable(path), PATH_SHOWN) if path else "''"
 
 
 class InputError(Exception):

@@ -162,7 +162,8 @@ class ThreadsLowerer(IntrinsicBase):
             where: tuple = (Imm(Sym(RESULTS, tid)),)
         else:
             reg = self.reg_of(v)
-            assert isinstance(reg, Reg)
+            if not isinstance(reg, Reg):  # an address (a function's, a variable's)
+                raise self.error(args[0], f"{name} of something no pthread_create made")
             self.emit(*self.map.join_dynamic(reg.name))
             where = (Imm(Sym(RESULTS)), reg)
         out = args[1] if len(args) == 2 else None

@@ -1,0 +1,97 @@
+"""What the fuzzers of ``bench/`` found (issue 29's fresh runs), swept over every command
+that takes the input: model names no file system can hold (a name longer than a path's
+component), and an empty file name.  Each is one clean line and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.hostile import check, one_error, run
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "litmus" / "examples"
+SB = str(EXAMPLES / "x86" / "SB.litmus")
+PROGRAM = str(EXAMPLES / "programs" / "counter.c")
+
+#: Model names longer than a file name may be (255 bytes): ``stat`` fails on them with
+#: ENAMETOOLONG, which pathlib's tests raise where os.path's answer "no such file".
+LONG_NAMES = ("x" * 256, "9" * 300, "x" * 300 + ".cat", "d/" + "x" * 4000, "x" * 20000)
+
+
+def _model_lines(name: str, db: str) -> list[list[str]]:
+    """Every command line that takes ``name`` as a model (campaigns' journal: ``db``)."""
+    return [
+        ["run", "--model", name, SB],
+        ["herd7", "-model", name, SB],
+        ["cat", "check", name],
+        ["verify", "--model", name, PROGRAM],
+        ["fences", "--model", name, PROGRAM],
+        ["explain", name, SB],
+        ["diff", "--db", db, name, "sc", SB],
+        ["diff", "--db", db, "sc", name, SB],
+        ["validate", "--db", db, "--model", name, "--expect", SB, SB],
+    ]
+
+
+@pytest.mark.parametrize("name", LONG_NAMES, ids=lambda n: f"{len(n)}-chars")
+def test_a_model_name_too_long_for_a_path_is_refused_cleanly(capsys, tmp_path, name) -> None:
+    for argv in _model_lines(name, str(tmp_path / "journal.sqlite")):
+        a = run(capsys, argv)
+        check(a, " ".join(argv)[:80])
+        assert a.rc == 2, f"{argv[:2]}: exit {a.rc}: {a.err[:300]}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", ""],
+        ["herd7", ""],
+        ["parse", ""],
+        ["verify", ""],
+        ["fences", "--model", "tso", ""],
+        ["explain", "sc", ""],
+        ["diff", "", "sc", SB],
+    ],
+    ids=lambda a: a[0] + ("-model" if a[1] == "" and a[0] == "diff" else ""),
+)
+def test_an_empty_file_name_keeps_the_error_form(capsys, argv) -> None:
+    line = one_error(run(capsys, argv), "", " ".join(argv))
+    assert line.startswith("'':0:0: error: "), line
+
+
+JOIN = """#include <pthread.h>
+int x;
+void *t(void *a) { x = 1; return 0; }
+int main() { pthread_t t1; pthread_create(&t1, 0, t, 0); pthread_join(%s, 0); return 0; }
+"""
+
+
+@pytest.mark.parametrize("thread", ["pthread_join", "t", "(pthread_t)&x", "(pthread_t)&t1"])
+@pytest.mark.parametrize("command", ["verify", "fences"])
+def test_joining_an_address_is_refused_cleanly(capsys, tmp_path, thread, command) -> None:
+    f = tmp_path / "join.c"
+    f.write_text(JOIN % thread)
+    argv = [command, str(f)] + (["--model", "tso"] if command == "fences" else [])
+    a = run(capsys, argv)
+    check(a, thread)
+    assert a.rc in (0, 2), a.err
+
+
+def test_a_memory_bound_below_the_process_size_starts_no_thread_under_it() -> None:
+    """A command run in a process already larger than its ``--max-memory`` (a caller's
+    process, the fuzzers' workers): the time limit's watchdog thread is started before the
+    bound, so that its stack need not fit under it (it gave "can't start new thread", or a
+    hang when the thread half-started)."""
+    code = (
+        "from herdsman.herd_compat.cli.main import main\n"
+        "big = bytearray(700 << 20)\n"
+        f"print('rc', main(['run', '--max-memory', '512', '--model', 'tso', {SB!r}]))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "rc 3" in r.stdout, r.stderr[-500:]
+    assert "internal error" not in r.stderr and "thread" not in r.stderr, r.stderr[-500:]
+    assert "memory limit of 512 MB" in r.stderr
