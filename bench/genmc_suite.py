@@ -3,7 +3,8 @@ counts GenMC expects: one row per program, herdsman's complete (and blocked) exe
 beside GenMC's, and the tally.
 
     python bench/genmc_suite.py [--model sc|rc11] [--src /tmp/genmc-src/genmc]
-                                [--timeout 15] [--jobs 2] [--filter GLOB] [--json FILE] [--genmc BIN]
+                                [--timeout 15] [--jobs 2] [--filter GLOB] [--json FILE]
+                                [--genmc BIN]
 
 The tarball is ``../shared/anchors/src/genmc-v0.11.0.tar.gz``; it is extracted once to
 ``--src``'s parent (outside the repository).  Without it the script says so and exits 0.
@@ -17,8 +18,8 @@ blocked executions (``saver``, ``ipr``) the blocked count of the last variant mu
 ``herdsman verify --model sc`` (``--model rc11``: the ``*.rc11.mo.in`` files and
 ``verify --model rc11``; GenMC's ``-disable-race-detection`` passed on, a count differing
 under its ``-lapor`` marked as that reduction) in a subprocess with a CPU-time limit.
-With ``--genmc``
-(or ``GENMC``) GenMC itself runs too and its time is printed beside herdsman's.
+With ``--genmc`` (or ``GENMC``) GenMC itself runs too and its time is printed beside
+herdsman's.
 
 Exit status 0; the table ends with the number of programs with GenMC's counts and, with
 ``--genmc``, the ratio of times (herdsman/GenMC, each a subprocess per variant, in one run).
