@@ -96,7 +96,8 @@ class C11Checker:
         return got
 
     def _of(self, g: ExecutionGraph) -> C11Statics:
-        return self.statics(g.completion_key())
+        done = g.completion_key()  # None: the prefixes' own shapes serve
+        return self.statics(done if done is not None else g.shape_key())
 
     # ------------------------------------------------------------------ views
     def _view(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> None:
