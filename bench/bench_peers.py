@@ -14,7 +14,8 @@ count, time and the ratio herdsman / peer.  A peer runs when its binary is found
 otherwise its figure recorded on this machine kind in ``../shared/anchors/README.md`` is
 printed, marked ``(recorded)``, where the README has one.
 
-    python bench/bench_peers.py [--max-n 10] [--families sbnw,fig11,counter] [--timeout S]
+    python bench/bench_peers.py [--max-n 10] [--families sbnw,fig11,counter]
+                                [--models sc,tso,rc11] [--timeout S]
 
 Exit status 1 when a count differs from a peer's (run or recorded).
 """
@@ -193,6 +194,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--max-n", type=int, default=10)
     ap.add_argument("--families", default="sbnw,fig11,counter")
+    ap.add_argument("--models", default="sc,tso,rc11", help="rows of these models only")
     ap.add_argument("--timeout", type=float, default=600.0, help="per row and tool (s)")
     ap.add_argument("--one", nargs=2, metavar=("PROGRAM", "MODEL"), help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -211,7 +213,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, str(generator), tmp], check=True, capture_output=True)
         print(f"{'row':32} {'herdsman':>24} | peers (count / s, ratio)")
-        for row in rows(a.families.split(","), a.max_n):
+        models = a.models.split(",")
+        for row in [r for r in rows(a.families.split(","), a.max_n) if r.model in models]:
             path = Path(tmp) / row.program
             got = herdsman_row(path, row.model, a.timeout)
             if got is None:

@@ -27,10 +27,10 @@ herd's ``rc11.cat``, ``cat.identity``); :mod:`cat.c11_sc` computes psc.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from herdsman.cat.c11_sc import psc_acyclic
-from herdsman.cat.c11_statics import C11Statics, c11_statics
+from herdsman.cat.c11_statics import C11Statics, c11_statics, members
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import CheckPlan, Failure, PreparedModel, Verdict
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
@@ -65,13 +65,6 @@ class _State:
         self.races: list[tuple[int, int]] = []
 
 
-def _bits(s: int) -> Iterator[int]:
-    while s:
-        low = s & -s
-        yield low.bit_length() - 1
-        s ^= low
-
-
 class C11Checker:
     """RC11 (``sc`` True) or RA consistency of TruSt graphs (see the module docstring);
     verdicts on complete graphs: allowed, undefined when racy (the race as the failed
@@ -103,7 +96,8 @@ class C11Checker:
         return got
 
     def _of(self, g: ExecutionGraph) -> C11Statics:
-        return self.statics(g.completion_key())
+        done = g.completion_key()  # None: the prefixes' own shapes serve
+        return self.statics(done if done is not None else g.shape_key())
 
     # ------------------------------------------------------------------ views
     def _view(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> None:
@@ -112,14 +106,14 @@ class C11Checker:
         hb = st.hb
         pred = S.popred[e]
         h = pred
-        for p in _bits(pred):
+        for p in members(pred):
             h |= hb[p]
         bit = 1 << e
         if S.R & bit:
             if S.A & bit and S.ACQ & bit:
                 h |= st.rv[g.rf[e]]
         elif S.F & bit and S.ACQ & bit:
-            for r in _bits(pred & S.R & S.A):
+            for r in members(pred & S.R & S.A):
                 h |= st.rv[g.rf[r]]
         hb[e] = h
         if S.W & bit:
@@ -134,7 +128,7 @@ class C11Checker:
         if S.A & bit:
             if S.REL & bit:
                 v = bit | hb[w]
-            for h in _bits((S.sbloc[w] & S.REL) | (S.popred[w] & S.F & S.REL)):
+            for h in members((S.sbloc[w] & S.REL) | (S.popred[w] & S.F & S.REL)):
                 v |= (1 << h) | hb[h]
         r = _rmw_read(g, w)
         if r >= 0:  # a read-modify-write: the sequences through the write read go on
@@ -149,8 +143,8 @@ class C11Checker:
         if not before:
             return True
         pos = {w: i for i, w in enumerate(g.co[li])}
-        mine = pos.get(g.rf[e], -1) if g.event(e).kind == "R" else pos[e]
-        return all(_copos(g, pos, p) <= mine for p in _bits(before))
+        mine = pos.get(g.rf[e], -1) if g.event_at(e).kind == "R" else pos[e]
+        return all(_copos(g, pos, p) <= mine for p in members(before))
 
     def _atomic(self, g: ExecutionGraph, e: int) -> bool:
         """The write ``e`` breaks no read-modify-write's atomicity."""
@@ -176,7 +170,7 @@ class C11Checker:
         if S.A & bit:
             others &= ~S.A
         t = g.tid[e]
-        for x in _bits(others):
+        for x in members(others):
             if g.tid[x] != t:
                 return x
         return -1
@@ -193,7 +187,7 @@ class C11Checker:
         if e >= 0 and not (S.SC >> e) & 1:
             if not st.hb[e] & S.F & S.SC:
                 return True
-            kind = g.event(e).kind
+            kind = g.event_at(e).kind
             if kind != "R" and kind != "W":
                 return True
             w = g.rf[e] if kind == "R" else e
@@ -206,7 +200,7 @@ class C11Checker:
         """Views and checks of ``e`` (its porf predecessors done)."""
         self._view(g, S, st, e)
         ok = True
-        kind = g.event(e).kind
+        kind = g.event_at(e).kind
         if kind == "R" or kind == "W":
             ok = self._coherent(g, S, st, e) and (kind == "R" or self._atomic(g, e))
             x = self._race(g, S, st, e)
@@ -234,9 +228,9 @@ class C11Checker:
                         continue
                     stack.append((x, True))
                     deps = S.popred[x]
-                    if g.event(x).kind == "R":
+                    if g.event_at(x).kind == "R":
                         deps |= 1 << g.rf[x]
-                    stack.extend((p, False) for p in _bits(deps & ~st.done))
+                    stack.extend((p, False) for p in members(deps & ~st.done))
         return ok and self._sc_ok(g, S, st, -1)
 
     def added(self, g: ExecutionGraph, e: int) -> bool:
@@ -266,13 +260,13 @@ class C11Checker:
         S = self._of(g)
         pred = S.popred[e]
         h = pred
-        for p in _bits(pred):
+        for p in members(pred):
             h |= st.hb[p]
         before = h & S.at[li] & st.done
         if not before:
             return -1
         pos = {w: i for i, w in enumerate(g.co[li])}
-        return max(_copos(g, pos, p) for p in _bits(before))
+        return max(_copos(g, pos, p) for p in members(before))
 
     def revisit_doomed(self, g: ExecutionGraph, r: int, a: int, kept: Sequence[int]) -> bool:
         return False
@@ -305,14 +299,14 @@ def _rmw_read(g: ExecutionGraph, w: int) -> int:
     """The read of the read-modify-write whose write is ``w`` (-1: w is none)."""
     if w < g.L or not g.idx[w]:
         return -1
-    r, ev = g.event(w - 1), g.event(w)
+    r, ev = g.event_at(w - 1), g.event_at(w)
     return w - 1 if r.kind == "R" and r.poi == ev.poi else -1
 
 
 def _copos(g: ExecutionGraph, pos: dict[int, int], p: int) -> int:
     """The coherence position of the write ``p``, or of the write the read ``p`` reads
     (-1: the initial write)."""
-    return pos.get(p if g.event(p).kind == "W" else g.rf[p], -1)
+    return pos.get(p if g.event_at(p).kind == "W" else g.rf[p], -1)
 
 
 def _present(g: ExecutionGraph) -> int:

@@ -14,19 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from herdsman.cat.c11_statics import C11Statics
+from herdsman.cat.c11_statics import C11Statics, members
 from herdsman.graphs.execution import ExecutionGraph
 
 __all__ = ["psc_acyclic"]
-
-
-def _bits(s: int) -> list[int]:
-    out = []
-    while s:
-        low = s & -s
-        out.append(low.bit_length() - 1)
-        s ^= low
-    return out
 
 
 def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: int) -> bool:
@@ -38,18 +29,18 @@ def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: in
     fsc = sc & S.F
     n = len(hb)
     init = (1 << g.L) - 1
-    events = _bits(present & ~init)
+    events = members(present & ~init)
     hbsucc = [0] * n
     sbsucc = [0] * n
     for y in events:
         b = 1 << y
-        for x in _bits(hb[y]):
+        for x in members(hb[y]):
             hbsucc[x] |= b
-        for x in _bits(S.popred[y] & present):
+        for x in members(S.popred[y] & present):
             sbsucc[x] |= b
     locset = [0] * n
     for li in range(g.L):
-        for x in _bits(S.at[li] & present):
+        for x in members(S.at[li] & present):
             locset[x] = S.at[li] & present
     # mo-after and readers of each write
     moafter = [0] * n
@@ -61,60 +52,60 @@ def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: in
             later |= 1 << w
         moafter[li] = later
     for y in events:
-        if g.event(y).kind == "R":
+        if g.event_at(y).kind == "R":
             readers[g.rf[y]] |= 1 << y
 
     def after(x: int) -> int:
         """Writes mo-after x (a write), or rb-after it (a read)."""
-        kind = g.event(x).kind
+        kind = g.event_at(x).kind
         if kind == "W":
             return moafter[x]
         return moafter[g.rf[x]] if kind == "R" else 0
 
     def read_by(ws: int) -> int:
         out = 0
-        for w in _bits(ws):
+        for w in members(ws):
             out |= readers[w]
         return out
 
     def eco(x: int) -> int:
         m = after(x)
-        return m | read_by(m) | (readers[x] if g.event(x).kind == "W" else 0)
+        return m | read_by(m) | (readers[x] if g.event_at(x).kind == "W" else 0)
 
     def scb(x: int) -> int:
         s = sbsucc[x]
         out = s | after(x) | (hbsucc[x] & locset[x])
         z = 0
-        for y in _bits(s & ~locset[x]):
+        for y in members(s & ~locset[x]):
             z |= hbsucc[y]
-        for y in _bits(z):
+        for y in members(z):
             out |= sbsucc[y] & ~locset[y]
         return out
 
     succ = {}
-    for a in _bits(sc):
+    for a in members(sc):
         fence = (fsc >> a) & 1
         left = (1 << a) | (hbsucc[a] if fence else 0)
         u = 0
-        for x in _bits(left):
+        for x in members(left):
             u |= scb(x)
         s = u & sc
-        for b in _bits(fsc):
+        for b in members(fsc):
             if hb[b] & u:
                 s |= 1 << b
         if fence:
             s |= hbsucc[a] & fsc
             e = 0
-            for x in _bits(hbsucc[a]):
+            for x in members(hbsucc[a]):
                 e |= eco(x)
-            for b in _bits(fsc):
+            for b in members(fsc):
                 if hb[b] & e:
                     s |= 1 << b
         succ[a] = s
     left = sc
     while left:  # peel the events with no successor left
         sinks = 0
-        for a in _bits(left):
+        for a in members(left):
             if not succ[a] & left:
                 sinks |= 1 << a
         if not sinks:

@@ -5,12 +5,25 @@ and the sets of C11 orders."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from herdsman.cat.renumber import blocks_of, renumber_set
 from herdsman.graphs.execution import Layout
 from herdsman.graphs.herdnames import static_names
 
-__all__ = ["C11Statics", "c11_statics"]
+__all__ = ["C11Statics", "c11_statics", "members"]
+
+
+@lru_cache(maxsize=1 << 16)
+def members(s: int) -> tuple[int, ...]:
+    """The events of an event set, increasing (remembered: the checker's sets recur
+    from graph to graph, and a lookup is cheaper than the bit loop)."""
+    out = []
+    while s:
+        low = s & -s
+        out.append(low.bit_length() - 1)
+        s ^= low
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,8 +49,7 @@ class StaticValues:
         """Which skeleton the statics come from: the complete paths extending each
         thread's prefix (stable statics) or the prefixes themselves."""
         if self.form.stable:
-            # TrustGraph's (engine/trust); ExecutionGraph (graphs/) does not declare it yet
-            done = g.completion_key()  # type: ignore[attr-defined]
+            done = g.completion_key()
             if done is not None:
                 return ("c", *done)
         return ("p", *g.shape_key())

@@ -230,9 +230,10 @@ class ExecutionGraph:
             out.append(self.shape[self.base[t] + k - 1] if k else 0)
         return tuple(out)
 
-    def completion_key(self) -> tuple[int, ...]:
+    def completion_key(self) -> tuple[int, ...] | None:
         """Per thread, the shape of a complete path through its present prefix: here the
-        prefix's own (a finished graph); an explorer's graph extends unfinished ones."""
+        prefix's own (a finished graph); an explorer's graph extends unfinished ones
+        (None: a thread's path runs on for ever)."""
         return self.shape_key()
 
     def final_value(self, li: int) -> Value:

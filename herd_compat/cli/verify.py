@@ -108,6 +108,11 @@ def parser() -> Parser:
         help="no symmetry reduction (GenMC's default: threads running the same function "
         "with the same argument explored once per order of their events)",
     )
+    p.add_argument(
+        "--disable-race-detection",
+        action="store_true",
+        help="a data race is not an error: its executions are counted (GenMC's flag)",
+    )
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     add_output_options(
@@ -164,6 +169,7 @@ def main(argv: list[str]) -> int:
         stop_on_error=not a.keep_going,
         no_unroll=a.no_unroll,
         symmetry=not a.disable_sr,
+        race_detection=not a.disable_race_detection,
         writes_first=True,  # GenMC's schedule: its moot and blocked graphs
     )
     cfg.picture = replace(cfg.picture, format=a.format)

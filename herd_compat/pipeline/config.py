@@ -72,6 +72,7 @@ class RunConfig:
     no_unroll: list[str] = field(default_factory=list)
     symmetry: bool = True
     writes_first: bool = False
+    race_detection: bool = True  # off: GenMC's -disable-race-detection
 
     @property
     def trust_summary(self) -> bool:
@@ -111,7 +112,8 @@ class RunConfig:
             reduction=self.reduction,
             speedcheck=self.speedcheck,
             stop_on_error=self.stop_on_error,
-            races=self.inputs == "programs",  # a C program's data race is an error (GenMC)
+            # a C program's data race is an error (GenMC), unless -disable-race-detection
+            races=self.inputs == "programs" and self.race_detection,
             symmetry=self.symmetry,
             writes_first=self.writes_first,
             progress=TerminalProgress(sys.stderr) if self.shows_progress else None,

@@ -95,3 +95,14 @@ def test_rc11_is_the_default_for_a_program_using_c11_atomics(capsys, tmp_path: P
     plain = plain.replace("atomic_load_explicit(&flag, memory_order_relaxed)", "flag")
     assert _verify(tmp_path, plain) == 0  # no atomics: sc, where message passing holds
     assert capsys.readouterr().out.startswith("No errors were detected.")
+
+
+def test_disable_race_detection_counts_racy_executions(capsys, tmp_path: Path) -> None:
+    """GenMC's ``-disable-race-detection``: the race is no error; the relaxed flag then
+    lets the reader see the old data, and the assertion fails."""
+    racy = MP.replace("ORDW", "relaxed").replace("ORDR", "relaxed")
+    assert _verify(tmp_path, racy, "--model", "rc11", "--disable-race-detection") == 42
+    assert capsys.readouterr().out.startswith("Error detected: Safety violation!")
+    fixed = racy.replace("assert(d == 1);", "")
+    assert _verify(tmp_path, fixed, "--model", "rc11", "--disable-race-detection") == 0
+    assert "Number of complete executions explored: 3" in capsys.readouterr().out
