@@ -83,12 +83,14 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return b
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
+    assert not isinstance(a, ReadValue | Expr) and not isinstance(b, ReadValue | Expr)
     if fn == "conv":
-        return convert(a, b)  # type: ignore[arg-type]
+        assert isinstance(b, int), "a conversion's code is an integer"
+        return convert(a, b)
     if fn == "alloc":
         return Sym(f"heap@t{a}#{b}")
     if fn == "barrier":
-        return barrier_arrive(a)  # type: ignore[arg-type]
+        return barrier_arrive(a)
     if isinstance(a, Sym) or isinstance(b, Sym):
         return _on_addresses(fn, a, b)
     assert isinstance(a, int) and isinstance(b, int)

@@ -109,7 +109,7 @@ class EventSteps(ThreadBase):
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
                 loc = _loc_name(a)
-                if st.freed and a.name in st.freed:  # type: ignore[union-attr]
+                if st.freed and a.name in st.freed:
                     return ThreadFailed("access to freed memory", pc, self._done(st))
                 if self.cells is not None and self.outside_allocation(a.name, loc):
                     return ThreadFailed(NON_ALLOCATED, pc, self._done(st))

@@ -166,8 +166,8 @@ class ThreadCode(EventSteps):
                     continue
                 if cls is Kill:  # GenMC's loop bound: the execution is blocked, not complete
                     return _LOOP_BOUND
-                if cls is Free:
-                    st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))  # type: ignore[arg-type]
+                if isinstance(ins, Free):
+                    st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))
                     if failed is not None:
                         return failed
                     pc += 1

@@ -238,13 +238,14 @@ class CompiledExplorer:
             elif kind <= 3:
                 tgt = ev.other
             return (0 if ts is Read else 1, kind, li, vid, ev.poi, tgt)
-        if ts is ThreadDone:  # stopped by GenMC's loop bound: not finished for a join
-            return (4 if s.cut else 2, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
+        if isinstance(s, ThreadDone):  # stopped by GenMC's loop bound: not finished for a join
+            return (4 if s.cut else 2, 4, -1, -1, -1, -1)
         if ts is ThreadFailed:
             return (3, 4, -1, -1, -1, -1)
         if ts is Stall:
             raise AssertionError("concrete values never stall")
-        return (5 if s.why == ASSUME else 4, 4, -1, -1, -1, -1)  # type: ignore[union-attr]
+        assert isinstance(s, Blocked)
+        return (5 if s.why == ASSUME else 4, 4, -1, -1, -1, -1)
 
     def new_location(self, nid: int) -> None:
         s = self.nodes[nid].step

@@ -69,6 +69,7 @@ class KernelLowerer(Protocol):
     def new_label(self) -> str: ...
     def error(self, node: c_ast.Node | None, message: str) -> InputError: ...
     def expr(self, node: c_ast.Node, dst: str | None = None, used: bool = True) -> Val: ...
+    def reg_of(self, v: Val) -> Operand: ...
     def pointee_arg(self, node: c_ast.Node) -> tuple[tuple[Operand, ...], CType]: ...
 
 
@@ -139,7 +140,7 @@ class _Primitive:
         return self.pointer(node.expr)
 
     def value(self, node: c_ast.Node) -> Operand:
-        return self.lw.expr(node).op
+        return self.lw.reg_of(self.lw.expr(node))
 
     def operator(self, node: c_ast.Node) -> str:
         if not (isinstance(node, c_ast.Constant) and node.type == "string"):

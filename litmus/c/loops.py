@@ -145,7 +145,11 @@ class LoopLowerer(CallLowerer):
             extra = [e for e in s.next.exprs if e is not step_node]
             if any(var in written_names(e) or _reads(e, var) for e in extra):
                 return False
-        ctype = self.resolve(init.decls[0]) if declared else self.int_type()  # type: ignore[union-attr]
+        ctype = (
+            self.resolve(init.decls[0])
+            if declared and isinstance(init, c_ast.DeclList)
+            else self.int_type()
+        )
         self.fold_globals = starts_threads(s.stmt)
         try:
             values = self.trip(s, var, ctype, start, step_node)

@@ -292,7 +292,7 @@ def _track(
 ) -> None:
     """What ``op`` makes of the registers that are functions of a CAS's success."""
     dst, fn, args = op.dst, op.fn, op.args
-    got: tuple[int, int | None, int | None] | None = None
+    got: tuple[int, int, int] | None = None
     if fn in ("eq", "ne") and len(args) == 2:
         for x, y in (args, args[::-1]):
             if isinstance(x, Reg) and x.name in olds and olds[x.name][1] == y:
@@ -303,28 +303,31 @@ def _track(
         consts = [a for a in args if isinstance(a, Imm) and isinstance(a.value, int)]
         if len(regs) == 1 and len(regs) + len(consts) == len(args):
             cas, vs, vf = facts[regs[0].name]
-            got = (cas, _apply(op, vs), _apply(op, vf))
+            s_, f_ = _apply(op, vs), _apply(op, vf)
+            got = (cas, s_, f_) if s_ is not None and f_ is not None else None
     facts.pop(dst, None)
     olds.pop(dst, None)
-    if got is not None and None not in got:
-        facts[dst] = got  # type: ignore[assignment]
+    if got is not None:
+        facts[dst] = got
 
 
 def _apply(op: Op, v: int) -> int | None:
     """``op`` computed with its one register holding ``v``."""
-    vals = [v if isinstance(a, Reg) else a.value for a in op.args]  # type: ignore[union-attr]
-    if op.fn in ("mov", "conv"):
-        v0 = vals[0]
-        if not isinstance(v0, int):
+    vals: list[int] = []
+    for a in op.args:
+        x = v if isinstance(a, Reg) else a.value if isinstance(a, Imm) else None
+        if not isinstance(x, int):
             return None
-        return convert_code(v0, vals[1]) if op.fn == "conv" else v0  # type: ignore[arg-type]
+        vals.append(x)
+    if op.fn in ("mov", "conv"):
+        return convert_code(vals[0], vals[1]) if op.fn == "conv" else vals[0]
     if op.fn == "not":
         return int(vals[0] == 0)
     if op.fn == "neg":
-        return -vals[0]  # type: ignore[operator]
-    if op.fn in _FOLDS and len(vals) == 2 and all(isinstance(x, int) for x in vals):
+        return -vals[0]
+    if op.fn in _FOLDS and len(vals) == 2:
         try:
-            return fold(op.fn, vals[0], vals[1])  # type: ignore[arg-type]
+            return fold(op.fn, vals[0], vals[1])
         except ValueOutOfRange:  # not a value the analysis can use: the run reports it
             return None
     return None

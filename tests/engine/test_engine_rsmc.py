@@ -682,7 +682,10 @@ def c_outcome(name: str, spec: str, engine: str):
     from herdsman.litmus.c import load_c_program
 
     program = load_c_program(str(PROGRAMS / f"{name}.c"), c_target(spec))
-    return program, run_program(program, model(spec), RunOptions(engine=engine))
+    # TruSt's symmetry reduction (GenMC's, on by default) counts symmetric threads' graphs
+    # once; RSMC has none: compare the explorations without it
+    opts = RunOptions(engine=engine, symmetry=False)
+    return program, run_program(program, model(spec), opts)
 
 
 def summary(out) -> tuple:
