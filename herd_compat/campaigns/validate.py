@@ -173,10 +173,13 @@ def run_campaign(
     bad = [r for r in rows if r.category != "identical"]
     limit = len(bad) if cfg.show_mismatches < 0 else cfg.show_mismatches
     if bad:
+        # every error is described, whatever the cap: the exit status 2 is said why
+        shown = bad[:limit] + [r for r in bad[limit:] if r.category == "error"]
         report.append("")
-        report += mismatch_lines(bad[:limit])
-        if len(bad) > limit:
-            report.append(f"... and {len(bad) - limit} more (see the database {readable(db_path)})")
+        report += mismatch_lines(shown)
+        if len(bad) > len(shown):
+            more = len(bad) - len(shown)
+            report.append(f"... and {more} more (see the database {readable(db_path)})")
     out.write("\n".join(report) + "\n")
     out.flush()
     meta = {"model": cfg.model, "expect": cfg.expect, "database": db_path}

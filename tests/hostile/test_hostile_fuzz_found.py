@@ -95,3 +95,16 @@ def test_a_memory_bound_below_the_process_size_starts_no_thread_under_it() -> No
     assert "rc 3" in r.stdout, r.stderr[-500:]
     assert "internal error" not in r.stderr and "thread" not in r.stderr, r.stderr[-500:]
     assert "memory limit of 512 MB" in r.stderr
+
+
+def test_validate_describes_every_error_whatever_the_cap(capsys, tmp_path) -> None:
+    """``validate --show-mismatches 1`` exits 2 on a test the model cannot take: its error
+    is in the report even when a mismatch before it took the one place."""
+    ppc = str(EXAMPLES / "ppc" / "2+2W.litmus")
+    argv = ["validate", "--db", str(tmp_path / "j.sqlite"), "--model", "tso"]
+    table = tmp_path / "expected.txt"
+    table.write_text("SB | Never\n2+2W | Never\n")  # SB is a mismatch under tso
+    a = run(capsys, [*argv, "--show-mismatches", "0", "--expect", str(table), SB, ppc])
+    check(a, "validate")
+    assert a.rc == 2
+    assert "2+2W" in a.out, a.out
