@@ -96,7 +96,7 @@ def test_c_programs(spec, monkeypatch):
     model = load_model(spec)
     done = 0
     for f in sorted(PROGRAMS.glob("*.c")):
-        program = load_c_program(str(f), c_target(spec), {}, [])
+        program = load_c_program(str(f), c_target(spec), {}, [], unroll=3)
         if trust_applies(model, program):
             agree(program, model, monkeypatch, unroll=3)
             done += 1
@@ -260,4 +260,6 @@ def test_statics_forgotten_when_too_many(room, monkeypatch):
     explores as the Python explorer does."""
     monkeypatch.setattr(core, "MAX_STATICS", room)
     program = load_c_program(str(PROGRAMS / "szymanski.c"), c_target("tso"), {}, [])
-    assert agree(program, load_model("tso"), monkeypatch)["complete"] == 2104
+    assert (
+        agree(program, load_model("tso"), monkeypatch)["complete"] == 688
+    )  # blocked at the loop bound, not complete (GenMC)
