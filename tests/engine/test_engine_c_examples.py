@@ -204,7 +204,8 @@ def test_verify_safe(capsys):
     assert "No errors were detected." in out
     assert "Error detected" not in out
     as_verify = load_c_program(str(path), c_target("tso"))  # no --unroll: GenMC's default
-    api = explore(as_verify, "tso", "trust", parse_header(path))
+    opts = RunOptions(engine="trust", stop_on_error=False, writes_first=True)  # as verify
+    api = run_program(as_verify, loaded_model("tso"), opts)
     assert counts(out) == (api.stats.complete, api.stats.blocked)
 
 
