@@ -292,7 +292,7 @@ def test_c_program_verdict_and_trust_agree(path, spec):
     (an assertion fails iff ``unsafe``), at one of the file's ``assert`` lines, and
     TruSt's final states and execution counts."""
     h = parse_header(path)
-    prog = load_c_program(str(path), target=c_target(spec))
+    prog = load_c_program(str(path), target=c_target(spec), unroll=h.unroll)
     kw = {} if h.unroll is None else {"unroll": h.unroll}
     mine = op(prog, spec, **kw)
     trust = run_program(prog, model(spec), RunOptions(engine="trust", **kw))
