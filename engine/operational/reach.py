@@ -156,10 +156,10 @@ def _search(
         if bad(s2):
             out.path = [*path, p]
             return True
+        if max_states is not None and len(seen) > max_states:
+            raise StateLimit(len(seen))
         if len(seen) & 1023 == 0:
             check_deadline(deadline)
-            if max_states is not None and len(seen) > max_states:
-                raise StateLimit(len(seen))
         if _at_boundary(m, s2):
             out.boundary.append(s2)
         path.append(p)

@@ -23,6 +23,7 @@ from herdsman.litmus.c.ctype import (
 )
 from herdsman.litmus.c.fold import convert_int, fold
 from herdsman.litmus.c.lower_base import LowerBase
+from herdsman.litmus.c.scan import text
 from herdsman.litmus.c.values import Const, Local, Ref, Stack
 
 BINOP = {
@@ -188,7 +189,7 @@ class ConstEval(LowerBase):
         try:
             return fold(fn, a, b)
         except ValueOutOfRange as e:
-            raise self.error(node, str(e)) from None
+            raise self.error(node, f"'{text(node)}': {e}") from None
 
     def elem_size(self, node: c_ast.Node) -> int:
         """The cells a pointer (or array) expression's step covers (1 when unknown)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from pycparser import c_ast
 
@@ -48,9 +49,10 @@ class CType:
     params: tuple[CType, ...] | None = None  # functions
     complete: bool = True  # a struct or union known only by its tag so far
 
-    @property
+    @cached_property
     def size(self) -> int:
-        """Bytes of an object of this type (``sizeof``)."""
+        """Bytes of an object of this type (``sizeof``; computed once per type, as are
+        the alignment and layout: nested structs would otherwise cost 2^depth)."""
         if self.kind == "array":
             assert self.target is not None
             return max(self.length, 0) * self.target.size
@@ -64,7 +66,7 @@ class CType:
             return 4
         return max(self.bits // 8, 1)
 
-    @property
+    @cached_property
     def align(self) -> int:
         """The alignment of an object of this type, in bytes."""
         if self.kind == "array":
@@ -76,6 +78,10 @@ class CType:
 
     def layout(self) -> list[tuple[str, int, CType]]:
         """The fields of a struct or union with their offsets (C's alignment rules)."""
+        return list(self._layout)
+
+    @cached_property
+    def _layout(self) -> tuple[tuple[str, int, CType], ...]:
         out, off = [], 0
         for f, t in self.fields:
             if self.kind == "union":
@@ -85,7 +91,7 @@ class CType:
             off = (off + a - 1) // a * a
             out.append((f, off, t))
             off += t.size
-        return out
+        return tuple(out)
 
     def field(self, name: str) -> tuple[int, CType] | None:
         """Offset (in bytes) and type of field ``name`` (of an anonymous member too)."""
