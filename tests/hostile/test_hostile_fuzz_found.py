@@ -4,6 +4,7 @@ component), and an empty file name.  Each is one clean line and exit status 2.""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -110,7 +111,6 @@ def test_validate_describes_every_error_whatever_the_cap(capsys, tmp_path) -> No
     assert "2+2W" in a.out, a.out
 
 
-
 #: A program whose parse runs on :func:`~herdsman.litmus.base.deep.run_deep`'s thread, per
 #: command: a C litmus test (``run``, ``explain``) or a C program (``verify``, ``fences``).
 _DEEP_INPUTS = {
@@ -148,3 +148,29 @@ def test_a_deep_thread_under_a_full_address_space_does_not_hang(command) -> None
     rcs = [line.split()[1] for line in r.stdout.splitlines() if line.startswith("rc ")]
     assert len(rcs) == len(_ROOMS) and set(rcs) <= {"0", "2", "3"}, (rcs, r.stderr[-500:])
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-500:]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "in-use",
+        "203.0.113.9",  # an address not of this machine (TEST-NET-3)
+        "no.such.host.invalid",
+        "x" * 64,  # a label longer than names may have
+        "x" * 300,
+        "x" * 20_000,
+        "",
+    ],
+    ids=lambda w: w if len(w) < 30 else f"{len(w)}-chars",
+)
+def test_serve_refuses_an_address_it_cannot_listen_on(capsys, where) -> None:
+    """``serve`` on a port in use, or an address it cannot have, exited 3 with the web
+    server's own log line (a status the README gives no command for that): now one
+    ``herdsman serve: error:`` line and exit 2, as every bad command line."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        host = "127.0.0.1" if where == "in-use" else where
+        line = one_error(run(capsys, ["serve", "--host", host, "--port", str(port)]), "", host)
+    assert line.startswith("herdsman serve: error: "), line
