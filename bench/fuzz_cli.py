@@ -289,6 +289,15 @@ def good_input(kind: str, rnd: random.Random) -> str:
     return rnd.choice(GOOD["model"])
 
 
+def hostile_input(rnd: random.Random) -> str:
+    """A hostile value as an input file.  A directory is an input too (its ``*.litmus``
+    files, recursively, each run within ``--timeout``): ``/`` would run every test on the
+    machine, work asked for and not a hang, so the root directory is ``/dev`` here (devices,
+    FIFOs and links, no test)."""
+    v = rnd.choice(HOSTILE)
+    return "/dev" if v == "/" else v
+
+
 def value(kind: str, rnd: random.Random, hostile: float) -> str:
     good = GOOD.get(kind, ())
     return rnd.choice(good) if good and rnd.random() >= hostile else rnd.choice(HOSTILE)
@@ -321,7 +330,7 @@ def argv_of(rnd: random.Random) -> list[str]:
     for k, kind in enumerate(cmd.inputs):
         if k > 0 and kind == cmd.inputs[k - 1] and rnd.random() < 0.5:
             continue  # one input of a kind, or two
-        argv.append(good_input(kind, rnd) if rnd.random() >= hostile / 2 else rnd.choice(HOSTILE))
+        argv.append(good_input(kind, rnd) if rnd.random() >= hostile / 2 else hostile_input(rnd))
     if rnd.random() < hostile / 10:
         argv.insert(rnd.randrange(1, len(argv) + 1), rnd.choice(("--bogus", "-h", "--help")))
     return argv

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 from herdsman.herd_compat.cli import COMMANDS
 from herdsman.herd_compat.cli.args import Parser, UsageError
 
@@ -26,5 +28,26 @@ def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if not 0 < a.port < 65536:
         raise UsageError(f"--port {a.port}: not a port number (1-65535)")
+    _check_listen(a.host, a.port)
     serve(a.host, a.port)
     return 0
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse, as a bad command line, an address the server could not listen on (a port in
+    use, an address not of this machine, a name that does not resolve): the server itself
+    would log its own message and exit with its own status."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, UnicodeError) as e:
+        raise UsageError(f"--host {host}: {_reason(e)}") from None
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            s.bind(address)
+        except OSError as e:
+            raise UsageError(f"cannot listen on {host} port {port}: {_reason(e)}") from None
+
+
+def _reason(e: BaseException) -> str:
+    return e.strerror if isinstance(e, OSError) and e.strerror else str(e) or type(e).__name__

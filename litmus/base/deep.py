@@ -17,6 +17,7 @@ the caller: the work is under the caller's limits as if it ran there.
 from __future__ import annotations
 
 import ctypes
+import resource
 import sys
 import threading
 from collections.abc import Callable
@@ -31,6 +32,9 @@ STACK_BYTES = 32 << 20
 #: Python's recursion limit while deep work runs: about 1,000 levels of C nesting in the
 #: worst constructs (parentheses, casts), far more in most (a sum of 10,000 terms).
 RECURSION_LIMIT = 20_000
+#: Address space the thread needs beyond its stack under a bound (``RLIMIT_AS``): its
+#: first frames and the work's data.
+HEADROOM_BYTES = 64 << 20
 
 #: What a too deeply nested program is told.
 TOO_DEEP = (
@@ -54,6 +58,8 @@ def run_deep(path: str, work: Callable[[], T], too_deep: str = TOO_DEEP) -> T:
             failure.append(e)
 
     old_limit = sys.getrecursionlimit()
+    if not _room_for_a_thread():
+        return _here(path, work, too_deep)
     try:
         old_stack = threading.stack_size(STACK_BYTES)
     except (ValueError, RuntimeError):
@@ -77,6 +83,22 @@ def run_deep(path: str, work: Callable[[], T], too_deep: str = TOO_DEEP) -> T:
             raise InputError(path, 0, 0, too_deep) from None
         raise e
     return box[0]
+
+
+def _room_for_a_thread() -> bool:
+    """Whether the address space's bound leaves room for the thread: its stack and
+    :data:`HEADROOM_BYTES`.  Without room a thread may still start (glibc reuses the stack
+    of a finished one) and then die allocating its first frame, before ``Thread.start``
+    returns, which then waits for ever."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return True
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            size = int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):  # no /proc: only a failed start is seen
+        return True
+    return soft - size >= STACK_BYTES + HEADROOM_BYTES
 
 
 def _here(path: str, work: Callable[[], T], too_deep: str) -> T:

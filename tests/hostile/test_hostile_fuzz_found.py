@@ -4,6 +4,7 @@ component), and an empty file name.  Each is one clean line and exit status 2.""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,68 @@ def test_validate_describes_every_error_whatever_the_cap(capsys, tmp_path) -> No
     check(a, "validate")
     assert a.rc == 2
     assert "2+2W" in a.out, a.out
+
+
+#: A program whose parse runs on :func:`~herdsman.litmus.base.deep.run_deep`'s thread, per
+#: command: a C litmus test (``run``, ``explain``) or a C program (``verify``, ``fences``).
+_DEEP_INPUTS = {
+    "run": ["--model", "sc", str(EXAMPLES / "c" / "MP+rel+acq.litmus")],
+    "explain": ["sc", str(EXAMPLES / "c" / "MP+rel+acq.litmus")],
+    "verify": [PROGRAM],
+    "fences": ["--model", "tso", PROGRAM],
+}
+_ROOMS = (96, 64, 40, 8, 0, -100)
+
+
+@pytest.mark.parametrize("command", sorted(_DEEP_INPUTS))
+def test_a_deep_thread_under_a_full_address_space_does_not_hang(command) -> None:
+    """The command-line fuzzer's hang: in a process whose address space is near or past
+    ``--max-memory``, the C parser's big-stack thread started on the stack glibc kept from
+    a finished one, then died allocating its first frame, and ``Thread.start`` waited for
+    ever.  Swept over the room left below the bound (MB; negative: already past it)."""
+    argv = [command, "--max-memory", "512", *_DEEP_INPUTS[command]]
+    code = (
+        "import resource\n"
+        "from herdsman.herd_compat.cli.main import main\n"
+        "from herdsman.litmus.base.deep import run_deep\n"
+        "run_deep('warm', lambda: 0)\n"  # a finished thread's stack, kept for the next
+        "def vm():\n"
+        "    pages = int(open('/proc/self/statm').read().split()[0])\n"
+        "    return pages * resource.getpagesize() >> 20\n"
+        f"for room in {_ROOMS!r}:\n"
+        "    ballast = bytearray(max(0, 512 - room - vm()) << 20)\n"
+        f"    print('rc', main({argv!r}), flush=True)\n"
+        "    del ballast\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    rcs = [line.split()[1] for line in r.stdout.splitlines() if line.startswith("rc ")]
+    assert len(rcs) == len(_ROOMS) and set(rcs) <= {"0", "2", "3"}, (rcs, r.stderr[-500:])
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-500:]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "in-use",
+        "203.0.113.9",  # an address not of this machine (TEST-NET-3)
+        "no.such.host.invalid",
+        "x" * 64,  # a label longer than names may have
+        "x" * 300,
+        "x" * 20_000,
+        "",
+    ],
+    ids=lambda w: w if len(w) < 30 else f"{len(w)}-chars",
+)
+def test_serve_refuses_an_address_it_cannot_listen_on(capsys, where) -> None:
+    """``serve`` on a port in use, or an address it cannot have, exited 3 with the web
+    server's own log line (a status the README gives no command for that): now one
+    ``herdsman serve: error:`` line and exit 2, as every bad command line."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        host = "127.0.0.1" if where == "in-use" else where
+        line = one_error(run(capsys, ["serve", "--host", host, "--port", str(port)]), "", host)
+    assert line.startswith("herdsman serve: error: "), line
