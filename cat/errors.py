@@ -13,6 +13,7 @@ import difflib
 
 from herdsman.cat.ast import Pos
 from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.errors import printable as escape
 
 #: At most this many characters of a model's text are quoted in an error.
 QUOTE_MAX = 60
@@ -21,14 +22,6 @@ MESSAGE_MAX = 400
 #: The error for a model nested deeper than Python's recursion allows (expressions
 #: inside expressions, ``let ... in`` inside ``let ... in``...).
 TOO_DEEP = "model too deeply nested (expressions inside expressions, lets inside lets)"
-
-
-def escape(text: str) -> str:
-    """``text`` with each non-printable character as its Python escape (``\\x00``,
-    ``\\n``, ``\\u200b``...)."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def excerpt(text: str, limit: int = QUOTE_MAX) -> str:
