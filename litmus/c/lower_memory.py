@@ -44,9 +44,9 @@ class MemoryLowerer(IntrinsicBase):
             sizes = [self.reg_of(self.expr(a)) for a in args]
             size = sizes[-1]
             if name == "calloc":  # n objects of a size each
-                n = self.temp()
-                self.emit(Op(n, "mul", (sizes[0], sizes[1])))
-                size = Reg(n)
+                total = self.temp()
+                self.emit(Op(total, "mul", (sizes[0], sizes[1])))
+                size = Reg(total)
             return self.allocate(dst, size)
         if name == "free":
             self.arity(node, name, args, 1)
