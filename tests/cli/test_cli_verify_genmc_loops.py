@@ -10,6 +10,16 @@ import pytest
 
 from herdsman.herd_compat.cli.main import main
 
+
+def _main(first: str, second: str) -> str:
+    """C's main starting the two threads ``first`` and ``second``."""
+    return (
+        "int main() {\n  pthread_t a, b;\n"
+        f"  pthread_create(&a, 0, {first}, 0);\n  pthread_create(&b, 0, {second}, 0);\n"
+        "  return 0;\n}\n"
+    )
+
+
 # a seqlock reader: spins with a goto while the count is odd
 GOTO_SPIN = """#include <pthread.h>
 #include <stdatomic.h>
@@ -30,13 +40,7 @@ void *writer(void *a) {
   atomic_store(&seq, 2);
   return 0;
 }
-int main() {
-  pthread_t r, w;
-  pthread_create(&r, 0, reader, 0);
-  pthread_create(&w, 0, writer, 0);
-  return 0;
-}
-"""
+""" + _main("reader", "writer")
 
 # a helped CAS and the helping CAS that matches it
 HELPING = """#include <pthread.h>
@@ -53,13 +57,7 @@ void *helping(void *a) {
   __VERIFIER_helping_CAS(atomic_compare_exchange_strong(&x, &r, 3););
   return 0;
 }
-int main() {
-  pthread_t a, b;
-  pthread_create(&a, 0, helped, 0);
-  pthread_create(&b, 0, helping, 0);
-  return 0;
-}
-"""
+""" + _main("helped", "helping")
 
 # Michael-Scott's enqueue loop: `success` read again in the body
 PINNED = """#include <pthread.h>
@@ -82,13 +80,7 @@ void *worker(void *a) {
   atomic_compare_exchange_strong(&tail, &t, t + 1);
   return 0;
 }
-int main() {
-  pthread_t a, b;
-  pthread_create(&a, 0, worker, 0);
-  pthread_create(&b, 0, worker, 0);
-  return 0;
-}
-"""
+""" + _main("worker", "worker")
 
 
 @pytest.mark.parametrize(
