@@ -21,7 +21,9 @@ not graphs, counts with that builder directly).
   execution is counted once, by a digest of it; runs the filter drops are counted before.
 * An execution where an assertion failed is an error (the first kept with its picture);
   so is, with ``races`` (``herdsman verify``), one the model finds undefined (a data
-  race: its ``undefined_unless`` check's witness names the two accesses).
+  race: its ``undefined_unless`` check's witness names the two accesses); and so is one
+  where a thread accesses memory another freed without the access happening before the
+  free (:mod:`engine.freed`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any, Protocol
 from herdsman.cat.api import ConsistencyChecker, Verdict
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.errors import ErrorFound
+from herdsman.engine.freed import FREED, freed_access
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import (
     ErrorRecord,
@@ -43,7 +46,7 @@ from herdsman.engine.outcome import (
 from herdsman.engine.semantics.arith import is_known
 from herdsman.engine.semantics.state import ThreadDone, ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph, Layout
-from herdsman.litmus.base.ir import Loc, MemLoc, Program, RegLoc, Value, eval_prop
+from herdsman.litmus.base.ir import Free, Loc, MemLoc, Program, RegLoc, Value, eval_prop
 
 __all__ = ["MAX_JUDGED", "Bound", "Tally", "picture"]
 
@@ -101,6 +104,7 @@ class Tally(OutcomeBuilder):
         self._allowed = [Verdict(allowed=True)]  # an execution no checker judges
         self.within = self.beyond = 0  # preemption bound: complete graphs each side
         self.decisive_within = self.decisive_beyond = 0
+        self.frees = program.has(Free)  # a thread's free is checked against the others'
 
     # ------------------------------------------------------------------ final states
     def final_state(
@@ -167,6 +171,7 @@ class Tally(OutcomeBuilder):
             and self.checker.exact
             and self.bound is None
             and not self.opts.races
+            and not self.frees
             and not self.opts.print_executions
             and not wants_show(self.show, self.quant, True)
             and not wants_show(self.show, self.quant, False)
@@ -182,7 +187,16 @@ class Tally(OutcomeBuilder):
         failing an assertion); whether the model allows it (None: not asked, under
         speedcheck a graph that settles nothing)."""
         state = self.final_state(g.lay.loc_index, g.final_value, finals)
-        return self.complete(state, any(d.cut for d in finals), fails, g)
+        allowed = self.complete(state, any(d.cut for d in finals), fails, g)
+        if allowed and not fails and self.frees:
+            ev = freed_access(g, finals)
+            if ev is not None:
+                obs = tuple(state[loc] for loc in self.observed)
+                graph = picture(g) if not self.errors else None
+                self.error(ErrorRecord(FREED, ev.tid, ev.instr, True, obs, graph))
+                if self.opts.stop_on_error:
+                    raise ErrorFound()
+        return allowed
 
     def complete_final(
         self, lay: Layout, values: list[Value], finals: list[ThreadDone]

@@ -51,6 +51,19 @@ def evaluate(v: AnyValue, reads: Mapping[int, Value]) -> AnyValue:
     return v
 
 
+def heap_name(t: AnyValue, k: AnyValue, size: AnyValue) -> str:
+    """The name of thread ``t``'s allocation number ``k`` of ``size`` bytes."""
+    if not isinstance(size, int):
+        raise EvalError(f"malloc of a size that is an address ({size})")
+    return f"heap@t{t}#{k}({size})"
+
+
+def outside_heap(a: Sym) -> bool:
+    """Whether the address ``a`` of a heap allocation lies outside it."""
+    name = a.name
+    return not 0 <= a.offset < int(name[name.rindex("(") + 1 : -1])
+
+
 def loc_name(a: Value) -> str:
     """The memory location an address denotes (``x``, or ``x+4`` with an offset)."""
     assert isinstance(a, Sym)
@@ -81,14 +94,16 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return a
     if fn == "second":
         return b
+    if fn == "alloc":
+        if not all(is_known(x) for x in args):
+            return Expr(fn, tuple(args))
+        return Sym(heap_name(*args))
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
     assert not isinstance(a, ReadValue | Expr) and not isinstance(b, ReadValue | Expr)
     if fn == "conv":
         assert isinstance(b, int), "a conversion's code is an integer"
         return convert(a, b)
-    if fn == "alloc":
-        return Sym(f"heap@t{a}#{b}")
     if fn == "barrier":
         return barrier_arrive(a)
     if isinstance(a, Sym) or isinstance(b, Sym):

@@ -172,7 +172,7 @@ class ThreadBase:
 
     def initial(self) -> ThreadDone:
         """How a thread that never ran ends: with its initial registers."""
-        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order))
+        return _new(ThreadDone, (self.init_regs, False, self.slots, self.order, ()))
 
     def max_events(self, unroll: int | None = None) -> int:
         """An upper bound of the events of any execution of the thread: the longest
@@ -254,7 +254,7 @@ class ThreadBase:
         return nxt
 
     def _done(self, st: ThreadState) -> ThreadDone:
-        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order, st.freed))
 
     def error_at(self, pc: int, why: str) -> StepError:
         return self._error(self, pc, why)

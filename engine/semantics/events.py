@@ -19,6 +19,7 @@ from herdsman.engine.semantics.arith import (
     EvalError,
     apply_op,
     is_known,
+    outside_heap,
     reads_of,
 )
 from herdsman.engine.semantics.compile import _NO_REG, _NONE, ThreadBase, _new
@@ -56,6 +57,18 @@ from herdsman.litmus.base.ir import (
 
 #: GenMC's words for an access outside every allocation.
 NON_ALLOCATED = "Attempt to access non-allocated memory"
+#: ... for an access to memory freed (by its thread here; by another, engine.freed)
+FREED = "Attempt to access freed memory"
+#: ... for a second free of an allocation, and for a free of what no malloc gave
+DOUBLE_FREE = "Double-free error"
+FREE_NON_MALLOC = "Attempt to free non-allocated memory"
+#: GenMC's memory errors: each its own heading (``Error: ...!``), not a safety violation
+MEMORY_ERRORS = frozenset({NON_ALLOCATED, FREED, DOUBLE_FREE, FREE_NON_MALLOC})
+
+
+def _freed(st: ThreadState, name: str) -> bool:
+    """Whether the thread has freed allocation ``name``."""
+    return any(a == name for a, _ in st.freed)
 
 
 class EventSteps(ThreadBase):
@@ -109,9 +122,11 @@ class EventSteps(ThreadBase):
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
                 loc = _loc_name(a)
-                if st.freed and a.name in st.freed:
-                    return ThreadFailed("access to freed memory", pc, self._done(st))
+                if st.freed and _freed(st, a.name):
+                    return ThreadFailed(FREED, pc, self._done(st))
                 if self.cells is not None and self.outside_allocation(a.name, loc):
+                    return ThreadFailed(NON_ALLOCATED, pc, self._done(st))
+                if a.name.startswith("heap@") and outside_heap(a):
                     return ThreadFailed(NON_ALLOCATED, pc, self._done(st))
             else:
                 sym = a
@@ -190,10 +205,10 @@ class EventSteps(ThreadBase):
         if a is None or not is_known(a):
             return st, None if a is None else Stall(reads_of(a))
         if type(a) is not Sym or not a.name.startswith("heap@") or a.offset:
-            return st, ThreadFailed("free of memory no malloc gave", st.pc, self._done(st))
-        if a.name in st.freed:
-            return st, ThreadFailed("double free", st.pc, self._done(st))
-        return st._replace(freed=st.freed | {a.name}), None
+            return st, ThreadFailed(FREE_NON_MALLOC, st.pc, self._done(st))
+        if _freed(st, a.name):
+            return st, ThreadFailed(DOUBLE_FREE, st.pc, self._done(st))
+        return st._replace(freed=(*st.freed, (a.name, st.n))), None
 
     def plain_after_read(self, read: Read, value: AnyValue) -> ThreadState:
         """:meth:`after_read` without register events."""

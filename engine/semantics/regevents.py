@@ -116,7 +116,7 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         while pc < len(code) and type(code[pc]) is Label:
             pc += 1
         if pc >= len(code):
-            return _new(ThreadDone, (st.regs, False, th.slots, th.order))
+            return _new(ThreadDone, (st.regs, False, th.slots, th.order, st.freed))
         if pc != st.pc:
             st = st._replace(pc=pc)
         ins = code[pc]

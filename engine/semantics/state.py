@@ -70,7 +70,9 @@ class ThreadState(NamedTuple):
     #: of the instruction (:class:`Queued`) or its access (:class:`Access`)
     pending: Pending | Queued | Access | None = None
     cut: bool = False  # stopped by the unrolling bound
-    freed: frozenset[str] = frozenset()  # the heap allocations the thread released
+    #: the heap allocations the thread released, each with the position its next event
+    #: had then (the free's place in po, for the check of other threads' accesses)
+    freed: tuple[tuple[str, int], ...] = ()
 
 
 class Emit(NamedTuple):
@@ -100,6 +102,7 @@ class ThreadDone(NamedTuple):
     cut: bool
     slots: dict[str, int]
     order: tuple[tuple[int, str], ...]  # (slot, name) in name order
+    frees: tuple[tuple[str, int], ...] = ()  # ThreadState.freed: what it released, where
 
     @property
     def regs(self) -> tuple[tuple[str, AnyValue], ...]:

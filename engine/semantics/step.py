@@ -131,7 +131,7 @@ class ThreadCode(EventSteps):
         if st.cut:
             if self.bound_blocks:
                 return _LOOP_BOUND
-            return _new(ThreadDone, (st.regs, True, self.slots, self.order))
+            return _new(ThreadDone, (st.regs, True, self.slots, self.order, st.freed))
         while pc < len(code):
             ins = code[pc]
             cls = type(ins)
@@ -155,7 +155,7 @@ class ThreadCode(EventSteps):
                         if self.bound_blocks:
                             return _LOOP_BOUND
                         st = _state(st, len(code), regs, taint, st.n, poi)
-                        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
+                        return _new(ThreadDone, (st.regs, True, self.slots, self.order, st.freed))
                     continue
                 if cls is Nop:
                     if self.nop_events:
@@ -182,7 +182,7 @@ class ThreadCode(EventSteps):
                     if not branch_taken(ins.cond, c):
                         if cls is Assume:
                             return Blocked(ASSUME)
-                        done = _new(ThreadDone, (regs, False, self.slots, self.order))
+                        done = _new(ThreadDone, (regs, False, self.slots, self.order, st.freed))
                         assert isinstance(ins, Assert)
                         return ThreadFailed(ins.message or "assertion", pc, done)
                     if self.branch_commit and not _constraint(ins):
@@ -201,7 +201,7 @@ class ThreadCode(EventSteps):
             except EvalError as e:
                 raise self._error(th, pc, str(e)) from None
         st = _state(st, pc, regs, taint, st.n, poi)
-        return _new(ThreadDone, (st.regs, False, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, False, self.slots, self.order, st.freed))
 
     def _op(
         self, th: ThreadCode, ins: Op, cargs: tuple, regs: tuple, taint: tuple
@@ -381,7 +381,7 @@ class ThreadCode(EventSteps):
         """How the thread ends at the unrolling bound."""
         if self.bound_blocks:
             return _LOOP_BOUND
-        return _new(ThreadDone, (st.regs, True, self.slots, self.order))
+        return _new(ThreadDone, (st.regs, True, self.slots, self.order, st.freed))
 
     def apply_op(self, ins: Op, cargs: tuple, regs: tuple, taint: tuple) -> tuple[tuple, tuple]:
         """The registers and taints after the register operation ``ins``."""

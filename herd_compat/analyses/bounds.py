@@ -3,7 +3,7 @@ buffer size, or shown unsafe with a run, by :mod:`engine.operational.bounded`.
 
 The report prints one line per buffer bound as it is searched (states, distinct
 projections, time, peak memory), then GenMC's verdict line (``No errors were detected.``
-or ``Error detected: Safety violation!`` with the assertion, the run that fails it — each
+or ``Error: Safety violation!`` with the assertion, the run that fails it — each
 thread's steps and each buffer's writes to memory, in order — and its execution) and a
 ``Verdict:`` line saying what the answer rests on: Theorem 1 at a fixpoint, the bound
 searched, or the bound where the assertion fails.  Exit status as ``verify``'s: 0 safe
@@ -96,7 +96,7 @@ def bounds_report(res: BoundedResult) -> str:
     lines = []
     if res.verdict == UNSAFE and res.error is not None:
         err = res.error
-        lines.append("Error detected: Safety violation!")
+        lines.append("Error: Safety violation!")
         where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin
         lines.append(f"Assertion violation: {err.message}  (thread {err.thread}, {where})")
         lines.append(f"The violating run ({res.mode.upper()}_{res.bound}):")

@@ -6,7 +6,7 @@ for the model's target (the C11 mapping to x86-TSO, PSO or POWER, or herd's C
 annotations for a user's cat model), its loops run as GenMC runs them (``--unroll N``:
 GenMC's bound, none by default; an execution needing more iterations is blocked), and
 explored by the engine.  The report
-reads like GenMC's: ``No errors were detected.`` or ``Error detected: Safety violation!``
+reads like GenMC's: ``No errors were detected.`` or ``Error: Safety violation!``
 with the failing assertion, its source line and the violating execution (events per
 thread with their source lines, rf, co; with ``-o DIR`` also ``DIR/<program>.dot``), then
 ``Number of complete executions explored: N``, ``Number of blocked executions seen: M``

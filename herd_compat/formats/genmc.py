@@ -9,6 +9,7 @@ executions seen: M`` read as GenMC prints them; the other lines say what GenMC d
 from __future__ import annotations
 
 from herdsman.engine.outcome import Outcome
+from herdsman.engine.semantics.events import MEMORY_ERRORS
 from herdsman.herd_compat.formats.opsummary import operational_lines
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
 from herdsman.herd_compat.formats.trace import trace
@@ -61,7 +62,7 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
     x = out.stats.extra
     if out.errors and out.errors[0].race is not None:
         err = out.errors[0]
-        lines.append("Error detected: Non-atomic race!")
+        lines.append("Error: Non-atomic race!")
         if err.race:
             a, b = (f"({t}, {i})" for t, i in err.race)
             lines.append(f"Event {a} conflicts with event {b} in graph:")
@@ -73,9 +74,13 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
             lines.append(f"Executions with an error: {int(x.get('errors', 0))}")
     elif out.errors:
         err = out.errors[0]
-        lines.append("Error detected: Safety violation!")
-        where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin
-        lines.append(f"Assertion violation: {err.message}  (thread {err.thread}, {where})")
+        if err.message in MEMORY_ERRORS:
+            lines.append(f"Error: {err.message}!")
+            lines.append(f"In thread {err.thread}, line {err.origin}")
+        else:
+            lines.append("Error: Safety violation!")
+            where = f"line {err.origin.split(':', 1)[0]}" if ":" in err.origin else err.origin
+            lines.append(f"Assertion violation: {err.message}  (thread {err.thread}, {where})")
         if not err.complete:
             lines.append("(another thread is blocked in this execution)")
         if err.graph is not None:
@@ -84,7 +89,8 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
         if x.get("stopped_at_error"):
             lines.append("(exploration stopped at the first error; --keep-going explores on)")
         else:
-            lines.append(f"Executions violating an assertion: {int(x.get('errors', 0))}")
+            what = "with an error" if err.message in MEMORY_ERRORS else "violating an assertion"
+            lines.append(f"Executions {what}: {int(x.get('errors', 0))}")
     else:
         lines.append("No errors were detected.")
     lines.append(f"Number of complete executions explored: {out.stats.complete}")

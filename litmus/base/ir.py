@@ -320,7 +320,7 @@ OP_FUNCTIONS: dict[str, int] = {
     "not": 1,  # 1 if a == 0 else 0 (C's !)
     "second": 2,  # b (X86 XCHG's new value)
     "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
-    "alloc": 2,  # a heap allocation's address: thread a's allocation number b
+    "alloc": 3,  # a heap allocation's address: thread a's allocation number b, of c bytes
     "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
     "max": 2,  # the greater of a and b, signed (GCC's __sync_fetch_and_max)
     "min": 2,

@@ -104,6 +104,34 @@ class LoopLowerer(CallLowerer):
         self.emit(Op(counter, "add", (Reg(counter), Imm(1))), Op(z, "lt", (Reg(counter), Imm(n))))
         self.kill_unless(z)
 
+    def goto_spin(self, target: str, s: c_ast.Node) -> None:
+        """GenMC's spin-assume on the loop a backward ``goto`` just closed (LLVM sees a
+        loop there too): a latch with no effect on any path from the label blocks."""
+        start = next(
+            (i for i, ins in enumerate(self.code) if isinstance(ins, Label) and ins.name == target),
+            None,
+        )
+        if start is None:
+            return
+        view = LoopView(self.code, start, target, self.local_write)
+        frame = self.funcs[-1] if self.funcs else None
+        returns = (frame.end, {frame.result} if frame.result else set()) if frame else None
+        carried = carried_registers(view, self.live_after(s), returns)
+        verdict = analyse(view, frozenset(self.hidden), carried)
+        if verdict.dynamic or verdict.unlocks or verdict.zne:
+            return  # effects to check as it runs: left to the loop bound
+        for latch in verdict.blocking:
+            br = self.code[latch]
+            assert isinstance(br, Branch)
+            ops: list[Instr]
+            if br.cond is None:
+                z = self.temp()
+                ops = [Op(z, "mov", (Imm(0),)), Assume(z, "ne")]
+            else:
+                ops = [Assume(br.creg, _negate(br.cond))]
+            self.code[latch : latch + 1] = ops
+            self.origins[latch : latch + 1] = [self.origins[latch]] * len(ops)
+
     # ---- for loops
     def for_(self, s: c_ast.For) -> None:
         self.scopes.append({})
@@ -326,8 +354,12 @@ class LoopLowerer(CallLowerer):
             and isinstance(b := self.lookup(n.name), Local)
             and b.reg in self.known
         ]
-        if not critical or any(_reads(x, name) for name in critical for x in (body, nxt) if x):
+        if not critical:
             return []
+        for name in critical:  # read in the loop: only a value the condition pins (LLVM's phi
+            # of one constant: the loop goes on only when it holds that value again)
+            if any(_reads(x, name) for x in (body, nxt) if x) and not self._pins(cond, name):
+                return []
         self.use_known = True
         try:
             c = self.const_value(cond)
@@ -336,6 +368,21 @@ class LoopLowerer(CallLowerer):
         if not isinstance(c, int) or c == 0:
             return []
         return [b.reg for name in critical if isinstance(b := self.lookup(name), Local)]
+
+    def _pins(self, cond: c_ast.Node, name: str) -> bool:
+        """Whether ``cond`` holding fixes variable ``name`` to its value on entry
+        (``!v``, ``v == c``, ``c == v`` with a constant ``c`` equal to it)."""
+        b = self.lookup(name)
+        if not isinstance(b, Local) or b.reg not in self.known:
+            return False
+        entry = self.known[b.reg]
+        if isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and _is_id(cond.expr, name):
+            return entry == 0
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "==":
+            for v, c in ((cond.left, cond.right), (cond.right, cond.left)):
+                if _is_id(v, name) and not has_calls_or_writes(c):
+                    return self.const_value(c) == entry
+        return False
 
     def spin_assume(
         self, start: int, check: int, head: str, flag: str, s: c_ast.Node, threaded: set[str]
@@ -452,6 +499,10 @@ def _reads(node: c_ast.Node, name: str) -> bool:
             continue
         stack.extend(child for _, child in n.children())
     return False
+
+
+def _is_id(node: c_ast.Node, name: str) -> bool:
+    return isinstance(node, c_ast.ID) and node.name == name
 
 
 def _id_nodes(node: c_ast.Node) -> list[c_ast.ID]:

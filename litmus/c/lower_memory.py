@@ -1,7 +1,9 @@
 """Lowering the heap and the memory functions.  ``malloc``, ``calloc`` and
 ``aligned_alloc`` give a new allocation of the thread, named by the thread and its count
-of allocations so far (``heap@t1#0``, ``heap@t1#1``...: the IR's ``alloc``; any offset
-is a cell of it, initially 0); an allocation is no shared-memory event (as in GenMC).
+of allocations so far and its size in bytes (``heap@t1#0(8)``, ``heap@t1#1(16)``...: the
+IR's ``alloc``; an offset within the size is a cell of it, initially 0, an access
+outside is GenMC's "Attempt to access non-allocated memory"); an allocation is no
+shared-memory event (as in GenMC).
 ``free`` releases one: a later access to it, or a second ``free``, is an error.
 ``memset``, ``memcpy`` and ``memmove`` with a size known at compile time access each
 scalar cell of the objects the pointers' types say they cover."""
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from herdsman.litmus.base.ir import Free, Imm, Op, Reg
+from herdsman.litmus.base.ir import Free, Imm, Op, Operand, Reg
 from herdsman.litmus.c.context import scalar_offsets
 from herdsman.litmus.c.ctype import CHAR, VOID, CType, pointer_to
 from herdsman.litmus.c.lower_intrinsic import IntrinsicBase
@@ -39,9 +41,13 @@ class MemoryLowerer(IntrinsicBase):
     ) -> Val | None:
         if name in ("malloc", "calloc", "aligned_alloc"):
             self.arity(node, name, args, 2 if name != "malloc" else 1)
-            for a in args:
-                self.expr(a, used=False)
-            return self.allocate(dst)
+            sizes = [self.reg_of(self.expr(a)) for a in args]
+            size = sizes[-1]
+            if name == "calloc":  # n objects of a size each
+                total = self.temp()
+                self.emit(Op(total, "mul", (sizes[0], sizes[1])))
+                size = Reg(total)
+            return self.allocate(dst, size)
         if name == "free":
             self.arity(node, name, args, 1)
             p = self.reg_of(self.expr(args[0]))
@@ -79,10 +85,10 @@ class MemoryLowerer(IntrinsicBase):
             return Val(base[0], d.ctype)
         return None
 
-    def allocate(self, dst: str | None) -> Val:
-        """A new heap allocation of this thread: its address."""
+    def allocate(self, dst: str | None, size: Operand) -> Val:
+        """A new heap allocation of this thread, of ``size`` bytes: its address."""
         d = dst or self.temp()
-        self.emit(Op(d, "alloc", (Imm(self.tid), Reg(HEAP_COUNT))))
+        self.emit(Op(d, "alloc", (Imm(self.tid), Reg(HEAP_COUNT), size)))
         self.emit(Op(HEAP_COUNT, "add", (Reg(HEAP_COUNT), Imm(1))))
         return Val(Reg(d), pointer_to(VOID))
 

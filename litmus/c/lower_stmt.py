@@ -266,6 +266,7 @@ class CodeLowerer(LoopLowerer):
         target = self.c_label(s.name)
         self.goto_bound(target)
         self.emit(Branch(target))
+        self.goto_spin(target, s)
 
     def declare(self, d: c_ast.Decl) -> None:
         self.ctx.types.note_specifiers(d.type, self.const_value)

@@ -44,7 +44,7 @@ PAPER = {
 #: the bounds at which the TSO claims are checked
 BUG_BOUNDS = (1, 2, 3)
 SAFE_OUT = "No errors were detected."
-UNSAFE_OUT = "Error detected: Safety violation!"
+UNSAFE_OUT = "Error: Safety violation!"
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def test_verify_finds_the_pso_bug_and_not_the_tso_one(capsys) -> None:
     fig2 = str(PROGRAMS / "zkw15_fig2.c")
     rc, out, err = _run(capsys, "verify", "--engine", "operational", "--model", "pso", fig2)
     assert rc == 42, err
-    assert out.startswith("Error detected: Safety violation!")
+    assert out.startswith("Error: Safety violation!")
     assert "Assertion violation: x != 0" in out and "Coherence order:" in out
     rc, out, err = _run(capsys, "verify", "--engine", "operational", "--model", "tso", fig2)
     assert rc == 0, err

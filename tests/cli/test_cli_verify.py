@@ -54,7 +54,7 @@ def test_error_report_trace_and_picture(capsys, tmp_path) -> None:
     rc, out, err = _verify(capsys, str(prog), "-o", str(tmp_path))
     assert rc == 42, err
     lines = out.splitlines()
-    assert lines[0] == "Error detected: Safety violation!"
+    assert lines[0] == "Error: Safety violation!"
     assert lines[1].startswith("Assertion violation: x == 2  (thread 0, line 11)")
     assert "Thread 1:" in lines and "Coherence order:" in lines
     assert any(line.startswith("Number of complete executions explored: ") for line in lines)
@@ -170,12 +170,15 @@ def test_c_memory_errors_without_asserts(capsys, tmp_path) -> None:
     """A store outside its allocation and a double free are errors, as GenMC reports
     them, also in a program with no assert; an access inside its allocation is none."""
     cases = (
-        ("int a[2];\nint main() {\n  int i = 2;\n  a[i] = 1;\n  return 0;\n}\n", "non-allocated"),
+        (
+            "int a[2];\nint main() {\n  int i = 2;\n  a[i] = 1;\n  return 0;\n}\n",
+            "Error: Attempt to access non-allocated memory!",
+        ),
         ("int a[2];\nint main() {\n  int i = 1;\n  a[i] = 1;\n  return 0;\n}\n", None),
         (
             "#include <stdlib.h>\nint main() {\n  int *p = malloc(4);\n  free(p);\n"
             "  free(p);\n  return 0;\n}\n",
-            "double free",
+            "Error: Double-free error!",
         ),
     )
     for text, error in cases:

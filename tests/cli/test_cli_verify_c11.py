@@ -61,7 +61,7 @@ def test_a_data_race_is_reported_with_its_two_accesses(capsys, tmp_path: Path) -
     racy = MP.replace("ORDW", "relaxed").replace("ORDR", "relaxed")
     assert _verify(tmp_path, racy, "--model", "rc11") == 42
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "Error detected: Non-atomic race!"
+    assert out[0] == "Error: Non-atomic race!"
     # the reader's plain read of data (thread 2's third event) and the writer's store
     assert out[1] == "Event (2, 2) conflicts with event (1, 0) in graph:"
     assert "  (2, 2)   R data = 0  (from init)" in "\n".join(out)
@@ -83,13 +83,13 @@ def test_seq_cst_is_sc_under_rc11_not_under_ra(capsys, tmp_path: Path) -> None:
     assert _verify(tmp_path, SB, "--model", "rc11") == 0
     assert "Number of complete executions explored: 3" in capsys.readouterr().out
     assert _verify(tmp_path, SB, "--model", "ra") == 42
-    assert capsys.readouterr().out.startswith("Error detected: Safety violation!")
+    assert capsys.readouterr().out.startswith("Error: Safety violation!")
 
 
 def test_rc11_is_the_default_for_a_program_using_c11_atomics(capsys, tmp_path: Path) -> None:
     racy = MP.replace("ORDW", "relaxed").replace("ORDR", "relaxed")
     assert _verify(tmp_path, racy) == 42  # rc11: the race on data
-    assert capsys.readouterr().out.startswith("Error detected: Non-atomic race!")
+    assert capsys.readouterr().out.startswith("Error: Non-atomic race!")
     plain = racy.replace("atomic_int flag;", "int flag;").replace("#include <stdatomic.h>", "")
     plain = plain.replace("atomic_store_explicit(&flag, 1, memory_order_relaxed)", "flag = 1")
     plain = plain.replace("atomic_load_explicit(&flag, memory_order_relaxed)", "flag")
@@ -102,7 +102,7 @@ def test_disable_race_detection_counts_racy_executions(capsys, tmp_path: Path) -
     lets the reader see the old data, and the assertion fails."""
     racy = MP.replace("ORDW", "relaxed").replace("ORDR", "relaxed")
     assert _verify(tmp_path, racy, "--model", "rc11", "--disable-race-detection") == 42
-    assert capsys.readouterr().out.startswith("Error detected: Safety violation!")
+    assert capsys.readouterr().out.startswith("Error: Safety violation!")
     fixed = racy.replace("assert(d == 1);", "")
     assert _verify(tmp_path, fixed, "--model", "rc11", "--disable-race-detection") == 0
     assert "Number of complete executions explored: 3" in capsys.readouterr().out

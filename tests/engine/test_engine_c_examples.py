@@ -193,7 +193,7 @@ def counts(out: str) -> tuple[int, int]:
 def test_verify_unsafe(capsys):
     rc, out = verify(capsys, str(PROGRAMS / "peterson.c"), "--model", "tso")
     assert rc == 42
-    assert "Error detected: Safety violation!" in out
+    assert "Error: Safety violation!" in out
     counts(out)
 
 
@@ -202,7 +202,7 @@ def test_verify_safe(capsys):
     rc, out = verify(capsys, str(path), "--model", "tso", "--engine", "trust")
     assert rc == 0
     assert "No errors were detected." in out
-    assert "Error detected" not in out
+    assert "Error: " not in out
     as_verify = load_c_program(str(path), c_target("tso"))  # no --unroll: GenMC's default
     opts = RunOptions(engine="trust", stop_on_error=False, writes_first=True)  # as verify
     api = run_program(as_verify, loaded_model("tso"), opts)
@@ -220,4 +220,4 @@ def test_verify_defines(capsys):
     assert rc == 0
     assert counts(out) == (24, 0)
     rc, out = verify(capsys, str(PROGRAMS / "counter_racy.c"), "--model", "sc", "-D", "N=2")
-    assert rc == 42 and "Error detected: Safety violation!" in out
+    assert rc == 42 and "Error: Safety violation!" in out

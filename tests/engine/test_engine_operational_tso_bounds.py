@@ -149,7 +149,7 @@ def test_cli_proves_and_refutes(capsys) -> None:
         capsys, "verify", str(PROGRAMS / "peterson.c"), "--model", "tso", "--max-bound", "6"
     )
     assert rc == 42
-    assert "Error detected: Safety violation!" in out and "The violating run (TSO_1):" in out
+    assert "Error: Safety violation!" in out and "The violating run (TSO_1):" in out
     rc, out, _ = _run(
         capsys, "verify", str(PROGRAMS / "peterson.c"), "-m", "tso", "--max-bound", "0"
     )

@@ -119,7 +119,7 @@ def test_mp_under_power_streams_herds_block_and_pictures(server: Server) -> None
 def test_peterson_under_tso_is_genmcs_report(server: Server, tmp_path: Path) -> None:
     events = server.job({"example": "programs/peterson.c", "model": "tso"})
     (report,) = _of(events, "report")
-    assert report["text"].startswith("Error detected: Safety violation!\n")
+    assert report["text"].startswith("Error: Safety violation!\n")
     assert "Assertion violation: in_cs == 0" in report["text"] and report["unsafe"]
     expected = _cli(
         "verify", "--model", "tso", "programs/peterson.c", cwd=ROOT / "litmus" / "examples"

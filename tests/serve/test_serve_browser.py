@@ -113,7 +113,7 @@ def test_permalink_peterson_shows_genmcs_report_and_the_violation(
     open_link(page, server, "example=programs/peterson.c&model=tso")
     page.wait_for_selector("#pictures svg")
     wait_done(page)
-    assert page.inner_text("#output-text").startswith("Error detected: Safety violation!")
+    assert page.inner_text("#output-text").startswith("Error: Safety violation!")
     assert "GenMC's report" in page.text_content("#output-title")
     svg = page.inner_html("#pictures svg")
     assert "Test peterson, Generic(tso)" in svg and "Thread 2" in svg

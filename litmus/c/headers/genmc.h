@@ -1,8 +1,10 @@
 /* herdsman's genmc.h: GenMC's verifier interface, as far as herdsman models it.
    __VERIFIER_assume blocks the execution when its argument is 0; __VERIFIER_spawn and
    __VERIFIER_join are pthread_create and pthread_join (__VERIFIER_spawn_symmetric too:
-   herdsman finds symmetric threads itself); the annotations of GenMC's own reductions
-   (helping CAS, local and final writes) change no outcome and keep their statement;
+   herdsman finds symmetric threads itself); a helping CAS does nothing (as GenMC's:
+   it waits for the helped CAS it matches, which does the work, and then goes on
+   without an access); the other annotations of GenMC's own reductions (local and
+   final writes, helped CAS) change no outcome and keep their statement;
    a hazard pointer's protection is an acquire load, and retired memory is never freed
    (no error can come of it); an optional block is skipped (GenMC explores it apart,
    and each of its executions ends blocked); __VERIFIER_nondet_int and recovery
@@ -26,7 +28,7 @@ void __VERIFIER_join_symmetric(__VERIFIER_thread_t thread);
 #define __VERIFIER_local_write(s) do { s; } while (0)
 #define __VERIFIER_final_write(s) do { s; } while (0)
 #define __VERIFIER_helped_CAS(c) do { c; } while (0)
-#define __VERIFIER_helping_CAS(c) do { c; } while (0)
+#define __VERIFIER_helping_CAS(c) do { } while (0)
 #define __VERIFIER_speculative_read(c) (c)
 #define __VERIFIER_confirming_read(c) (c)
 #define __VERIFIER_confirming_CAS(c) (c)

@@ -1,0 +1,101 @@
+"""GenMC's loop transformations on the loops GenMC's data structures write (counts are
+GenMC 0.11's on these programs, under SC): a backward ``goto`` closing a spin loop is
+spin-assumed as any loop; a ``while (!done)`` loop whose body reads ``done`` again is
+jump-threaded (the condition pins it to its entry value, so it carries nothing) and
+then spin-assumed; a helping CAS does nothing (the helped CAS does the work)."""
+
+from __future__ import annotations
+
+import pytest
+
+from herdsman.herd_compat.cli.main import main
+
+
+def _main(first: str, second: str) -> str:
+    """C's main starting the two threads ``first`` and ``second``."""
+    return (
+        "int main() {\n  pthread_t a, b;\n"
+        f"  pthread_create(&a, 0, {first}, 0);\n  pthread_create(&b, 0, {second}, 0);\n"
+        "  return 0;\n}\n"
+    )
+
+
+# a seqlock reader: spins with a goto while the count is odd
+GOTO_SPIN = """#include <pthread.h>
+#include <stdatomic.h>
+atomic_int seq;
+atomic_int data;
+void *reader(void *a) {
+  int s, d;
+repeat:
+  s = atomic_load(&seq);
+  if (s & 1)
+    goto repeat;
+  d = atomic_load(&data);
+  return 0;
+}
+void *writer(void *a) {
+  atomic_store(&seq, 1);
+  atomic_store(&data, 7);
+  atomic_store(&seq, 2);
+  return 0;
+}
+""" + _main("reader", "writer")
+
+# a helped CAS and the helping CAS that matches it
+HELPING = """#include <pthread.h>
+#include <stdatomic.h>
+#include <genmc.h>
+atomic_int x;
+void *helped(void *a) {
+  int r = 0;
+  __VERIFIER_helped_CAS(atomic_compare_exchange_strong(&x, &r, 3););
+  return 0;
+}
+void *helping(void *a) {
+  int r = 0;
+  __VERIFIER_helping_CAS(atomic_compare_exchange_strong(&x, &r, 3););
+  return 0;
+}
+""" + _main("helped", "helping")
+
+# Michael-Scott's enqueue loop: `success` read again in the body
+PINNED = """#include <pthread.h>
+#include <stdatomic.h>
+atomic_int tail;
+atomic_int next[4];
+void *worker(void *a) {
+  int success = 0;
+  int t, n;
+  while (!success) {
+    t = atomic_load(&tail);
+    n = atomic_load(&next[t]);
+    if (t == atomic_load(&tail)) {
+      if (n == 0)
+        success = atomic_compare_exchange_strong(&next[t], &n, 1);
+      if (!success)
+        atomic_compare_exchange_strong(&tail, &t, t + 1);
+    }
+  }
+  atomic_compare_exchange_strong(&tail, &t, t + 1);
+  return 0;
+}
+""" + _main("worker", "worker")
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "complete", "blocked"),
+    [
+        (GOTO_SPIN, ["--unroll", "3"], 3, 0),
+        (GOTO_SPIN, [], 3, 0),
+        (HELPING, [], 1, 0),
+        (PINNED, ["--unroll", "3", "--disable-sr"], 10, 8),
+    ],
+)
+def test_genmc_loop_counts(capsys, tmp_path, text, flags, complete, blocked) -> None:
+    prog = tmp_path / "loop.c"
+    prog.write_text(text)
+    assert main(["verify", "--model", "sc", "--timeout", "60", *flags, str(prog)]) == 0
+    out = capsys.readouterr().out
+    assert f"Number of complete executions explored: {complete}\n" in out, out
+    assert f"Number of blocked executions seen: {blocked}\n" in out, out
