@@ -66,19 +66,22 @@ def _fence(tmp_path: Path, name: str, text: str) -> tuple[ProgramOracle, dict[st
 
 
 @pytest.mark.parametrize(
-    "name, text, kinds",
+    "name, text, kinds, minimal",
     [
-        ("mp", MP, {"release": 1, "acquire": 1}),
-        ("sb", SB, {"seq_cst": 2}),
-        ("lb", LB, {}),  # RC11 forbids po ∪ rf cycles: safe as it is
-        ("iriw", IRIW, {"seq_cst": 2}),  # acquire fences do not suffice (not multi-copy)
+        ("mp", MP, {"release": 1, "acquire": 1}, True),
+        ("sb", SB, {"seq_cst": 2}, True),
+        ("lb", LB, {}, False),  # RC11 forbids po ∪ rf cycles: safe as it is
+        # acquire fences do not suffice (not multi-copy atomic): found in later rounds
+        ("iriw", IRIW, {"seq_cst": 2}, False),
     ],
 )
-def test_weakest_fences(tmp_path: Path, name: str, text: str, kinds: dict[str, int]) -> None:
+def test_weakest_fences(
+    tmp_path: Path, name: str, text: str, kinds: dict[str, int], minimal: bool
+) -> None:
     oracle, got, cost = _fence(tmp_path, name, text)
     assert got == kinds
     assert oracle.violations(oracle.chosen) == []  # the fenced text, judged again
-    if not cost:
+    if not minimal:
         return
     brute = cheaper_works(oracle, cost, limit=60)
     assert brute is not True
