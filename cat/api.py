@@ -34,9 +34,11 @@ from herdsman.cat.compared import compared_events
 from herdsman.cat.compiler import compile_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
+    C11_SLOTS,
     AcyclicStep,
     AxiomInfo,
     Base,
+    C11Step,
     CheckPlan,
     ConsistencyChecker,
     EmptyMeetStep,
@@ -98,6 +100,8 @@ __all__ = [
     "AxiomInfo",
     "Base",
     "Builtin",
+    "C11_SLOTS",
+    "C11Step",
     "CatSession",
     "CheckPlan",
     "CheckView",

@@ -27,12 +27,13 @@ herd's ``rc11.cat``, ``cat.identity``); :mod:`cat.c11_sc` computes psc.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 
 from herdsman.cat.c11_sc import psc_acyclic
 from herdsman.cat.c11_statics import C11Statics, c11_statics, members
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import CheckPlan, Failure, PreparedModel, Verdict
+from herdsman.cat.contract import C11_SLOTS, C11Step, CheckPlan, Failure, PreparedModel, Verdict
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
 
 __all__ = ["C11_FAMILIES", "C11Checker"]
@@ -43,6 +44,8 @@ MAX_SKELETONS = 1024
 #: The families (``cat.identity``) this checker decides, and whether each has RC11's SC
 #: axiom.
 C11_FAMILIES = {"rc11": True, "ra": False}
+
+_WORD = (1 << 64) - 1
 
 
 # ----------------------------------------------------------------------------- statics
@@ -84,7 +87,21 @@ class C11Checker:
         self._statics: dict[tuple[int, ...], C11Statics] = {}
 
     def compiled_plan(self) -> CheckPlan | None:
-        return None
+        """The checks as one :class:`C11Step` the compiled core runs itself, over the
+        slots of :data:`C11_SLOTS`."""
+        return CheckPlan((C11Step(self.sc),), len(C11_SLOTS), self._slot_rows)
+
+    def _slot_rows(self, key: tuple[int, ...], words: int) -> bytes:
+        """The slots of :data:`C11_SLOTS` for the skeleton of completion ``key``, rows of
+        ``words`` 64-bit words (see :class:`CheckPlan`)."""
+        S = self.statics(key)
+        out = array("Q")
+        rows: list[int] = [*S.popred, *S.sbloc]
+        for m in (S.A, S.ACQ, S.REL, S.SC, S.F):
+            rows.extend(m & (1 << x) for x in range(self.lay.size))
+        for r in rows:
+            out.extend((r >> (64 * w)) & _WORD for w in range(words))
+        return out.tobytes()  # native order: the core is built for little-endian hosts only
 
     # ------------------------------------------------------------------ statics
     def statics(self, key: tuple[int, ...]) -> C11Statics:

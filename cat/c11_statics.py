@@ -74,8 +74,9 @@ def c11_statics(lay: Layout, key: tuple[int, ...], arch: str) -> C11Statics:
     W = move(names["W"])
     at = [0] * lay.L
     for i, ev in enumerate(sk.events):
-        if ev.loc is not None and ev.is_mem:
-            at[lay.loc_index[ev.loc]] |= 1 << to_graph[i]
+        li = lay.loc_index.get(ev.loc) if ev.loc is not None and ev.is_mem else None
+        if li is not None:  # (a location not laid out yet is met before it matters)
+            at[li] |= 1 << to_graph[i]
     sbloc = [0] * size
     for li in range(lay.L):
         s = at[li] & W

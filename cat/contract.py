@@ -112,8 +112,22 @@ class EmptyMeetStep:
     seq: tuple[PlanTerm, PlanTerm] | None
 
 
+@dataclass(frozen=True, slots=True)
+class C11Step:
+    """RC11's (``sc`` True) or RA's checks (``cat/c11.py``): happens-before as views,
+    coherence, atomicity and, with ``sc``, RC11's SC axiom, over the slots of
+    :data:`C11_SLOTS` (per event: its po predecessors, the po-earlier writes at its
+    location; then the sets of atomic, acquire, release, SC events and fences, each a
+    slot whose row ``x`` is ``{x}`` for its members, else empty)."""
+
+    sc: bool
+
+
+#: The slots of a :class:`C11Step`'s plan, in order.
+C11_SLOTS = ("popred", "sbloc", "A", "ACQ", "REL", "SC", "F")
+
 #: One check of a :class:`CheckPlan`.
-PlanStep = AcyclicStep | EmptyMeetStep
+PlanStep = AcyclicStep | EmptyMeetStep | C11Step
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD int T, L, size, nsteps, nslots, has_spawn;
     int wf; /* GenMC's writes-first schedule (graph.py's TrustGraph.writes_first) */
+    int c11;   /* a C11 step among the checks (cat/c11.py's checker) */
     int base[MAXT], room[MAXT], spawned[MAXT]; /* thread t's root node is node t */
     int tid[MAXE], idx[MAXE], initval[MAXE];
     Step steps[MAXSTEPS];
@@ -494,6 +495,320 @@ static int cyclic(Core *c, const set_t *st, const V *v, set_t present, const Ste
     return 0;
 }
 
+/* ------------------------------------------------------------------ C11 (RC11, RA)
+ * cat/c11.py's checker, the same checks over the same views: happens-before kept per
+ * event as the set of events before it (hb), a write's release view (rv), computed
+ * for every present event in porf order at each check; coherence, atomicity of
+ * read-modify-writes and (RC11) the SC axiom, psc acyclic (cat/c11_sc.py). */
+enum { C_POPRED, C_SBLOC, C_A, C_ACQ, C_REL, C_SC, C_F, C11_NSLOTS };
+
+typedef struct {
+    set_t A, ACQ, REL, SC, F, R, W;
+    set_t hb[MAXE], rv[MAXE], at[MAXE]; /* at: by location index */
+} C11;
+
+/* The members of a set given as a slot of singleton rows, among `among`. */
+static inline set_t c11_set(Core *c, const set_t *st, int slot, set_t among) {
+    const set_t *rows = st + (size_t)slot * c->size;
+    set_t m = 0;
+    for (set_t b = among; b; b &= b - 1)
+        m |= rows[ctz(b)];
+    return m;
+}
+
+static inline const set_t *c11_row(Core *c, const set_t *st, int slot) {
+    return st + (size_t)slot * c->size;
+}
+
+/* The read of the read-modify-write whose write is w (-1: none). */
+static inline int c11_rmw_read(Core *c, const V *v, int w) {
+    if (w < c->L || !c->idx[w])
+        return -1;
+    return (v->kind[w - 1] == K_R && v->poi[w - 1] == v->poi[w]) ? w - 1 : -1;
+}
+
+static void c11_view(Core *c, const set_t *st, const V *v, C11 *x, int e) {
+    set_t pred = c11_row(c, st, C_POPRED)[e], h = pred;
+    for (set_t b = pred; b; b &= b - 1)
+        h |= x->hb[ctz(b)];
+    set_t bit = BIT(e);
+    if (x->R & bit) {
+        if (x->A & x->ACQ & bit)
+            h |= x->rv[v->rf[e]];
+    } else if (x->F & x->ACQ & bit) {
+        for (set_t b = pred & x->R & x->A; b; b &= b - 1)
+            h |= x->rv[v->rf[ctz(b)]];
+    }
+    x->hb[e] = h;
+    if (x->W & bit) { /* the events hb-before-or-equal the heads of its release sequences */
+        set_t rv = 0;
+        if (x->A & bit) {
+            if (x->REL & bit)
+                rv = bit | h;
+            set_t heads = (c11_row(c, st, C_SBLOC)[e] & x->REL) | (pred & x->F & x->REL);
+            for (set_t b = heads; b; b &= b - 1)
+                rv |= (b & -b) | x->hb[ctz(b)];
+        }
+        int r = c11_rmw_read(c, v, e);
+        if (r >= 0)
+            rv |= x->rv[v->rf[r]];
+        x->rv[e] = rv;
+    }
+}
+
+/* The views of the present events (e >= 0 and not present: and of e's po predecessors'
+ * union, returned, as the next event's view without its own reads-from). */
+static set_t c11_views(Core *c, const set_t *st, const V *v, set_t present, C11 *x, int e) {
+    x->A = c11_set(c, st, C_A, present);
+    x->ACQ = c11_set(c, st, C_ACQ, present);
+    x->REL = c11_set(c, st, C_REL, present);
+    x->SC = c11_set(c, st, C_SC, present);
+    x->F = c11_set(c, st, C_F, present);
+    set_t init = lowbits(c->L);
+    x->R = x->W = 0;
+    for (int li = 0; li < c->L; li++)
+        x->at[li] = 0, x->hb[li] = x->rv[li] = 0;
+    for (set_t b = present & ~init; b; b &= b - 1) {
+        int y = ctz(b);
+        if (v->kind[y] == K_R)
+            x->R |= BIT(y), x->at[v->loc[y]] |= BIT(y);
+        else if (v->kind[y] == K_W)
+            x->W |= BIT(y), x->at[v->loc[y]] |= BIT(y);
+    }
+    const set_t *popred = c11_row(c, st, C_POPRED);
+    set_t done = init, todo = present & ~init;
+    while (todo) { /* porf order: an event after its po predecessors and its write */
+        set_t before = todo;
+        for (set_t b = todo; b; b &= b - 1) {
+            int y = ctz(b);
+            set_t deps = popred[y];
+            if (v->kind[y] == K_R)
+                deps |= BIT(v->rf[y]);
+            if (deps & ~done)
+                continue;
+            c11_view(c, st, v, x, y);
+            done |= BIT(y);
+            todo &= ~BIT(y);
+        }
+        if (todo == before) /* a porf cycle: never in a TruSt graph */
+            break;
+    }
+    if (e < 0 || (present & BIT(e)))
+        return 0;
+    set_t h = popred[e];
+    for (set_t b = popred[e]; b; b &= b - 1)
+        h |= x->hb[ctz(b)];
+    return h;
+}
+
+/* Coherence positions of the writes of location li (pos[w], -1: not among them). */
+static void c11_positions(Core *c, const V *v, int li, int *pos) {
+    const int *co = v->co + li * c->size;
+    for (int i = 0; i < v->colen[li]; i++)
+        pos[co[i]] = i;
+}
+
+/* The coherence position of the write p, or of the write the read p reads (-1: the
+ * initial write). */
+static inline int c11_copos(const V *v, const int *pos, int p) {
+    return pos[v->kind[p] == K_W ? p : v->rf[p]];
+}
+
+/* No event hb-before e at its location is eco-after it. */
+static int c11_coherent(Core *c, const V *v, const C11 *x, int e) {
+    int li = v->loc[e];
+    set_t before = x->hb[e] & x->at[li];
+    if (!before)
+        return 1;
+    int pos[MAXE];
+    for (int i = 0; i < c->size; i++)
+        pos[i] = -1;
+    c11_positions(c, v, li, pos);
+    int mine = c11_copos(v, pos, e);
+    for (set_t b = before; b; b &= b - 1)
+        if (c11_copos(v, pos, ctz(b)) > mine)
+            return 0;
+    return 1;
+}
+
+/* The write e breaks no read-modify-write's atomicity. */
+static int c11_atomic(Core *c, const V *v, int e) {
+    int li = v->loc[e];
+    const int *co = v->co + li * c->size;
+    int len = v->colen[li], p = 0;
+    while (co[p] != e)
+        p++;
+    int s = p ? co[p - 1] : li;
+    int r = c11_rmw_read(c, v, e);
+    if (r >= 0 && v->rf[r] != s)
+        return 0;
+    if (p + 1 < len) {
+        r = c11_rmw_read(c, v, co[p + 1]);
+        if (r >= 0 && v->rf[r] == s)
+            return 0;
+    }
+    return 1;
+}
+
+/* Writes mo-after x (a write), or rb-after it (a read). */
+static inline set_t c11_after(const V *v, int x) {
+    if (v->kind[x] == K_W)
+        return v->coafter[x];
+    return v->kind[x] == K_R ? v->coafter[v->rf[x]] : 0;
+}
+
+/* RC11's SC axiom: psc has no cycle (see cat/c11_sc.py). */
+static int c11_psc_acyclic(Core *c, const set_t *st, const V *v, const C11 *x, set_t present) {
+    set_t sc = x->SC & present;
+    if (!(sc & (sc - 1)))
+        return 1;
+    set_t fsc = sc & x->F;
+    int n = c->size;
+    const set_t *popred = c11_row(c, st, C_POPRED);
+    set_t hbsucc[MAXE], sbsucc[MAXE], locset[MAXE], succ[MAXE];
+    memset(hbsucc, 0, sizeof(set_t) * (size_t)n);
+    memset(sbsucc, 0, sizeof(set_t) * (size_t)n);
+    memset(locset, 0, sizeof(set_t) * (size_t)n);
+    set_t events = present & ~lowbits(c->L);
+    for (set_t b = events; b; b &= b - 1) {
+        int y = ctz(b);
+        for (set_t h = x->hb[y]; h; h &= h - 1)
+            hbsucc[ctz(h)] |= BIT(y);
+        for (set_t h = popred[y] & present; h; h &= h - 1)
+            sbsucc[ctz(h)] |= BIT(y);
+    }
+    for (int li = 0; li < c->L; li++)
+        for (set_t b = x->at[li]; b; b &= b - 1)
+            locset[ctz(b)] = x->at[li];
+    for (set_t sa = sc; sa; sa &= sa - 1) {
+        int a = ctz(sa);
+        int fence = (fsc & BIT(a)) != 0;
+        set_t left = BIT(a) | (fence ? hbsucc[a] : 0), u = 0;
+        for (set_t b = left; b; b &= b - 1) { /* scb from the events of left */
+            int y = ctz(b);
+            set_t s = sbsucc[y];
+            u |= s | c11_after(v, y) | (hbsucc[y] & locset[y]);
+            set_t z = 0;
+            for (set_t d = s & ~locset[y]; d; d &= d - 1)
+                z |= hbsucc[ctz(d)];
+            for (set_t d = z; d; d &= d - 1) {
+                int q = ctz(d);
+                u |= sbsucc[q] & ~locset[q];
+            }
+        }
+        set_t s = u & sc;
+        for (set_t b = fsc; b; b &= b - 1)
+            if (x->hb[ctz(b)] & u)
+                s |= b & -b;
+        if (fence) {
+            s |= hbsucc[a] & fsc;
+            set_t eco = 0;
+            for (set_t b = hbsucc[a]; b; b &= b - 1) {
+                int y = ctz(b);
+                set_t m = c11_after(v, y);
+                eco |= m | (v->kind[y] == K_W ? v->readers[y] : 0);
+                for (set_t d = m; d; d &= d - 1)
+                    eco |= v->readers[ctz(d)];
+            }
+            for (set_t b = fsc; b; b &= b - 1)
+                if (x->hb[ctz(b)] & eco)
+                    s |= b & -b;
+        }
+        succ[a] = s;
+    }
+    set_t left = sc;
+    while (left) { /* peel the events with no successor left */
+        set_t sinks = 0;
+        for (set_t b = left; b; b &= b - 1)
+            if (!(succ[ctz(b)] & left))
+                sinks |= b & -b;
+        if (!sinks)
+            return 0;
+        left &= ~sinks;
+    }
+    return 1;
+}
+
+/* RC11's SC axiom, checked only where the new event e can change psc (e < 0: whole). */
+static int c11_sc_ok(Core *c, const set_t *st, const V *v, const C11 *x, set_t present, int e) {
+    if (e >= 0 && !(x->SC & BIT(e))) {
+        if (!(x->hb[e] & x->F & x->SC))
+            return 1;
+        int kind = v->kind[e];
+        if (kind != K_R && kind != K_W)
+            return 1;
+        int w = kind == K_R ? v->rf[e] : e, li = v->loc[e], len = v->colen[li];
+        if (!len || v->co[li * c->size + len - 1] == w)
+            return 1;
+    }
+    return c11_psc_acyclic(c, st, v, x, present);
+}
+
+/* Whether g is C11-consistent (1) or not (0): e >= 0, the event just added to a
+ * consistent graph; e < 0, the whole graph. */
+static int c11_check(Core *c, const set_t *st, G *g, int e, int sc) {
+    V v = view(c, g);
+    C11 x;
+    set_t present = g->present;
+    c11_views(c, st, &v, present, &x, -1);
+    set_t todo = e >= 0 ? BIT(e) : present & ~lowbits(c->L);
+    for (set_t b = todo; b; b &= b - 1) {
+        int y = ctz(b), kind = v.kind[y];
+        if ((kind == K_R || kind == K_W) &&
+            !(c11_coherent(c, &v, &x, y) && (kind == K_R || c11_atomic(c, &v, y))))
+            return 0;
+    }
+    return !sc || c11_sc_ok(c, st, &v, &x, present, e);
+}
+
+/* The highest coherence position plus one of a write hb-before the next event e at
+ * location li or read by a read hb-before it: the options (the initial write then co,
+ * or co positions) below it are incoherent. */
+static int c11_floor(Core *c, const set_t *st, G *g, int e, int li) {
+    V v = view(c, g);
+    C11 x;
+    set_t h = c11_views(c, st, &v, g->present, &x, e);
+    set_t before = h & x.at[li];
+    if (!before)
+        return 0;
+    int pos[MAXE];
+    for (int i = 0; i < c->size; i++)
+        pos[i] = -1;
+    c11_positions(c, &v, li, pos);
+    int top = -1;
+    for (set_t b = before; b; b &= b - 1) {
+        int p = c11_copos(&v, pos, ctz(b));
+        if (p > top)
+            top = p;
+    }
+    return top + 1;
+}
+
+/* Whether the graph g at a leaf has a data race: two threads' conflicting accesses at
+ * one location, one not atomic, unordered by hb. */
+static int c11_racy(Core *c, G *g) {
+    const set_t *st = statics(c, g);
+    if (st == NULL)
+        return -1;
+    V v = view(c, g);
+    C11 x;
+    c11_views(c, st, &v, g->present, &x, -1);
+    for (set_t b = x.R | x.W; b; b &= b - 1) {
+        int e = ctz(b);
+        set_t others = x.at[v.loc[e]] & ~x.hb[e] & ~BIT(e);
+        if (!(x.W & BIT(e)))
+            others &= x.W;
+        if (x.A & BIT(e))
+            others &= ~x.A;
+        for (set_t o = others; o; o &= o - 1) {
+            int y = ctz(o);
+            if (c->tid[y] != c->tid[e] && !(x.hb[y] & BIT(e)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Whether g is consistent (1), not (0), or an error: e >= 0, the event just added to a
  * consistent graph (a new cycle goes through it); e < 0, the whole graph. */
 static int check(Core *c, G *g, int e) {
@@ -505,6 +820,11 @@ static int check(Core *c, G *g, int e) {
     set_t present = g->present;
     for (int s = 0; s < c->nsteps; s++) {
         const Step *sp = &c->steps[s];
+        if (sp->meet < -1) { /* RC11 (-3) or RA (-2) */
+            if (!c11_check(c, st, g, e, sp->meet == -3))
+                return 0;
+            continue;
+        }
         if (sp->meet < 0 && (e >= 0 ? cycle_through(c, st, &v, present, sp, e)
                                     : cyclic(c, st, &v, present, sp)))
             return 0;
@@ -556,6 +876,8 @@ static int floor_of(Core *c, G *g, int e, int li, int base) {
     const set_t *st = statics(c, g);
     if (st == NULL)
         return -1;
+    if (c->c11)
+        return c11_floor(c, st, g, e, li);
     set_t forb = forbidden(c, st, e, base, g->present | BIT(e));
     int floor = 0;
     const int *co = v.co + li * c->size;
@@ -1109,6 +1431,9 @@ static PyObject *Core_estimate(Core *c, PyObject *unused) {
 /* ------------------------------------------------------------------ the exploration */
 
 static int leaf(Core *c, G *g) {
+    int racy = c->c11 ? c11_racy(c, g) : 0;
+    if (racy < 0)
+        return -1;
     V v = view(c, g);
     PyObject *curs = PyTuple_New(c->T);
     PyObject *fin = PyTuple_New(c->L);
@@ -1129,7 +1454,8 @@ static int leaf(Core *c, G *g) {
         PyTuple_SET_ITEM(fin, li, PyLong_FromLong(v.val[w]));
     }
     c->leafg = g;
-    PyObject *r = PyObject_CallMethod(c->host, "leaf", "OOK", curs, fin, (unsigned long long)st);
+    PyObject *r =
+        PyObject_CallMethod(c->host, "leaf", "OOKi", curs, fin, (unsigned long long)st, racy);
     c->leafg = NULL;
     Py_DECREF(curs);
     Py_DECREF(fin);
@@ -1364,7 +1690,8 @@ static int parse_step(PyObject *o, Step *sp) {
 }
 
 /* Core(host, T, L, size, base, room, spawned, initvals, steps, nslots, tracking,
- *      max_statics); the host numbers thread t's root node t */
+ *      max_statics[, writes_first]); the host numbers thread t's root node t; a
+ * step (-3 or -2, -1, ()) is RC11's or RA's (cat/c11.py) */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *host, *base, *room, *spawned, *initvals, *steps;
     int T, L, size, nslots, tracking, max_statics, wf = 0;
@@ -1401,6 +1728,15 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
             return -1;
         }
     Py_DECREF(f);
+    c->c11 = 0;
+    for (int s = 0; s < c->nsteps; s++)
+        if (c->steps[s].meet < -1) {
+            if (c->steps[s].meet < -3 || nslots < C11_NSLOTS) {
+                PyErr_SetString(PyExc_ValueError, "bad C11 step");
+                return -1;
+            }
+            c->c11 = 1;
+        }
     c->has_spawn = 0;
     for (int t = 0; t < T; t++) {
         c->has_spawn |= c->spawned[t] != 0;

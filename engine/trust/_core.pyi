@@ -35,6 +35,7 @@ class Core:
         nslots: int,
         estimate: bool,
         max_statics: int,
+        writes_first: bool = ...,
         /,
     ) -> None: ...
     def run(self) -> bool: ...

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from herdsman.cat.api import CheckPlan, ConsistencyChecker, EmptyMeetStep, PlanTerm
+from herdsman.cat.api import C11Step, CheckPlan, ConsistencyChecker, EmptyMeetStep, PlanTerm
 from herdsman.engine.errors import (
     ConditionSettled,
     ErrorFound,
@@ -98,7 +98,9 @@ def core_steps(plan: CheckPlan) -> list[CoreStep]:
 
     out: list[CoreStep] = []
     for step in plan.steps:
-        if isinstance(step, EmptyMeetStep):
+        if isinstance(step, C11Step):  # the core's own RC11 (-3) or RA (-2) checks
+            out.append((-3 if step.sc else -2, -1, ()))
+        elif isinstance(step, EmptyMeetStep):
             out.append((step.meet, -1, tuple(term(t) for t in step.seq or ())))
         else:
             su = -1 if step.static is None else step.static
@@ -120,7 +122,9 @@ def compiled_applies(checker: ConsistencyChecker, start: TrustGraph) -> CheckPla
 class CompiledExplorer:
     """One TruSt exploration run by the compiled core (see the module docstring);
     ``on_complete``, ``on_blocked_error`` and ``track_duplicates`` are the
-    :class:`Explorer`'s.  ``on_final(values, finals)``, when given, records a complete
+    :class:`Explorer`'s; ``races``: data races are errors (under a C11 plan a racy
+    leaf then sends the run to the Python explorer, which reports the race it finds
+    first).  ``on_final(values, finals)``, when given, records a complete
     graph from its locations' final values and its threads' final states instead of
     ``on_complete`` (for graphs where no assertion failed)."""
 
@@ -137,6 +141,7 @@ class CompiledExplorer:
         track_duplicates: bool = False,
         progress: ProgressReporter | None = None,
         executions: Callable[[], int] | None = None,
+        races: bool = False,
     ) -> None:
         assert _core is not None
         self.start = start
@@ -147,6 +152,7 @@ class CompiledExplorer:
         self.deadline = deadline
         self.progress = progress
         self.executions = executions
+        self.races = races
         self.stats = trust_stats()
         self._seen: set | None = set() if track_duplicates else None
         self._ends: dict[tuple[tuple[int, ...], int], Ends] = {}  # see _ends_of
@@ -293,9 +299,12 @@ class CompiledExplorer:
         raise StepError(f"P{t}: thread {c} is spawned twice")
 
     # ------------------------------------------------------------------ leaves
-    def leaf(self, curs: tuple[int, ...], finals_vids: tuple[int, ...], started: int) -> bool:
+    def leaf(
+        self, curs: tuple[int, ...], finals_vids: tuple[int, ...], started: int, racy: int
+    ) -> bool:
         """A graph where no thread has a next event (as :meth:`Explorer._leaf`); whether
-        it counted as a complete execution."""
+        it counted as a complete execution.  ``racy``: the core found a data race in it
+        (a C11 plan): the checker finds it again in the graph built, for its verdict."""
         ends = self._ends.get((curs, started))
         if ends is None:
             if len(self._ends) >= MAX_ENDS:
@@ -309,15 +318,21 @@ class CompiledExplorer:
             if fails and self.on_blocked_error is not None:
                 self.on_blocked_error(self._graph(), fails)
             return False
+        if racy and self.races:  # an error: reported as the Python explorer finds it first
+            self.fallback()
         g = None
-        if self._seen is not None:
+        if self._seen is not None or racy:
             g = self._graph()
+            if racy:
+                self.checker.restart(g)
+        if self._seen is not None:
+            assert g is not None
             sig = signature(g)
             if sig in self._seen:
                 stats.extra["duplicates"] += 1
             self._seen.add(sig)
         try:
-            if self.on_final is not None and not fails:
+            if self.on_final is not None and not fails and not racy:
                 ok = self.on_final([self.values[v] for v in finals_vids], finals)
             else:
                 ok = self.on_complete(g or self._graph(), finals, fails)

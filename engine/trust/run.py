@@ -154,6 +154,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 track_duplicates=opts.track_duplicates,
                 progress=opts.progress,
                 executions=tally.executions_so_far,
+                races=opts.races,
             )
         else:
             ex = Explorer(

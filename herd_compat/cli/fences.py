@@ -1,9 +1,11 @@
-"""``herdsman fences PROGRAM|TEST --model tso|pso|power``: the fewest (cheapest) fences
-that make a program safe, found by :mod:`engine.fences` and checked on the fenced text.
+"""``herdsman fences PROGRAM|TEST --model tso|pso|power|rc11``: the fewest (cheapest)
+fences that make a program safe, found by :mod:`engine.fences` and checked on the fenced
+text.
 
 A C program (``.c``) is judged by TSO_k (PSO_k) to the fixpoint, so "safe" is safe for
 every buffer size (or up to ``--max-bound`` when no fixpoint is reached, said so), or
-under POWER by the reference engine with loops run at most ``--unroll`` times; a litmus
+under POWER by the reference engine (under RC11 by TruSt: C11 fences, the weakest that
+do) with loops run at most ``--unroll`` times; a litmus
 test is run under the model and is safe when no allowed execution witnesses its
 condition.  The report: one line per round (placements tried, what the oracle found, the
 first violating execution's critical cycles), then the placements with their source
@@ -60,7 +62,7 @@ __all__ = ["FencesConfig", "fences"]
 DESCRIPTION = COMMANDS["fences"]
 #: The models fences are placed for (the identities' families whose relaxations
 #: ``analyses/fences/models.py`` knows).
-MODELS = ("tso", "pso", "power")
+MODELS = ("tso", "pso", "power", "rc11")
 #: Exit statuses.
 SAFE, NO_FIX, NO_VERDICT = OK, NEGATIVE, LIMIT
 
@@ -73,7 +75,9 @@ def parser() -> Parser:
         "1: no placement helps, 2: bad input, 3: time, memory or state limit.",
     )
     p.add_argument("program", metavar="FILE.c|TEST.litmus")
-    p.add_argument("--model", "-m", required=True, help="tso, pso (C, X86) or power (PPC)")
+    p.add_argument(
+        "--model", "-m", required=True, help="tso, pso (C, X86), power (C, PPC) or rc11 (C)"
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write the fenced program to FILE")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument(
@@ -287,6 +291,8 @@ def _round_line(n: int, rnd: Round, oc: ProgramOracle | None) -> str:
     tried = f"{len(rnd.chosen)} placement(s)" if rnd.chosen else "no placements"
     if rnd.violations == 0:
         found = "safe"
+    elif oc is not None and oc.mode == "rc11":
+        found = "unsafe (rc11)"
     elif oc is not None:
         found = f"unsafe ({oc.mode.upper()}_{oc.bound})"
     else:
@@ -317,7 +323,12 @@ def _report(
             lines.append(f"Fenced program written to {cfg.output}")
     else:
         lines.append(f"No placement found: {res.why}")
-        if oc is not None and oc.verdict == "unsafe" and oc.bound == 0:
+        if (
+            oc is not None
+            and oc.mode in ("tso", "pso")
+            and oc.verdict == "unsafe"
+            and oc.bound == 0
+        ):
             lines.append("The program fails under SC (no buffers): fences cannot help.")
     return "\n".join(lines) + "\n"
 

@@ -28,7 +28,6 @@ _NO_OPS = frozenset(
         "fflush",
         "fputs",
         "perror",
-        "atomic_signal_fence",
         "rcu_read_lock",
         "rcu_read_unlock",
         "thrd_yield",

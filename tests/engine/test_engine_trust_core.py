@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, shared_path
-from support.engine import c_target
+from support.engine import c_target, spy_on_fallback
 
 from herdsman.cat.api import load_model, load_model_text
 from herdsman.engine.errors import TimeLimitExceeded
@@ -188,18 +188,6 @@ def test_a_check_the_core_cannot_evaluate_goes_back_to_python(monkeypatch):
     program = lower(parse_file(EXAMPLES / "x86" / "SB+xchgs.litmus"))
     agree(program, load_model_text(ODD), monkeypatch)
     assert raised == [True]
-
-
-def spy_on_fallback(monkeypatch) -> list[bool]:
-    raised: list[bool] = []
-    fallback = core.CompiledExplorer.fallback
-
-    def spy(self):
-        raised.append(True)
-        fallback(self)
-
-    monkeypatch.setattr(core.CompiledExplorer, "fallback", spy)
-    return raised
 
 
 class Recorder:

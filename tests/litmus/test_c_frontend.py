@@ -181,6 +181,14 @@ def test_fences_per_target():
     assert prog(body, "c").threads[0].code == (Fence("F.SC"), Fence("F.REL"))
 
 
+def test_a_signal_fence_is_a_fence_as_genmc_runs_it():
+    """GenMC runs ``atomic_signal_fence`` as a thread fence (the Linux kernel's
+    ``barrier()`` in its tests is one: qspinlock synchronises through it)."""
+    body = "int main() { atomic_signal_fence(memory_order_acq_rel); return 0; }"
+    assert prog(body, "c").threads[0].code == (Fence("F.ACQ_REL"),)
+    assert prog(body, "power").threads[0].code == (Fence("LWSYNC"),)
+
+
 def test_spin_loop_becomes_assume():
     # GenMC's spin-assume: an iteration with no side effect blocks where it would go
     # back to the head (the head: the condition of a while loop, the body of a do loop)

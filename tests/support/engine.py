@@ -10,6 +10,7 @@ import itertools
 from functools import cache
 
 from herdsman.cat.api import ModelIdentity, Verdict, load_model, scratch_checker
+from herdsman.engine.trust import core
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.asm import cells as asm
 from herdsman.litmus.base.ir import (
@@ -375,3 +376,16 @@ class PowerOracleModel(StubModel):
 
     def prepare(self, sk, arch):
         return _PowerSession(sk)
+
+
+def spy_on_fallback(monkeypatch) -> list[bool]:
+    """The calls of the compiled core's fallback to the Python explorer, as they come."""
+    raised: list[bool] = []
+    fallback = core.CompiledExplorer.fallback
+
+    def spy(self):
+        raised.append(True)
+        fallback(self)
+
+    monkeypatch.setattr(core.CompiledExplorer, "fallback", spy)
+    return raised

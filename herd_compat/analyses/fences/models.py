@@ -6,7 +6,11 @@ the facts about TSO, PSO and POWER the fence synthesis needs.
 TSO (write→read, unless a full fence or locked access is between) and PSO (also
 write→write, unless MFENCE or SFENCE); over-approximated under POWER (a dependency from
 the read may already order it; lwsync orders only on some cycles, which the oracles
-decide with :func:`lwsync_orders`).
+decide with :func:`lwsync_orders`).  Under RC11 (C11's own orders: a fence orders only
+with a fence or access of the other side, so over-approximated too) no read→write edge is
+relaxed (RC11 forbids po ∪ rf cycles); a write→read edge is ordered by an SC fence (or
+two SC accesses), a write→write edge by a release fence or a release write, a
+read→read edge by an acquire fence or an acquire read.
 """
 
 from __future__ import annotations
@@ -16,7 +20,15 @@ from collections.abc import Callable
 from herdsman.graphs.events import Event
 from herdsman.herd_compat.analyses.fences.cycles import Cycle
 
-__all__ = ["RELAXED", "depends", "fence_level", "has_isync", "lwsync_orders", "relaxed_by"]
+__all__ = [
+    "RELAXED",
+    "c11_orders",
+    "depends",
+    "fence_level",
+    "has_isync",
+    "lwsync_orders",
+    "relaxed_by",
+]
 
 
 def orders_all(e: Event) -> bool:
@@ -56,11 +68,37 @@ def _power(a: Event, b: Event, between: list[Event]) -> bool:
     return True  # from a write only fences order (herd's ppo starts at reads)
 
 
+#: C11's orders, as the C front-end annotates events, and what each includes.
+C11_ORDERS = {"SC": {"SC", "ACQ_REL", "REL", "ACQ"}, "ACQ_REL": {"ACQ_REL", "REL", "ACQ"}}
+
+
+def c11_orders(e: Event) -> set[str]:
+    """The orders an access or fence ``e`` has (an SC fence is also acquire, release...)."""
+    out: set[str] = set()
+    for a in e.annots:
+        out |= C11_ORDERS.get(a, {a})
+    return out
+
+
+def _rc11(a: Event, b: Event, between: list[Event]) -> bool:
+    if a.kind == "R" and b.kind == "W":
+        return False
+    fences = set().union(*(c11_orders(e) for e in between if e.kind == "F"))
+    if "SC" in fences:
+        return False
+    if a.kind == "W" and b.kind == "R":
+        return not ("SC" in a.annots and "SC" in b.annots)
+    if a.kind == "W":  # write -> write
+        return not ("REL" in fences or "REL" in c11_orders(b))
+    return not ("ACQ" in fences or "ACQ" in c11_orders(a))  # read -> read
+
+
 #: The relaxed po edges of each machine, by model name.
 RELAXED: dict[str, Callable[[Event, Event, list[Event]], bool]] = {
     "tso": _tso,
     "pso": _pso,
     "power": _power,
+    "rc11": _rc11,
 }
 
 

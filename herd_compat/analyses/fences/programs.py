@@ -11,6 +11,12 @@
   A placement is ``atomic_thread_fence(memory_order_seq_cst)`` (sync, cost 8) or
   ``atomic_thread_fence(memory_order_acq_rel)`` (lwsync, cost 4); dependencies are not
   written into C.
+* Under RC11 it is judged by TruSt with the built-in ``rc11`` model (GenMC's), loops
+  unrolled ``unroll`` times, data races not counted (fences do not make accesses
+  atomic).  A placement is a C11 fence: ``seq_cst`` (cost 8, the only one ordering a
+  write before a read), ``acq_rel`` (4), ``release`` (2, write→write) or ``acquire`` (2,
+  read→read), each effective with a fence or access of the other side (the model is
+  asked again when the cycles' fences do not suffice).
 
 Sites are the source lines of statements that access shared memory: a fence goes before
 the statement (:mod:`litmus.c.fencing`), so a function run by several threads is fenced
@@ -43,10 +49,36 @@ C_FENCES = {
     "MFENCE": "atomic_thread_fence(memory_order_seq_cst);",
     "sync": "atomic_thread_fence(memory_order_seq_cst);",
     "lwsync": "atomic_thread_fence(memory_order_acq_rel);",
+    "seq_cst": "atomic_thread_fence(memory_order_seq_cst);",
+    "acq_rel": "atomic_thread_fence(memory_order_acq_rel);",
+    "release": "atomic_thread_fence(memory_order_release);",
+    "acquire": "atomic_thread_fence(memory_order_acquire);",
 }
 #: The kinds of placement per model.
-KINDS = {"tso": ("MFENCE",), "pso": ("MFENCE",), "power": ("sync", "lwsync")}
-_LEVEL = {"MFENCE": 4, "sync": 4, "lwsync": 3}
+KINDS = {
+    "tso": ("MFENCE",),
+    "pso": ("MFENCE",),
+    "power": ("sync", "lwsync"),
+    "rc11": ("seq_cst", "acq_rel", "release", "acquire"),
+}
+_LEVEL = {
+    "MFENCE": 4,
+    "sync": 4,
+    "lwsync": 3,
+    "seq_cst": 4,
+    "acq_rel": 3,
+    "release": 2,
+    "acquire": 2,
+}
+#: The C11 fences that order a po edge, by the kinds of its two events.
+C11_ORDERING = {
+    ("W", "R"): ("seq_cst",),
+    ("W", "W"): ("seq_cst", "acq_rel", "release"),
+    ("R", "R"): ("seq_cst", "acq_rel", "acquire"),
+    ("R", "W"): ("seq_cst", "acq_rel", "release", "acquire"),
+}
+#: The C11 orders of a fence as levels (seq_cst 4, acq_rel 3, release or acquire 2).
+_C11_LEVEL = {"SC": 4, "ACQ_REL": 3, "REL": 2, "ACQ": 2}
 
 
 class ProgramOracle:
@@ -103,8 +135,8 @@ class ProgramOracle:
         self.chosen = chosen
         self.text, self.added = self._fenced(chosen)
         program = self.load(self.text)
-        if self.mode == "power":
-            return self._power(program)
+        if self.mode in ("power", "rc11"):
+            return self._judged(program)
         res = verify_bounded(program, self.mode, self.max_bound, self.time_limit, self.max_states)
         self.verdict, self.reason, self.bound = res.verdict, res.reason, res.bound
         if res.verdict == UNSAFE:
@@ -114,23 +146,25 @@ class ProgramOracle:
             return []
         raise OracleGaveUp(res.reason)
 
-    def _power(self, program: Program) -> list[ExecutionGraph]:
+    def _judged(self, program: Program) -> list[ExecutionGraph]:
+        """The first violation under POWER (the reference engine) or RC11 (TruSt)."""
+        engine = "reference" if self.mode == "power" else "trust"
         opts = RunOptions(
-            engine="reference", unroll=self.unroll, stop_on_error=True, time_limit=self.time_limit
+            engine=engine, unroll=self.unroll, stop_on_error=True, time_limit=self.time_limit
         )
         try:
-            out = run_program(program, load_model("power"), opts)
+            out = run_program(program, load_model(self.mode), opts)
         except TimeLimitExceeded:
             raise OracleGaveUp("the time limit ran out") from None
         if out.errors:
             self.verdict, self.bound = UNSAFE, 0
-            self.reason = "an assertion fails under power"
+            self.reason = f"an assertion fails under {self.mode}"
             graph = out.errors[0].graph
             assert graph is not None
             return [graph]
         cut = int(out.stats.extra.get("blocked_loop_bound", 0))
         self.verdict = BOUNDED if cut else SAFE
-        self.reason = "no execution the power model allows fails an assertion" + (
+        self.reason = f"no execution the {self.mode} model allows fails an assertion" + (
             f" with loops unrolled {self.unroll} times" if cut else ""
         )
         return []
@@ -197,7 +231,8 @@ class ProgramOracle:
         if weak and any(e.kind == "F" and e.fence == "LWSYNC" for e in self._kept(d.between)):
             return None
         lines = {self.line(e) for e in (*d.between, d.b) if e.kind in ("R", "W")}
-        kinds = [k for k in KINDS[self.mode] if k != "lwsync" or weak]
+        lines.discard(self.line(d.a))  # before a's own statement is before a
+        kinds = [k for k in KINDS[self.mode] if self._orders(k, d.a, d.b, weak)]
         known = set(self._cands)
         return tuple(c2 for x in sorted(lines) for k in kinds if (c2 := Candidate(x, k)) in known)
 
@@ -212,16 +247,31 @@ class ProgramOracle:
             wr = ea.kind == "W" and eb.kind == "R"
             base = g.base[g.tid[a]]
             between = [g.event(base + j) for j in range(g.idx[a] + 1, g.idx[b] + 1)]
-            lines = {self.line(e) for e in between if e.kind in ("R", "W")}
-            have = fence_level(self._kept(between[:-1]), wr)
+            lines = {self.line(e) for e in between if e.kind in ("R", "W")} - {self.line(ea)}
+            have = self._level(self._kept(between[:-1]), wr)
             for x in chosen:
-                if x.site in lines and (x.kind != "lwsync" or not wr):
+                if x.site in lines and self._orders(x.kind, ea, eb, True):
                     have = max(have, _LEVEL[x.kind])
             for line in lines:
                 for k in KINDS[self.mode]:
-                    if _LEVEL[k] > have and not (k == "lwsync" and wr):
+                    if _LEVEL[k] > have and self._orders(k, ea, eb, True):
                         out.add(Candidate(line, k))
         return tuple(sorted(out & known, key=repr))
+
+    def _orders(self, kind: str, a: Event, b: Event, weak: bool) -> bool:
+        """Whether a placement of ``kind`` may order the po edge from ``a`` to ``b``
+        (``weak``: POWER's lwsync orders on this cycle)."""
+        if self.mode == "rc11":
+            return kind in C11_ORDERING.get((a.kind, b.kind), ())
+        return kind != "lwsync" or (weak and not (a.kind == "W" and b.kind == "R"))
+
+    def _level(self, events: Sequence[Event], write_read: bool) -> int:
+        """How strongly the program's own fences among ``events`` order a po edge."""
+        if self.mode != "rc11":
+            return fence_level(list(events), write_read)
+        levels = [_C11_LEVEL.get(a, 0) for e in events if e.kind == "F" for a in e.annots]
+        level = max(levels, default=0)
+        return level if level == 4 or not write_read else 0
 
 
 def _line(origin: str) -> int:

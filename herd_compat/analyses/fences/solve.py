@@ -2,8 +2,10 @@
 
 A :class:`Candidate` is one fence (or dependency) a program may get: where (``site``: a
 litmus thread and code position, or a C source line) and which (``kind``: ``MFENCE``;
-POWER's ``sync``, ``lwsync``, ``ctrlisync``, ``ctrl``).  At one site the kinds are
-ordered by strength (:data:`STRENGTH`: sync ⊒ lwsync ⊒ ctrlisync ⊒ ctrl).
+POWER's ``sync``, ``lwsync``, ``ctrlisync``, ``ctrl``; C11's fences ``seq_cst``,
+``acq_rel``, ``release``, ``acquire``).  At one site the kinds are ordered by strength
+(:data:`STRENGTH`: sync ⊒ lwsync ⊒ ctrlisync ⊒ ctrl; seq_cst ⊒ acq_rel ⊒ release and
+acquire, which are not comparable).
 
 Constraints are formulas over candidates in the shape the critical cycles give
 (:class:`Need`): an execution is forbidden when *some* cycle has *every* delay broken by
@@ -22,9 +24,30 @@ import z3
 __all__ = ["COSTS", "STRENGTH", "Candidate", "Need", "minimum", "weaker_or_equal"]
 
 #: The cost of each kind of placement (POWER: a sync costs most, a dependency least).
-COSTS = {"MFENCE": 1, "sync": 8, "lwsync": 4, "ctrlisync": 2, "ctrl": 1}
-#: Strength of the kinds placed at one site (higher orders more).
-STRENGTH = {"MFENCE": 4, "sync": 4, "lwsync": 3, "ctrlisync": 2, "ctrl": 1}
+COSTS = {
+    "MFENCE": 1,
+    "sync": 8,
+    "lwsync": 4,
+    "ctrlisync": 2,
+    "ctrl": 1,
+    "seq_cst": 8,
+    "acq_rel": 4,
+    "release": 2,
+    "acquire": 2,
+}
+#: Strength of the kinds placed at one site (higher orders more; equal: not comparable
+#: unless the same kind).
+STRENGTH = {
+    "MFENCE": 4,
+    "sync": 4,
+    "lwsync": 3,
+    "ctrlisync": 2,
+    "ctrl": 1,
+    "seq_cst": 4,
+    "acq_rel": 3,
+    "release": 2,
+    "acquire": 2,
+}
 
 
 @dataclass(frozen=True, order=True)
@@ -38,7 +61,10 @@ class Candidate:
 def weaker_or_equal(c: Candidate, chosen: Iterable[Candidate]) -> bool:
     """Whether ``c`` adds nothing to ``chosen``: a placement at its site at least as
     strong is chosen."""
-    return any(d.site == c.site and STRENGTH[d.kind] >= STRENGTH[c.kind] for d in chosen)
+    return any(
+        d.site == c.site and (d.kind == c.kind or STRENGTH[d.kind] > STRENGTH[c.kind])
+        for d in chosen
+    )
 
 
 @dataclass(frozen=True)
