@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from herdsman.herd_compat.cli import COMMANDS, VERSION
 from herdsman.herd_compat.cli.args import UsageError
+from herdsman.herd_compat.pipeline.limits import bound_hit
 from herdsman.litmus.base.errors import InputError, one_line
 
 if TYPE_CHECKING:
@@ -171,20 +172,27 @@ def guarded(prog: str, command: Callable[[], int]) -> int:
         _stdout_to_devnull()
         return 141
     except MemoryError:  # outside a test (each test reports its own): one line, exit 3
-        _err(prog, "out of memory")
-        return 3
+        return _out_of_memory(prog)
     except OSError as e:  # files are written and read through InputErrors: stdout failed
         if e.errno not in _WRITE_FAILURES:
             return _internal_error(prog, e)
         _stdout_to_devnull()
         return _err(prog, f"cannot write the output: {e.strerror}")
     except Exception as e:  # the last resort: a bug is one line, never a traceback
+        if bound_hit() is not None:  # an error the bound made (see bound_hit)
+            return _out_of_memory(prog)
         return _internal_error(prog, e)
     finally:
         try:
             sys.stdout.flush()
         except (OSError, ValueError):  # what its buffer holds goes nowhere, not to an error
             _stdout_to_devnull()
+
+
+def _out_of_memory(prog: str) -> int:
+    mb = bound_hit()
+    _err(prog, "out of memory" if mb is None else f"memory limit of {mb} MB exceeded")
+    return 3
 
 
 def _internal_error(prog: str, e: Exception) -> int:

@@ -26,6 +26,7 @@ hard one is never touched).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import signal
@@ -38,6 +39,8 @@ from types import FrameType, TracebackType
 
 from herdsman.cat.api import DeadlinePassed, cpu_deadline
 from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.litmus.base.deep import address_space_room
+from herdsman.litmus.base.errors import InputError
 
 #: The smallest memory limit accepted, in MB (the interpreter and herdsman need ~40 MB).
 MIN_MEMORY_MB = 64
@@ -235,7 +238,41 @@ def limit_memory(mb: int | None) -> None:
     limit = mb * 1024 * 1024
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
+    _load_unwinder()
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _load_unwinder() -> None:
+    """Map the C unwinder glibc loads when a thread first exits, while there is room:
+    loaded under the bound it may fail, and glibc then aborts the whole process
+    ("libgcc_s.so.1 must be installed for pthread_exit to work")."""
+    global _unwinder
+    if _unwinder is None:
+        try:
+            _unwinder = ctypes.CDLL("libgcc_s.so.1")
+        except OSError:  # not this C library's way: nothing to load
+            _unwinder = False
+
+
+#: The unwinder, once loaded (False: there is none to load).
+_unwinder: ctypes.CDLL | bool | None = None
+
+
+#: Room left under the address-space bound below which an error is the bound's.
+AT_BOUND_BYTES = 64 << 20
+#: Errors that say what they are whatever the memory left.
+_NOT_MEMORY = (MemoryError, InputError, TimeLimitExceeded, DeadlinePassed)
+
+
+#: The bound (MB) of the last :class:`MemoryLimit` left at its bound, None if none was.
+_bound_hit: int | None = None
+
+
+def bound_hit() -> int | None:
+    """The memory bound (MB) a block of this process ended at, if one did: an error the
+    interpreter lost there (``SystemError: error return without exception set``, what a
+    failed allocation in C code can leave) is that bound's."""
+    return _bound_hit
 
 
 class MemoryLimit:
@@ -260,6 +297,18 @@ class MemoryLimit:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._previous is not None:
-            resource.setrlimit(resource.RLIMIT_AS, self._previous)
-            self._previous = None
+        if self._previous is None:
+            return
+        # an error met at the bound is the bound's: an allocation failing inside a C
+        # function or a finaliser may surface as another error ("SystemError: ...
+        # returned NULL without setting an exception" from a parser's constructor)
+        global _bound_hit
+        resource.setrlimit(resource.RLIMIT_AS, self._previous)  # first: room to look
+        self._previous = None
+        assert self.mb is not None
+        room = address_space_room(self.mb << 20)
+        at_bound = room is not None and room < AT_BOUND_BYTES
+        if at_bound:
+            _bound_hit = self.mb
+        if at_bound and isinstance(exc, Exception) and not isinstance(exc, _NOT_MEMORY):
+            raise MemoryError from exc

@@ -90,15 +90,23 @@ def _room_for_a_thread() -> bool:
     :data:`HEADROOM_BYTES`.  Without room a thread may still start (glibc reuses the stack
     of a finished one) and then die allocating its first frame, before ``Thread.start``
     returns, which then waits for ever."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    room = address_space_room()
+    return room is None or room >= STACK_BYTES + HEADROOM_BYTES
+
+
+def address_space_room(bound: int | None = None) -> int | None:
+    """Bytes this process may still map under ``bound`` (bytes; by default its
+    address-space bound, ``RLIMIT_AS``): negative when it is over it already; None
+    without a bound, or without ``/proc``."""
+    soft = bound if bound is not None else resource.getrlimit(resource.RLIMIT_AS)[0]
     if soft == resource.RLIM_INFINITY:
-        return True
+        return None
     try:
         with open("/proc/self/statm", encoding="ascii") as f:
             size = int(f.read().split()[0]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):  # no /proc: only a failed start is seen
-        return True
-    return soft - size >= STACK_BYTES + HEADROOM_BYTES
+        return None
+    return soft - size
 
 
 def _here(path: str, work: Callable[[], T], too_deep: str) -> T:
