@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from herdsman.herd_compat.cli import COMMANDS, VERSION
 from herdsman.herd_compat.cli.args import UsageError
-from herdsman.herd_compat.pipeline.limits import bound_hit
+from herdsman.herd_compat.pipeline.limits import bound_hit, forget_bound_hit
 from herdsman.litmus.base.errors import InputError, one_line
 
 if TYPE_CHECKING:
@@ -154,6 +154,7 @@ def guarded(prog: str, command: Callable[[], int]) -> int:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the process's life
     if sys.stdout is None:  # started with standard output closed
         return _err(prog, "cannot write the output: standard output is closed")
+    forget_bound_hit()  # a bound an earlier command of this process hit is not this one's
     try:
         status = command()
         sys.stdout.flush()  # a write that fails now is this command's failure

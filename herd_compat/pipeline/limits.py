@@ -275,6 +275,12 @@ def bound_hit() -> int | None:
     return _bound_hit
 
 
+def forget_bound_hit() -> None:
+    """Start afresh: no block has ended at its bound (a command's start)."""
+    global _bound_hit
+    _bound_hit = None
+
+
 class MemoryLimit:
     """``with MemoryLimit(mb):`` allocations that would take the process's address space
     beyond ``mb`` MB raise :class:`MemoryError` inside the block (no limit: None)."""

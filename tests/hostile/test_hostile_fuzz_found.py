@@ -98,6 +98,30 @@ def test_a_memory_bound_below_the_process_size_starts_no_thread_under_it() -> No
     assert "memory limit of 512 MB" in r.stderr
 
 
+def test_a_bound_hit_by_one_command_is_not_the_next_ones() -> None:
+    """An error met at a memory bound is the bound's (exit 3), but only in the command
+    that met it: a bug in the next command of the same process is an internal error."""
+    code = (
+        "from herdsman.herd_compat.cli.main import guarded\n"
+        "from herdsman.herd_compat.pipeline.limits import MemoryLimit\n"
+        "big = bytearray(700 << 20)\n"
+        "def at_bound():\n"
+        "    with MemoryLimit(512):\n"
+        "        raise RuntimeError('lost at the bound')\n"
+        "def bug():\n"
+        "    raise RuntimeError('a bug')\n"
+        "print('rc', guarded('first', at_bound))\n"
+        "del big\n"
+        "print('rc', guarded('second', bug))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert r.stdout.split("\n")[:2] == ["rc 3", "rc 2"], (r.stdout, r.stderr[-500:])
+    assert "first: error: memory limit of 512 MB exceeded" in r.stderr, r.stderr[-500:]
+    assert "second: error: internal error (RuntimeError: a bug)" in r.stderr, r.stderr[-500:]
+
+
 def test_validate_describes_every_error_whatever_the_cap(capsys, tmp_path) -> None:
     """``validate --show-mismatches 1`` exits 2 on a test the model cannot take: its error
     is in the report even when a mismatch before it took the one place."""
