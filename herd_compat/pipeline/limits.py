@@ -12,8 +12,11 @@ sends ``SIGPROF`` to the main thread, whose handler raises
 :class:`~engine.errors.TimeLimitExceeded` wherever the test is.  (Not an ``ITIMER_PROF``
 timer: while a process-wide CPU timer is armed, Linux reads the process's CPU clock from
 a sample taken at scheduler ticks, and every CPU time measured — herd's ``Time``, the
-engines' statistics — would come out short.)  The alarm fires once, is cancelled and its
-handler restored when the block ends, so nothing leaks into the next test; without a main
+engines' statistics — would come out short.)  The alarm is cancelled and its handler
+restored when the block ends, so nothing leaks into the next test.  Until then it fires
+again every :data:`RETRY_AFTER` CPU seconds: an exception raised where Python cannot pass
+it on (in a garbage collector's callback, a weak reference's, a finaliser) is only
+printed, and one such alarm must not leave the block unbounded.  Without a main
 thread to take the signal (a test run from another thread, as on a cluster's workers) the
 engines' own checks remain, and the cat evaluator's (``cat.api.cpu_deadline``: a ``let
 rec`` iterated at load time).
@@ -109,12 +112,14 @@ Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | No
 #: signal (one already on its way when the alarm was cancelled) is then ignored.
 _due: float | None = None
 
+#: CPU seconds between an alarm and the next while its block has not ended (the first
+#: may have been raised where it is lost; the block's own handling of it takes less).
+RETRY_AFTER = 1.0
+
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    global _due
     if _due is None:
         return
-    _due = None  # the timer fires once: whatever happens next, never raise twice
     raise TimeLimitExceeded()
 
 
@@ -160,8 +165,8 @@ class _Watchdog:
                     self.wake.wait()
                     continue
                 left = self.due - time.process_time()
-                if left <= 0:
-                    self.due = None
+                if left <= 0:  # again later, if the block has not ended by then
+                    self.due = time.process_time() + RETRY_AFTER
                     signal.pthread_kill(main, signal.SIGPROF)
                     continue
                 # the process's CPU time runs no faster than this clock while its main

@@ -304,23 +304,34 @@ def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeyp
     """The engine's workers: a test that runs, bad input, and a test over its time limit
     (stopped by the engine, or killed by the pool when the machine is slow)."""
     monkeypatch.setenv("HERDSMAN_MP_START", "fork")
-    warm_model("power")  # forked workers inherit it: the 0.05 s limit is the tests'
+    warm_model("power")  # forked workers inherit it: the limit is the tests'
     broken = tmp_path / "broken.litmus"
     broken.write_text(Path(_ppc("SB")).read_text().replace("stw r1,0(r2)", "stw r1,0(r2"))
+    slow = tmp_path / "SLOWCO.litmus"  # ten stores to one location: ~12 s of CPU
+    slow.write_text(_many_stores(5))
     cfg = CampaignConfig(
-        inputs=[_ppc("MP"), str(broken), _ppc("MOREDETOUR0866")],
+        inputs=[_ppc("MP"), str(broken), str(slow)],
         expect=str(shared / "power" / "herd7-ppc.log"),
         model="power",
         db=str(tmp_path / "c.sqlite"),
-        limits=Limits(time_limit=0.05),
+        # well above a worker's loading of the model (under the limit too: ~15 ms)
+        limits=Limits(time_limit=0.25),
         progress=False,
     )
     outcome = run_campaign(cfg, io.StringIO(), io.StringIO())
-    mp, bad, slow = outcome.rows
+    mp, bad, late = outcome.rows
     assert (mp.category, mp.status) == ("identical", "done")
     assert mp.result_text.startswith("Test MP Allowed\nStates 4\n") and mp.cpu is not None
     assert (bad.name, bad.category, bad.details) == ("broken", "error", {"input_error": True})
     assert bad.result_text.startswith(f"{broken}:")
-    assert (slow.name, slow.category) == ("MOREDETOUR0866", "timeout")
-    assert "time limit of" in slow.result_text
+    assert (late.name, late.category) == ("SLOWCO", "timeout")
+    assert "time limit of" in late.result_text
     assert outcome.status == 2
+
+
+def _many_stores(n: int) -> str:
+    """A PPC test whose two threads each store ``n`` times to ``x`` and read it back."""
+    code = [f" li r1,{i + 1} | li r1,{i + 11} ;\n stw r1,0(r2) | stw r1,0(r2) ;" for i in range(n)]
+    code += [f" lwz r{3 + i},0(r2) | lwz r{3 + i},0(r2) ;" for i in range(n)]
+    body = "\n".join(code)
+    return f"PPC SLOWCO\n{{\n0:r2=x; 1:r2=x;\n}}\n P0 | P1 ;\n{body}\nexists (0:r3=1)\n"

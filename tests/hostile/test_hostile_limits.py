@@ -169,6 +169,28 @@ def test_cpu_time_limit_interrupts_any_code_and_does_not_leak() -> None:
         assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
 
 
+def test_an_alarm_lost_where_python_cannot_raise_is_repeated() -> None:
+    """An alarm raised inside a finaliser (as in a garbage collector's callback) is only
+    printed by Python: the alarm fires again until the block ends."""
+    lost: list[BaseException] = []
+
+    class Swallows:
+        def __del__(self) -> None:
+            try:
+                while True:  # the alarm lands here, and dies with the finaliser
+                    pass
+            except TimeLimitExceeded as e:
+                lost.append(e)
+
+    t0 = time.process_time()
+    with pytest.raises(TimeLimitExceeded), CpuTimeLimit(0.2):
+        Swallows()  # its finaliser runs (and swallows) the first alarm
+        while True:
+            pass
+    assert len(lost) == 1
+    assert time.process_time() - t0 < 5
+
+
 def test_the_time_limit_covers_reading_the_test(monkeypatch, tmp_path: Path) -> None:
     """A phase without deadline checks (here, a parser that never ends) is stopped too."""
 
