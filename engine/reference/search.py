@@ -31,6 +31,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop
@@ -114,6 +115,15 @@ def enumerate_test(
     return tally
 
 
+@lru_cache(maxsize=1024)
+def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
+    """The proposition and the filter compiled for states holding ``needed`` (tests of a
+    campaign share conditions)."""
+    index = {loc: i for i, loc in enumerate(needed)}
+    keep = None if filter is None else compile_prop(filter, index)
+    return compile_prop(prop, index), keep
+
+
 class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
 
@@ -168,9 +178,7 @@ class Combo(Tables):
         needed = tuple(self.needed)
         compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
-            index = {loc: i for i, loc in enumerate(self.needed)}
-            keep = None if goal.filter is None else compile_prop(goal.filter, index)
-            compiled = goal.compiled[needed] = (compile_prop(goal.prop, index), keep)
+            compiled = goal.compiled[needed] = _compiled(goal.prop, goal.filter, needed)
         self.sat, self.keep = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
