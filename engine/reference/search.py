@@ -31,7 +31,6 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop
@@ -47,6 +46,7 @@ from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
+from herdsman.litmus.base.memo import by_identity
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
 
@@ -115,13 +115,22 @@ def enumerate_test(
     return tally
 
 
-@lru_cache(maxsize=1024)
+@by_identity(maxsize=1024)
+def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
+    """The proposition and the filter compiled, per tuple of locations the states hold
+    (tests of a campaign share conditions: one table per condition)."""
+    return {}
+
+
 def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
-    """The proposition and the filter compiled for states holding ``needed`` (tests of a
-    campaign share conditions)."""
-    index = {loc: i for i, loc in enumerate(needed)}
-    keep = None if filter is None else compile_prop(filter, index)
-    return compile_prop(prop, index), keep
+    """The proposition and the filter compiled for states holding ``needed``."""
+    table = _compilations(prop, filter)
+    got = table.get(needed)
+    if got is None:
+        index = {loc: i for i, loc in enumerate(needed)}
+        keep = None if filter is None else compile_prop(filter, index)
+        got = table[needed] = (compile_prop(prop, index), keep)
+    return got
 
 
 class Combo(Tables):

@@ -24,8 +24,8 @@ in ``r2``.  Memory locations are named by their symbol.  Values and locations li
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import Loc as Loc
 from herdsman.litmus.base.values import MemLoc as MemLoc
 from herdsman.litmus.base.values import RegLoc as RegLoc
@@ -435,7 +435,7 @@ def prop_locations(p: Prop) -> list[Loc]:
     return list(_prop_locations(p))
 
 
-@lru_cache(maxsize=4096)
+@by_identity(maxsize=4096)
 def _prop_locations(p: Prop) -> tuple[Loc, ...]:
     """:func:`prop_locations`, once per proposition (a campaign's tests share them), read
     with an explicit stack (no recursion)."""
