@@ -86,7 +86,7 @@ def enumerate_test(
     for execs in per_thread:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
+            by_shape.setdefault(_shape(te), []).append(te)
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one
@@ -113,6 +113,11 @@ def enumerate_test(
             else:
                 Combo(threads, combo, model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
+
+
+#: The shape of a thread execution, once per execution (remembered thread runs give the
+#: same executions to many tests: engine.semantics.runcache).
+_shape = by_identity(maxsize=1 << 15)(ThreadExec.shape)
 
 
 @by_identity(maxsize=1024)
@@ -193,6 +198,15 @@ class Combo(Tables):
         self.partial = self.session.partial_violation
         self.check = self.session.check
         self.show = goal.show is not None and goal.show != "none"
+        #: every complete candidate goes to the model, and only its allowed ones count:
+        #: no filter, no speedcheck, no pictures, no failed or blocked thread
+        self.lean = (
+            self.keep is None
+            and self.irrelevant is None
+            and not self.show
+            and not self.blocked
+            and not self.fails
+        )
         # checks between two looks at the clock: fewer on big skeletons, whose checks
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
@@ -497,6 +511,10 @@ class Combo(Tables):
                 tally.stats.bump("unsolved")
                 return
         verdicts = None
+        if self.lean:  # the model first: a rejected candidate needs no final state
+            verdicts = self._check(rf, co, finals, False)
+            if not any(v.allowed for v in verdicts):
+                return
         cache = self._leafcache
         fl = self.final_locs
         for sol in sols:

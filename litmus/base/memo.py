@@ -30,7 +30,7 @@ class _ByIdentity(Generic[P, R]):
         got = self._kept.get(key)
         if got is not None and all(a is b for a, b in zip(got[0], args, strict=True)):
             return got[1]
-        out = self.fn(*args)
+        out = self.fn(*args, **kwargs)
         with self._lock:
             if len(self._kept) >= self.maxsize:
                 self._kept.clear()
