@@ -86,7 +86,7 @@ def enumerate_test(
     for execs in per_thread:
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
-            by_shape.setdefault(_shape(te), []).append(te)
+            by_shape.setdefault(te.shape(), []).append(te)
         groups.append(list(by_shape.values()))
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one
@@ -113,11 +113,6 @@ def enumerate_test(
             else:
                 Combo(threads, combo, model, arch, goal, tally, *status, tracker=tracker).run()
     return tally
-
-
-#: The shape of a thread execution, once per execution (remembered thread runs give the
-#: same executions to many tests: engine.semantics.runcache).
-_shape = by_identity(maxsize=1 << 15)(ThreadExec.shape)
 
 
 @by_identity(maxsize=1024)
