@@ -66,6 +66,7 @@ class NodeCode:
         self.memos: list[str] = []
         self.sp = sp
         self.precomputed = precomputed
+        self.made_hoisted: set[str] = set()  # static parts of unions and intersections
 
     def const(self, v) -> str:
         self.consts.append(v)
@@ -110,7 +111,10 @@ class NodeCode:
         if op == "const":
             sc.avail[n.id] = str(n.info)
             return str(n.info)
-        args = [self.ensure(a, sc) for a in n.args]
+        hoist = self.hoists(n, sc)
+        args = [self.ensure(a, sc) for a in n.args if a.deps or not hoist]
+        if hoist:  # its static operands in one, once per skeleton
+            args.append(self.hoisted(n))
         expr = self.expr(n, args)
         if n.deps and op in MEMO_OPS and not sc.in_fix:
             key = args[0] if len(args) == 1 else f"({', '.join(args)})"
@@ -118,6 +122,29 @@ class NodeCode:
         else:
             self.emit(sc, f"{var} = {expr}")
         sc.avail[n.id] = var
+        return var
+
+    def hoists(self, n: Node, sc: Scope) -> bool:
+        """Whether the union or intersection ``n``, computed in ``sc`` per candidate (or
+        per round of a fixpoint), has static operands enough to combine once per skeleton
+        (:meth:`hoisted`); not in code the static scope runs itself."""
+        return (
+            bool(n.deps)
+            and sc.lines is not self.static.lines
+            and (n.op == "union" or n.op == "inter")
+            and (n.type == SET or n.type == REL)
+            and sum(1 for a in n.args if not a.deps) >= 2
+        )
+
+    def hoisted(self, n: Node) -> str:
+        """The variable holding the union or intersection of ``n``'s static operands,
+        computed in the static scope (the same sets and relations for every candidate)."""
+        var = f"h{n.id}"
+        if var not in self.made_hoisted:
+            parts = [self.ensure(a, self.static) for a in n.args if not a.deps]
+            op = " | " if n.op == "union" else " & "
+            self.emit(self.static, f"{var} = {_grouped(op, parts)}")
+            self.made_hoisted.add(var)
         return var
 
     def memo_table(self, memo: str) -> str:

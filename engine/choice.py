@@ -31,10 +31,11 @@ campaign has a loop.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.rsmc.run import rsmc_refusal
-from herdsman.engine.semantics.step import Semantics, semantics_of
+from herdsman.engine.semantics.step import THREAD_CACHE, Semantics, ThreadCode, semantics_of
 from herdsman.engine.trust.run import trust_applies
 from herdsman.litmus.base.ir import CAS, RMW, Load, Program, Store
 
@@ -52,18 +53,27 @@ def candidate_space(sem: Semantics) -> float:
     writes: dict[str, int] = {}
     reads: dict[str, int] = {}
     for th in sem.threads:
-        for pc, ins in enumerate(th.code):
-            if not isinstance(ins, Load | Store | RMW | CAS):
-                continue
-            x = th.static_loc(pc) or "?"
-            if not isinstance(ins, Load):
-                writes[x] = writes.get(x, 0) + 1
-            if not isinstance(ins, Store):
-                reads[x] = reads.get(x, 0) + 1
+        for x, (w, r) in _accesses(th).items():
+            writes[x] = writes.get(x, 0) + w
+            reads[x] = reads.get(x, 0) + r
     out = 0.0
     for x in set(writes) | set(reads):
         w = writes.get(x, 0)
         out += math.lgamma(w + 1) / math.log(10) + reads.get(x, 0) * math.log10(w + 1)
+    return out
+
+
+@lru_cache(maxsize=THREAD_CACHE)
+def _accesses(th: ThreadCode) -> dict[str, tuple[int, int]]:
+    """The writes and reads of one compiled thread per location, as written (compiled
+    threads are shared by identical threads of a campaign's tests: counted once)."""
+    out: dict[str, tuple[int, int]] = {}
+    for pc, ins in enumerate(th.code):
+        if not isinstance(ins, Load | Store | RMW | CAS):
+            continue
+        x = th.static_loc(pc) or "?"
+        w, r = out.get(x, (0, 0))
+        out[x] = (w + (not isinstance(ins, Load)), r + (not isinstance(ins, Store)))
     return out
 
 

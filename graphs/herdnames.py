@@ -97,12 +97,12 @@ def _dep(name: str, sk: Skeleton) -> int:
     return sk.deps.get(name, 0)
 
 
-def _annotated(name: str, sk: Skeleton) -> int:
-    return sk.annot_set(name)
+def _annotated(name: str) -> Maker:
+    return lambda sk: ("set", sk.annotated.get(name, 0))
 
 
-def _fenced(name: str, sk: Skeleton) -> int:
-    return sk.fence_set(name)
+def _fenced(name: str) -> Maker:
+    return lambda sk: ("set", sk.fences.get(name, 0))
 
 
 def _same(sk: Skeleton) -> Tagged:
@@ -142,7 +142,7 @@ _GENERAL: dict[str, Maker] = {
     "same-static": _same,
     "sm": _rel(lambda sk: sk.U.ident(sk.M)),
     "si": _rel(lambda sk: sk.U.ident(sk.M)),
-    **{name: _set(partial(_annotated, name)) for name in GENERIC_SETS},
+    **{name: _annotated(name) for name in GENERIC_SETS},
     **{name: (lambda sk: ("rel", 0)) for name in EMPTY_RELS},
 }
 
@@ -153,11 +153,11 @@ def _makers(arch: str) -> dict[str, Maker]:
     out = dict(_GENERAL)
     rec = ARCHS.get(arch)
     for name in rec.fences if rec else ():  # herd's barrier_sets, by upper-case mnemonic
-        out[name] = _set(partial(_fenced, name))
+        out[name] = _fenced(name)
     for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
-        out[name] = _set(partial(_annotated, name))
+        out[name] = _annotated(name)
     for name in rec.other_sets if rec else ():  # defined, empty: no event joins them
-        out[name] = _set(partial(_annotated, name))
+        out[name] = _annotated(name)
     if rec is not None and rec.exclusive_pairs:
         out["rmw"] = _rel(exclusive_pairs)
     if rec is not None and rec.amo_pairs:
@@ -186,7 +186,7 @@ class StaticNames(Mapping[str, Tagged]):
         if tag_sets:
             self._make = dict(self._make)
             for name, annot in tag_sets.items():
-                self._make[name] = _set(partial(_annotated, annot))
+                self._make[name] = _annotated(annot)
         # dependencies and sets the engine gave beside the events' own
         got: dict[str, Tagged] = {}
         for name, rel in sk.deps.items():
@@ -219,7 +219,11 @@ class _Bits(Mapping[str, int]):
         self.names = names
 
     def __getitem__(self, name: str) -> int:
-        return self.names[name][1]
+        names = self.names  # StaticNames.__getitem__ inlined: the generated code's lookups
+        got = names._got.get(name)
+        if got is None:
+            got = names._got[name] = names._make[name](names.sk)
+        return got[1]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)

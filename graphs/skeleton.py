@@ -14,12 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.relalg import bits, universe
 
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
+
+
+class _Groups(NamedTuple):
+    """A skeleton's events by kind, by thread, by instruction instance and by location
+    (event sets)."""
+
+    kinds: dict[str, int]
+    threads: dict[int, int]
+    instances: dict[tuple[int, int], int]
+    locs: dict[str, int]  # memory events of each location
 
 
 @dataclass
@@ -55,6 +66,8 @@ class Skeleton:
 
     def declared_deps(self) -> dict[str, int]:
         """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
+        if not any(e.addr or e.data or e.ctrl for e in self.events):
+            return {"addr": 0, "data": 0, "ctrl": 0}
         return {
             "addr": self._dep([e.addr for e in self.events]),
             "data": self._dep([e.data for e in self.events]),
@@ -90,12 +103,35 @@ class Skeleton:
         return s
 
     @cached_property
+    def _groups(self) -> _Groups:
+        """The events of each kind, thread (init events: thread -1) and instruction
+        instance, in one pass (the sets and relations below are made from them)."""
+        kinds: dict[str, int] = {}
+        threads: dict[int, int] = {}
+        instances: dict[tuple[int, int], int] = {}
+        locs: dict[str, int] = {}
+        for i, e in enumerate(self.events):
+            bit = 1 << i
+            kind = e.kind
+            kinds[kind] = kinds.get(kind, 0) | bit
+            threads[e.tid] = threads.get(e.tid, 0) | bit
+            if e.tid >= 0:
+                key = (e.tid, e.poi)
+                instances[key] = instances.get(key, 0) | bit
+            if e.loc is not None and (kind == "R" or kind == "W" or kind == "U"):
+                locs[e.loc] = locs.get(e.loc, 0) | bit
+        return _Groups(kinds, threads, instances, locs)
+
+    def _kind(self, kind: str) -> int:
+        return self._groups.kinds.get(kind, 0)
+
+    @cached_property
     def R(self) -> int:
-        return self._set(lambda e: e.kind == "R" or e.kind == "U")
+        return self._kind("R") | self._kind("U")
 
     @cached_property
     def W(self) -> int:
-        return self._set(lambda e: e.kind == "W" or e.kind == "U")
+        return self._kind("W") | self._kind("U")
 
     @cached_property
     def M(self) -> int:
@@ -103,11 +139,11 @@ class Skeleton:
 
     @cached_property
     def F(self) -> int:
-        return self._set(lambda e: e.kind == "F")
+        return self._kind("F")
 
     @cached_property
     def B(self) -> int:
-        return self._set(lambda e: e.kind == "B")
+        return self._kind("B")
 
     @cached_property
     def BCC(self) -> int:
@@ -118,11 +154,11 @@ class Skeleton:
     @cached_property
     def nops(self) -> int:
         """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
-        return self._set(lambda e: e.kind == "N")
+        return self._kind("N")
 
     @cached_property
     def IW(self) -> int:
-        return self._set(lambda e: e.tid < 0)
+        return self._groups.threads.get(-1, 0)
 
     def fence_set(self, kind: str) -> int:
         return self.fences.get(kind, 0)
@@ -156,11 +192,7 @@ class Skeleton:
     @cached_property
     def by_loc(self) -> dict[str, int]:
         """Memory events of each location, as event sets."""
-        out: dict[str, int] = {}
-        for i, e in enumerate(self.events):
-            if e.loc is not None and e.is_mem:
-                out[e.loc] = out.get(e.loc, 0) | (1 << i)
-        return out
+        return self._groups.locs
 
     @cached_property
     def writes_by_loc(self) -> dict[str, int]:
@@ -211,21 +243,27 @@ class Skeleton:
         """:attr:`thread_po`, and the spawn and join events (one pass)."""
         spawns = []
         cols = [0] * len(self.events)  # per event: its po-predecessors in its thread
-        before: dict[int, int] = {}  # per thread: events of earlier instances
-        current: dict[int, tuple[int, int]] = {}  # per thread: (poi, its events so far)
+        # per thread met: the events of its earlier instances, its current instance and
+        # that instance's events so far (the thread at hand's in locals: threads' events
+        # come one thread after the other)
+        saved: dict[int, tuple[int, int, int]] = {}
+        tid, before, inst, same = -1, 0, -1, 0
         for i, e in enumerate(self.events):
             if e.tid < 0:
                 continue
+            if e.tid != tid:
+                if tid >= 0:
+                    saved[tid] = (before, inst, same)
+                tid = e.tid
+                before, inst, same = saved.get(tid, (0, -1, 0))
             if e.kind == "S" or e.kind == "J":
                 spawns.append(i)
-            b = before.get(e.tid, 0)
-            inst, same = current.get(e.tid, (-1, 0))
             if e.poi != inst:
-                b |= same
-                before[e.tid] = b
+                before |= same
+                inst = e.poi
                 same = 0
-            cols[i] = b
-            current[e.tid] = (e.poi, same | (1 << i))
+            cols[i] = before
+            same |= 1 << i
         return (self.U.from_columns(cols) if any(cols) else 0), spawns
 
     @cached_property
@@ -252,16 +290,11 @@ class Skeleton:
     @cached_property
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
-        groups: dict[tuple[int, int], int] = {}
-        for i, e in enumerate(self.events):
-            if e.tid >= 0:
-                key = (e.tid, e.poi)
-                groups[key] = groups.get(key, 0) | (1 << i)
-        rows = [0] * len(self.events)
-        for i, e in enumerate(self.events):
-            if e.tid >= 0:
-                rows[i] = groups[(e.tid, e.poi)]
-        return self.U.from_rows(rows)
+        product = self.U.product
+        r = 0
+        for s in self._groups.instances.values():
+            r |= product(s, s)
+        return r
 
     @cached_property
     def loc(self) -> int:
@@ -271,8 +304,9 @@ class Skeleton:
         register events)."""
         U = self.U
         groups = dict(self.by_loc)
-        for i, e in enumerate(self.events):
-            if e.kind == "K" and e.loc is not None:
+        for i in bits(self._kind("K")):
+            e = self.events[i]
+            if e.loc is not None:
                 groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
         r = 0
         for s in groups.values():
@@ -351,25 +385,19 @@ class Skeleton:
     def int_(self) -> int:
         """Same thread, reflexive on thread events; init events are in no thread, so they
         are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
-        U = self.U
-        groups: dict[int, int] = {}
-        for i, e in enumerate(self.events):
-            if e.tid >= 0:
-                groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
+        product = self.U.product
         r = 0
-        for s in groups.values():
-            r |= U.product(s, s)
+        for tid, s in self._groups.threads.items():
+            if tid >= 0:
+                r |= product(s, s)
         return r
 
     @cached_property
     def ext(self) -> int:
         """Different threads; the init writes form one group of their own."""
         U = self.U
-        groups: dict[int, int] = {}
-        for i, e in enumerate(self.events):
-            groups[e.tid] = groups.get(e.tid, 0) | (1 << i)
         same = 0
-        for s in groups.values():
+        for s in self._groups.threads.values():
             same |= U.product(s, s)
         return U.FULL & ~same
 

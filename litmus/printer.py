@@ -27,6 +27,7 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.jsonir import to_json
 from herdsman.litmus.table import ASSEMBLERS
 from herdsman.litmus.test import InitItem, LitmusTest
@@ -99,6 +100,7 @@ def prop_text(p: Prop, safe: bool = False) -> str:
     return go(p, _TOP)
 
 
+@by_identity(maxsize=4096)
 def herd_condition_text(cond: Condition) -> str:
     """The condition as herd prints it after ``Condition ``: ``exists (1:r1=1 /\\ ...)``."""
     return f"{cond.quant} ({prop_text(cond.prop)})"

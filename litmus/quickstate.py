@@ -1,8 +1,9 @@
 """The usual init sections and conditions, read without the grammar.
 
 Most tests' init sections are ``N:reg=value``, ``x=value`` and ``TYPE x`` items, and
-their conditions a quantifier over a proposition of ``loc=value`` atoms with ``/\\``,
-``\\/``, ``~`` and parentheses.  :func:`quick_init` and :func:`quick_condition` read exactly
+their conditions a quantifier over a proposition of ``loc=value`` atoms, ``true`` and
+``false`` with ``/\\``, ``\\/``, ``~`` and parentheses, after ``locations [...]`` and
+``filter`` when the test has them.  :func:`quick_init` and :func:`quick_condition` read exactly
 those, with the grammar's results (``litmus/state.lark``: the same items, positions,
 flattened conjunctions and disjunctions), several times faster than the LALR parser;
 anything else — another construct, a comment, an error to report — returns None and the
@@ -22,7 +23,9 @@ from herdsman.litmus.base.ir import (
     MemLoc,
     Not,
     Or,
+    PFalse,
     Prop,
+    PTrue,
     RegLoc,
     Sym,
     SymRegLoc,
@@ -46,10 +49,11 @@ _QUANT |= {"final": ("exists", "final")}
 
 Token = tuple[str, str, int]
 
-#: The deepest parentheses and the longest run of negations read here; deeper
-#: propositions are the grammar's, which bounds their depth with a clean error
-#: (``MAX_CONDITION_DEPTH``).
-_QUICK_DEPTH = 8
+#: The deepest parentheses and the longest run of negations read here (an explicit stack:
+#: no recursion); a proposition nested deeper than the caller's bound (``max_depth``,
+#: counted as the grammar counts: each ``~``, flattened ``/\\`` and ``\\/`` one level) is
+#: the grammar's, which reports it with a clean error (``MAX_CONDITION_DEPTH``).
+_QUICK_DEPTH = 64
 #: The longest number read here (well within herdsman's bound on integers,
 #: ``litmus.base.numbers``); longer ones are the grammar's.
 _QUICK_DIGITS = 15
@@ -218,14 +222,19 @@ def _prop(rd: _Reader) -> Prop | None:
                     return None
                 frames.append(([], [], 0))
                 continue
-            loc = rd.location()
-            if loc is None or not rd.is_op("="):
-                return None
-            rd.i += 1
-            v = rd.value()
-            if v is None:
-                return None
-            p: Prop = Atom(loc[0], v[0])
+            p: Prop
+            if t is not None and t[0] == "name" and t[1] in ("true", "false"):
+                rd.i += 1
+                p = PTrue() if t[1] == "true" else PFalse()
+            else:
+                loc = rd.location()
+                if loc is None or not rd.is_op("="):
+                    return None
+                rd.i += 1
+                v = rd.value()
+                if v is None:
+                    return None
+                p = Atom(loc[0], v[0])
             for _ in range(nots):
                 p = Not(p)
             frames[-1] = (vals, ops, 0)
@@ -269,36 +278,88 @@ def _reduce(vals: list[Prop], ops: list[str], op: str) -> None:
         vals.append(_flat(And if op == "/\\" else Or, [left, right]))
 
 
-def quick_condition(
-    text: str, arch: str, nthreads: int
-) -> tuple[Condition, tuple[tuple[RegLoc, str], ...]] | None:
-    """The condition ``text`` (a quantifier and a proposition, then an optional ``;``)
-    and the registers written otherwise than canonically; None when the grammar must
-    read it."""
+def _depth(p: Prop) -> int:
+    """How deep ``p`` nests, as the grammar counts (atoms, ``true``, ``false``: 0)."""
+    deepest = 0
+    stack = [(p, 0)]
+    while stack:
+        q, d = stack.pop()
+        if isinstance(q, Not):
+            stack.append((q.prop, d + 1))
+        elif isinstance(q, And | Or):
+            stack.extend((r, d + 1) for r in q.props)
+        elif d > deepest:
+            deepest = d
+    return deepest
+
+
+def _locations(rd: _Reader) -> tuple[Loc, ...] | None:
+    """``locations [loc; loc; ...]`` (the items bare locations, an optional last ``;``)."""
+    rd.i += 1
+    if not rd.is_op("["):
+        return None
+    rd.i += 1
+    out: list[Loc] = []
+    while not rd.is_op("]"):
+        loc = rd.location()
+        if loc is None:
+            return None
+        out.append(loc[0])
+        if rd.is_op(";"):
+            rd.i += 1
+        elif not rd.is_op("]"):
+            return None
+    rd.i += 1
+    return tuple(out)
+
+
+QuickCondition = tuple[Condition, tuple[Loc, ...], Prop | None, tuple[tuple[RegLoc, str], ...]]
+
+
+def quick_condition(text: str, arch: str, nthreads: int, max_depth: int) -> QuickCondition | None:
+    """The condition part ``text`` (``locations [...]`` and ``filter`` when there, then a
+    quantifier and a proposition, then an optional ``;``): the condition, the locations,
+    the filter and the registers written otherwise than canonically; None when the grammar
+    must read it (another form, or a proposition deeper than ``max_depth``)."""
     toks = _tokens(text)
     if not toks:
         return None
     rd = _Reader(toks, arch, nthreads)
-    kind, word, _ = toks[0]
+    locs: tuple[Loc, ...] = ()
+    if toks[0][:2] == ("name", "locations"):
+        got = _locations(rd)
+        if got is None:
+            return None
+        locs = got
+    filt = None
+    if rd.peek() is not None and rd.toks[rd.i][:2] == ("name", "filter"):
+        rd.i += 1
+        filt = _prop(rd)
+        if filt is None or _depth(filt) > max_depth:
+            return None
+    if rd.i == len(toks) and (locs or filt is not None):  # no quantifier: herd's empty one
+        return Condition("forall", PTrue(), ""), locs, filt, tuple(rd.spelled.items())
+    kind, word, _ = toks[rd.i] if rd.i < len(toks) else ("", "", 0)
+    nxt = toks[rd.i + 1][1] if rd.i + 1 < len(toks) else ""
     if kind == "name" and word in _QUANT:
         quant, written = _QUANT[word]
-        rd.i = 1
-    elif kind == "op" and word == "~" and len(toks) > 1 and toks[1][1] == "exists":
+        rd.i += 1
+    elif kind == "op" and word == "~" and nxt == "exists":
         quant, written = "~exists", "~exists"
-        rd.i = 2
-    elif kind == "name" and word == "not" and len(toks) > 1 and toks[1][1] == "exists":
+        rd.i += 2
+    elif kind == "name" and word == "not" and nxt == "exists":
         quant, written = "~exists", "not exists"
-        rd.i = 2
+        rd.i += 2
     else:
         return None
     p = _prop(rd)
-    if p is None:
+    if p is None or _depth(p) > max_depth:
         return None
     if rd.is_op(";"):
         rd.i += 1
     if rd.i != len(toks):
         return None
-    return Condition(quant, p, written), tuple(rd.spelled.items())
+    return Condition(quant, p, written), locs, filt, tuple(rd.spelled.items())
 
 
-__all__ = ["quick_condition", "quick_init"]
+__all__ = ["QuickCondition", "quick_condition", "quick_init"]

@@ -363,9 +363,10 @@ def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
         if got is not None:
             return got
     else:
-        cond = quick_condition(text, arch, nthreads)
-        if cond is not None:
-            return ConditionPart(cond[0]), cond[1]
+        quick = quick_condition(text, arch, nthreads, MAX_CONDITION_DEPTH)
+        if quick is not None:
+            cond, locs, filt, spelled = quick
+            return ConditionPart(cond, locs, filt), spelled
     return _grammar(arch, start, nthreads, text, what)
 
 

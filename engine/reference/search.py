@@ -46,6 +46,7 @@ from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
+from herdsman.litmus.base.memo import by_identity
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
 
@@ -114,6 +115,24 @@ def enumerate_test(
     return tally
 
 
+@by_identity(maxsize=1024)
+def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
+    """The proposition and the filter compiled, per tuple of locations the states hold
+    (tests of a campaign share conditions: one table per condition)."""
+    return {}
+
+
+def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
+    """The proposition and the filter compiled for states holding ``needed``."""
+    table = _compilations(prop, filter)
+    got = table.get(needed)
+    if got is None:
+        index = {loc: i for i, loc in enumerate(needed)}
+        keep = None if filter is None else compile_prop(filter, index)
+        got = table[needed] = (compile_prop(prop, index), keep)
+    return got
+
+
 class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
 
@@ -168,14 +187,21 @@ class Combo(Tables):
         needed = tuple(self.needed)
         compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
-            index = {loc: i for i, loc in enumerate(self.needed)}
-            keep = None if goal.filter is None else compile_prop(goal.filter, index)
-            compiled = goal.compiled[needed] = (compile_prop(goal.prop, index), keep)
+            compiled = goal.compiled[needed] = _compiled(goal.prop, goal.filter, needed)
         self.sat, self.keep = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
         self.check = self.session.check
         self.show = goal.show is not None and goal.show != "none"
+        #: every complete candidate goes to the model, and only its allowed ones count:
+        #: no filter, no speedcheck, no pictures, no failed or blocked thread
+        self.lean = (
+            self.keep is None
+            and self.irrelevant is None
+            and not self.show
+            and not self.blocked
+            and not self.fails
+        )
         # checks between two looks at the clock: fewer on big skeletons, whose checks
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
@@ -480,6 +506,10 @@ class Combo(Tables):
                 tally.stats.bump("unsolved")
                 return
         verdicts = None
+        if self.lean:  # the model first: a rejected candidate needs no final state
+            verdicts = self._check(rf, co, finals, False)
+            if not any(v.allowed for v in verdicts):
+                return
         cache = self._leafcache
         fl = self.final_locs
         for sol in sols:

@@ -16,6 +16,7 @@ from typing import Any
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import BuiltSkeleton
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
+from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, MemLoc, Prop, RegLoc, Value
 
 
@@ -77,12 +78,14 @@ class Tables:
         self.loc_writes: list[list[int]] = []
         self.loc_reads: list[list[int]] = []
         self.loc_init: list[int] = []
+        by_loc = sk.by_loc
+        plain_w = sk.W & ~sk.R & ~sk.IW  # the threads' writes (not read-modify-writes)
+        plain_r = sk.R & ~sk.W
         for x in self.loc_names:
             self.loc_init.append(lay.init_eid[x])
-            ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == x and e.tid >= 0]
-            rs = [i for i, e in enumerate(events) if e.kind == "R" and e.loc == x]
-            self.loc_writes.append(ws)
-            self.loc_reads.append(rs)
+            s = by_loc.get(x, 0)
+            self.loc_writes.append(list(bits(s & plain_w)))
+            self.loc_reads.append(list(bits(s & plain_r)))
         # rf candidates of each read: (write, rf bit, constant value or None, writer thread)
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant

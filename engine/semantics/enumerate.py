@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
+from herdsman.engine.semantics.runcache import THREAD_RUNS
 from herdsman.engine.semantics.state import (
     Blocked,
     Choice,
@@ -313,8 +314,8 @@ def thread_executions(
                     return vl if own_later else others_of(t, loc)
 
                 with sem.reporting():
-                    got, dropped = run_thread(
-                        code, values_seen, deadline, stops, blocks, own=not own_later
+                    got, dropped = THREAD_RUNS.run(
+                        run_thread, code, values_seen, deadline, stops, blocks, not own_later
                     )
                 if t in sem.spawned:
                     got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import Loc as Loc
 from herdsman.litmus.base.values import MemLoc as MemLoc
 from herdsman.litmus.base.values import RegLoc as RegLoc
@@ -431,24 +432,29 @@ class Condition:
 
 def prop_locations(p: Prop) -> list[Loc]:
     """Locations a proposition mentions, in order of first occurrence."""
-    out: list[Loc] = []
+    return list(_prop_locations(p))
 
-    def walk(q: Prop) -> None:
+
+@by_identity(maxsize=4096)
+def _prop_locations(p: Prop) -> tuple[Loc, ...]:
+    """:func:`prop_locations`, once per proposition (a campaign's tests share them), read
+    with an explicit stack (no recursion)."""
+    out: dict[Loc, None] = {}
+    todo: list[Prop] = [p]
+    while todo:
+        q = todo.pop()
         if isinstance(q, Atom):
             for x in (q.loc, q.value):
-                if isinstance(x, RegLoc | MemLoc | SymRegLoc) and x not in out:
-                    out.append(x)
+                if isinstance(x, RegLoc | MemLoc | SymRegLoc):
+                    out.setdefault(x)
         elif isinstance(q, Not):
-            walk(q.prop)
+            todo.append(q.prop)
         elif isinstance(q, And | Or):
-            for r in q.props:
-                walk(r)
+            todo.extend(reversed(q.props))
         elif isinstance(q, Implies):
-            walk(q.left)
-            walk(q.right)
-
-    walk(p)
-    return out
+            todo.append(q.right)
+            todo.append(q.left)
+    return tuple(out)
 
 
 def eval_prop(p: Prop, state: dict[Loc, Value]) -> bool:

@@ -18,8 +18,8 @@ def _both(arch: str, nthreads: int, start: str, text: str):
     if start == "init_start":
         quick = quick_init(text, arch, nthreads)
     else:
-        c = quick_condition(text, arch, nthreads)
-        quick = None if c is None else (state.ConditionPart(c[0]), c[1])
+        c = quick_condition(text, arch, nthreads, state.MAX_CONDITION_DEPTH)
+        quick = None if c is None else (state.ConditionPart(*c[:3]), c[3])
     if quick is None:
         return None, None
     return quick, state._grammar(arch, start, nthreads, text, "section")
@@ -52,6 +52,13 @@ def test_same_as_the_grammar_on_the_shared_suites(suite: str) -> None:
         "forall (x=1 \\/ y=2 \\/ (z=3 \\/ t=4))",
         "not exists x=1",
         "final 0:r1=0x10",
+        "locations [x;1:r1;] exists (x=1)",
+        "locations[0:r7;1:r7;]\nfilter 0:r8=0 /\\ 1:r8=0\nforall\n(x=1 /\\ 1:r7=0)",
+        "locations [x;1:r7;]\n",
+        "filter (0:r1=0 /\\ true)",
+        "forall true",
+        "exists (false \\/ x=1)",
+        "exists (not " + "(x=1 /\\ " * 30 + "y=2" + ")" * 31,
     ],
 )
 def test_conditions(text: str) -> None:
@@ -61,10 +68,17 @@ def test_conditions(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["exists (x=1 => y=2)", "locations [x;] exists (x=1)", "exists (x=1 (* c *))", "(x=1)"],
+    [
+        "exists (x=1 => y=2)",
+        "locations [x int;] exists (x=1)",
+        "exists (x=1 (* c *))",
+        "(x=1)",
+        "exists " + "~" * 101 + "x=1",
+        "exists " + "(" * 70 + "x=1" + ")" * 70,
+    ],
 )
 def test_other_forms_go_to_the_grammar(text: str) -> None:
-    assert quick_condition(text, "PPC", 2) is None
+    assert quick_condition(text, "PPC", 2, state.MAX_CONDITION_DEPTH) is None
 
 
 def test_init() -> None:
