@@ -80,10 +80,10 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
+        if any(e.kind == "J" and not heads[e.other].finished for e in te.events):
             return None
         if te.end == "join":
-            if heads[te.waits].ended:
+            if heads[te.waits].finished:
                 return None
             blocked = True
         elif te.end == "blocked" or te.end == "bound":
