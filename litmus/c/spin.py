@@ -10,7 +10,8 @@ blocks the thread (a further iteration would change nothing).  When some latch h
 effects, the loop is checked as it runs: arriving at the head again without an
 effectful write since the last arrival blocks the thread.  Neither applies to a loop
 carrying a register value from one iteration to the next (an induction variable), unless
-that value is always read from memory (or is a compare-and-swap's old value, or 0).
+that value is always read from memory (or is a compare-and-swap's old value, or 0), nor
+to a loop keeping such a value in a heap cell of its own (LLVM holds it in a register).
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
     ``carried``: the registers whose values flow from an iteration to the next (as
     LLVM's phi nodes at the head), ``hidden``: registers of the lowering's own."""
     out = Verdict()
-    if not view.latches or not phi_clean(view, carried - hidden):
+    if not view.latches or not phi_clean(view, carried - hidden) or carried_in_heap(view):
         return out
     code = view.code
     for latch in view.latches:
@@ -337,6 +338,24 @@ _FOLDS = frozenset(
     {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "sra"}
     | {"eq", "ne", "lt", "le", "gt", "ge"}
 )
+
+
+def carried_in_heap(view: LoopView) -> bool:
+    """Whether the loop keeps a value in a heap cell of its own from one iteration to
+    the next: it writes the cell (a local write, through a pointer) and reads it.  LLVM
+    keeps such a cell in a register in the loop (a phi at the head), so GenMC sees an
+    induction variable, not a spin loop."""
+    code = view.code
+    stored = {
+        ins.addr
+        for i in range(view.start, view.end)
+        if isinstance(ins := code[i], Store)
+        and any(isinstance(a, Reg) for a in ins.addr)
+        and view.local(ins, i)
+    }
+    return bool(stored) and any(
+        isinstance(ins := code[i], Load) and ins.addr in stored for i in range(view.start, view.end)
+    )
 
 
 def phi_clean(view: LoopView, carried: set[str]) -> bool:
