@@ -37,6 +37,7 @@ from herdsman.engine.errors import ErrorFound
 from herdsman.engine.freed import FREED, freed_access
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import (
+    ENDED_LOOP_BOUND,
     ErrorRecord,
     ExecutionRecord,
     OutcomeBuilder,
@@ -224,6 +225,7 @@ class Tally(OutcomeBuilder):
         at hand, :meth:`light`) and ``draw`` for its picture (by default, ``g``'s);
         ``digest`` identifies it (``dedupe``).  Whether the model allows it (None: not
         asked)."""
+        ended = cut and not self.loop_marks
         cut = cut and self.loop_marks
         sat, keep, obs = self.judged(state)
         if self.seen is not None:  # an execution is counted once, whichever run gave it
@@ -263,6 +265,8 @@ class Tally(OutcomeBuilder):
             self.filtered += 1
             return True
         self.count(obs, sat, cut, allowed)
+        if ended:
+            self.stats.bump(ENDED_LOOP_BOUND)
         if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
             self.cut += 1
             return None

@@ -497,7 +497,9 @@ def _read(x: Slot) -> Read:
 
 
 def is_loop_bound(x: Slot) -> bool:
-    return isinstance(x.end, Blocked) and x.end.why == LOOP_BOUND
+    """Whether a loop bound stopped the thread of ``x`` (blocked it, or ended it)."""
+    end = x.end
+    return isinstance(end, Blocked) and end.why == LOOP_BOUND or type(end) is ThreadDone and end.cut
 
 
 def _put(t: tuple, i: int, v: object) -> tuple:

@@ -83,9 +83,11 @@ def combination_status(
         if any(e.kind == "J" and not heads[e.other].finished for e in te.events):
             return None
         if te.end == "join":
-            if heads[te.waits].finished:
+            waited = heads[te.waits]
+            if waited.finished:
                 return None
             blocked = True
+            bound = bound or waited.end == "done"  # a thread the loop bound ended
         elif te.end == "blocked" or te.end == "bound":
             blocked = True
             bound = bound or te.end == "bound"

@@ -137,8 +137,10 @@ class Tables:
             if isinstance(loc, MemLoc) and loc.name in self.loc_index
         }
         self.loop_variant = [[v.loop for v in vs] for vs in variants]
-        #: some thread execution hit herd's unrolling bound (GenMC's only ends a thread)
-        self.loops = self.threads.program.loop_bound == "cut" and any(map(any, self.loop_variant))
+        #: some thread execution hit the unrolling bound
+        self.loops = any(map(any, self.loop_variant))
+        #: herd's bound marks Loop; GenMC's ends a thread, the execution counts
+        self.loop_marks = self.threads.program.loop_bound == "cut"
         self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
         # the final state in one go: the registers of each thread's execution, then the
         # final writes' values, then the constants, picked in the getters' order

@@ -110,3 +110,16 @@ def test_the_core_and_the_python_explorer_agree(monkeypatch) -> None:
             del stats["time"]
             runs.append((run.result.states, stats))
         assert runs[0] == runs[1]
+
+
+def test_a_thread_ended_by_the_bound_marks_the_exploration_bounded(monkeypatch) -> None:
+    """Safe only up to the bound (``fences`` says so): the executions where the bound
+    ended a thread are counted, complete or blocked (TruSt; the reference engine
+    counts the complete ones)."""
+    for engine in ("trust",):
+        for compiled in (True, False):
+            monkeypatch.setattr(core, "CORE", compiled and core.CORE)
+            opts = RunOptions(engine=engine, unroll=2)
+            for name, hits in (("killed-not-joined", 1), ("killed-and-joined", 1)):
+                out = run_program(_program(CASES[name][0]), load_model("sc"), opts)
+                assert out.stats.loop_bound_hits() >= hits, (engine, compiled, name)
