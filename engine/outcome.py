@@ -125,6 +125,10 @@ class ErrorRecord:
         }
 
 
+#: The counter of the complete executions where GenMC's loop bound ended a thread.
+ENDED_LOOP_BOUND = "ended_loop_bound"
+
+
 @dataclass
 class Stats:
     """What an exploration did, the one statistics type of every explorer: CPU ``time``
@@ -144,6 +148,12 @@ class Stats:
         """Statistics of an explorer whose own counters ``names`` start at ``zero`` (in
         that order: the order they are reported in)."""
         return cls(extra=dict.fromkeys(names, zero))
+
+    def loop_bound_hits(self) -> int:
+        """The executions where a loop bound stopped a thread (blocked by it, or complete
+        with a thread GenMC's ``-unroll`` ended): the exploration is exhaustive only up to
+        the bound."""
+        return int(self.extra.get("blocked_loop_bound", 0) + self.extra.get(ENDED_LOOP_BOUND, 0))
 
     def bump(self, key: str, n: float = 1) -> None:
         self.extra[key] = self.extra.get(key, 0) + n

@@ -37,6 +37,7 @@ from herdsman.engine.errors import ErrorFound
 from herdsman.engine.freed import FREED, freed_access
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import (
+    ENDED_LOOP_BOUND,
     ErrorRecord,
     ExecutionRecord,
     OutcomeBuilder,
@@ -95,6 +96,8 @@ class Tally(OutcomeBuilder):
         self.filtered = 0
         self.skipped = 0  # speedcheck: executions settling nothing, not judged
         self.cut = 0  # allowed executions cut by the unrolling bound: only herd's Loop
+        #: herd's unrolling bound marks Loop; GenMC's ends a thread, the execution counts
+        self.loop_marks = program.loop_bound == "cut"
         #: dedupe: the digests of the executions counted, and how many came again
         self.seen: set[bytes] | None = set() if dedupe else None
         self.duplicates = 0
@@ -216,11 +219,14 @@ class Tally(OutcomeBuilder):
         draw: Picture | None = None,
         digest: bytes | None = None,
     ) -> bool | None:
-        """Record a finished execution of final ``state`` (``cut``: a thread hit the
-        unrolling bound; ``fails``: the threads that failed an assertion), its graph
-        ``g`` for the checker (None: not at hand, :meth:`light`) and ``draw`` for its
-        picture (by default, ``g``'s); ``digest`` identifies it (``dedupe``).  Whether
-        the model allows it (None: not asked)."""
+        """Record a finished execution of final ``state`` (``cut``: a loop bound
+        stopped a thread: herd's only marks ``Loop``, :attr:`loop_marks`; ``fails``: the
+        threads that failed an assertion), its graph ``g`` for the checker (None: not
+        at hand, :meth:`light`) and ``draw`` for its picture (by default, ``g``'s);
+        ``digest`` identifies it (``dedupe``).  Whether the model allows it (None: not
+        asked)."""
+        ended = cut and not self.loop_marks
+        cut = cut and self.loop_marks
         sat, keep, obs = self.judged(state)
         if self.seen is not None:  # an execution is counted once, whichever run gave it
             if not keep:
@@ -259,6 +265,8 @@ class Tally(OutcomeBuilder):
             self.filtered += 1
             return True
         self.count(obs, sat, cut, allowed)
+        if ended:
+            self.stats.bump(ENDED_LOOP_BOUND)
         if cut:  # as herd: cut by the unrolling bound, it only marks the verdict Loop
             self.cut += 1
             return None

@@ -42,6 +42,7 @@ from herdsman.engine.semantics.state import (
     ThreadDone,
     ThreadFailed,
     ThreadState,
+    finished,
 )
 from herdsman.engine.semantics.step import LOOP_BOUND, Semantics, StepError
 from herdsman.graphs.events import Event, with_value
@@ -54,7 +55,6 @@ Wid = tuple[int, int]
 
 # Slot statuses
 WAITING, RUNNING, DONE, FAILED, BLOCKED = range(5)
-_ENDED = (DONE, FAILED)
 
 
 class Entry(NamedTuple):
@@ -270,7 +270,7 @@ class Machine:
             if k == "S":
                 return Tr(p, "S", -1, p, False, child), True
             c = s.slots[child]
-            ok = c.status in _ENDED and not s.bufs[child]
+            ok = finished(c.end) and not s.bufs[child]
             return Tr(p, "J", -1, p, False, child), ok
         t = self.shadow_thread(p)
         e = self._flushable(s.bufs[t], p)
@@ -497,7 +497,9 @@ def _read(x: Slot) -> Read:
 
 
 def is_loop_bound(x: Slot) -> bool:
-    return isinstance(x.end, Blocked) and x.end.why == LOOP_BOUND
+    """Whether a loop bound stopped the thread of ``x`` (blocked it, or ended it)."""
+    end = x.end
+    return isinstance(end, Blocked) and end.why == LOOP_BOUND or type(end) is ThreadDone and end.cut
 
 
 def _put(t: tuple, i: int, v: object) -> tuple:

@@ -80,12 +80,14 @@ def combination_status(
     for te in heads:
         if te.tid in spawned and (te.end != "unstarted") != (te.tid in started):
             return None
-        if any(e.kind == "J" and not heads[e.other].ended for e in te.events):
+        if any(e.kind == "J" and not heads[e.other].finished for e in te.events):
             return None
         if te.end == "join":
-            if heads[te.waits].ended:
+            waited = heads[te.waits]
+            if waited.finished:
                 return None
             blocked = True
+            bound = bound or waited.end == "done"  # a thread the loop bound ended
         elif te.end == "blocked" or te.end == "bound":
             blocked = True
             bound = bound or te.end == "bound"

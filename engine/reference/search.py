@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.conditions import compile_prop
 from herdsman.engine.errors import ErrorFound, check_deadline
-from herdsman.engine.outcome import ErrorRecord, OutcomeBuilder
+from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.reference.combos import by_compared_values, combination_status, wanted_execs
 from herdsman.engine.reference.skeletons import build_skeleton
@@ -527,7 +527,10 @@ class Combo(Tables):
             if self.blocked or self.fails:
                 if self._failed(rf, co, verdicts, sol, obs):
                     continue
-            if tally.count(obs, sat, loop, verdicts):
+            ended = loop and not self.loop_marks  # GenMC's bound ended a thread
+            if tally.count(obs, sat, loop and not ended, verdicts):
+                if ended:
+                    tally.stats.bump(ENDED_LOOP_BOUND)
                 if want:
                     for v in verdicts:
                         if v.allowed and tally.wants_witness(sat):

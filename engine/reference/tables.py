@@ -141,7 +141,9 @@ class Tables:
         }
         self.loop_variant = [[v.loop for v in vs] for vs in variants]
         #: some thread execution hit the unrolling bound
-        self.loops = any(any(lv) for lv in self.loop_variant)
+        self.loops = any(map(any, self.loop_variant))
+        #: herd's bound marks Loop; GenMC's ends a thread, the execution counts
+        self.loop_marks = self.threads.program.loop_bound == "cut"
         self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
         # the final state in one go: the registers of each thread's execution, then the
         # final writes' values, then the constants, picked in the getters' order

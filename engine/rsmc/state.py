@@ -47,6 +47,7 @@ from herdsman.engine.semantics.state import (
     ThreadDone,
     ThreadFailed,
     ThreadState,
+    finished,
 )
 from herdsman.engine.semantics.step import Semantics
 from herdsman.graphs.events import Event, with_value
@@ -362,7 +363,7 @@ class RsmcState:
                 xp: tuple[int, ...] = ()
                 if ev.kind == "J":
                     c = ev.other
-                    if not isinstance(self.end[c], ThreadDone | ThreadFailed):
+                    if not finished(self.end[c]):
                         break  # waits for thread c to end
                     xp = tuple(range(self.base[c], self.base[c] + len(self.events[c])))
                 elif not evs and self.spawn_of[t] >= 0:
@@ -399,7 +400,7 @@ class RsmcState:
         self._commit_local(t)
         for c in spawned:
             self._fetch(c)
-        if self.joins and not ended and isinstance(self.end[t], ThreadDone | ThreadFailed):
+        if self.joins and not ended and finished(self.end[t]):
             for u in range(self.T):  # threads waiting to join t
                 if u != t and self.started[u] and self.end[u] is None:
                     self._fetch(u)

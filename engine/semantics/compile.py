@@ -88,6 +88,7 @@ class ThreadBase:
         self.nop_events = nop_events  # jumps and nops issue an empty event (Arch)
         self._max_events: int | None = None  # computed once (compiled threads are shared)
         self._max_writes: int | None = None
+        self._live: list[tuple[int, ...] | None] | None = None
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.branch_commit = branch_commit
@@ -177,13 +178,18 @@ class ThreadBase:
     def max_events(self, unroll: int | None = None) -> int:
         """An upper bound of the events of any execution of the thread: the longest
         path through its code, both ways at every conditional branch, backward branches
-        taken at most ``unroll`` times (the thread's bound by default; explorers reserve
-        that much room, and grow it when a thread whose loops are not bounded needs
-        more)."""
-        if unroll is not None:
-            return self._longest(self.events_at, unroll)
+        taken at most the thread's bound.  With ``unroll``, an estimate for a thread
+        whose loops are not bounded (explorers reserve that much room, and grow it when
+        the thread needs more): backward branches taken at most ``unroll`` times, or
+        fewer where that path has too many states (:data:`ESTIMATE_STATES`)."""
+        if unroll is not None:  # an estimate: fewer turns where the loops are many
+            for bound in range(unroll, -1, -1):
+                got = self._longest(self.events_at, bound, ESTIMATE_STATES if bound else None)
+                if got is not None:
+                    return got
         if self._max_events is None:
             self._max_events = self._longest(self.events_at)
+        assert self._max_events is not None
         return self._max_events
 
     def max_writes(self) -> int:
@@ -191,10 +197,14 @@ class ThreadBase:
         :meth:`max_events`)."""
         if self._max_writes is None:
             self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
+        assert self._max_writes is not None
         return self._max_writes
 
-    def _longest(self, weight: Callable[[int], int], unroll: int | None = None) -> int:
-        """The heaviest path through the thread's code (see :meth:`max_events`)."""
+    def _longest(
+        self, weight: Callable[[int], int], unroll: int | None = None, budget: int | None = None
+    ) -> int | None:
+        """The heaviest path through the thread's code (see :meth:`max_events`); None
+        when it needs more than ``budget`` states (loop counts at an operation)."""
         th = self
         bound = self.unroll if unroll is None else min(unroll, self.unroll)
         code = th.code
@@ -204,20 +214,66 @@ class ThreadBase:
         memo: dict[tuple[int, tuple[int, ...]], int] = {}
         start = (0, (0,) * len(th.back))
         stack = [start]
+        live = self._live_loops()
         while stack:
             key = stack[-1]
             if key in memo:
                 stack.pop()
                 continue
-            succ = self._successors(th, *key, bound)
+            succ = [
+                (p, c) if p >= end or (keep := live[p]) is None else (p, _kept(c, keep))
+                for p, c in self._successors(th, *key, bound)
+            ]
             todo = [k for k in succ if k[0] < end and k not in memo]
             if todo:
                 stack.extend(todo)
+                if budget is not None and len(stack) + len(memo) > budget:
+                    return None
                 continue
             stack.pop()
             here = weight(key[0])
             memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
         return memo[start] if end else 0
+
+    def _live_loops(self) -> list[tuple[int, ...] | None]:
+        """Per operation, which loop counters (:attr:`back`'s slots) a backward branch
+        reachable from it may still consult, as 0/1 per slot (None: all of them): the
+        others cannot change the rest of the path, so :meth:`_longest` forgets them
+        (sequential loops would otherwise multiply its states)."""
+        if self._live is not None:
+            return self._live
+        code, labels, n = self.code, self.labels, len(self.code)
+        succ: list[list[int]] = []
+        own = [0] * n
+        for pc, ins in enumerate(code):
+            nxt = [pc + 1] if pc + 1 < n else []
+            if type(ins) is Choose:
+                nxt = [labels[t] for t in ins.targets]
+            elif type(ins) is Branch:
+                tgt = labels[ins.target]
+                if ins.cond is None:
+                    nxt = []
+                nxt.append(tgt)
+                if tgt <= pc:
+                    own[pc] = 1 << self.back[tgt]
+            succ.append(nxt)
+        mask = own[:]
+        changed = True
+        while changed:  # a fixpoint: one pass per nesting level of the loops
+            changed = False
+            for pc in range(n - 1, -1, -1):
+                m = mask[pc]
+                for q in succ[pc]:
+                    m |= mask[q]
+                if m != mask[pc]:
+                    mask[pc] = m
+                    changed = True
+        full = (1 << len(self.back)) - 1
+        self._live = [
+            None if m == full else tuple([(m >> k) & 1 for k in range(len(self.back))])
+            for m in mask
+        ]
+        return self._live
 
     def events_at(self, pc: int) -> int:
         """The events the operation at ``pc`` issues at most."""
@@ -269,6 +325,10 @@ class ThreadBase:
 _Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
 _NO_INFO: _Info = ((), (), 0)
 
+#: The most states (an operation and loop counts) an estimate of a thread's longest run
+#: explores before trying fewer turns of its loops (:meth:`ThreadBase.max_events`).
+ESTIMATE_STATES = 10_000
+
 
 def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
@@ -311,6 +371,11 @@ def _info(ins: Instr) -> _Info:
     regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
     operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
     return regs, operands, naddr
+
+
+def _kept(counts: tuple[int, ...], keep: tuple[int, ...]) -> tuple[int, ...]:
+    """Loop ``counts`` with those not kept (``keep``: 0/1 per count) forgotten."""
+    return tuple([c * k for c, k in zip(counts, keep, strict=True)])
 
 
 def fence_parts(kind: str) -> tuple[str | None, frozenset[str]]:

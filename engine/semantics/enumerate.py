@@ -67,9 +67,10 @@ class ThreadExec(NamedTuple):
     waits: int = -1  # end "join": the thread it waits for
 
     @property
-    def ended(self) -> bool:
-        """Whether the thread ran to its end (an assertion failure ends it too)."""
-        return self.end == "done" or self.end == "failed"
+    def finished(self) -> bool:
+        """Whether the thread ran to its end for a join (an assertion failure ends it
+        too; a loop bound that stopped it does not: :func:`~engine.semantics.state.finished`)."""
+        return self.end == "failed" or self.end == "done" and not self.done.cut
 
     @property
     def loop(self) -> bool:

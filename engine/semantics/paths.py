@@ -15,12 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from herdsman.engine.semantics.arith import AnyValue
+from herdsman.engine.semantics.arith import AnyValue, is_known
 from herdsman.engine.semantics.state import Emit, Read, Step, ThreadState
 from herdsman.engine.semantics.step import ThreadCode
 from herdsman.graphs.events import Event, with_value
 from herdsman.graphs.shapes import ShapeTable
 from herdsman.litmus.base.ir import Value
+
+#: How many locations a prefix remembers its latest write to (:attr:`PathNode.writes`).
+LATEST_WRITES = 4
+
+Writes = tuple[tuple[str, AnyValue], ...]
 
 
 class PathNode:
@@ -38,10 +43,17 @@ class PathNode:
         "_children",
         "_next_shape",
         "_completion",
+        "writes",
     )
 
     def __init__(
-        self, tree: PathTree, state: ThreadState, depth: int, shape: int, came: Event | None
+        self,
+        tree: PathTree,
+        state: ThreadState,
+        depth: int,
+        shape: int,
+        came: Event | None,
+        writes: Writes = (),
     ) -> None:
         self.tree = tree
         self.state = state
@@ -53,6 +65,8 @@ class PathNode:
         self._children: dict[AnyValue, PathNode] | None = None
         self._next_shape = -1
         self._completion = -1
+        #: the values of the prefix's latest writes, to a few locations, latest first
+        self.writes = writes
 
     @property
     def step(self) -> Step:
@@ -68,7 +82,7 @@ class PathNode:
         if nxt is None:
             s = self.step
             assert isinstance(s, Emit)
-            nxt = self._next = self.tree.node(s.after, self.depth + 1, self.shape, s.event)
+            nxt = self._next = self.tree.node(s.after, self, s.event)
         return nxt
 
     def child(self, value: AnyValue) -> PathNode:
@@ -82,7 +96,7 @@ class PathNode:
             assert isinstance(s, Read)
             st = self.tree.code.after_read(s, value)
             ev = with_value(s.event, value)
-            got = kids[value] = self.tree.node(st, self.depth + 1, self.shape, ev)
+            got = kids[value] = self.tree.node(st, self, ev)
         return got
 
     def next_shape(self) -> int:
@@ -98,8 +112,10 @@ class PathNode:
 
     def completion(self, limit: int = -1) -> int:
         """The shape of one complete path through this prefix: the thread run on, each
-        read taking the first value read there so far (else its location's initial
-        value), until it finishes or stops (-1 when it runs on past ``limit`` events: a
+        read taking the value the thread last wrote there (among its latest writes),
+        else the first value read there so far, else its location's initial value (a
+        guess: any complete path will do, but one the exploration then follows is not
+        walked again), until it finishes or stops (-1 when it runs on past ``limit`` events: a
         thread whose loops the program bounds itself may loop for ever on those
         values)."""
         got = self._completion
@@ -114,12 +130,15 @@ class PathNode:
             s = node.step
             if type(s) is Emit:
                 node = node.after()
-            elif type(s) is Read:  # a value some graph read already, else the initial one
+            elif type(s) is Read:  # its own write, a value some graph read, the initial one
+                loc = s.event.loc
+                own = [v for w, v in node.writes if w == loc]
                 kids = node._children
-                if kids:
+                if own:
+                    node = node.child(own[0])
+                elif kids:
                     node = next(iter(kids.values()))
                 else:
-                    loc = s.event.loc
                     node = node.child(0 if loc is None else self.tree.initial.get(loc, 0))
             else:
                 node._completion = node.shape
@@ -158,8 +177,13 @@ class PathTree:
         self.size += 1
         return PathNode(self, self.code.start(), 0, 0, None)
 
-    def node(self, st: ThreadState, depth: int, prev_shape: int, ev: Event) -> PathNode:
-        """The node of the prefix ending with ``ev`` (with its value), in state ``st``."""
-        shape = self.shapes.intern(prev_shape, ev) if self.shapes is not None else 0
+    def node(self, st: ThreadState, prev: PathNode, ev: Event) -> PathNode:
+        """The node of the prefix ``prev`` followed by ``ev`` (with its value), in
+        state ``st``."""
+        shape = self.shapes.intern(prev.shape, ev) if self.shapes is not None else 0
         self.size += 1
-        return PathNode(self, st, depth, shape, ev)
+        writes = prev.writes
+        if ev.kind == "W" and ev.loc is not None and is_known(ev.value):
+            w = ev.loc
+            writes = ((w, ev.value), *[x for x in writes if x[0] != w][: LATEST_WRITES - 1])
+        return PathNode(self, st, prev.depth + 1, shape, ev, writes)

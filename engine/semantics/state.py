@@ -94,9 +94,11 @@ class Read(NamedTuple):
 
 
 class ThreadDone(NamedTuple):
-    """The thread has finished (``cut``: stopped by the unrolling bound, or by GenMC's
-    loop bound: then it has not finished for a join) with these register ``values``
-    (per slot; ``None``: never set); ``slots`` names the slots."""
+    """The thread has ended with these register ``values`` (per slot; ``None``: never
+    set); ``slots`` names the slots.  ``cut``: stopped by a loop bound, so not finished
+    for a join (:func:`finished`): herd's unrolling bound (the execution only marks the
+    verdict ``Loop``) or GenMC's ``-unroll`` (a C program's ``Kill``: the thread ends
+    there, and the execution is complete unless a join waits for it)."""
 
     values: tuple[AnyValue | None, ...]
     cut: bool
@@ -121,6 +123,13 @@ class Blocked(NamedTuple):
     """The thread can never go on (``why``)."""
 
     why: str
+
+
+def finished(end: object) -> bool:
+    """Whether a thread that ended so (a step) has finished for a join: it ran to its
+    end or failed an assertion, and no loop bound stopped it (GenMC: a join of a thread
+    its loop bound killed blocks)."""
+    return type(end) is ThreadDone and not end.cut or type(end) is ThreadFailed
 
 
 class ThreadFailed(NamedTuple):

@@ -164,8 +164,8 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
-                if cls is Kill:  # GenMC's loop bound: the execution is blocked, not complete
-                    return _LOOP_BOUND
+                if cls is Kill:  # GenMC's loop bound ends the thread (unfinished for a join)
+                    return _new(ThreadDone, (regs, True, self.slots, self.order, st.freed))
                 if isinstance(ins, Free):
                     st, failed = self._free(th, ins, _state(st, pc, regs, taint, st.n, poi))
                     if failed is not None:

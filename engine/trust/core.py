@@ -373,7 +373,8 @@ class CompiledExplorer:
             ]
         why = ""
         if finals is None:
-            why = "blocked_" + ("loop_bound" if any(s == _LOOP_BOUND for s in steps) else "thread")
+            bound = any(s == _LOOP_BOUND or type(s) is ThreadDone and s.cut for s in steps)
+            why = "blocked_" + ("loop_bound" if bound else "thread")
         return finals, fails, why
 
     def _graph(self) -> TrustGraph:

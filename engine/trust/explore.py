@@ -358,7 +358,8 @@ class Explorer:
         fails = g.failures() if self.on_blocked_error is not None else []
         if finals is None:
             blocked = [g.at(t).step for t in range(g.T)]
-            why = "loop_bound" if any(s == _LOOP_BOUND for s in blocked) else "thread"
+            bound = any(s == _LOOP_BOUND or type(s) is ThreadDone and s.cut for s in blocked)
+            why = "loop_bound" if bound else "thread"
             self._blocked(why)
             if fails and self.on_blocked_error is not None:
                 self.on_blocked_error(g, fails)

@@ -21,7 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herdsman.engine.semantics.paths import PathNode
-from herdsman.engine.semantics.state import Blocked, Emit, Read, Stall, ThreadDone, ThreadFailed
+from herdsman.engine.semantics.state import (
+    Blocked,
+    Emit,
+    Read,
+    Stall,
+    ThreadDone,
+    ThreadFailed,
+    finished,
+)
 from herdsman.engine.semantics.step import ASSUME, StepError
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Layout
@@ -183,8 +191,7 @@ class TrustGraph(ExecutionGraph):
         """Whether thread ``t`` has started and finished (or failed an assertion)."""
         if not self.started(t):
             return False
-        s = self.cur[t].step
-        return type(s) is ThreadDone and not s.cut or type(s) is ThreadFailed
+        return finished(self.cur[t].step)
 
     def moot_block(self, t: int) -> bool:
         """Whether thread ``t`` just blocked on an assumption after a read that was not

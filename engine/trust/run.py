@@ -116,6 +116,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     room = [sem.max_events(t, opts.unroll if grows else None) for t in range(len(program.threads))]
     initial = dict(program.memory)
     memory = start_locations(sem, initial) if grows else dict(initial)
+    cells = Neighbours(initial) if grows else None
     check_events(program, room, len(memory))
     compiled = True  # the compiled core explores, where it applies
     bound = None
@@ -174,7 +175,8 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 stats = ex.run()
             break
         except NewLocation as e:  # an address computed at run time
-            memory[e.loc] = initial.get(e.loc, 0)
+            for loc in cells.near(e.loc) if cells is not None else (e.loc,):
+                memory.setdefault(loc, initial.get(loc, 0))
             check_events(program, room, len(memory))
         except NoRoom as e:  # a thread runs longer than its room: more room
             room[e.t] = max(2 * room[e.t], e.k + 1)
@@ -218,6 +220,34 @@ def start_locations(sem: Semantics, initial: dict[str, Value]) -> dict[str, Valu
             if loc is not None:
                 out[loc] = initial.get(loc, 0)
     return out
+
+
+#: How near (in bytes) the cells of an allocation that join the layout with a new one are.
+NEAR = 32
+
+
+class Neighbours:
+    """The cells of each allocation of a C program's memory (``name+offset``), to bring
+    a new location's neighbours into the layout with it: C threads walk arrays and
+    structures cell by cell, and each location found restarts the exploration."""
+
+    def __init__(self, memory: dict[str, Value]) -> None:
+        self.offsets: dict[str, list[int]] = {}
+        for loc in memory:
+            name, off = _cell(loc)
+            self.offsets.setdefault(name, []).append(off)
+
+    def near(self, loc: str) -> list[str]:
+        """``loc`` and the cells of its allocation at most :data:`NEAR` bytes away."""
+        name, off = _cell(loc)
+        near = [o for o in self.offsets.get(name, ()) if abs(o - off) <= NEAR and o != off]
+        return [loc, *(f"{name}+{o}" if o else name for o in near)]
+
+
+def _cell(loc: str) -> tuple[str, int]:
+    """A location's allocation and offset (``str(Sym)``)."""
+    name, plus, off = loc.rpartition("+")
+    return (name, int(off)) if plus and off.isdigit() else (loc, 0)
 
 
 def blocked_error(tally: Tally, g: TrustGraph, fails: list[tuple[int, ThreadFailed]]) -> None:

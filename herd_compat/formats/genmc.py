@@ -95,9 +95,9 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
         lines.append("No errors were detected.")
     lines.append(f"Number of complete executions explored: {out.stats.complete}")
     lines.append(f"Number of blocked executions seen: {out.stats.blocked}")
-    cut = int(x.get("blocked_loop_bound", 0))
+    cut = out.stats.loop_bound_hits()
     if cut:
-        lines.append(f"Executions cut by the loop bound (--unroll {unroll}): {cut}")
+        lines.append(f"Executions where the loop bound (--unroll {unroll}) stopped a thread: {cut}")
     if out.engine == "operational":
         lines.extend(operational_lines(out))
     elif out.engine == "rsmc":

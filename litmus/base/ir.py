@@ -24,6 +24,7 @@ in ``r2``.  Memory locations are named by their symbol.  Values and locations li
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import Loc as Loc
@@ -259,7 +260,8 @@ class Free:
 @dataclass(frozen=True, slots=True)
 class Kill:
     """The thread stops here without finishing (GenMC's loop bound, ``-unroll``): the
-    execution is blocked (GenMC counts it so), cut by the loop bound."""
+    execution is complete (as GenMC 0.11 counts it) unless a thread joins this one,
+    whose join then waits for ever (blocked)."""
 
 
 Instr = (
@@ -532,10 +534,15 @@ class Program:
         """The initial value of a memory location or symbolic register, so its final
         value when nothing writes it (0 for anything else)."""
         if isinstance(loc, MemLoc):
-            return dict(self.memory).get(loc.name, 0)
+            return self._initial[0].get(loc.name, 0)
         if isinstance(loc, SymRegLoc):
-            return dict(self.symbolic).get(loc.name, 0)
+            return self._initial[1].get(loc.name, 0)
         return 0
+
+    @cached_property
+    def _initial(self) -> tuple[dict[str, Value], dict[str, Value]]:
+        """The initial values of the memory locations and symbolic registers, by name."""
+        return dict(self.memory), dict(self.symbolic)
 
     def has(self, *kinds: type) -> bool:
         """Whether some thread has an operation of one of these classes."""

@@ -2,8 +2,9 @@
 
 A loop's *head* is where each iteration starts: its condition for ``while`` and
 ``for``, its body for ``do``.  With GenMC's bound (``-unroll=N``, :attr:`Context.unroll`)
-the head runs at most N times per entry to the loop: arriving there once more stops the
-thread (the IR's ``Kill``), and GenMC counts the execution as blocked, not complete.
+the head runs at most N times per entry to the loop: arriving there once more ends the
+thread (the IR's ``Kill``); GenMC counts the execution as complete unless a thread joins
+the one ended (that join blocks).
 Counted loops whose bound is a compile-time constant are unrolled at compile time (with
 the same bound); any other loop keeps its back branches, which GenMC's spin-assume
 transformation (:mod:`litmus.c.spin`) may turn into blocks.

@@ -10,7 +10,8 @@ blocks the thread (a further iteration would change nothing).  When some latch h
 effects, the loop is checked as it runs: arriving at the head again without an
 effectful write since the last arrival blocks the thread.  Neither applies to a loop
 carrying a register value from one iteration to the next (an induction variable), unless
-that value is always read from memory (or is a compare-and-swap's old value, or 0).
+that value is always read from memory (or is a compare-and-swap's old value, or 0), nor
+to a loop keeping such a value in a heap cell of its own (LLVM holds it in a register).
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
     ``carried``: the registers whose values flow from an iteration to the next (as
     LLVM's phi nodes at the head), ``hidden``: registers of the lowering's own."""
     out = Verdict()
-    if not view.latches or not phi_clean(view, carried - hidden):
+    carried = {r for r in carried - hidden if not _constant_at_head(view, r)}
+    if not view.latches or not phi_clean(view, carried) or carried_in_heap(view):
         return out
     code = view.code
     for latch in view.latches:
@@ -337,6 +339,47 @@ _FOLDS = frozenset(
     {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "sra"}
     | {"eq", "ne", "lt", "le", "gt", "ge"}
 )
+
+
+def _constant_at_head(view: LoopView, r: str) -> bool:
+    """Whether register ``r`` holds one constant at the head however it is reached: set
+    to it before the loop and again last on every path to every latch (LLVM folds a phi
+    of one constant: the loop carries nothing in ``r``)."""
+    code = view.code
+
+    def const(i: int) -> Operand | None:
+        ins = code[i] if i >= 0 else None
+        if isinstance(ins, Op) and ins.fn == "mov" and isinstance(ins.args[0], Imm):
+            return ins.args[0]
+        return None
+
+    entry = const(_last_def(code, view.start, r))
+    if entry is None:
+        return False
+    for latch in view.latches:
+        for n, path in enumerate(view.paths_to(latch)):
+            last = next((i for i in reversed(path) if r in defines(code[i])), -1)
+            if n >= MAX_PATHS or last < 0 or const(last) != entry:
+                return False
+    return True
+
+
+def carried_in_heap(view: LoopView) -> bool:
+    """Whether the loop keeps a value in a heap cell of its own from one iteration to
+    the next: it writes the cell (a local write, through a pointer) and reads it.  LLVM
+    keeps such a cell in a register in the loop (a phi at the head), so GenMC sees an
+    induction variable, not a spin loop."""
+    code = view.code
+    stored = {
+        ins.addr
+        for i in range(view.start, view.end)
+        if isinstance(ins := code[i], Store)
+        and any(isinstance(a, Reg) for a in ins.addr)
+        and view.local(ins, i)
+    }
+    return bool(stored) and any(
+        isinstance(ins := code[i], Load) and ins.addr in stored for i in range(view.start, view.end)
+    )
 
 
 def phi_clean(view: LoopView, carried: set[str]) -> bool:

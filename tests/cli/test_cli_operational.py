@@ -102,7 +102,7 @@ def test_verify_stateful_needs_no_loop_bound(capsys) -> None:
     argv = ["verify", "--engine", "operational", "--stateful", "-D", "N=40", "--unroll", "0"]
     rc, out, err = _run(capsys, *argv, prog)
     assert rc == 0, err
-    assert "Executions cut by the loop bound" not in out
+    assert "Executions where the loop bound" not in out
     stateful = next(line for line in out.splitlines() if line.startswith("Stateful: "))
     assert int(stateful.split()[1]) > 0
     # the same program with the loop bound 0 and no stateful search: every run is cut
@@ -110,7 +110,7 @@ def test_verify_stateful_needs_no_loop_bound(capsys) -> None:
         capsys, "verify", "--engine", "operational", "-D", "N=40", "--unroll", "0", prog
     )
     assert rc == 0
-    assert "Executions cut by the loop bound (--unroll 0):" in out
+    assert "Executions where the loop bound (--unroll 0) stopped a thread:" in out
 
 
 def test_bad_uses_are_one_line_with_status_2(capsys, tmp_path) -> None:

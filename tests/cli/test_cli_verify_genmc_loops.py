@@ -2,7 +2,9 @@
 GenMC 0.11's on these programs, under SC): a backward ``goto`` closing a spin loop is
 spin-assumed as any loop; a ``while (!done)`` loop whose body reads ``done`` again is
 jump-threaded (the condition pins it to its entry value, so it carries nothing) and
-then spin-assumed; a helping CAS does nothing (the helped CAS does the work)."""
+then spin-assumed; a helping CAS does nothing (the helped CAS does the work); a loop
+counting in a heap cell of its own carries a value (no spin loop); a register reset to
+the constant it entered the loop with carries nothing."""
 
 from __future__ import annotations
 
@@ -83,6 +85,58 @@ void *worker(void *a) {
 """ + _main("worker", "worker")
 
 
+# a loop counting in a heap cell of its own (saver/spin-counter): LLVM keeps the count
+# in a register, so the loop carries a value and is no spin loop (GenMC 0.11: 6, none
+# blocked)
+HEAP_COUNTER = """#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+atomic_int x;
+void *counter(void *a) {
+  int *i = malloc(sizeof(int));
+  int *l = malloc(sizeof(int));
+  *l = 4;
+  for (*i = 0; *i < *l; (*i)++) {
+    if (atomic_load_explicit(&x, memory_order_relaxed) == 42)
+      break;
+  }
+  int r = x;
+  return 0;
+}
+void *writer(void *a) {
+  x = 17;
+  return 0;
+}
+""" + _main("counter", "writer")
+
+
+# two CASes on one branch (saver/spin-2cas-samebranch): the expected values are reset to
+# one constant before the latch, so LLVM folds their phis and the loop carries nothing:
+# spin-assumed (GenMC 0.11: 4, none blocked)
+CAS_PAIR = """#include <pthread.h>
+#include <stdatomic.h>
+atomic_int x;
+atomic_int y;
+void *writer(void *a) {
+  for (int i = 1; i <= 3; i++) {
+    x = i;
+    y = i;
+  }
+  return 0;
+}
+void *casser(void *a) {
+  int r_x = 3;
+  int r_y = 3;
+  while (!atomic_compare_exchange_strong(&x, &r_x, 17) &&
+         !atomic_compare_exchange_strong(&y, &r_y, 17)) {
+    r_x = 3;
+    r_y = 3;
+  }
+  return 0;
+}
+""" + _main("writer", "casser")
+
+
 @pytest.mark.parametrize(
     ("text", "flags", "complete", "blocked"),
     [
@@ -90,6 +144,8 @@ void *worker(void *a) {
         (GOTO_SPIN, [], 3, 0),
         (HELPING, [], 1, 0),
         (PINNED, ["--unroll", "3", "--disable-sr"], 10, 8),
+        (HEAP_COUNTER, [], 6, 0),
+        (CAS_PAIR, [], 4, 0),
     ],
 )
 def test_genmc_loop_counts(capsys, tmp_path, text, flags, complete, blocked) -> None:

@@ -162,7 +162,7 @@ class ProgramOracle:
             graph = out.errors[0].graph
             assert graph is not None
             return [graph]
-        cut = int(out.stats.extra.get("blocked_loop_bound", 0))
+        cut = out.stats.loop_bound_hits()
         self.verdict = BOUNDED if cut else SAFE
         self.reason = f"no execution the {self.mode} model allows fails an assertion" + (
             f" with loops unrolled {self.unroll} times" if cut else ""
