@@ -6,6 +6,12 @@
     psc-base = ([SC] | [F & SC]; hb?); scb; ([SC] | hb?; [F & SC])
     psc-f    = [F & SC]; (hb | hb; eco; hb); [F & SC]
 
+or, with ``genmc`` (``rc11.cat``'s variant ``genmc-sc``, GenMC v0.11's)::
+
+    step = sb | rf | mo | rb
+    psc  = [SC]; (step | sb; hb; sb); [SC] | [SC]; step; hb; [F & SC]
+         | [F & SC]; hb; step; [SC] | [F & SC]; (hb | hb; eco; hb); [F & SC]
+
 computed here from the checker's happens-before sets (``hb[e]``: the events before e)
 with events as bits of Python ints, row by row from each SC event.
 """
@@ -20,9 +26,11 @@ from herdsman.graphs.execution import ExecutionGraph
 __all__ = ["psc_acyclic"]
 
 
-def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: int) -> bool:
-    """Whether ``psc`` has no cycle in ``g`` (its events ``present``; ``hb`` per event:
-    the events happens-before it)."""
+def psc_acyclic(
+    g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: int, genmc: bool = False
+) -> bool:
+    """Whether ``psc`` (``genmc``: GenMC's) has no cycle in ``g`` (its events
+    ``present``; ``hb`` per event: the events happens-before it)."""
     sc = S.SC & present
     if not sc & (sc - 1):  # fewer than two SC events (psc is irreflexive)
         return True
@@ -82,26 +90,51 @@ def psc_acyclic(g: ExecutionGraph, S: C11Statics, hb: Sequence[int], present: in
             out |= sbsucc[y] & ~locset[y]
         return out
 
-    succ = {}
-    for a in members(sc):
-        fence = (fsc >> a) & 1
-        left = (1 << a) | (hbsucc[a] if fence else 0)
-        u = 0
-        for x in members(left):
-            u |= scb(x)
-        s = u & sc
+    def step(x: int) -> int:
+        """sb | rf | mo | rb successors of x."""
+        return sbsucc[x] | after(x) | (readers[x] if g.event_at(x).kind == "W" else 0)
+
+    def to_fences(u: int) -> int:
+        """The SC fences hb-after an event of u."""
+        s = 0
         for b in members(fsc):
             if hb[b] & u:
                 s |= 1 << b
+        return s
+
+    def rc11_row(a: int) -> int:
+        """The psc successors of the SC event a."""
+        fence = (fsc >> a) & 1
+        u = 0
+        for x in members((1 << a) | (hbsucc[a] if fence else 0)):
+            u |= scb(x)
+        s = (u & sc) | to_fences(u)
         if fence:
-            s |= hbsucc[a] & fsc
             e = 0
             for x in members(hbsucc[a]):
                 e |= eco(x)
-            for b in members(fsc):
-                if hb[b] & e:
-                    s |= 1 << b
-        succ[a] = s
+            s |= (hbsucc[a] & fsc) | to_fences(e)
+        return s
+
+    def genmc_row(a: int) -> int:
+        """GenMC's psc successors of the SC event a."""
+        st = step(a)
+        z = s = 0
+        for y in members(sbsucc[a]):
+            z |= hbsucc[y]
+        for q in members(z):
+            s |= sbsucc[q]
+        s = ((s | st) & sc) | to_fences(st)
+        if (fsc >> a) & 1:
+            u = e = 0
+            for x in members(hbsucc[a]):
+                u |= step(x)
+                e |= eco(x)
+            s |= (u & sc) | (hbsucc[a] & fsc) | to_fences(e)
+        return s
+
+    row = genmc_row if genmc else rc11_row
+    succ = {a: row(a) for a in members(sc)}
     left = sc
     while left:  # peel the events with no successor left
         sinks = 0
