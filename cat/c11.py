@@ -208,25 +208,31 @@ class C11Checker:
         return -1
 
     def _sc_ok(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
-        """RC11's SC axiom (e >= 0: only where the new event ``e`` can change psc).
+        """RC11's SC axiom (e >= 0: the new event ``e`` added to a graph that holds it).
 
-        The new event has no hb successor, so unless it is SC itself it adds psc edges
-        only when it is hb-after an SC fence and mo- or rb-before a write present (a
-        write placed before another in co, a read of a write that is not co-last): every
-        other path through it would need an hb edge out of it."""
+        The new event has no hb successor, so it is inside a psc edge between two other
+        events only when it is hb-after an SC fence and mo- or rb-before a write present
+        (a write placed before another in co, a read of a write that is not co-last):
+        every other path through it would need an hb edge out of it.  Otherwise a new
+        cycle goes through ``e`` itself, an SC event, searched from it (none: holds)."""
         if not self.sc:
             return True
-        if e >= 0 and not (S.SC >> e) & 1:
-            if not st.hb[e] & S.F & S.SC:
-                return True
-            kind = g.event_at(e).kind
-            if kind != "R" and kind != "W":
-                return True
-            w = g.rf[e] if kind == "R" else e
-            order = g.co[g.loc(e)]
-            if not order or order[-1] == w:
-                return True
-        return psc_acyclic(g, S, st.hb, _present(g), self.variants.sc)
+        if e < 0 or self._inside(g, S, st, e):
+            return psc_acyclic(g, S, st.hb, _present(g), self.variants.sc)
+        if not (S.SC >> e) & 1:
+            return True
+        return psc_acyclic(g, S, st.hb, _present(g), self.variants.sc, new=e)
+
+    def _inside(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
+        """Whether the new event ``e`` can be inside a psc edge (see :meth:`_sc_ok`)."""
+        if not st.hb[e] & S.F & S.SC:
+            return False
+        kind = g.event_at(e).kind
+        if kind != "R" and kind != "W":
+            return False
+        w = g.rf[e] if kind == "R" else e
+        order = g.co[g.loc(e)]
+        return bool(order) and order[-1] != w
 
     def _event(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
         """Views and checks of ``e`` (its porf predecessors done)."""
