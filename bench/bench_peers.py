@@ -2,9 +2,12 @@
 
 Rows: SB+NW with fences under sc, tso and rc11 (N = 0..10), the RSMC paper's Fig. 11
 family without fences under tso and rc11 (N = 0..10; relaxed atomics: under rc11 C11's
-own semantics, GenMC's default), and the counter family (N threads ``r = c;
-c = r + 1``, N = 2..6) under sc.  The programs are the peers' own, written in GenMC's C
-dialect by ``../shared/anchors/gen_families.py``; herdsman reads them as they are.
+own semantics, GenMC's default), the counter family (N threads ``r = c;
+c = r + 1``, N = 2..6) under sc, and GenMC's own small programs (``--families genmc``:
+``tests/correct/litmus`` of GenMC v0.11, from ``../shared/anchors/src``, extracted as
+``bench/genmc_suite.py`` does) under rc11.  The families' programs are the peers' own,
+written in GenMC's C dialect by ``../shared/anchors/gen_families.py``; herdsman reads
+them as they are, and checks rc11 as ``verify`` does (GenMC's variants of the model).
 
 For each row: herdsman's complete executions, CPU time of the exploration (the program
 is read first, outside the timing, as the peers' checkers are timed on compiled IR) and
@@ -14,7 +17,7 @@ count, time and the ratio herdsman / peer.  A peer runs when its binary is found
 otherwise its figure recorded on this machine kind in ``../shared/anchors/README.md`` is
 printed, marked ``(recorded)``, where the README has one.
 
-    python bench/bench_peers.py [--max-n 10] [--families sbnw,fig11,counter]
+    python bench/bench_peers.py [--max-n 10] [--families sbnw,fig11,counter,genmc]
                                 [--models sc,tso,rc11] [--timeout S]
 
 Exit status 1 when a count differs from a peer's (run or recorded).
@@ -40,20 +43,42 @@ HERE = Path(__file__).resolve().parent
 ANCHORS = HERE.parent.parent / "shared" / "anchors"
 
 
+#: GenMC's own small programs (``tests/correct/litmus/NAME/variants/*.c``), run as rows.
+GENMC_PROGRAMS = (
+    "viktor-relseq",
+    "IRIWish",
+    "WWmerge1",
+    "IRIW-acq-sc",
+    "rel-B-cumul-acq",
+    "LB+incMPs",
+    "MPU2+rel+acq",
+    "MPU2+relf+acqf",
+    "MP2",
+    "cumul-release",
+    "isa2",
+    "peterZ",
+)
+
+
 @dataclass(frozen=True)
 class Row:
-    family: str  # sbnw | fig11 | counter
+    family: str  # sbnw | fig11 | counter | genmc
     model: str  # sc | tso | rc11
-    n: int
+    n: int  # N, or the index of a GenMC program
 
     @property
     def program(self) -> str:
-        """The generator's file name for this row (GenMC's dialect)."""
+        """The generator's file name for this row (GenMC's dialect), or a GenMC
+        program's folder under its ``tests/correct/litmus``."""
+        if self.family == "genmc":
+            return GENMC_PROGRAMS[self.n]
         stem = {"sbnw": "sbnw_f_genmc", "fig11": "fig11_nf_genmc", "counter": "inc_genmc"}
         return f"{stem[self.family]}_N{self.n:02d}.c"
 
     @property
     def title(self) -> str:
+        if self.family == "genmc":
+            return f"GenMC {self.program} {self.model}"
         name = {"sbnw": "SB+NW+fences", "fig11": "Fig. 11 (no fences)", "counter": "counter"}
         return f"{name[self.family]} {self.model} N={self.n}"
 
@@ -66,6 +91,8 @@ def rows(families: list[str], max_n: int) -> list[Row]:
         out += [Row("fig11", m, n) for m in ("tso", "rc11") for n in range(max_n + 1)]
     if "counter" in families:
         out += [Row("counter", "sc", n) for n in range(2, min(max_n, 6) + 1)]
+    if "genmc" in families:
+        out += [Row("genmc", "rc11", i) for i in range(len(GENMC_PROGRAMS))]
     return out
 
 
@@ -74,11 +101,11 @@ def rows(families: list[str], max_n: int) -> list[Row]:
 
 def one(path: str, model: str) -> dict[str, float]:
     """Explore one program with TruSt in this process: executions, CPU s, peak RSS MB."""
-    from herdsman.cat.api import load_model
+    from herdsman.cat.api import GENMC_VARIANTS, load_model
     from herdsman.engine.run import RunOptions, run_program
     from herdsman.litmus.c import load_c_program
 
-    m = load_model(model)
+    m = load_model(model, variants=GENMC_VARIANTS)  # as verify: GenMC's rc11 and ra
     program = load_c_program(path, m.identity.target, {}, [])
     assert m.axioms is not None  # compiled before the timing
     t0 = time.process_time()
@@ -187,6 +214,14 @@ def peer_columns(row: Row) -> list[tuple[str, str]]:
     return [(p, f"{p} {row.model}") for p in peers]
 
 
+def genmc_sources() -> Path | None:
+    """GenMC's ``tests/correct/litmus`` (extracted as ``bench/genmc_suite.py`` does)."""
+    sys.path.insert(0, str(HERE))
+    from genmc_suite import DEFAULT_SRC, extract
+
+    return DEFAULT_SRC / "tests" / "correct" / "litmus" if extract(DEFAULT_SRC) else None
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -214,8 +249,16 @@ def main() -> int:
         subprocess.run([sys.executable, str(generator), tmp], check=True, capture_output=True)
         print(f"{'row':32} {'herdsman':>24} | peers (count / s, ratio)")
         models = a.models.split(",")
-        for row in [r for r in rows(a.families.split(","), a.max_n) if r.model in models]:
-            path = Path(tmp) / row.program
+        todo = [r for r in rows(a.families.split(","), a.max_n) if r.model in models]
+        src = genmc_sources() if any(r.family == "genmc" for r in todo) else None
+        for row in todo:
+            if row.family == "genmc":
+                if src is None:
+                    print(f"{row.title:32} {'skipped: no GenMC sources':>24}")
+                    continue
+                path = next((src / row.program / "variants").glob("*.c"))
+            else:
+                path = Path(tmp) / row.program
             got = herdsman_row(path, row.model, a.timeout)
             if got is None:
                 print(f"{row.title:32} {'timeout or error':>24}")

@@ -4,7 +4,7 @@ beside GenMC's, and the tally.
 
     python bench/genmc_suite.py [--model sc|rc11] [--src /tmp/genmc-src/genmc]
                                 [--timeout 15] [--jobs 2] [--filter GLOB] [--json FILE]
-                                [--genmc BIN]
+                                [--genmc BIN] [--verify-args ARGS]
 
 The tarball is ``../shared/anchors/src/genmc-v0.11.0.tar.gz``; it is extracted once to
 ``--src``'s parent (outside the repository).  Without it the script says so and exits 0.
@@ -33,10 +33,12 @@ import json
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -135,8 +137,11 @@ def cases(src: Path, pattern: str, model: str = "sc") -> list[Case]:
     return out
 
 
-def herdsman_command(case: Case, variant: str, timeout: float, model: str = "sc") -> list[str]:
+def herdsman_command(
+    case: Case, variant: str, timeout: float, model: str = "sc", extra: Sequence[str] = ()
+) -> list[str]:
     cmd = [sys.executable, "-m", "herdsman.herd_compat.cli.main", "verify", "--model", model]
+    cmd += extra  # --verify-args
     cmd += ["--timeout", str(timeout)]
     for a in case.genmc_args:
         if a.startswith("-unroll="):
@@ -159,13 +164,20 @@ _COMPLETE = re.compile(r"Number of complete executions explored: (\d+)")
 _BLOCKED = re.compile(r"Number of blocked executions seen: (\d+)")
 
 
-def run_case(case: Case, src: Path, timeout: float, genmc: str | None, model: str = "sc") -> Result:
+def run_case(
+    case: Case,
+    src: Path,
+    timeout: float,
+    genmc: str | None,
+    model: str = "sc",
+    extra: Sequence[str] = (),
+) -> Result:
     res = Result(case.name, "ok", expected=case.expected, expected_blocked=case.blocked)
     for v in case.variants:
         t0 = time.perf_counter()
         try:
             p = subprocess.run(
-                herdsman_command(case, v, timeout, model),
+                herdsman_command(case, v, timeout, model, extra),
                 cwd=src,
                 capture_output=True,
                 text=True,
@@ -229,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--genmc", default=os.environ.get("GENMC"))
     ap.add_argument("--only-failures", action="store_true")
     ap.add_argument("--model", choices=("sc", "rc11"), default="sc")
+    ap.add_argument("--verify-args", default="", help="more arguments for herdsman verify")
     a = ap.parse_args(argv)
     if not extract(a.src):
         print(f"skipped: GenMC's sources are not at {a.src} and {TARBALL} is missing")
@@ -236,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     todo = cases(a.src, a.filter, a.model)
     genmc = a.genmc if a.genmc and Path(a.genmc).is_file() else None
     with ThreadPoolExecutor(max(1, a.jobs)) as pool:
-        results = list(pool.map(lambda c: run_case(c, a.src, a.timeout, genmc, a.model), todo))
+        extra = shlex.split(a.verify_args)
+        results = list(
+            pool.map(lambda c: run_case(c, a.src, a.timeout, genmc, a.model, extra), todo)
+        )
     width = max((len(r.case) for r in results), default=10)
     print(f"model {a.model}")
     print(f"{'program':<{width}}  {'status':<7} {'herdsman':>12} {'GenMC':>12} {'time':>7}")

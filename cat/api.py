@@ -35,10 +35,12 @@ from herdsman.cat.compiler import compile_model
 from herdsman.cat.consistency import CatChecker
 from herdsman.cat.contract import (
     C11_SLOTS,
+    GENMC_VARIANTS,
     AcyclicStep,
     AxiomInfo,
     Base,
     C11Step,
+    C11Variants,
     CheckPlan,
     ConsistencyChecker,
     EmptyMeetStep,
@@ -110,6 +112,7 @@ __all__ = [
     "Definition",
     "EmptyMeetStep",
     "Failure",
+    "GENMC_VARIANTS",
     "Model",
     "ModelIdentity",
     "PlanStep",
@@ -273,7 +276,7 @@ class Model:
         self.arch = ast.arch
         self.name = ast.name
         self.include_dirs = tuple(str(d) for d in include_dirs)
-        self.variants = frozenset(variants)
+        self.variants = frozenset(v.lower() for v in variants)
         self.skipchecks = tuple(skipchecks)
         self.through = through
         self._units: dict[ArchKey, _Unit] = {}
@@ -285,9 +288,10 @@ class Model:
         #: the model compares events' values (``different-values``): a skeleton must hold
         #: the values of the candidate it is asked about
         self.reads_values: bool = unit.compiled.reads_values
+        self.variants_read = unit.compiled.variants_read  #: the variant names it tests
         exact = not through and not any(ax.skipped for ax in self.axioms)
-        #: every check applies as written (no check skipped, no -through, no variant)
-        self.exact = exact and not self.variants
+        #: every check as written (none skipped, no -through, no variant but GenMC's)
+        self.exact = exact and self.variants <= set(GENMC_VARIANTS)
         #: which model this is (``cat.identity``): decided here, once
         self.identity: ModelIdentity = identify(ast.source, ast.arch, exact)
         #: the model computes dependencies from herd's register events (``catdep``)
@@ -400,7 +404,7 @@ class Model:
         evaluator of ``sk``."""
         names = static_names(sk, arch, unit.compiled.tag_sets)
         N = names.bits()
-        ev = Evaluator(universe=sk.U, sk=sk, variants=frozenset(v.lower() for v in self.variants))
+        ev = Evaluator(universe=sk.U, sk=sk, variants=self.variants)
         ev.predef = Predefined(names)
         env = unit.compiled.env
         if env is not None:
@@ -484,7 +488,8 @@ class Model:
             raise ValueError(f"unknown checker {kind!r} (known: {', '.join(CHECKERS)})")
         sc = C11_FAMILIES.get(self.identity.family)
         if kind == "auto" and arch == "C" and sc is not None and self.exact:
-            return C11Checker(self, arch, lay, sc=sc)  # RC11 and RA: GenMC's views
+            v = C11Variants.of(self.variants & self.variants_read)
+            return C11Checker(self, arch, lay, sc, v)  # RC11 and RA: GenMC's views
         if kind != "cat":
             form = self.incremental_form(arch)
             if form is not None:

@@ -59,6 +59,7 @@ class Backend:
         self.U = universe
         self.sk = sk
         self.variants = variants
+        self.variants_read: set[str] = set()  # the names the model's variant tests read
         self.depth = 0
         self.predef: Mapping[str, Any] = {}
         self.warn = warn or (lambda pos, msg: None)

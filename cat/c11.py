@@ -33,7 +33,15 @@ from collections.abc import Sequence
 from herdsman.cat.c11_sc import psc_acyclic
 from herdsman.cat.c11_statics import C11Statics, c11_statics, members
 from herdsman.cat.consistency import CatChecker
-from herdsman.cat.contract import C11_SLOTS, C11Step, CheckPlan, Failure, PreparedModel, Verdict
+from herdsman.cat.contract import (
+    C11_SLOTS,
+    C11Step,
+    C11Variants,
+    CheckPlan,
+    Failure,
+    PreparedModel,
+    Verdict,
+)
 from herdsman.graphs.execution import ExecutionGraph, Layout, Relations
 
 __all__ = ["C11_FAMILIES", "C11Checker"]
@@ -78,10 +86,13 @@ class C11Checker:
     #: explorers hear of through :meth:`race`
     exact = True
 
-    def __init__(self, model: PreparedModel, arch: str, lay: Layout, sc: bool) -> None:
+    def __init__(
+        self, model: PreparedModel, arch: str, lay: Layout, sc: bool, variants: C11Variants
+    ) -> None:
         self.lay = lay
         self.arch = arch
         self.sc = sc
+        self.variants = variants
         self.cat = CatChecker(model, arch)
         self.checks = 0
         self._statics: dict[tuple[int, ...], C11Statics] = {}
@@ -89,7 +100,7 @@ class C11Checker:
     def compiled_plan(self) -> CheckPlan | None:
         """The checks as one :class:`C11Step` the compiled core runs itself, over the
         slots of :data:`C11_SLOTS`."""
-        return CheckPlan((C11Step(self.sc),), len(C11_SLOTS), self._slot_rows)
+        return CheckPlan((C11Step(self.sc, self.variants),), len(C11_SLOTS), self._slot_rows)
 
     def _slot_rows(self, key: tuple[int, ...], words: int) -> bytes:
         """The slots of :data:`C11_SLOTS` for the skeleton of completion ``key``, rows of
@@ -129,8 +140,8 @@ class C11Checker:
         if S.R & bit:
             if S.A & bit and S.ACQ & bit:
                 h |= st.rv[g.rf[e]]
-        elif S.F & bit and S.ACQ & bit:
-            for r in members(pred & S.R & S.A):
+        elif S.F & bit and S.ACQ & bit:  # (GenMC's release sequences: from any read)
+            for r in members(pred & S.R & (-1 if self.variants.rs else S.A)):
                 h |= st.rv[g.rf[r]]
         hb[e] = h
         if S.W & bit:
@@ -138,14 +149,18 @@ class C11Checker:
 
     def _release_view(self, g: ExecutionGraph, S: C11Statics, st: _State, w: int) -> int:
         """The events hb-before-or-equal the heads of the release sequences through the
-        write ``w`` (its sw sources)."""
+        write ``w`` (its sw sources): a release write, release fences before it and, as
+        RC11's (not GenMC's), release writes before it at its location."""
         hb = st.hb
         v = 0
         bit = 1 << w
-        if S.A & bit:
+        if S.A & bit or self.variants.rs:
             if S.REL & bit:
                 v = bit | hb[w]
-            for h in members((S.sbloc[w] & S.REL) | (S.popred[w] & S.F & S.REL)):
+            heads = S.popred[w] & S.F & S.REL
+            if not self.variants.rs:
+                heads |= S.sbloc[w] & S.REL
+            for h in members(heads):
                 v |= (1 << h) | hb[h]
         r = _rmw_read(g, w)
         if r >= 0:  # a read-modify-write: the sequences through the write read go on
@@ -193,25 +208,31 @@ class C11Checker:
         return -1
 
     def _sc_ok(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
-        """RC11's SC axiom (e >= 0: only where the new event ``e`` can change psc).
+        """RC11's SC axiom (e >= 0: the new event ``e`` added to a graph that holds it).
 
-        The new event has no hb successor, so unless it is SC itself it adds psc edges
-        only when it is hb-after an SC fence and mo- or rb-before a write present (a
-        write placed before another in co, a read of a write that is not co-last): every
-        other path through it would need an hb edge out of it."""
+        The new event has no hb successor, so it is inside a psc edge between two other
+        events only when it is hb-after an SC fence and mo- or rb-before a write present
+        (a write placed before another in co, a read of a write that is not co-last):
+        every other path through it would need an hb edge out of it.  Otherwise a new
+        cycle goes through ``e`` itself, an SC event, searched from it (none: holds)."""
         if not self.sc:
             return True
-        if e >= 0 and not (S.SC >> e) & 1:
-            if not st.hb[e] & S.F & S.SC:
-                return True
-            kind = g.event_at(e).kind
-            if kind != "R" and kind != "W":
-                return True
-            w = g.rf[e] if kind == "R" else e
-            order = g.co[g.loc(e)]
-            if not order or order[-1] == w:
-                return True
-        return psc_acyclic(g, S, st.hb, _present(g))
+        if e < 0 or self._inside(g, S, st, e):
+            return psc_acyclic(g, S, st.hb, _present(g), self.variants.sc)
+        if not (S.SC >> e) & 1:
+            return True
+        return psc_acyclic(g, S, st.hb, _present(g), self.variants.sc, new=e)
+
+    def _inside(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
+        """Whether the new event ``e`` can be inside a psc edge (see :meth:`_sc_ok`)."""
+        if not st.hb[e] & S.F & S.SC:
+            return False
+        kind = g.event_at(e).kind
+        if kind != "R" and kind != "W":
+            return False
+        w = g.rf[e] if kind == "R" else e
+        order = g.co[g.loc(e)]
+        return bool(order) and order[-1] != w
 
     def _event(self, g: ExecutionGraph, S: C11Statics, st: _State, e: int) -> bool:
         """Views and checks of ``e`` (its porf predecessors done)."""

@@ -182,6 +182,7 @@ class ModelCompiler:
             self.bindings,
             dict(self.tag_sets),
             self.ev.reads_values,
+            frozenset(self.ev.variants_read),
         )
 
     def finish(self, st: _St) -> None:
@@ -289,7 +290,8 @@ class ModelCompiler:
                     self.run(list(model.instrs), 0, st, self._resume_include(instrs, i, k, outer))
                     return
                 elif cls is A.IfVariant:
-                    body = ins.then if variant(ev.variants, ins.cond) else ins.else_
+                    holds = variant(ev.variants, ins.cond, ev.variants_read)
+                    body = ins.then if holds else ins.else_
                     self.run(list(body), 0, st, self._resume(instrs, i, k))
                     return
                 elif cls is A.Call:

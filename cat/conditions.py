@@ -36,7 +36,7 @@ def ev_if(ev: Binder, e: A.If, env: Env) -> Any:
     ``select`` node or run-time evaluation."""
     c = e.cond
     if isinstance(c, A.CondVariant):
-        ok = variant(ev.variants, c.cond)
+        ok = variant(ev.variants, c.cond, ev.variants_read)
     else:
         left = ev.eval(c.left, env)
         right = ev.eval(c.right, env)
@@ -122,15 +122,18 @@ def condition(ev: Binder, c: A.Compare, v1: Any, v2: Any) -> bool:
     raise CatError(c.right.pos, f"set expected, found {pp_type(vtype(v2))}")
 
 
-def variant(variants: frozenset[str], v: A.VCond) -> bool:
-    """Whether a variant condition holds for the given (lower-case) ``-variant`` names."""
+def variant(variants: frozenset[str], v: A.VCond, read: set[str] | None = None) -> bool:
+    """Whether a variant condition holds for the given (lower-case) ``-variant`` names
+    (the names it tests added to ``read``)."""
     if isinstance(v, A.VName):
+        if read is not None:
+            read.add(v.name.lower())
         return v.name.lower() in variants
     if isinstance(v, A.VNot):
-        return not variant(variants, v.arg)
-    if isinstance(v, A.VAnd):
-        return variant(variants, v.left) and variant(variants, v.right)
-    return variant(variants, v.left) or variant(variants, v.right)
+        return not variant(variants, v.arg, read)
+    left = variant(variants, v.left, read)
+    right = variant(variants, v.right, read)
+    return (left and right) if isinstance(v, A.VAnd) else (left or right)
 
 
 def values_equal(v1, v2) -> bool:

@@ -19,6 +19,7 @@ cat that implement them import them from here.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Protocol
@@ -112,15 +113,38 @@ class EmptyMeetStep:
     seq: tuple[PlanTerm, PlanTerm] | None
 
 
+#: The variants of the built-in ``rc11`` and ``ra`` that make them GenMC v0.11's models:
+#: its release sequences (C++20's) and its SC order (``cat/models/rc11.cat``).
+GENMC_RS = "genmc-rs"
+GENMC_SC = "genmc-sc"
+GENMC_VARIANTS = (GENMC_RS, GENMC_SC)
+
+
+@dataclass(frozen=True, slots=True)
+class C11Variants:
+    """Which of GenMC's variants a C11 model runs with: ``rs`` its release sequences
+    (``genmc-rs``), ``sc`` its SC order (``genmc-sc``)."""
+
+    rs: bool = False
+    sc: bool = False
+
+    @staticmethod
+    def of(names: AbstractSet[str]) -> C11Variants:
+        """The variants among the (lower-case) variant names ``names``."""
+        return C11Variants(GENMC_RS in names, GENMC_SC in names)
+
+
 @dataclass(frozen=True, slots=True)
 class C11Step:
     """RC11's (``sc`` True) or RA's checks (``cat/c11.py``): happens-before as views,
     coherence, atomicity and, with ``sc``, RC11's SC axiom, over the slots of
     :data:`C11_SLOTS` (per event: its po predecessors, the po-earlier writes at its
     location; then the sets of atomic, acquire, release, SC events and fences, each a
-    slot whose row ``x`` is ``{x}`` for its members, else empty)."""
+    slot whose row ``x`` is ``{x}`` for its members, else empty); ``variants``: GenMC's
+    release sequences and SC order."""
 
     sc: bool
+    variants: C11Variants = C11Variants()
 
 
 #: The slots of a :class:`C11Step`'s plan, in order.

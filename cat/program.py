@@ -109,3 +109,5 @@ class Compiled:
     tag_sets: dict[str, str] = field(default_factory=dict)
     #: the model compares the values of events (``different-values``)
     reads_values: bool = False
+    #: the variant names the model's ``if`` s test (lower case)
+    variants_read: frozenset[str] = frozenset()

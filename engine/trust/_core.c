@@ -121,7 +121,8 @@ typedef struct {
 typedef struct {
     PyObject_HEAD int T, L, size, nsteps, nslots, has_spawn;
     int wf; /* GenMC's writes-first schedule (graph.py's TrustGraph.writes_first) */
-    int c11;   /* a C11 step among the checks (cat/c11.py's checker) */
+    int c11;   /* a C11 step among the checks (cat/c11.py's checker): 1 | its GenMC
+                  variants << 1 (C11_RS, C11_PSC) */
     int base[MAXT], room[MAXT], spawned[MAXT]; /* thread t's root node is node t */
     int tid[MAXE], idx[MAXE], initval[MAXE];
     Step steps[MAXSTEPS];
@@ -501,6 +502,9 @@ static int cyclic(Core *c, const set_t *st, const V *v, set_t present, const Ste
  * for every present event in porf order at each check; coherence, atomicity of
  * read-modify-writes and (RC11) the SC axiom, psc acyclic (cat/c11_sc.py). */
 enum { C_POPRED, C_SBLOC, C_A, C_ACQ, C_REL, C_SC, C_F, C11_NSLOTS };
+/* GenMC's variants (c->c11's bits): its release sequences (genmc-rs), its SC order
+ * (genmc-sc) */
+enum { C11_RS = 2, C11_PSC = 4 };
 
 typedef struct {
     set_t A, ACQ, REL, SC, F, R, W;
@@ -535,17 +539,20 @@ static void c11_view(Core *c, const set_t *st, const V *v, C11 *x, int e) {
     if (x->R & bit) {
         if (x->A & x->ACQ & bit)
             h |= x->rv[v->rf[e]];
-    } else if (x->F & x->ACQ & bit) {
-        for (set_t b = pred & x->R & x->A; b; b &= b - 1)
+    } else if (x->F & x->ACQ & bit) { /* (GenMC's release sequences: any read) */
+        for (set_t b = pred & x->R & (c->c11 & C11_RS ? ~(set_t)0 : x->A); b; b &= b - 1)
             h |= x->rv[v->rf[ctz(b)]];
     }
     x->hb[e] = h;
     if (x->W & bit) { /* the events hb-before-or-equal the heads of its release sequences */
         set_t rv = 0;
-        if (x->A & bit) {
+        int rs20 = (c->c11 & C11_RS) != 0;
+        if ((x->A & bit) || rs20) {
             if (x->REL & bit)
                 rv = bit | h;
-            set_t heads = (c11_row(c, st, C_SBLOC)[e] & x->REL) | (pred & x->F & x->REL);
+            set_t heads = pred & x->F & x->REL;
+            if (!rs20) /* RC11's: also the release writes before it at its location */
+                heads |= c11_row(c, st, C_SBLOC)[e] & x->REL;
             for (set_t b = heads; b; b &= b - 1)
                 rv |= (b & -b) | x->hb[ctz(b)];
         }
@@ -657,8 +664,79 @@ static inline set_t c11_after(const V *v, int x) {
     return v->kind[x] == K_R ? v->coafter[v->rf[x]] : 0;
 }
 
-/* RC11's SC axiom: psc has no cycle (see cat/c11_sc.py). */
-static int c11_psc_acyclic(Core *c, const set_t *st, const V *v, const C11 *x, set_t present) {
+/* The SC fences hb-after an event of u. */
+static inline set_t c11_to_fences(const C11 *x, set_t fsc, set_t u) {
+    set_t s = 0;
+    for (set_t b = fsc; b; b &= b - 1)
+        if (x->hb[ctz(b)] & u)
+            s |= b & -b;
+    return s;
+}
+
+/* eco successors of y: mo- or rb-after it, their readers, its readers (a write). */
+static inline set_t c11_eco(const V *v, int y) {
+    set_t m = c11_after(v, y), e = m | (v->kind[y] == K_W ? v->readers[y] : 0);
+    for (set_t d = m; d; d &= d - 1)
+        e |= v->readers[ctz(d)];
+    return e;
+}
+
+/* sb | rf | mo | rb successors of y. */
+static inline set_t c11_step(const V *v, const set_t *sbsucc, int y) {
+    return sbsucc[y] | c11_after(v, y) | (v->kind[y] == K_W ? v->readers[y] : 0);
+}
+
+/* The psc successors of the SC event a, as RC11's (cat/c11_sc.py's rc11_row). */
+static set_t c11_rc11_row(const V *v, const C11 *x, const set_t *hbsucc, const set_t *sbsucc,
+                          const set_t *locset, set_t sc, set_t fsc, int a) {
+    int fence = (fsc & BIT(a)) != 0;
+    set_t left = BIT(a) | (fence ? hbsucc[a] : 0), u = 0;
+    for (set_t b = left; b; b &= b - 1) { /* scb from the events of left */
+        int y = ctz(b);
+        set_t s = sbsucc[y];
+        u |= s | c11_after(v, y) | (hbsucc[y] & locset[y]);
+        set_t z = 0;
+        for (set_t d = s & ~locset[y]; d; d &= d - 1)
+            z |= hbsucc[ctz(d)];
+        for (set_t d = z; d; d &= d - 1) {
+            int q = ctz(d);
+            u |= sbsucc[q] & ~locset[q];
+        }
+    }
+    set_t s = (u & sc) | c11_to_fences(x, fsc, u);
+    if (fence) {
+        set_t eco = 0;
+        for (set_t b = hbsucc[a]; b; b &= b - 1)
+            eco |= c11_eco(v, ctz(b));
+        s |= (hbsucc[a] & fsc) | c11_to_fences(x, fsc, eco);
+    }
+    return s;
+}
+
+/* The psc successors of the SC event a, as GenMC's (cat/c11_sc.py's genmc_row). */
+static set_t c11_genmc_row(const V *v, const C11 *x, const set_t *hbsucc, const set_t *sbsucc,
+                           set_t sc, set_t fsc, int a) {
+    set_t st = c11_step(v, sbsucc, a), z = 0, s = 0;
+    for (set_t b = sbsucc[a]; b; b &= b - 1)
+        z |= hbsucc[ctz(b)];
+    for (set_t b = z; b; b &= b - 1)
+        s |= sbsucc[ctz(b)];
+    s = ((s | st) & sc) | c11_to_fences(x, fsc, st);
+    if (fsc & BIT(a)) {
+        set_t u = 0, e = 0;
+        for (set_t b = hbsucc[a]; b; b &= b - 1) {
+            int y = ctz(b);
+            u |= c11_step(v, sbsucc, y);
+            e |= c11_eco(v, y);
+        }
+        s |= (u & sc) | (hbsucc[a] & fsc) | c11_to_fences(x, fsc, e);
+    }
+    return s;
+}
+
+/* RC11's SC axiom (genmc: GenMC's): psc has no cycle (see cat/c11_sc.py). */
+static int c11_psc_acyclic(Core *c, const set_t *st, const V *v, const C11 *x, set_t present,
+                           int genmc) {
     set_t sc = x->SC & present;
     if (!(sc & (sc - 1)))
         return 1;
@@ -682,39 +760,8 @@ static int c11_psc_acyclic(Core *c, const set_t *st, const V *v, const C11 *x, s
             locset[ctz(b)] = x->at[li];
     for (set_t sa = sc; sa; sa &= sa - 1) {
         int a = ctz(sa);
-        int fence = (fsc & BIT(a)) != 0;
-        set_t left = BIT(a) | (fence ? hbsucc[a] : 0), u = 0;
-        for (set_t b = left; b; b &= b - 1) { /* scb from the events of left */
-            int y = ctz(b);
-            set_t s = sbsucc[y];
-            u |= s | c11_after(v, y) | (hbsucc[y] & locset[y]);
-            set_t z = 0;
-            for (set_t d = s & ~locset[y]; d; d &= d - 1)
-                z |= hbsucc[ctz(d)];
-            for (set_t d = z; d; d &= d - 1) {
-                int q = ctz(d);
-                u |= sbsucc[q] & ~locset[q];
-            }
-        }
-        set_t s = u & sc;
-        for (set_t b = fsc; b; b &= b - 1)
-            if (x->hb[ctz(b)] & u)
-                s |= b & -b;
-        if (fence) {
-            s |= hbsucc[a] & fsc;
-            set_t eco = 0;
-            for (set_t b = hbsucc[a]; b; b &= b - 1) {
-                int y = ctz(b);
-                set_t m = c11_after(v, y);
-                eco |= m | (v->kind[y] == K_W ? v->readers[y] : 0);
-                for (set_t d = m; d; d &= d - 1)
-                    eco |= v->readers[ctz(d)];
-            }
-            for (set_t b = fsc; b; b &= b - 1)
-                if (x->hb[ctz(b)] & eco)
-                    s |= b & -b;
-        }
-        succ[a] = s;
+        succ[a] = genmc ? c11_genmc_row(v, x, hbsucc, sbsucc, sc, fsc, a)
+                        : c11_rc11_row(v, x, hbsucc, sbsucc, locset, sc, fsc, a);
     }
     set_t left = sc;
     while (left) { /* peel the events with no successor left */
@@ -741,7 +788,7 @@ static int c11_sc_ok(Core *c, const set_t *st, const V *v, const C11 *x, set_t p
         if (!len || v->co[li * c->size + len - 1] == w)
             return 1;
     }
-    return c11_psc_acyclic(c, st, v, x, present);
+    return c11_psc_acyclic(c, st, v, x, present, (c->c11 & C11_PSC) != 0);
 }
 
 /* Whether g is C11-consistent (1) or not (0): e >= 0, the event just added to a
@@ -1691,7 +1738,8 @@ static int parse_step(PyObject *o, Step *sp) {
 
 /* Core(host, T, L, size, base, room, spawned, initvals, steps, nslots, tracking,
  *      max_statics[, writes_first]); the host numbers thread t's root node t; a
- * step (-3 or -2, -1, ()) is RC11's or RA's (cat/c11.py) */
+ * step (-3 or -2, flags, ()) is RC11's or RA's (cat/c11.py), flags GenMC's variants
+ * (1 its release sequences, 2 its SC order) */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *host, *base, *room, *spawned, *initvals, *steps;
     int T, L, size, nslots, tracking, max_statics, wf = 0;
@@ -1730,12 +1778,14 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_DECREF(f);
     c->c11 = 0;
     for (int s = 0; s < c->nsteps; s++)
-        if (c->steps[s].meet < -1) {
-            if (c->steps[s].meet < -3 || nslots < C11_NSLOTS) {
+        if (c->steps[s].meet < -1) { /* its su: GenMC's variants (1 rs, 2 SC order) */
+            int flags = c->steps[s].su;
+            if (c->steps[s].meet < -3 || nslots < C11_NSLOTS || flags < 0 || flags > 3) {
                 PyErr_SetString(PyExc_ValueError, "bad C11 step");
                 return -1;
             }
-            c->c11 = 1;
+            c->c11 = 1 | flags << 1;
+            c->steps[s].su = -1;
         }
     c->has_spawn = 0;
     for (int t = 0; t < T; t++) {

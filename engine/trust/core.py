@@ -98,8 +98,9 @@ def core_steps(plan: CheckPlan) -> list[CoreStep]:
 
     out: list[CoreStep] = []
     for step in plan.steps:
-        if isinstance(step, C11Step):  # the core's own RC11 (-3) or RA (-2) checks
-            out.append((-3 if step.sc else -2, -1, ()))
+        if isinstance(step, C11Step):  # the core's own RC11 (-3) or RA (-2) checks,
+            v = step.variants  # GenMC's variants as flags: 1 release sequences, 2 SC order
+            out.append((-3 if step.sc else -2, int(v.rs) | 2 * int(v.sc), ()))
         elif isinstance(step, EmptyMeetStep):
             out.append((step.meet, -1, tuple(term(t) for t in step.seq or ())))
         else:

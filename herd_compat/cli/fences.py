@@ -4,8 +4,8 @@ text.
 
 A C program (``.c``) is judged by TSO_k (PSO_k) to the fixpoint, so "safe" is safe for
 every buffer size (or up to ``--max-bound`` when no fixpoint is reached, said so), or
-under POWER by the reference engine (under RC11 by TruSt: C11 fences, the weakest that
-do) with loops run at most ``--unroll`` times; a litmus
+under POWER by the reference engine (under RC11 by TruSt: release stores, acquire loads
+and C11 fences, the weakest that do) with loops run at most ``--unroll`` times; a litmus
 test is run under the model and is safe when no allowed execution witnesses its
 condition.  The report: one line per round (placements tried, what the oracle found, the
 first violating execution's critical cycles), then the placements with their source
@@ -28,6 +28,7 @@ from herdsman.cat.api import PreparedModel, load_model
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.engine.options import DEFAULT_UNROLL, RunOptions
 from herdsman.herd_compat.analyses.fences.oracles import LitmusOracle, OracleGaveUp
+from herdsman.herd_compat.analyses.fences.orders import ORDER_KINDS
 from herdsman.herd_compat.analyses.fences.programs import C_FENCES, ProgramOracle, c_loader
 from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate
 from herdsman.herd_compat.analyses.fences.synth import Round, Synthesis, synthesise
@@ -264,6 +265,7 @@ class Placement:
     before: str
     what: str
     cost: int
+    how: str = "before"  # "on": an order written on the access of ``before``
 
 
 def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) -> Placement:
@@ -272,6 +274,9 @@ def _placement(c: Candidate, oc: ProgramOracle | None, ol: LitmusOracle | None) 
         line = c.site
         src = oc.source.splitlines()
         stmt = src[line - 1].strip() if 0 < line <= len(src) else ""
+        if c.kind in ORDER_KINDS:  # memory_order_release or _acquire on the access
+            what = f"memory_order_{c.kind.split()[0]}"
+            return Placement(f"line {line}", stmt, what, COSTS[c.kind], "on")
         return Placement(f"line {line}", stmt, C_FENCES[c.kind].rstrip(";"), COSTS[c.kind])
     assert ol is not None
     assert isinstance(c.site, tuple)  # a litmus test's sites: (thread, position)
@@ -312,7 +317,7 @@ def _report(
     if res.safe:
         n = len(placements)
         lines.append(f"Placements ({n}, cost {sum(p.cost for p in placements)}):")
-        lines += [f"  {p.where}: {p.what} before {p.before}" for p in placements]
+        lines += [f"  {p.where}: {p.what} {p.how} {p.before}" for p in placements]
         if not placements:
             lines.append("  none: the program is already safe")
         if oc is not None:
@@ -342,7 +347,7 @@ def _json(
         "safe": res.safe,
         "why": res.why or (oc.reason if oc is not None else ""),
         "placements": [
-            {"where": p.where, "before": p.before, "what": p.what, "cost": p.cost}
+            {"where": p.where, "before": p.before, "what": p.what, "cost": p.cost, "how": p.how}
             for p in placements
         ],
         "rounds": [

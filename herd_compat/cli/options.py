@@ -21,6 +21,7 @@ import argparse
 import math
 from dataclasses import dataclass, field
 
+from herdsman.cat.api import GENMC_VARIANTS
 from herdsman.graphs.dot import PICTURE_FORMATS
 from herdsman.herd_compat.campaigns.pools import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -146,22 +147,27 @@ VARIANT_TAGS = frozenset(
 )
 
 
-def variant_tags(text: str, option: str = "-variant") -> set[str]:
+def variant_tags(
+    text: str, option: str = "-variant", known: frozenset[str] = VARIANT_TAGS
+) -> set[str]:
     """The tags of one ``-variant`` argument (comma or space separated), each one herd7
-    knows (else an :class:`OptionError`, as herd7 says it)."""
+    knows (``known``; else an :class:`OptionError`, as herd7 says it)."""
     tags = {t for t in text.replace(",", " ").split() if t}
     for t in sorted(tags):
         low = t.lower()
-        if low not in VARIANT_TAGS and not (len(low) == 3 and low[0] == "t" and low[1:].isdigit()):
-            raise OptionError(
-                f"{t} is a bad tag for {option} (herd7's tags: {', '.join(sorted(VARIANT_TAGS))})"
-            )
+        if low not in known and not (len(low) == 3 and low[0] == "t" and low[1:].isdigit()):
+            raise OptionError(f"{t} is a bad tag for {option} (tags: {', '.join(sorted(known))})")
     return tags
+
+
+#: The tags herdsman's ``--variant`` accepts: herd7's and the built-in models' own
+#: (``genmc-rs``, ``genmc-sc``: GenMC's release sequences and SC order in rc11 and ra).
+HERDSMAN_VARIANT_TAGS = VARIANT_TAGS | frozenset(GENMC_VARIANTS)
 
 
 def variant_options(values: list[str], option: str = "--variant") -> set[str]:
     """The tags of repeated ``--variant`` options of herdsman's commands."""
-    return {t for v in values for t in variant_tags(v, option)}
+    return {t for v in values for t in variant_tags(v, option, HERDSMAN_VARIANT_TAGS)}
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
+from herdsman.cat.api import GENMC_VARIANTS
 from herdsman.engine.options import VERIFY_UNROLL
 from herdsman.herd_compat.analyses.bounds import BoundsConfig, verify_bounds
 from herdsman.herd_compat.cli import COMMANDS
@@ -80,6 +81,13 @@ def parser() -> Parser:
         model="sc, tso, pso, power, rc11, ra or a .cat file (default: rc11 for a program "
         "using C11 atomics, as GenMC; else sc)",
         include="--cat-include",
+    )
+    p.add_argument(
+        "--no-genmc-variants",
+        action="store_true",
+        help="rc11 and ra as herd's rc11.cat and the paper: without it verify turns on the "
+        "models' variants genmc-rs and genmc-sc (GenMC v0.11's release sequences and SC "
+        "order, its counts)",
     )
     p.add_argument(
         "--target",
@@ -173,7 +181,10 @@ def main(argv: list[str]) -> int:
         writes_first=True,  # GenMC's schedule: its moot and blocked graphs
     )
     cfg.picture = replace(cfg.picture, format=a.format)
-    models_of(a, a.model).into(cfg)
+    models = models_of(a, a.model)
+    if not a.no_genmc_variants:  # GenMC's rc11 and ra (a model that reads them)
+        models = replace(models, variants=models.variants | set(GENMC_VARIANTS))
+    models.into(cfg)
     engine_into(a, cfg, operational=True)
     bounds = None
     if a.max_bound is not None:

@@ -1,6 +1,7 @@
-"""``fences --model rc11``: C11 fences (seq_cst, acq_rel, release, acquire) placed in C
-programs of relaxed atomics, judged by TruSt under the built-in ``rc11``; each answer is
-checked against the model (the fenced program is safe) and by brute force (no cheaper
+"""``fences --model rc11``: stronger orders on relaxed accesses (a store made release, a
+load acquire) and C11 fences (seq_cst, acq_rel, release, acquire) placed in C programs of
+relaxed atomics, weakest first, judged by TruSt under the built-in ``rc11``; each answer
+is checked against the model (the fenced program is safe) and by brute force (no cheaper
 set of placements makes it safe)."""
 
 from __future__ import annotations
@@ -15,12 +16,18 @@ from herdsman.cat.api import load_model
 from herdsman.graphs.events import Event
 from herdsman.herd_compat.analyses.fences.brute import cheaper_works
 from herdsman.herd_compat.analyses.fences.models import relaxed_by
+from herdsman.herd_compat.analyses.fences.orders import (
+    ACQUIRE,
+    RELEASE,
+    ordered_c_text,
+    orders_of_line,
+)
 from herdsman.herd_compat.analyses.fences.programs import KINDS, ProgramOracle, c_loader
 from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate
 from herdsman.herd_compat.analyses.fences.synth import synthesise
 from herdsman.herd_compat.cli.main import main
 
-HEAD = "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\natomic_int x, y;\n"
+HEAD = "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\natomic_int x, y, z;\n"
 HEAD += "int a, b, c, d;\n"
 
 
@@ -49,6 +56,7 @@ def program(threads: list[list[str]], bad: str) -> str:
 MP = program([["Wx", "Wy"], ["Rya", "Rxb"]], "a == 1 && b == 0")
 SB = program([["Wx", "Rya"], ["Wy", "Rxb"]], "a == 0 && b == 0")
 LB = program([["Rxa", "Wy"], ["Ryb", "Wx"]], "a == 1 && b == 1")
+MP3 = program([["Wx", "Wz", "Wy"], ["Rya", "Rzc", "Rxb"]], "a == 1 && (b == 0 || c == 0)")
 IRIW = program(
     [["Wx"], ["Wy"], ["Rxa", "Ryb"], ["Ryc", "Rxd"]], "a == 1 && b == 0 && c == 1 && d == 0"
 )
@@ -68,10 +76,12 @@ def _fence(tmp_path: Path, name: str, text: str) -> tuple[ProgramOracle, dict[st
 @pytest.mark.parametrize(
     "name, text, kinds, minimal",
     [
-        ("mp", MP, {"release": 1, "acquire": 1}, True),
+        # a release store and an acquire load, cheaper than release and acquire fences
+        ("mp", MP, {"release access": 1, "acquire access": 1}, True),
+        ("mp3", MP3, {"release access": 1, "acquire access": 1}, True),
         ("sb", SB, {"seq_cst": 2}, True),
         ("lb", LB, {}, False),  # RC11 forbids po ∪ rf cycles: safe as it is
-        # acquire fences do not suffice (not multi-copy atomic): found in later rounds
+        # acquire loads or fences do not suffice (not multi-copy atomic): later rounds
         ("iriw", IRIW, {"seq_cst": 2}, False),
     ],
 )
@@ -118,11 +128,38 @@ def test_the_command(capsys, tmp_path: Path) -> None:
     rc = main(["fences", str(path), "-m", "rc11", "-o", str(out_c), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["safe"] and data["model"] == "rc11"
-    assert sorted(p["what"] for p in data["placements"]) == [
-        "atomic_thread_fence(memory_order_acquire)",
-        "atomic_thread_fence(memory_order_release)",
+    assert sorted((p["what"], p["how"]) for p in data["placements"]) == [
+        ("memory_order_acquire", "on"),
+        ("memory_order_release", "on"),
     ]
+    fenced = out_c.read_text()
+    assert "atomic_store_explicit(&y, 1, memory_order_release);" in fenced
+    assert "a = atomic_load_explicit(&y, memory_order_acquire);" in fenced
+    assert "fence" not in fenced and len(fenced.splitlines()) == len(MP.splitlines())
     rc = main(["verify", str(out_c), "-m", "rc11"])
     assert rc == 0 and "No errors were detected." in capsys.readouterr().out
     rc = main(["verify", str(path), "-m", "rc11"])
     assert rc == 42 and "Assertion violation" in capsys.readouterr().out
+
+
+def test_which_accesses_get_an_order() -> None:
+    """One relaxed atomic_*_explicit access on the line: a store may become release, a
+    load acquire, a read-modify-write either (both: acq_rel); nothing else."""
+    store = "\tatomic_store_explicit(&y, 1, memory_order_relaxed);"
+    load = "a = atomic_load_explicit(&y, memory_order_relaxed);"
+    rmw = "atomic_fetch_add_explicit(&y, 1, memory_order_relaxed);"
+    assert orders_of_line(store) == (RELEASE,)
+    assert orders_of_line(load) == (ACQUIRE,)
+    assert set(orders_of_line(rmw)) == {RELEASE, ACQUIRE}
+    assert orders_of_line(store.replace("relaxed", "release")) == ()
+    assert orders_of_line("y = 1;") == orders_of_line(store + " " + load) == ()
+    text = "\n".join([store, load, rmw])
+    assert ordered_c_text(text, [(1, RELEASE), (2, ACQUIRE), (3, RELEASE), (3, ACQUIRE)]) == (
+        "\n".join(
+            [
+                store.replace("relaxed", "release"),
+                load.replace("relaxed", "acquire"),
+                rmw.replace("relaxed", "acq_rel"),
+            ]
+        )
+    )

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, shared_path
 from hypothesis import HealthCheck, given, settings
 from support.c_oracle.gen import c_programs
 from support.engine import c_target, spy_on_fallback
 
-from herdsman.cat.api import C11_SLOTS, C11Step, load_model
+from herdsman.cat.api import C11_SLOTS, GENMC_VARIANTS, C11Step, load_model
+from herdsman.cat.contract import C11Variants
 from herdsman.engine.run import RunOptions
 from herdsman.engine.trust import core
 from herdsman.engine.trust.run import explore_program, trust_applies
@@ -28,11 +29,15 @@ PROGRAMS = ROOT / "litmus" / "examples" / "programs"
 pytestmark = pytest.mark.skipif(not core.CORE, reason="the compiled core is not built")
 
 MODELS = ["rc11", "ra"]
+#: herd's rc11.cat's semantics, and GenMC's (the models' variants, verify's default)
+VARIANTS = {"herd": (), "genmc": GENMC_VARIANTS}
 
 
-def both(program: Program, spec: str, monkeypatch, **kw) -> tuple[object, dict]:
+def both(
+    program: Program, spec: str, monkeypatch, variants: str = "herd", **kw
+) -> tuple[object, dict]:
     """Explore both ways; the outcomes and statistics must be the same."""
-    model = load_model(spec)
+    model = load_model(spec, variants=VARIANTS[variants])
     got = []
     for compiled in (True, False):
         monkeypatch.setattr(core, "CORE", compiled)
@@ -58,10 +63,19 @@ def test_the_c11_checker_has_a_plan():
         assert plan is not None and plan.steps == (C11Step(sc),)
         assert plan.nslots == len(C11_SLOTS)
         assert len(plan.statics((0, 0), 2)) == plan.nslots * lay.size * 16
+        genmc = load_model(spec, variants=GENMC_VARIANTS).consistency_checker("C", lay)
+        plan = genmc.compiled_plan()
+        assert plan is not None and plan.steps == (C11Step(sc, C11Variants(True, sc)),)
+        assert core.core_steps(plan) == [(-3, 3, ()) if sc else (-2, 1, ())]
+    # herd's own rc11.cat reads no variant: GenMC's change nothing there
+    herd = load_model(str(shared_path("c11", "cat", "rc11.cat")), variants=GENMC_VARIANTS)
+    plan = herd.consistency_checker("C", lay).compiled_plan()
+    assert plan is not None and plan.steps == (C11Step(True),)
 
 
+@pytest.mark.parametrize("variants", sorted(VARIANTS))
 @pytest.mark.parametrize("spec", MODELS)
-def test_c_examples(spec, monkeypatch):
+def test_c_examples(spec, variants, monkeypatch):
     """Locks, fences, loops, read-modify-writes, spawns and joins: no run goes back to
     Python but the racy ones (errors here, as GenMC reports them)."""
     model = load_model(spec)
@@ -72,7 +86,7 @@ def test_c_examples(spec, monkeypatch):
         if not trust_applies(model, program):
             continue
         before = len(raised)
-        outcome, stats = both(program, spec, monkeypatch, unroll=3, races=True)
+        outcome, stats = both(program, spec, monkeypatch, variants, unroll=3, races=True)
         racy += len(raised) > before
         done += 1
         complete += stats["complete"]
@@ -100,12 +114,13 @@ AGREEMENT = settings(
 )
 
 
+@pytest.mark.parametrize("variants", sorted(VARIANTS))
 @pytest.mark.parametrize("spec", MODELS)
-def test_random_programs(spec, monkeypatch):
+def test_random_programs(spec, variants, monkeypatch):
     @AGREEMENT
     @given(c_programs())
     def check(text: str) -> None:
         program = replace(c_program_from_text(text, target="c"), loop_bound="block")
-        both(program, spec, monkeypatch, unroll=2, stop_on_error=False)
+        both(program, spec, monkeypatch, variants, unroll=2, stop_on_error=False)
 
     check()

@@ -2,7 +2,8 @@
 
 Fences only ever remove executions, so if a set of placements leaves the program unsafe,
 so does every weaker subset: only the *maximal* sets cheaper than a budget (at most one
-placement per site, nothing more fits) need a run.  ``cheaper_sets`` lists them;
+placement per site, nothing more fits) need a run (a fence and an order on the access
+of one line together are not tried).  ``cheaper_sets`` lists them;
 ``cheaper_works`` runs the oracle on each (the check the tests and the bench make of
 z3's answers).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Hashable
 
-from herdsman.herd_compat.analyses.fences.solve import COSTS, STRENGTH, Candidate
+from herdsman.herd_compat.analyses.fences.solve import COSTS, Candidate, stronger_or_equal
 from herdsman.herd_compat.analyses.fences.synth import Oracle
 
 __all__ = ["cheaper_sets", "cheaper_works"]
@@ -30,10 +31,12 @@ def cheaper_sets(cands: tuple[Candidate, ...], budget: int) -> list[frozenset[Ca
     def maximal(s: frozenset[Candidate], spent: int) -> bool:
         for k in keys:
             here = [c for c in sites[k] if c in s]
-            have = STRENGTH[here[0].kind] if here else 0
             extra = COSTS[here[0].kind] if here else 0
             for c in sites[k]:
-                if STRENGTH[c.kind] > have and spent - extra + COSTS[c.kind] < budget:
+                stronger = not here or (
+                    c.kind != here[0].kind and stronger_or_equal(c.kind, here[0].kind)
+                )
+                if stronger and spent - extra + COSTS[c.kind] < budget:
                     return False
         return True
 

@@ -13,10 +13,12 @@
   written into C.
 * Under RC11 it is judged by TruSt with the built-in ``rc11`` model (GenMC's), loops
   unrolled ``unroll`` times, data races not counted (fences do not make accesses
-  atomic).  A placement is a C11 fence: ``seq_cst`` (cost 8, the only one ordering a
-  write before a read), ``acq_rel`` (4), ``release`` (2, write→write) or ``acquire`` (2,
-  read→read), each effective with a fence or access of the other side (the model is
-  asked again when the cycles' fences do not suffice).
+  atomic).  A placement is, weakest first, a stronger order on a relaxed access (cost
+  1: a store made release, a load acquire, :mod:`fences.orders`) or a C11 fence:
+  ``release`` (2, write→write) or ``acquire`` (2, read→read), ``acq_rel`` (4),
+  ``seq_cst`` (8, the only one ordering a write before a read), each effective with a
+  fence or access of the other side (the model is asked again when the cycles' fences
+  do not suffice).
 
 Sites are the source lines of statements that access shared memory: a fence goes before
 the statement (:mod:`litmus.c.fencing`), so a function run by several threads is fenced
@@ -37,6 +39,14 @@ from herdsman.graphs.execution import ExecutionGraph
 from herdsman.herd_compat.analyses.fences.cycles import Cycle, Delay, po_edges
 from herdsman.herd_compat.analyses.fences.models import fence_level, lwsync_orders, relaxed_by
 from herdsman.herd_compat.analyses.fences.oracles import MEMORY_OPS, OracleGaveUp
+from herdsman.herd_compat.analyses.fences.orders import (
+    ACQUIRE,
+    ORDER_KINDS,
+    RELEASE,
+    ordered_c_text,
+    orders_of_line,
+    original,
+)
 from herdsman.herd_compat.analyses.fences.solve import Candidate
 from herdsman.litmus.base.ir import Program
 from herdsman.litmus.c import c_program_from_text
@@ -115,9 +125,15 @@ class ProgramOracle:
             for op, origin in zip(th.code, th.origins, strict=True):
                 if isinstance(op, MEMORY_OPS) and _line(origin) > 0:
                     lines.add(_line(origin))
-        self._cands = tuple(
-            Candidate(x, k) for x in sorted(lines) if self._fits(x) for k in KINDS[mode]
-        )
+        cands = [Candidate(x, k) for x in sorted(lines) if self._fits(x) for k in KINDS[mode]]
+        if mode == "rc11":  # stronger orders on relaxed accesses
+            src = text.splitlines()
+            for x in sorted(lines):
+                if x <= len(src):
+                    cands += [Candidate(x, k) for k in orders_of_line(src[x - 1])]
+        self._cands = tuple(cands)
+        #: the orders chosen, by line (:meth:`violations`)
+        self._orders: dict[int, set[str]] = {}
 
     def _fits(self, line: int) -> bool:
         """Whether a statement starts on ``line`` (a fence can go before it)."""
@@ -133,6 +149,10 @@ class ProgramOracle:
     # ------------------------------------------------------------------ judging
     def violations(self, chosen: frozenset[Candidate]) -> list[ExecutionGraph]:
         self.chosen = chosen
+        self._orders = {}
+        for c in chosen:
+            if c.kind in ORDER_KINDS:
+                self._orders.setdefault(_site_line(c), set()).add(c.kind)
         self.text, self.added = self._fenced(chosen)
         program = self.load(self.text)
         if self.mode in ("power", "rc11"):
@@ -172,7 +192,8 @@ class ProgramOracle:
     def _fenced(self, chosen: frozenset[Candidate]) -> tuple[str, int]:
         """The source with ``chosen`` inserted, and the line of the ``#include`` it
         added (0: none)."""
-        text, added = self.source, 0
+        orders = ((_site_line(c), c.kind) for c in chosen if c.kind in ORDER_KINDS)
+        text, added = ordered_c_text(self.source, orders), 0  # (no line moves)
         for kind in KINDS[self.mode]:
             lines = sorted(_site_line(c) for c in chosen if c.kind == kind)
             if not lines:
@@ -208,10 +229,24 @@ class ProgramOracle:
     def _kept(self, events: Sequence[Event]) -> list[Event]:
         return [e for e in events if not self._inserted(e)]
 
+    def _as_written(self, e: Event) -> Event:
+        """The access ``e`` with the order the original program gives it."""
+        return original(e, self.line(e), self._orders)
+
     def relaxed(self, a: Event, b: Event, between: list[Event]) -> bool:
         if a.loc == b.loc:
             return False
-        return self._relaxed(a, b, self._kept(between))
+        return self._relaxed(self._as_written(a), self._as_written(b), self._kept(between))
+
+    def _access_orders(self, a: Event, b: Event) -> tuple[Candidate, ...]:
+        """The orders on ``a`` or ``b`` that order the po edge from ``a`` to ``b``: ``b``
+        made release (a write), ``a`` made acquire (a read)."""
+        out = []
+        if b.kind == "W":
+            out.append(Candidate(self.line(b), RELEASE))
+        if a.kind == "R":
+            out.append(Candidate(self.line(a), ACQUIRE))
+        return tuple(out)
 
     def _sync_on(self, g: ExecutionGraph, c: Cycle) -> bool:
         for a, b in po_edges(g, [c]):
@@ -232,9 +267,10 @@ class ProgramOracle:
             return None
         lines = {self.line(e) for e in (*d.between, d.b) if e.kind in ("R", "W")}
         lines.discard(self.line(d.a))  # before a's own statement is before a
-        kinds = [k for k in KINDS[self.mode] if self._orders(k, d.a, d.b, weak)]
+        kinds = [k for k in KINDS[self.mode] if self._orders_edge(k, d.a, d.b, weak)]
         known = set(self._cands)
-        return tuple(c2 for x in sorted(lines) for k in kinds if (c2 := Candidate(x, k)) in known)
+        fences = [c2 for x in sorted(lines) for k in kinds if (c2 := Candidate(x, k)) in known]
+        return (*(c2 for c2 in self._access_orders(d.a, d.b) if c2 in known), *fences)
 
     def strengthen(
         self, g: ExecutionGraph, cycles: list[Cycle], chosen: frozenset[Candidate]
@@ -250,15 +286,20 @@ class ProgramOracle:
             lines = {self.line(e) for e in between if e.kind in ("R", "W")} - {self.line(ea)}
             have = self._level(self._kept(between[:-1]), wr)
             for x in chosen:
-                if x.site in lines and self._orders(x.kind, ea, eb, True):
+                if x.site in lines and self._orders_edge(x.kind, ea, eb, True):
                     have = max(have, _LEVEL[x.kind])
+            mine = self._access_orders(ea, eb)
+            if any(x in chosen for x in mine):  # as a release or acquire fence would
+                have = max(have, _LEVEL["release"])
+            elif not have:
+                out.update(mine)
             for line in lines:
                 for k in KINDS[self.mode]:
-                    if _LEVEL[k] > have and self._orders(k, ea, eb, True):
+                    if _LEVEL[k] > have and self._orders_edge(k, ea, eb, True):
                         out.add(Candidate(line, k))
         return tuple(sorted(out & known, key=repr))
 
-    def _orders(self, kind: str, a: Event, b: Event, weak: bool) -> bool:
+    def _orders_edge(self, kind: str, a: Event, b: Event, weak: bool) -> bool:
         """Whether a placement of ``kind`` may order the po edge from ``a`` to ``b``
         (``weak``: POWER's lwsync orders on this cycle)."""
         if self.mode == "rc11":

@@ -3,9 +3,11 @@
 A :class:`Candidate` is one fence (or dependency) a program may get: where (``site``: a
 litmus thread and code position, or a C source line) and which (``kind``: ``MFENCE``;
 POWER's ``sync``, ``lwsync``, ``ctrlisync``, ``ctrl``; C11's fences ``seq_cst``,
-``acq_rel``, ``release``, ``acquire``).  At one site the kinds are ordered by strength
-(:data:`STRENGTH`: sync ⊒ lwsync ⊒ ctrlisync ⊒ ctrl; seq_cst ⊒ acq_rel ⊒ release and
-acquire, which are not comparable).
+``acq_rel``, ``release``, ``acquire``, and C11's orders on the access of a line,
+``release access`` and ``acquire access``, :mod:`fences.orders`).  At one site the
+fences are ordered by strength (:data:`STRENGTH`: sync ⊒ lwsync ⊒ ctrlisync ⊒ ctrl;
+seq_cst ⊒ acq_rel ⊒ release and acquire, which are not comparable); an order on the
+access is comparable with no fence (it orders that access only).
 
 Constraints are formulas over candidates in the shape the critical cycles give
 (:class:`Need`): an execution is forbidden when *some* cycle has *every* delay broken by
@@ -21,7 +23,15 @@ from dataclasses import dataclass
 
 import z3
 
-__all__ = ["COSTS", "STRENGTH", "Candidate", "Need", "minimum", "weaker_or_equal"]
+__all__ = [
+    "COSTS",
+    "STRENGTH",
+    "Candidate",
+    "Need",
+    "minimum",
+    "stronger_or_equal",
+    "weaker_or_equal",
+]
 
 #: The cost of each kind of placement (POWER: a sync costs most, a dependency least).
 COSTS = {
@@ -34,6 +44,8 @@ COSTS = {
     "acq_rel": 4,
     "release": 2,
     "acquire": 2,
+    "release access": 1,
+    "acquire access": 1,
 }
 #: Strength of the kinds placed at one site (higher orders more; equal: not comparable
 #: unless the same kind).
@@ -47,7 +59,11 @@ STRENGTH = {
     "acq_rel": 3,
     "release": 2,
     "acquire": 2,
+    "release access": 1,
+    "acquire access": 1,
 }
+#: The kinds comparable with no other (orders on an access, :mod:`fences.orders`).
+ALONE = frozenset({"release access", "acquire access"})
 
 
 @dataclass(frozen=True, order=True)
@@ -61,10 +77,13 @@ class Candidate:
 def weaker_or_equal(c: Candidate, chosen: Iterable[Candidate]) -> bool:
     """Whether ``c`` adds nothing to ``chosen``: a placement at its site at least as
     strong is chosen."""
-    return any(
-        d.site == c.site and (d.kind == c.kind or STRENGTH[d.kind] > STRENGTH[c.kind])
-        for d in chosen
-    )
+    return any(d.site == c.site and stronger_or_equal(d.kind, c.kind) for d in chosen)
+
+
+def stronger_or_equal(k: str, other: str) -> bool:
+    """Whether a placement of kind ``k`` orders at its site all one of kind ``other``
+    does."""
+    return k == other or (k not in ALONE and other not in ALONE and STRENGTH[k] > STRENGTH[other])
 
 
 @dataclass(frozen=True)
