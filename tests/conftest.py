@@ -18,6 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("HERDSMAN_SHARED", ROOT.parent / "shared")).resolve()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """At most two malloc arenas in this process's test workers (they start after this
+    runs, with its environment): glibc reserves 64 MB of address space for each thread's
+    arena, and the in-process commands' memory bound (2048 MB by default) counts address
+    space: a worker that has run thousands of tests, with threads, must stay under it."""
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test with the reason."""
     p = SHARED.joinpath(*parts)
