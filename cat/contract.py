@@ -183,13 +183,16 @@ class ModelIdentity:
     ``-through``); ``target``: the mapping C programs are lowered with for it
     (``litmus.c.target``: ``tso``, ``pso``, ``power``, or ``c``, herd's C annotations);
     ``arch``: the architecture of the tests it is for (None: any); ``digest``: of its
-    text, comments and layout aside."""
+    text, comments and layout aside; ``branch_events``: whether it looks at the commit
+    events of conditional branches (a program lowered for it may leave them out when not:
+    :attr:`litmus.base.ir.Program.branch_events`)."""
 
     family: str
     machine: str | None
     target: str
     arch: str | None
     digest: str
+    branch_events: bool = True
 
     @property
     def builtin(self) -> bool:

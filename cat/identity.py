@@ -6,7 +6,8 @@ built-in model is writing its file ``cat/models/NAME.cat`` and adding one
 :class:`Builtin` here: its name, the other names herd's users give it, the digests of
 herd's own files that are this model (:func:`digest` of each; herd's files are test
 inputs, never copied), the operational machine whose runs are exactly its executions
-(if any) and the C mapping C programs are lowered with for it (``litmus.c.target``).
+(if any), the C mapping C programs are lowered with for it (``litmus.c.target``) and
+whether it looks at branch commit events.
 Everything else (``-model NAME``, ``--engine operational``, C lowering, ``fences``) reads
 the identity.
 
@@ -52,13 +53,16 @@ class Builtin:
     """A built-in model (see the module docstring): ``name`` (its file
     ``cat/models/<name>.cat``), other ``aliases`` (as ``-model`` gives them),
     ``herd``: digests of herd's own files of this model, ``machine``: the operational
-    machine that runs it (None: none), ``target``: the C mapping for it."""
+    machine that runs it (None: none), ``target``: the C mapping for it,
+    ``branch_events``: whether it looks at the commit events of conditional branches
+    (their ``B`` events and the ``ctrl`` they carry)."""
 
     name: str
     aliases: tuple[str, ...] = ()
     herd: tuple[str, ...] = ()
     machine: str | None = None
     target: str = "c"
+    branch_events: bool = True
 
     @property
     def path(self) -> Path:
@@ -102,8 +106,9 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "rc11",
         herd=("b5af1c79b499807a22f5d4a7129b0bf6f730ede5befa1fb23b7c9a74bb26a890",),  # rc11.cat
+        branch_events=False,  # (no axiom names ctrl or B: po, hb, psc pass through them)
     ),
-    Builtin("ra"),
+    Builtin("ra", branch_events=False),
     Builtin("aarch64"),  # the Arm ARM's axiomatic model (herd's aarch64.cat's answers)
 )
 
@@ -152,4 +157,5 @@ def identify(text: str, arch: str, exact: bool) -> ModelIdentity:
         target="c" if b is None else b.target,
         arch=arch if is_arch(arch) else None,
         digest=d,
+        branch_events=b is None or b.branch_events,
     )

@@ -430,7 +430,7 @@ class Semantics:
         self.unroll = unroll
         self.regs = regs
         rec = ARCHS.get(program.arch)
-        commit = rec.branch_commit if rec else True
+        commit = (rec.branch_commit if rec else True) and program.branch_events
         port = rec.store_data_port if rec else True
         nops = rec.nop_events if rec else False
         init = program.registers

@@ -12,7 +12,7 @@ from herdsman.engine.outcome import Outcome
 from herdsman.engine.semantics.events import MEMORY_ERRORS
 from herdsman.herd_compat.formats.opsummary import operational_lines
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_lines
-from herdsman.herd_compat.formats.trace import trace
+from herdsman.herd_compat.formats.trace import position, trace
 from herdsman.litmus.printer import loc_text, value_text
 
 
@@ -64,7 +64,7 @@ def verify_report(out: Outcome, unroll: int, wall: float) -> str:
         err = out.errors[0]
         lines.append("Error: Non-atomic race!")
         if err.race:
-            a, b = (f"({t}, {i})" for t, i in err.race)
+            a, b = (position(t, i) for t, i in err.race)
             lines.append(f"Event {a} conflicts with event {b} in graph:")
         if err.graph is not None:
             lines.append(trace(err.graph).rstrip("\n"))

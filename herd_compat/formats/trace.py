@@ -1,7 +1,8 @@
 """An execution as a GenMC user reads an error trace: events per thread with their source
 lines, what each read reads from, and the coherence order of each location.
 
-Events are named ``(thread, index)`` as GenMC names them; the initial writes are ``init``.
+Events are named ``(thread, index)`` as GenMC names them (a thread's first event is its
+index 1: GenMC's index 0 is the thread's start); the initial writes are ``init``.
 A C program's operations carry their source line (``LINE: text``), printed beside each
 event.
 """
@@ -12,9 +13,14 @@ from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph
 
 
+def position(t: int, i: int) -> str:
+    """GenMC's name of the ``i``-th event (from 0) of thread ``t``."""
+    return f"({t}, {i + 1})"
+
+
 def event_name(g: ExecutionGraph, e: int) -> str:
     """GenMC's name of event ``e``: ``(thread, index)``, ``init`` for an initial write."""
-    return "init" if e < g.L else f"({g.tid[e]}, {g.idx[e]})"
+    return "init" if e < g.L else position(g.tid[e], g.idx[e])
 
 
 def _action(ev: Event) -> str:

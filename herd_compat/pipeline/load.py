@@ -17,7 +17,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from herdsman.cat.api import Model
 from herdsman.herd_compat.formats.conds import replace_condition
@@ -179,8 +179,9 @@ def load_program(
         target = cfg.target or model.identity.target
         # a stateful search stops at states it has seen: its loops need no bound
         unroll = None if cfg.stateful else cfg.unroll
-        program = load_c_program(
-            path, target, cfg.defines, cfg.c_include_dirs, unroll, cfg.no_unroll
+        program = _for_model(
+            load_c_program(path, target, cfg.defines, cfg.c_include_dirs, unroll, cfg.no_unroll),
+            model,
         )
         facts = HeaderFacts(program.name, "C", "", "")
         n = len(program.threads)
@@ -201,7 +202,7 @@ def load_program(
         models.warm(model, TARGET_ARCH[target])
         cpu = time.process_time() - loading  # the model and macros are not the test's
         v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
-        program = lower_c_litmus(test, target, macros, kernel_v2=v2)
+        program = _for_model(lower_c_litmus(test, target, macros, kernel_v2=v2), model)
         casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
         facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition), casts)
         n = len(test.threads)
@@ -248,3 +249,11 @@ def warm_up_parser() -> None:
         parse_c_litmus(_WARM_UP_C, "<warm-up>")
     except InputError:
         pass
+
+
+def _for_model(program: Program, model: Model) -> Program:
+    """A C program as ``model`` needs it: without branch commit events when the model
+    never looks at them (RC11, RA: see :attr:`Program.branch_events`)."""
+    if model.identity.branch_events:
+        return program
+    return replace(program, branch_events=False)

@@ -510,7 +510,9 @@ class Program:
     loops, as GenMC's ``-unroll`` does); ``symmetric``: per thread, the thread it is
     symmetric to (spawned by the same thread to run the same function with the same
     argument, with no memory access between the two spawns: GenMC's symmetry
-    reduction), or -1."""
+    reduction), or -1; ``branch_events``: whether its conditional branches issue commit
+    events where its architecture's do (False for a model that never looks at them, such
+    as RC11: a long loop then adds no event, and the executions are the same)."""
 
     name: str
     arch: str
@@ -524,6 +526,7 @@ class Program:
     path: str = field(default="", compare=False)
     loop_bound: str = "cut"
     symmetric: tuple[int, ...] = ()
+    branch_events: bool = True
 
     @property
     def where(self) -> str:
