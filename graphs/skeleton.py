@@ -290,11 +290,15 @@ class Skeleton:
     @cached_property
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
-        product = self.U.product
+        U = self.U
         r = 0
+        alone = 0  # the events alone in their instance: their pairs are identity's
         for s in self._groups.instances.values():
-            r |= product(s, s)
-        return r
+            if s & (s - 1):
+                r |= U.product(s, s)
+            else:
+                alone |= s
+        return r | U.ident(alone)
 
     @cached_property
     def loc(self) -> int:

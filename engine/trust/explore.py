@@ -275,16 +275,16 @@ class Explorer:
 
     def _backward(self, g: TrustGraph, a: int, li: int) -> Step:
         """Backward revisits by the write ``a`` (just added) of location ``li``."""
-        revisitable, addedmax = g.revisitable, g.addedmax
+        revisitable, addedmax, idx, tid = g.revisitable, g.addedmax, g.idx, g.tid
         stats = self.stats
-        wview: list[int] | None = None
+        wview: tuple[int, ...] | None = None
         succ = -2
         for r in g.reads_of(li):
             if not revisitable[r]:
                 continue
             if wview is None:  # the write's porf-prefix, once some read may be revisited
-                wview = g.porf_view(a, g.spawned_at if g.spawned else None)
-            if g.in_view(r, wview):
+                wview = g.view(a)
+            if idx[r] < wview[tid[r]]:  # (g.in_view, inlined: reads are no initial writes)
                 continue
             if not addedmax[r]:  # the maximality condition fails at r itself
                 stats.extra["refused"] += 1

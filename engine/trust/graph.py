@@ -72,6 +72,7 @@ class TrustGraph(ExecutionGraph):
         "spawned_at",
         "writes_first",
         "barriers",
+        "views",
     )
 
     def __init__(
@@ -95,6 +96,8 @@ class TrustGraph(ExecutionGraph):
         # id of the spawn event that started it (-1: not started, or not spawned)
         self.spawned = spawned
         self.spawned_at = [-1] * lay.T
+        #: per event, its porf-prefix once asked (:meth:`view`; None: not known)
+        self.views: list[tuple[int, ...] | None] = [None] * lay.size
 
     def _copy_into(self, g: ExecutionGraph) -> None:
         super()._copy_into(g)
@@ -108,6 +111,7 @@ class TrustGraph(ExecutionGraph):
         g.spawned_at = self.spawned_at[:]
         g.writes_first = self.writes_first
         g.barriers = self.barriers
+        g.views = self.views[:]
 
     def at(self, t: int) -> PathNode:
         """Thread ``t``'s present prefix."""
@@ -280,6 +284,7 @@ class TrustGraph(ExecutionGraph):
         self.clock += 1
         self._rel = None
         self.revisitable[e] = True
+        self.views[e] = None
         return ev, e
 
     def add_read_from(self, t: int, node: PathNode, w: int, maximal: bool) -> int:
@@ -318,6 +323,7 @@ class TrustGraph(ExecutionGraph):
                 raise StepError(f"P{t}: thread {c} is spawned twice")
             self.spawned_at[c] = self.base[t] + self.n[t]
         e = self.add_other(t, ev, node.next_shape())
+        self.views[e] = None
         self.addedmax[e] = True
         self.revisitable[e] = True
         self.node[e] = self.cur[t] = node.after()
@@ -351,6 +357,52 @@ class TrustGraph(ExecutionGraph):
         assert node is not None
         return node
 
+    # ------------------------------------------------------------------ prefixes
+    def view(self, e: int) -> tuple[int, ...]:
+        """The porf-prefix of ``e`` as :meth:`porf_view` gives it (along spawns and joins
+        when threads are spawned), remembered per event: an event's prefix is there
+        before it and stays while it does, so each is computed once from its po
+        predecessor's, its write's, its spawn's and its joined thread's (a long thread's
+        writes then cost no walk over the thread)."""
+        views = self.views
+        got = views[e]
+        if got is not None:
+            return got
+        spawning = bool(self.spawned)
+        tid, idx, rf, L, T = self.tid, self.idx, self.rf, self.L, self.T
+        todo = [e]
+        while todo:
+            x = todo[-1]
+            if views[x] is not None:
+                todo.pop()
+                continue
+            t = tid[x]
+            deps = [x - 1] if idx[x] else []
+            if rf[x] >= L:
+                deps.append(rf[x])
+            if spawning:
+                if not idx[x] and self.spawned_at[t] >= 0:
+                    deps.append(self.spawned_at[t])
+                ev = self.ev[x]
+                if ev is not None and ev.kind == "J" and self.n[ev.other]:
+                    c = ev.other
+                    deps.append(self.base[c] + self.n[c] - 1)
+            missing = [d for d in deps if views[d] is None]
+            if missing:
+                todo.extend(missing)
+                continue
+            v = [0] * T
+            for d in deps:
+                vd = views[d]
+                assert vd is not None
+                v = [a if a >= b else b for a, b in zip(v, vd, strict=True)]
+            v[t] = max(v[t], idx[x] + 1)
+            views[x] = tuple(v)
+            todo.pop()
+        out = views[e]
+        assert out is not None
+        return out
+
     # ------------------------------------------------------------------ revisits
     def kept_view(self, r: int, wview: Sequence[int]) -> list[int]:
         """Events a backward revisit of read ``r`` keeps: those added no later than ``r``
@@ -380,6 +432,7 @@ class TrustGraph(ExecutionGraph):
             m = kept[t]
             g.cur[t] = g._before(t, g.base[t] + m)
         g.set_rf(r, w)
+        g.views[r] = None
         v: Value | None = g.val[w]
         assert v is not None
         # r now reads from a write of its past (in the graph's "added before" sense: all

@@ -116,3 +116,35 @@ def test_relations_number_like_the_skeleton():
     assert rel.U.pairs(rel.co) == [(0, 2), (1, 3)]
     pic = g.relations(values=True)
     assert [e.value for e in pic.events] == [0, 0, 1, 1, 1]
+
+
+def test_remembered_prefixes_are_the_porf_prefixes(monkeypatch):
+    """Every porf-prefix the explorer takes from :meth:`TrustGraph.view` (remembered per
+    event, across additions, pops and revisits) is the one :meth:`porf_view` walks out
+    afresh: on litmus tests and on C programs that spawn and join threads."""
+    from support.engine import c_target
+
+    from herdsman.cat.api import load_model
+    from herdsman.engine.run import RunOptions
+    from herdsman.engine.trust import core
+    from herdsman.engine.trust.run import explore_program
+    from herdsman.litmus.c import load_c_program
+
+    asked = [0]
+    remembered = TrustGraph.view
+
+    def checked(g: TrustGraph, e: int) -> tuple[int, ...]:
+        got = remembered(g, e)
+        assert list(got) == g.porf_view(e, g.spawned_at if g.spawned else None)
+        asked[0] += 1
+        return got
+
+    monkeypatch.setattr(TrustGraph, "view", checked)
+    monkeypatch.setattr(core, "CORE", False)  # the Python explorer, whose graphs these are
+    model = load_model("sc")
+    for f in ("SB.litmus", "IRIW.litmus", "MP.litmus"):
+        explore_program(lower(parse_file(EXAMPLES / "x86" / f)), model, RunOptions(engine="trust"))
+    for f in sorted((EXAMPLES / "programs").glob("*.c"))[:12]:
+        program = load_c_program(str(f), c_target("sc"), {}, [], unroll=2)
+        explore_program(program, model, RunOptions(engine="trust", unroll=2))
+    assert asked[0] > 200
