@@ -46,6 +46,7 @@ from herdsman.engine.errors import (
 )
 from herdsman.engine.outcome import Stats
 from herdsman.engine.progress import ProgressReporter, TreeEstimate, report
+from herdsman.engine.semantics.paths import PathNode
 from herdsman.engine.semantics.state import Blocked, Emit, Read, ThreadDone, ThreadFailed
 from herdsman.engine.semantics.step import LOOP_BOUND
 from herdsman.engine.trust.graph import WAITS, NoRoom, TrustGraph, blocks
@@ -184,8 +185,8 @@ class Explorer:
             stats.extra["pruned"] += floor
             alive = False
             options = writes[floor:]
-            if ev.annots & WAITS:  # a barrier's or a lock's: its latest state (it waited)
-                options = [last]
+            if ev.annots & WAITS:  # a barrier's: the arrival that ended its generation
+                options = [_generation_end(g, node, e, li)]
             for w in options if self._tree is None else self._tracked(options):
                 g.add_read_from(t, node, w, w == last)
                 step = self._accept(g, e)
@@ -411,3 +412,24 @@ def signature(g: TrustGraph) -> tuple:
     rfs = tuple(name(g.rf[e]) if g.rf[e] >= 0 else None for e in g.events())
     cos = tuple(tuple(name(w) for w in c) for c in g.co)
     return (tuple(g.n), rfs, cos)
+
+
+def _generation_end(g: TrustGraph, node: PathNode, e: int, li: int) -> int:
+    """The write the barrier wait ``e`` (its thread at ``node``) reads: the first state
+    of the barrier ``li``, from its thread's own arrival on in co, that lets it pass — the
+    arrival that ended its generation, as GenMC's barrier waits read — else the latest
+    (it waits).  Not the latest state: another thread may have passed and arrived at the
+    barrier's next generation already."""
+    co = g.co[li]
+    t = g.tid[e]
+    start = 0
+    for j in range(e - 1, g.base[t] - 1, -1):  # its own arrival: its latest write there
+        ej = g.ev[j]
+        if ej is not None and ej.kind == "W" and g.loc(j) == li:
+            start = co.index(j)
+            break
+    for w in co[start:]:
+        v = g.val[w]
+        if v is not None and not blocks(node, v):
+            return w
+    return co[-1] if co else li
