@@ -29,7 +29,9 @@ ARGS, RESULTS = "__arg", "__ret"
 class PendingThread:
     """A thread ``tid`` running ``func`` with argument ``arg`` (``None``: no argument;
     ``arg_in_memory``: its creator writes it to the thread's ``__arg`` cell), spawned by
-    thread ``parent`` at operation ``at`` of its code."""
+    thread ``parent`` at operation ``at`` of its code; ``declared``: by
+    ``__VERIFIER_spawn_symmetric``, the program's word that it is symmetric to an earlier
+    thread."""
 
     tid: int
     func: c_ast.FuncDef
@@ -37,6 +39,7 @@ class PendingThread:
     arg_in_memory: bool = False
     parent: int = 0
     at: int = 0
+    declared: bool = False
 
 
 @dataclass
@@ -63,11 +66,17 @@ class Context:
     demoted: dict[int, set[int]] = field(default_factory=dict)  # per thread
 
     def new_thread(
-        self, func: c_ast.FuncDef, arg: Value | None, in_memory: bool, parent: int, at: int
+        self,
+        func: c_ast.FuncDef,
+        arg: Value | None,
+        in_memory: bool,
+        parent: int,
+        at: int,
+        declared: bool = False,
     ) -> int:
         tid = self.nthreads
         self.nthreads += 1
-        self.pending.append(PendingThread(tid, func, arg, in_memory, parent, at))
+        self.pending.append(PendingThread(tid, func, arg, in_memory, parent, at, declared))
         return tid
 
     def cells(self, base: Sym, t: CType, init: dict[int, Value] | None = None) -> None:

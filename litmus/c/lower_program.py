@@ -193,7 +193,9 @@ def lower_program(
 def symmetric_threads(ctx: Context, lowered: dict[int, CodeLowerer]) -> tuple[int, ...]:
     """Per thread, the thread it is symmetric to, or -1 (GenMC's symmetry reduction: the
     nearest earlier thread spawned by the same thread, running the same function with
-    the same argument, with no memory access in the spawner between the two spawns)."""
+    the same argument, with no memory access in the spawner between the two spawns — or
+    with some, when the program declares the symmetry: ``__VERIFIER_spawn_symmetric``,
+    whose thread argument herdsman takes to be that nearest thread)."""
     out = [-1] * (len(ctx.pending) + 1)
     for k, c in enumerate(ctx.pending):
         for p in reversed(ctx.pending[:k]):
@@ -203,7 +205,7 @@ def symmetric_threads(ctx: Context, lowered: dict[int, CodeLowerer]) -> tuple[in
                 continue
             code = lowered[c.parent].code
             between = code[_spawn_at(code, p.tid) + 1 : _spawn_at(code, c.tid)]
-            if not any(isinstance(op, ACCESSES) for op in between):
+            if c.declared or not any(isinstance(op, ACCESSES) for op in between):
                 out[c.tid] = p.tid
             break
     return tuple(out)

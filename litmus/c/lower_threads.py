@@ -64,7 +64,8 @@ class ThreadsLowerer(IntrinsicBase):
             return Val(Imm(0), INT)
         if name in ("__VERIFIER_spawn", "__VERIFIER_spawn_symmetric"):
             self.arity(node, name, args, 2 if name == "__VERIFIER_spawn" else 3)
-            return Val(Imm(self.create(node, args[0], args[1])), ULONG)
+            declared = name == "__VERIFIER_spawn_symmetric"
+            return Val(Imm(self.create(node, args[0], args[1], declared)), ULONG)
         if name in ("pthread_join", "thrd_join", "__VERIFIER_join", "__VERIFIER_join_symmetric"):
             self.arity(node, name, args, 2 if name in ("pthread_join", "thrd_join") else 1)
             return self.join(node, name, args, dst)
@@ -130,8 +131,11 @@ class ThreadsLowerer(IntrinsicBase):
         self.emit(Op(last, "neg", (Reg(last),)))
         return Val(Reg(last), INT)
 
-    def create(self, node: c_ast.FuncCall, start: c_ast.Node, arg: c_ast.Node) -> int:
-        """Start a thread running ``start`` with ``arg``: its number."""
+    def create(
+        self, node: c_ast.FuncCall, start: c_ast.Node, arg: c_ast.Node, declared: bool = False
+    ) -> int:
+        """Start a thread running ``start`` with ``arg``: its number (``declared``: the
+        program says it is symmetric to an earlier thread)."""
         if self.in_rotated_loop():
             raise self.error(node, "pthread_create in a loop whose bound is not a constant")
         f = self.const_value(start)
@@ -145,9 +149,9 @@ class ThreadsLowerer(IntrinsicBase):
         if isinstance(v.op, Ref):
             raise Demote(v.op.key)
         if isinstance(v.op, Imm):
-            tid = self.ctx.new_thread(func, v.op.value, False, self.tid, len(self.code))
+            tid = self.ctx.new_thread(func, v.op.value, False, self.tid, len(self.code), declared)
         else:
-            tid = self.ctx.new_thread(func, None, True, self.tid, len(self.code))
+            tid = self.ctx.new_thread(func, None, True, self.tid, len(self.code), declared)
             self.emit(*self.map.store(v.op, (Imm(Sym(ARGS, tid)),), "na"))
         self.emit(*self.map.spawn(tid))
         return tid
