@@ -106,7 +106,7 @@ ARCHES: dict[str, tuple[tuple[str, ...], int, tuple[str, ...]]] = {
 }
 
 #: Every built-in model, for the runs under a model not meant for the test.
-MODELS = ("power", "tso", "sc", "pso", "arm", "aarch64", "riscv", "rc11", "tso64")
+MODELS = ("power", "tso", "sc", "pso", "arm", "aarch64", "riscv", "rc11", "ra", "tso64")
 ENGINES = ("auto", "reference", "trust")
 
 
