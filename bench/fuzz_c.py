@@ -469,14 +469,19 @@ def command(case: Case, path: Path) -> list[str]:
 
 
 def problem(path: str, rc: int, out: str, err: str, valid: tuple[int, ...]) -> str | None:
-    """Why a run's exit status and output break the bad-input rules, if they do."""
+    """Why a run's exit status and output break the bad-input rules, if they do: exit
+    status 2 wants one error line at the mutant (``path``), or at the model an engine
+    refuses (README: ``MODEL:0:0: error: ... (for PATH)``)."""
     if "Traceback" in out + err or "internal error" in out + err:
         return "internal error"
     lines = [line for line in err.splitlines() if line.strip()]
     if rc == 2:
         if len(lines) != 1:
             return f"exit status 2 with {len(lines)} lines on stderr (want exactly 1)"
-        if not re.match(rf"^{re.escape(path)}:\d+:\d+: error: .+", lines[0]):
+        own = rf"^{re.escape(path)}:\d+:\d+: error: .+"
+        # README: an engine's refusal of a model points at the model, naming the program
+        model = rf"^({'|'.join(C_MODELS)}):0:0: error: .+ \(for {re.escape(path)}\)$"
+        if not (re.match(own, lines[0]) or re.match(model, lines[0])):
             return "a message not in FILE:LINE:COL: error: form"
         return None
     if rc not in valid:
