@@ -160,6 +160,7 @@ COMMANDS = (
             ("--preemption-bound", "int"),
             ("--print-executions", "none"),
             ("--speedcheck", "speedcheck"),
+            ("--progress", "none"),
             ("-o", "out_dir"),
             ("--format", "format"),
             ("--json", "none"),
