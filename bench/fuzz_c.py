@@ -14,9 +14,11 @@ variadic function, ``pthread_create`` in an unbounded loop...) or one it must ta
 refuse cleanly (the heap: ``malloc``, double ``free``, use after ``free``, ``mem*``;
 pointers out of their allocation, ``goto``, ``switch``, designated initialisers,
 ``typeof``, statement expressions, thread-locals, ``threads.h``, GCC's builtins...).
-Programs are run as ``herdsman verify FILE --model tso``, litmus tests as ``herdsman
-run --model tso FILE``, in-process.  A mutant that is still a valid program may exit 0
-(safe) or 42 (an assertion can fail); 3 is a time-out.  The harness
+Programs are run as ``herdsman verify FILE`` under a drawn model (tso, sc, rc11, ra,
+pso or verify's default) with some of ``--unroll N``, ``--no-genmc-variants``,
+``--disable-race-detection``, ``--disable-sr``, ``--keep-going`` and ``--engine``; litmus
+tests as ``herdsman run --model M FILE``, in-process.  A mutant that is still a valid
+program may exit 0 (safe) or 42 (an assertion can fail); 3 is a time-out.  The harness
 (:mod:`fuzz_harness`) also catches hangs and runs over 2 GB, and runs the mutants in
 ``--jobs`` processes.  Each failing input is kept in ``--keep`` and listed; the exit status
 is 1 when any failed.  With
@@ -265,6 +267,7 @@ class Case:
     kind: str
     seed: str
     mutations: tuple[str, ...]
+    options: tuple[str, ...] = ("--model", "tso")
 
 
 def tokens(text: str) -> list[str]:
@@ -428,26 +431,57 @@ def cases(count: int, seed: int, heavy: bool = False) -> list[Case]:
         if heavy and rnd.random() < 0.1:
             text = rnd.choice(HEAVY) + "\n" + text
             applied.append("heavy")
-        out.append(Case(text, kind, name, tuple(applied)))
+        out.append(Case(text, kind, name, tuple(applied), options(kind, rnd)))
     return out
 
 
-def command(kind: str, path: Path) -> list[str]:
-    """The herdsman command line for a mutant (``--timeout``: CPU seconds)."""
+#: Models a mutant runs under; ``verify`` also draws from :data:`VERIFY_FLAGS`.
+C_MODELS = ("tso", "sc", "rc11", "ra", "pso")
+#: ``verify``'s options beside the model, each drawn with its chance.
+VERIFY_FLAGS: tuple[tuple[float, tuple[str, ...]], ...] = (
+    (0.3, ("--unroll", "0", "1", "2", "3", "8")),
+    (0.25, ("--no-genmc-variants",)),
+    (0.15, ("--disable-race-detection",)),
+    (0.1, ("--disable-sr",)),
+    (0.1, ("--keep-going",)),
+    (0.15, ("--engine", "trust", "reference", "operational")),
+)
+
+
+def options(kind: str, rnd: random.Random) -> tuple[str, ...]:
+    """A mutant's options: a model (none, one program in five: verify's default by the
+    program) and, for programs, some of :data:`VERIFY_FLAGS` with a value each."""
+    out: list[str] = []
+    if kind == "litmus" or rnd.random() < 0.8:
+        out += ["--model", rnd.choice(C_MODELS)]
     if kind == "program":
-        return ["verify", str(path), "--model", "tso", "--timeout", "20"]
-    return ["run", "--model", "tso", "--timeout", "20", str(path)]
+        for chance, (flag, *values) in VERIFY_FLAGS:
+            if rnd.random() < chance:
+                out += [flag, rnd.choice(values)] if values else [flag]
+    return tuple(out)
+
+
+def command(case: Case, path: Path) -> list[str]:
+    """The herdsman command line for a mutant (``--timeout``: CPU seconds)."""
+    if case.kind == "program":
+        return ["verify", str(path), *case.options, "--timeout", "20"]
+    return ["run", *case.options, "--timeout", "20", str(path)]
 
 
 def problem(path: str, rc: int, out: str, err: str, valid: tuple[int, ...]) -> str | None:
-    """Why a run's exit status and output break the bad-input rules, if they do."""
+    """Why a run's exit status and output break the bad-input rules, if they do: exit
+    status 2 wants one error line at the mutant (``path``), or at the model an engine
+    refuses (README: ``MODEL:0:0: error: ... (for PATH)``)."""
     if "Traceback" in out + err or "internal error" in out + err:
         return "internal error"
     lines = [line for line in err.splitlines() if line.strip()]
     if rc == 2:
         if len(lines) != 1:
             return f"exit status 2 with {len(lines)} lines on stderr (want exactly 1)"
-        if not re.match(rf"^{re.escape(path)}:\d+:\d+: error: .+", lines[0]):
+        own = rf"^{re.escape(path)}:\d+:\d+: error: .+"
+        # README: an engine's refusal of a model points at the model, naming the program
+        model = rf"^({'|'.join(C_MODELS)}):0:0: error: .+ \(for {re.escape(path)}\)$"
+        if not (re.match(own, lines[0]) or re.match(model, lines[0])):
             return "a message not in FILE:LINE:COL: error: form"
         return None
     if rc not in valid:
@@ -464,7 +498,7 @@ class CWork(Work[Case]):
         suffix = ".c" if case.kind == "program" else ".litmus"
         path = self.keep / f"case-{self.seed}-{i}{suffix}"
         path.write_text(case.text)
-        argv = command(case.kind, path)
+        argv = command(case, path)
         result = run_case(argv, self.guard)
         valid = (0, 3, 42) if case.kind == "program" else (0, 3)
         why = judge(argv[0], result, (*valid, 2)) or problem(
@@ -476,7 +510,8 @@ class CWork(Work[Case]):
             path.unlink()
             return label, None
         muts = "+".join(case.mutations)
-        return label, f"{path}: {why} (from {case.seed} by {muts}): {result.err[:300]!r}"
+        opts = " ".join(case.options)
+        return label, f"{path}: {why} (from {case.seed} by {muts}, {opts}): {result.err[:300]!r}"
 
 
 def main(argv: list[str] | None = None) -> int:

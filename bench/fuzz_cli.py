@@ -68,9 +68,16 @@ LITMUS = (
     EX / "c" / "MP+rel+acq.litmus",
     ROOT / "tests" / "data" / "aarch64" / "e1.litmus",
     ROOT / "tests" / "data" / "x86_64" / "SB.litmus",
+    SHARED / "riscv" / "tests" / "BASIC_2_THREAD" / "MP.litmus",
+    SHARED / "arm" / "tests" / "SB.litmus",
 )
-PROGRAMS = (EX / "programs" / "counter.c", EX / "programs" / "tas_lock.c")
-MODELS = ("power", "tso", "sc", "arm", "aarch64", "riscv", "rc11", "x86tso", "pso")
+PROGRAMS = (
+    EX / "programs" / "counter.c",
+    EX / "programs" / "tas_lock.c",
+    EX / "programs" / "peterson.c",
+    EX / "programs" / "ticket_lock_fenced.c",
+)
+MODELS = ("power", "tso", "sc", "arm", "aarch64", "riscv", "rc11", "ra", "x86tso", "pso", "tso64")
 
 #: Good values of each kind of option value (paths are strings; ``@`` is the case folder).
 GOOD: dict[str, tuple[str, ...]] = {
@@ -96,6 +103,10 @@ GOOD: dict[str, tuple[str, ...]] = {
     "format": ("dot", "svg", "png"),
     "bool": ("true", "false"),
     "scheduler": ("tcp://127.0.0.1:1", "nowhere:0"),
+    "unroll": ("0", "1", "2", "5", "64"),
+    "reduction": ("dpor", "none"),
+    "speedcheck": ("false", "true", "fast"),
+    "target": ("tso", "pso", "power", "c"),
     "none": (),
 }
 
@@ -139,16 +150,17 @@ COMMANDS = (
             ("--skipchecks", "int"),
             ("--through", "none"),
             ("--engine", "engine"),
-            ("--unroll", "int"),
+            ("--unroll", "unroll"),
             ("--buffer-bound", "int"),
             ("--stateful", "none"),
-            ("--reduction", "none"),
-            ("--show", "none"),
+            ("--reduction", "reduction"),
+            ("--show", "show"),
             ("--nshow", "int"),
             ("--candidates", "none"),
             ("--preemption-bound", "int"),
             ("--print-executions", "none"),
-            ("--speedcheck", "none"),
+            ("--speedcheck", "speedcheck"),
+            ("--progress", "none"),
             ("-o", "out_dir"),
             ("--format", "format"),
             ("--json", "none"),
@@ -175,7 +187,7 @@ COMMANDS = (
             ("-conds", "expect"),
             ("-speedcheck", "bool"),
             ("-candidates", "bool"),
-            ("-unroll", "int"),
+            ("-unroll", "unroll"),
             ("-timeout", "seconds"),
             ("-max-memory", "mb"),
             ("-graph", "variant"),
@@ -228,10 +240,14 @@ COMMANDS = (
             ("--engine", "engine"),
             ("--buffer-bound", "int"),
             ("--stateful", "none"),
-            ("--reduction", "none"),
-            ("--unroll", "int"),
+            ("--reduction", "reduction"),
+            ("--unroll", "unroll"),
             ("--no-unroll", "variant"),
             ("--disable-sr", "none"),
+            ("--no-genmc-variants", "none"),
+            ("--disable-race-detection", "none"),
+            ("--target", "target"),
+            ("--progress", "none"),
             ("-D", "define"),
             ("-I", "dir"),
             ("-o", "out_dir"),
@@ -253,7 +269,7 @@ COMMANDS = (
             ("--max-bound", "int"),
             ("--max-states", "int"),
             ("--engine", "engine"),
-            ("--unroll", "int"),
+            ("--unroll", "unroll"),
             ("-D", "define"),
             ("-I", "dir"),
             *_LIMITS,

@@ -61,8 +61,12 @@ DOCUMENTED = {
 #: Commands that report bad input test by test in their report (stdout), not on stderr.
 CAMPAIGNS = ("validate", "diff")
 
-#: A campaign's progress bar (``--progress``), on stderr with the error lines.
-PROGRESS = re.compile(r"^(validate|diff) .*━")
+#: Progress on stderr with the error lines (``--progress``): a campaign's bar, or a line
+#: of a test's or program's run off a terminal (``herd_compat.pipeline.progress``).
+PROGRESS = re.compile(
+    r"^(validate|diff) .*━"
+    r"|^(?!.*:\d+:\d+: )\S.*: ([\d,.]+[kMG]? executions, .*\[[\d:]+\]|done in [\d:]+)$"
+)
 
 #: A clean error line: bad input (``FILE:LINE:COL: error:``) or a bad command line.
 ERROR_LINE = re.compile(r"^(\S.*:\d+:\d+: (error|warning): |herdsman [\w ]+: (error|warning): )")

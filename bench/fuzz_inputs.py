@@ -91,6 +91,24 @@ TOKENS = (
     "P0(int *x)",
     "smp_mb();",
     "->",
+    # AMOs, exclusives and addressing modes of the RISC-V, AArch64 and ARM assemblers
+    "amoswap.w.aq.rl",
+    "amoadd.d",
+    "lr.w",
+    "sc.w.rl",
+    "fence.tso",
+    "fence r,w",
+    "LDAXR",
+    "STLXR W5,W2,[X1]",
+    "CAS W0,W1,[X2]",
+    "SWPAL",
+    "[X1,#8]",
+    "[X1,W2,SXTW]",
+    "CBNZ",
+    "LSL #3",
+    "ldrex",
+    "strex r2,r1,[r0]",
+    "dmb ish",
 )
 
 #: Seeds per architecture: (folders or files, every k-th file), and the built-in models
@@ -106,7 +124,7 @@ ARCHES: dict[str, tuple[tuple[str, ...], int, tuple[str, ...]]] = {
 }
 
 #: Every built-in model, for the runs under a model not meant for the test.
-MODELS = ("power", "tso", "sc", "pso", "arm", "aarch64", "riscv", "rc11", "tso64")
+MODELS = ("power", "tso", "sc", "pso", "arm", "aarch64", "riscv", "rc11", "ra", "tso64")
 ENGINES = ("auto", "reference", "trust")
 
 

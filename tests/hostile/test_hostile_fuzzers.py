@@ -77,3 +77,17 @@ def test_the_judge_catches_what_it_must():
     assert judge("diff", _result(2, out=report, err="resuming j.sqlite: 0 tests done\n")) is None
     bar = "validate 1 not identical ━━━━━━━━━━━━━━━━ 1/1 0:00:08 ETA 0:00:00\n"
     assert judge("validate", _result(1, err=bar)) is None
+
+
+def test_progress_asked_for_is_not_an_error_line():
+    judge = HARNESS.judge
+    error = "p.litmus:1:1: error: a litmus test, not a C program: 'herdsman run' runs it\n"
+    progress = (
+        "tas_lock: 162 executions, 32,460/s, ~618k in all (~0:19 left) [0:00]\n"
+        "tas_lock: 1.2M executions, 30/s [1:00:03]\ntas_lock: done in 0:00\n"
+    )
+    assert judge("verify", _result(2, err=progress + error)) is None
+    assert judge("verify", _result(2, err=error + progress)) is None
+    assert judge("verify", _result(2, err=progress)) == "exit status 2 without a message"
+    assert judge("verify", _result(2, err="t.c: done in 0:00 or not\n")) is not None
+    assert judge("verify", _result(2, err="t.c:1:1: done in 0:00\n")) is not None

@@ -71,3 +71,15 @@ def test_fuzz_judge_catches_what_it_must():
     )
     assert judge("f.c", 0, "Traceback (most recent call last):\n", "", ok) == "internal error"
     assert judge("f.litmus", 42, "", "", (0, 3)) == "exit status 42"
+    # README: an engine's refusal of a model points at the model, naming the program
+    refused = "rc11:0:0: error: the operational engine runs ...; model rc11 is none of them"
+    assert judge("f.c", 2, "", f"{refused} (for f.c)\n", ok) is None
+    assert judge("f.c", 2, "", f"{refused} (for g.c)\n", ok) is not None
+    assert judge("f.c", 2, "", "bogus:0:0: error: x (for f.c)\n", ok) is not None
+
+
+def test_programs_run_under_every_c_model_with_verify_flags():
+    drawn = [c.options for c in FUZZ.cases(300, 5) if c.kind == "program"]
+    words = {w for options in drawn for w in options}
+    assert {"rc11", "ra", "tso", "sc", "--unroll", "--no-genmc-variants"} <= words
+    assert any("--model" not in options for options in drawn)  # verify's default model
