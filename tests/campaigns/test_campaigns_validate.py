@@ -378,7 +378,10 @@ def test_cli_ctrl_c_keeps_results(tmp_path: Path) -> None:
     tests = _power_sample(20)
     index = tmp_path / "idx"
     index.write_text("\n".join(tests) + "\n")
-    extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), "sleep": 0.2}
+    extra = {
+        "log": str(SHARED / "power" / "herd7-ppc.log"),
+        "sleep": 0.5,
+    }  # (room for a loaded poller to see 3 rows before the end)
     db = tmp_path / "int.sqlite"
     proc = subprocess.Popen(
         _validate_cmd(tmp_path, index, db),
