@@ -378,10 +378,8 @@ def test_cli_ctrl_c_keeps_results(tmp_path: Path) -> None:
     tests = _power_sample(20)
     index = tmp_path / "idx"
     index.write_text("\n".join(tests) + "\n")
-    extra = {
-        "log": str(SHARED / "power" / "herd7-ppc.log"),
-        "sleep": 0.5,
-    }  # (room for a loaded poller to see 3 rows before the end)
+    # 0.5 s a test: room for a poller on a loaded machine to see 3 rows before the end
+    extra = {"log": str(SHARED / "power" / "herd7-ppc.log"), "sleep": 0.5}
     db = tmp_path / "int.sqlite"
     proc = subprocess.Popen(
         _validate_cmd(tmp_path, index, db),
