@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import NamedTuple
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.relalg import bits, universe
+from herdsman.litmus.base.memo import cached
 
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
@@ -83,7 +83,7 @@ class Skeleton:
         ]
         return self.U.from_columns(cols) if any(cols) else 0
 
-    @cached_property
+    @cached
     def valdep(self) -> int:
         """read -> write whose stored value is computed from it, whatever the port (not
         one of herd's names: explorers reject the candidates where rf closes a cycle with
@@ -102,7 +102,7 @@ class Skeleton:
                 s |= 1 << i
         return s
 
-    @cached_property
+    @cached
     def _groups(self) -> _Groups:
         """The events of each kind, thread (init events: thread -1) and instruction
         instance, in one pass (the sets and relations below are made from them)."""
@@ -125,38 +125,38 @@ class Skeleton:
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
 
-    @cached_property
+    @cached
     def R(self) -> int:
         return self._kind("R") | self._kind("U")
 
-    @cached_property
+    @cached
     def W(self) -> int:
         return self._kind("W") | self._kind("U")
 
-    @cached_property
+    @cached
     def M(self) -> int:
         return self.R | self.W
 
-    @cached_property
+    @cached
     def F(self) -> int:
         return self._kind("F")
 
-    @cached_property
+    @cached
     def B(self) -> int:
         return self._kind("B")
 
-    @cached_property
+    @cached
     def BCC(self) -> int:
         """The commits of conditional branches (herd's ``bcc``), not those of a predicate
         (herd's ``pred``: an AArch64 CAS's comparison, its text in ``fence``)."""
         return self._set(lambda e: e.kind == "B" and e.fence is None)
 
-    @cached_property
+    @cached
     def nops(self) -> int:
         """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
         return self._kind("N")
 
-    @cached_property
+    @cached
     def IW(self) -> int:
         return self._groups.threads.get(-1, 0)
 
@@ -166,7 +166,7 @@ class Skeleton:
     def annot_set(self, name: str) -> int:
         return self.annotated.get(name, 0)
 
-    @cached_property
+    @cached
     def fences(self) -> dict[str, int]:
         """The fence events of each kind (one pass over the events)."""
         out: dict[str, int] = {}
@@ -175,7 +175,7 @@ class Skeleton:
                 out[e.fence] = out.get(e.fence, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def annotated(self) -> dict[str, int]:
         """The events carrying each annotation (one pass over the events)."""
         out: dict[str, int] = {}
@@ -184,27 +184,27 @@ class Skeleton:
                 out[name] = out.get(name, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def locations(self) -> list[str]:
         """Memory locations, sorted by name."""
         return sorted({e.loc for e in self.events if e.loc is not None})
 
-    @cached_property
+    @cached
     def by_loc(self) -> dict[str, int]:
         """Memory events of each location, as event sets."""
         return self._groups.locs
 
-    @cached_property
+    @cached
     def writes_by_loc(self) -> dict[str, int]:
         return {x: s & self.W for x, s in self.by_loc.items()}
 
-    @cached_property
+    @cached
     def init_write(self) -> dict[str, int]:
         """The initial write event of each location."""
         return {e.loc: i for i, e in enumerate(self.events) if e.tid < 0 and e.loc is not None}
 
     # ---- static relations
-    @cached_property
+    @cached
     def po(self) -> int:
         """Program order: strict, per thread, between different instruction instances,
         and across threads along spawns and joins (as GenMC's ``po``).
@@ -238,7 +238,7 @@ class Skeleton:
         """Program order inside each thread only (see :attr:`po`)."""
         return self._thread_po[0]
 
-    @cached_property
+    @cached
     def _thread_po(self) -> tuple[int, list[int]]:
         """:attr:`thread_po`, and the spawn and join events (one pass)."""
         spawns = []
@@ -266,7 +266,7 @@ class Skeleton:
             same |= 1 << i
         return (self.U.from_columns(cols) if any(cols) else 0), spawns
 
-    @cached_property
+    @cached
     def iico(self) -> int:
         """Order inside one instruction instance (herd's intra-instruction causality
         restricted to the events we keep): its events in order, e.g. the read before the
@@ -282,12 +282,12 @@ class Skeleton:
             earlier[key] = b | (1 << i)
         return self.U.from_columns(cols) if any(cols) else 0
 
-    @cached_property
+    @cached
     def po_iico(self) -> int:
         """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
         return self.po | self.iico
 
-    @cached_property
+    @cached
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
         product = self.U.product
@@ -296,7 +296,7 @@ class Skeleton:
             r |= product(s, s)
         return r
 
-    @cached_property
+    @cached
     def loc(self) -> int:
         """Same location (reflexive on memory events, and on the events with a location
         that are no memory access: herd's lock and SRCU events, kind ``K``); register
@@ -316,7 +316,7 @@ class Skeleton:
         return r
 
     # ---- register events (herd's catdep view: engine.semantics.regevents)
-    @cached_property
+    @cached
     def by_reg(self) -> dict[tuple[int, str], int]:
         """The register events of each (thread, register)."""
         out: dict[tuple[int, str], int] = {}
@@ -326,7 +326,7 @@ class Skeleton:
                 out[key] = out.get(key, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def rf_reg(self) -> int:
         """herd's ``rf-reg``: each register read from the last write of its register by
         an earlier instruction of its thread (none for a read of the initial value)."""
@@ -357,7 +357,7 @@ class Skeleton:
         earlier positions of their thread, like the dependencies)."""
         return self._dep([getattr(e, field) for e in self.events])
 
-    @cached_property
+    @cached
     def iico_data(self) -> int:
         """herd's ``iico_data``: as the events declare it when they do (register
         events), else the order inside each instruction instance (:attr:`iico`)."""
@@ -365,23 +365,23 @@ class Skeleton:
             return self._iico("iico")
         return self.iico
 
-    @cached_property
+    @cached
     def iico_ctrl(self) -> int:
         """herd's ``iico_ctrl`` (as the events declare it; none without register
         events)."""
         return self._iico("iico_ctrl") if self.has_regs else 0
 
-    @cached_property
+    @cached
     def reg_events(self) -> int:
         """herd's register events (``Rreg`` and ``Wreg``), as a set."""
         return self._set(lambda e: e.reg is not None)
 
-    @cached_property
+    @cached
     def has_regs(self) -> bool:
         """Whether the events include herd's register events."""
         return any(e.reg is not None for e in self.events)
 
-    @cached_property
+    @cached
     def int_(self) -> int:
         """Same thread, reflexive on thread events; init events are in no thread, so they
         are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
@@ -392,7 +392,7 @@ class Skeleton:
                 r |= product(s, s)
         return r
 
-    @cached_property
+    @cached
     def ext(self) -> int:
         """Different threads; the init writes form one group of their own."""
         U = self.U

@@ -130,7 +130,7 @@ class Tables:
             tab = []
             names = regnames[t]
             for v in vs:
-                tab.append(tuple([v.reg(r) for r in names]))
+                tab.append(v.regs_of(names))
             regtabs.append(tab)
         self.regtabs = regtabs
         # observed memory locations (generic mode: the only ones with a final-write choice)
