@@ -22,6 +22,10 @@ from herdsman.litmus.base.memo import cached
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
 
+#: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
+MAX_FRAMES = 4096
+_FRAMES: dict[tuple, dict[str, int]] = {}
+
 
 class _Groups(NamedTuple):
     """A skeleton's events by kind, by thread, by instruction instance and by location
@@ -205,6 +209,32 @@ class Skeleton:
 
     # ---- static relations
     @cached
+    def _frame(self) -> dict[str, int]:
+        """The relations of this skeleton's frame computed so far: po, int, ext,
+        same-instance and iico depend only on its events' threads and instruction
+        instances (and the row stride), and skeletons of a campaign's tests repeat frames,
+        so they share these (a skeleton with spawns or joins keeps its own)."""
+        events = self.events
+        for e in events:
+            if e.kind == "S" or e.kind == "J":
+                return {}
+        key = (self.U.cap, tuple([(e.tid, e.poi) for e in events]))
+        got = _FRAMES.get(key)
+        if got is None:
+            if len(_FRAMES) >= MAX_FRAMES:
+                _FRAMES.clear()
+            got = _FRAMES[key] = {}
+        return got
+
+    def _framed(self, name: str, make: Callable[[], int]) -> int:
+        """Relation ``name`` of this skeleton's frame (``make()`` the first time)."""
+        frame = self._frame
+        got = frame.get(name)
+        if got is None:
+            got = frame[name] = make()
+        return got
+
+    @cached
     def po(self) -> int:
         """Program order: strict, per thread, between different instruction instances,
         and across threads along spawns and joins (as GenMC's ``po``).
@@ -214,6 +244,10 @@ class Skeleton:
         :attr:`iico`); init events are in no thread.  A spawn event comes po-before every
         event of the thread it starts, a join event po-after every event of the thread it
         waits for, transitively."""
+        return self._framed("po", self._po_of_frame)
+
+    def _po_of_frame(self) -> int:
+        """:attr:`po`, computed."""
         r, spawns = self._thread_po
         if not spawns:
             return r
@@ -271,6 +305,10 @@ class Skeleton:
         """Order inside one instruction instance (herd's intra-instruction causality
         restricted to the events we keep): its events in order, e.g. the read before the
         write of a read-modify-write."""
+        return self._framed("iico", self._iico_of_frame)
+
+    def _iico_of_frame(self) -> int:
+        """:attr:`iico`, computed."""
         cols = [0] * len(self.events)  # per event: the earlier events of its instance
         earlier: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
@@ -290,6 +328,10 @@ class Skeleton:
     @cached
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
+        return self._framed("same_instance", self._same_instance_of_frame)
+
+    def _same_instance_of_frame(self) -> int:
+        """:attr:`same_instance`, computed."""
         product = self.U.product
         r = 0
         for s in self._groups.instances.values():
@@ -385,6 +427,10 @@ class Skeleton:
     def int_(self) -> int:
         """Same thread, reflexive on thread events; init events are in no thread, so they
         are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
+        return self._framed("int_", self._int_of_frame)
+
+    def _int_of_frame(self) -> int:
+        """:attr:`int_`, computed."""
         product = self.U.product
         r = 0
         for tid, s in self._groups.threads.items():
@@ -395,6 +441,10 @@ class Skeleton:
     @cached
     def ext(self) -> int:
         """Different threads; the init writes form one group of their own."""
+        return self._framed("ext", self._ext_of_frame)
+
+    def _ext_of_frame(self) -> int:
+        """:attr:`ext`, computed."""
         U = self.U
         same = 0
         for s in self._groups.threads.values():

@@ -567,7 +567,7 @@ class Combo(Tables):
     def _check(self, rf: int, co: int, finals: tuple[int, ...], want: bool) -> list:
         self.n_checks += 1
         if self.native:
-            vs = self.session.check(rf, co=co, want_shows=True) if want else self.check(rf, co=co)
+            vs = self.session.check(rf, co, want_shows=True) if want else self.check(rf, co)
         else:
             fw = 0
             for li in self.observed_locs:
