@@ -408,8 +408,7 @@ class Model:
         ev.predef = Predefined(names)
         env = unit.compiled.env
         if env is not None:
-            for enum, tags in env.enums.items():
-                ev.enums[enum] = tags
+            ev.enums.update(env.enums)
         rt = Runtime(sk, ev, Verdict, Failure)
         try:
             S = unit.statics(sk.U, N, unit.statics_consts, rt, ev)

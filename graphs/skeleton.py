@@ -13,14 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import NamedTuple
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.relalg import bits, universe
+from herdsman.litmus.base.memo import cached
 
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
+
+#: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
+MAX_FRAMES = 4096
+_FRAMES: dict[tuple, dict[str, int]] = {}
 
 
 class _Groups(NamedTuple):
@@ -83,7 +87,7 @@ class Skeleton:
         ]
         return self.U.from_columns(cols) if any(cols) else 0
 
-    @cached_property
+    @cached
     def valdep(self) -> int:
         """read -> write whose stored value is computed from it, whatever the port (not
         one of herd's names: explorers reject the candidates where rf closes a cycle with
@@ -102,7 +106,7 @@ class Skeleton:
                 s |= 1 << i
         return s
 
-    @cached_property
+    @cached
     def _groups(self) -> _Groups:
         """The events of each kind, thread (init events: thread -1) and instruction
         instance, in one pass (the sets and relations below are made from them)."""
@@ -125,38 +129,38 @@ class Skeleton:
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
 
-    @cached_property
+    @cached
     def R(self) -> int:
         return self._kind("R") | self._kind("U")
 
-    @cached_property
+    @cached
     def W(self) -> int:
         return self._kind("W") | self._kind("U")
 
-    @cached_property
+    @cached
     def M(self) -> int:
         return self.R | self.W
 
-    @cached_property
+    @cached
     def F(self) -> int:
         return self._kind("F")
 
-    @cached_property
+    @cached
     def B(self) -> int:
         return self._kind("B")
 
-    @cached_property
+    @cached
     def BCC(self) -> int:
         """The commits of conditional branches (herd's ``bcc``), not those of a predicate
         (herd's ``pred``: an AArch64 CAS's comparison, its text in ``fence``)."""
         return self._set(lambda e: e.kind == "B" and e.fence is None)
 
-    @cached_property
+    @cached
     def nops(self) -> int:
         """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
         return self._kind("N")
 
-    @cached_property
+    @cached
     def IW(self) -> int:
         return self._groups.threads.get(-1, 0)
 
@@ -166,7 +170,7 @@ class Skeleton:
     def annot_set(self, name: str) -> int:
         return self.annotated.get(name, 0)
 
-    @cached_property
+    @cached
     def fences(self) -> dict[str, int]:
         """The fence events of each kind (one pass over the events)."""
         out: dict[str, int] = {}
@@ -175,7 +179,7 @@ class Skeleton:
                 out[e.fence] = out.get(e.fence, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def annotated(self) -> dict[str, int]:
         """The events carrying each annotation (one pass over the events)."""
         out: dict[str, int] = {}
@@ -184,27 +188,53 @@ class Skeleton:
                 out[name] = out.get(name, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def locations(self) -> list[str]:
         """Memory locations, sorted by name."""
         return sorted({e.loc for e in self.events if e.loc is not None})
 
-    @cached_property
+    @cached
     def by_loc(self) -> dict[str, int]:
         """Memory events of each location, as event sets."""
         return self._groups.locs
 
-    @cached_property
+    @cached
     def writes_by_loc(self) -> dict[str, int]:
         return {x: s & self.W for x, s in self.by_loc.items()}
 
-    @cached_property
+    @cached
     def init_write(self) -> dict[str, int]:
         """The initial write event of each location."""
         return {e.loc: i for i, e in enumerate(self.events) if e.tid < 0 and e.loc is not None}
 
     # ---- static relations
-    @cached_property
+    @cached
+    def _frame(self) -> dict[str, int]:
+        """The relations of this skeleton's frame computed so far: po, int, ext,
+        same-instance and iico depend only on its events' threads and instruction
+        instances (and the row stride), and skeletons of a campaign's tests repeat frames,
+        so they share these (a skeleton with spawns or joins keeps its own)."""
+        events = self.events
+        for e in events:
+            if e.kind == "S" or e.kind == "J":
+                return {}
+        key = (self.U.cap, tuple([(e.tid, e.poi) for e in events]))
+        got = _FRAMES.get(key)
+        if got is None:
+            if len(_FRAMES) >= MAX_FRAMES:
+                _FRAMES.clear()
+            got = _FRAMES[key] = {}
+        return got
+
+    def _framed(self, name: str, make: Callable[[], int]) -> int:
+        """Relation ``name`` of this skeleton's frame (``make()`` the first time)."""
+        frame = self._frame
+        got = frame.get(name)
+        if got is None:
+            got = frame[name] = make()
+        return got
+
+    @cached
     def po(self) -> int:
         """Program order: strict, per thread, between different instruction instances,
         and across threads along spawns and joins (as GenMC's ``po``).
@@ -214,6 +244,10 @@ class Skeleton:
         :attr:`iico`); init events are in no thread.  A spawn event comes po-before every
         event of the thread it starts, a join event po-after every event of the thread it
         waits for, transitively."""
+        return self._framed("po", self._po_of_frame)
+
+    def _po_of_frame(self) -> int:
+        """:attr:`po`, computed."""
         r, spawns = self._thread_po
         if not spawns:
             return r
@@ -238,7 +272,7 @@ class Skeleton:
         """Program order inside each thread only (see :attr:`po`)."""
         return self._thread_po[0]
 
-    @cached_property
+    @cached
     def _thread_po(self) -> tuple[int, list[int]]:
         """:attr:`thread_po`, and the spawn and join events (one pass)."""
         spawns = []
@@ -266,11 +300,15 @@ class Skeleton:
             same |= 1 << i
         return (self.U.from_columns(cols) if any(cols) else 0), spawns
 
-    @cached_property
+    @cached
     def iico(self) -> int:
         """Order inside one instruction instance (herd's intra-instruction causality
         restricted to the events we keep): its events in order, e.g. the read before the
         write of a read-modify-write."""
+        return self._framed("iico", self._iico_of_frame)
+
+    def _iico_of_frame(self) -> int:
+        """:attr:`iico`, computed."""
         cols = [0] * len(self.events)  # per event: the earlier events of its instance
         earlier: dict[tuple[int, int], int] = {}
         for i, e in enumerate(self.events):
@@ -282,14 +320,18 @@ class Skeleton:
             earlier[key] = b | (1 << i)
         return self.U.from_columns(cols) if any(cols) else 0
 
-    @cached_property
+    @cached
     def po_iico(self) -> int:
         """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
         return self.po | self.iico
 
-    @cached_property
+    @cached
     def same_instance(self) -> int:
         """Pairs of events of one instruction instance, reflexive (init events: none)."""
+        return self._framed("same_instance", self._same_instance_of_frame)
+
+    def _same_instance_of_frame(self) -> int:
+        """:attr:`same_instance`, computed."""
         U = self.U
         r = 0
         alone = 0  # the events alone in their instance: their pairs are identity's
@@ -300,7 +342,7 @@ class Skeleton:
                 alone |= s
         return r | U.ident(alone)
 
-    @cached_property
+    @cached
     def loc(self) -> int:
         """Same location (reflexive on memory events, and on the events with a location
         that are no memory access: herd's lock and SRCU events, kind ``K``); register
@@ -320,7 +362,7 @@ class Skeleton:
         return r
 
     # ---- register events (herd's catdep view: engine.semantics.regevents)
-    @cached_property
+    @cached
     def by_reg(self) -> dict[tuple[int, str], int]:
         """The register events of each (thread, register)."""
         out: dict[tuple[int, str], int] = {}
@@ -330,7 +372,7 @@ class Skeleton:
                 out[key] = out.get(key, 0) | (1 << i)
         return out
 
-    @cached_property
+    @cached
     def rf_reg(self) -> int:
         """herd's ``rf-reg``: each register read from the last write of its register by
         an earlier instruction of its thread (none for a read of the initial value)."""
@@ -361,7 +403,7 @@ class Skeleton:
         earlier positions of their thread, like the dependencies)."""
         return self._dep([getattr(e, field) for e in self.events])
 
-    @cached_property
+    @cached
     def iico_data(self) -> int:
         """herd's ``iico_data``: as the events declare it when they do (register
         events), else the order inside each instruction instance (:attr:`iico`)."""
@@ -369,26 +411,30 @@ class Skeleton:
             return self._iico("iico")
         return self.iico
 
-    @cached_property
+    @cached
     def iico_ctrl(self) -> int:
         """herd's ``iico_ctrl`` (as the events declare it; none without register
         events)."""
         return self._iico("iico_ctrl") if self.has_regs else 0
 
-    @cached_property
+    @cached
     def reg_events(self) -> int:
         """herd's register events (``Rreg`` and ``Wreg``), as a set."""
         return self._set(lambda e: e.reg is not None)
 
-    @cached_property
+    @cached
     def has_regs(self) -> bool:
         """Whether the events include herd's register events."""
         return any(e.reg is not None for e in self.events)
 
-    @cached_property
+    @cached
     def int_(self) -> int:
         """Same thread, reflexive on thread events; init events are in no thread, so they
         are related to nothing, not even themselves (herd's ``same_proc_not_init``)."""
+        return self._framed("int_", self._int_of_frame)
+
+    def _int_of_frame(self) -> int:
+        """:attr:`int_`, computed."""
         product = self.U.product
         r = 0
         for tid, s in self._groups.threads.items():
@@ -396,9 +442,13 @@ class Skeleton:
                 r |= product(s, s)
         return r
 
-    @cached_property
+    @cached
     def ext(self) -> int:
         """Different threads; the init writes form one group of their own."""
+        return self._framed("ext", self._ext_of_frame)
+
+    def _ext_of_frame(self) -> int:
+        """:attr:`ext`, computed."""
         U = self.U
         same = 0
         for s in self._groups.threads.values():

@@ -77,16 +77,12 @@ def init_digest_text(t: LitmusTest) -> str:
 
 def string_of_prog(cols: list[list[str]]) -> str:
     """herd's ``Misc.string_of_prog``: a table of the threads' items, no header row."""
-    widths = [max((len(x) for x in c), default=0) for c in cols]
     rows = max((len(c) for c in cols), default=0)
-    lines = []
-    for i in range(rows):
-        cells = [
-            " " + (c[i] if i < len(c) else "").ljust(w) + " "
-            for c, w in zip(cols, widths, strict=True)
-        ]
-        lines.append("|".join(cells) + ";\n")
-    return "".join(lines)
+    padded = []  # per column its cells, each padded to the column's width
+    for c in cols:
+        w = max((len(x) for x in c), default=0)
+        padded.append([f" {x.ljust(w)} " for x in c] + [" " * (w + 2)] * (rows - len(c)))
+    return "".join(["|".join(row) + ";\n" for row in zip(*padded, strict=True)])
 
 
 def code_digest_text(t: LitmusTest) -> str:

@@ -10,7 +10,6 @@ text, the mnemonic as written, and its operation in the program IR (:mod:`litmus
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from herdsman.litmus.base.ir import (
     Condition,
@@ -22,6 +21,7 @@ from herdsman.litmus.base.ir import (
     Value,
     prop_locations,
 )
+from herdsman.litmus.base.memo import cached
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class LitmusTest:
         not display the locations only the filter reads)."""
         return list(self._observed)
 
-    @cached_property
+    @cached
     def _observed(self) -> tuple[Loc, ...]:
         """:meth:`observed_locations`, found once (the hash and the lowering both ask)."""
         out = prop_locations(self.condition.prop)

@@ -84,6 +84,9 @@ def enumerate_test(
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = wanted_execs(per_thread, goal.prop)
     for execs in per_thread:
+        if len(execs) == 1:  # one shape (no need to compute it)
+            groups.append([execs])
+            continue
         by_shape: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
             by_shape.setdefault(te.shape(), []).append(te)
@@ -508,7 +511,10 @@ class Combo(Tables):
         verdicts = None
         if self.lean:  # the model first: a rejected candidate needs no final state
             verdicts = self._check(rf, co, finals, False)
-            if not any(v.allowed for v in verdicts):
+            for v in verdicts:
+                if v.allowed:
+                    break
+            else:
                 return
         cache = self._leafcache
         fl = self.final_locs
@@ -561,7 +567,7 @@ class Combo(Tables):
     def _check(self, rf: int, co: int, finals: tuple[int, ...], want: bool) -> list:
         self.n_checks += 1
         if self.native:
-            vs = self.session.check(rf, co=co, want_shows=True) if want else self.check(rf, co=co)
+            vs = self.session.check(rf, co, want_shows=True) if want else self.check(rf, co)
         else:
             fw = 0
             for li in self.observed_locs:

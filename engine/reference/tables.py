@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import BuiltSkeleton
@@ -49,28 +49,30 @@ class Tables:
         self.wvals: dict[int, list[Value]] = {}
         self.rmask: dict[int, dict[Value, int]] = {}
         self.rvals: dict[int, list[Value]] = {}
+        wconst, wvals, rmask, rvals = self.wconst, self.wvals, self.rmask, self.rvals
         for eid in lay.init_eid.values():
-            self.wconst[eid] = events[eid].known_value
+            wconst[eid] = events[eid].known_value
         for t, vs in enumerate(variants):
             b = lay.base[t]
+            # per variant its events' values (those of an enumerated thread are known)
+            values = [cast("list[Value]", [e.value for e in v.events]) for v in vs]
             for i, e in enumerate(vs[0].events):
-                if e.kind == "W":
-                    vals = [v.events[i].known_value for v in vs]
+                kind = e.kind
+                if kind == "W":
+                    vals = [vv[i] for vv in values]
                     first = vals[0]
-                    if all(v == first for v in vals):
-                        self.wconst[b + i] = first
+                    if vals.count(first) == len(vals):
+                        wconst[b + i] = first
                     else:
-                        self.wconst[b + i] = None
-                        self.wvals[b + i] = vals
-                elif e.kind == "R":
+                        wconst[b + i] = None
+                        wvals[b + i] = vals
+                elif kind == "R":
                     m: dict[Value, int] = {}
-                    rv = []
-                    for k, v in enumerate(vs):
-                        val = v.events[i].known_value
+                    rv = [vv[i] for vv in values]
+                    for k, val in enumerate(rv):
                         m[val] = m.get(val, 0) | (1 << k)
-                        rv.append(val)
-                    self.rmask[b + i] = m
-                    self.rvals[b + i] = rv
+                    rmask[b + i] = m
+                    rvals[b + i] = rv
         # locations and their events
         self.loc_names = list(sk.locations)
         self.loc_index = {x: i for i, x in enumerate(self.loc_names)}
@@ -130,7 +132,7 @@ class Tables:
             tab = []
             names = regnames[t]
             for v in vs:
-                tab.append(tuple([v.reg(r) for r in names]))
+                tab.append(v.regs_of(names))
             regtabs.append(tab)
         self.regtabs = regtabs
         # observed memory locations (generic mode: the only ones with a final-write choice)

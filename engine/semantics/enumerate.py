@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
@@ -85,6 +85,13 @@ class ThreadExec(NamedTuple):
         v = self.done.reg(name, default)
         assert is_known(v), "an enumerated thread has concrete values"
         return v
+
+    def regs_of(self, names: Sequence[str]) -> tuple[Value, ...]:
+        """The final values of registers ``names`` (:meth:`reg` of each, in one go)."""
+        done = self.done
+        slots, values = done.slots, done.values
+        out = [0 if (i := slots.get(r)) is None or (x := values[i]) is None else x for r in names]
+        return cast("tuple[Value, ...]", tuple(out))  # enumerated threads: concrete values
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""

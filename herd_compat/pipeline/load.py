@@ -227,10 +227,10 @@ def _timed_model(models: ModelCache, spec: str) -> tuple[Model, float]:
 
 
 #: Tiny tests parsed once per worker, so that building the parsers (~0.2 s) is not
-#: charged to the first test's time (``locations``: the condition grammar's too, which
-#: the usual conditions do not reach).
+#: charged to the first test's time (a pointer's initial value: the sections' grammar,
+#: which the usual init sections and conditions do not reach).
 _WARM_UP = (
-    "PPC W\n{\n0:r2=x;\n}\n P0 ;\n lwz r1,0(r2) ;\nlocations [x;]\nexists (0:r1=0)\n",
+    "PPC W\n{\n0:r2=x; int *y = &x;\n}\n P0 ;\n lwz r1,0(r2) ;\nlocations [x;]\nexists (0:r1=0)\n",
     "X86 W\n{\n}\n P0 ;\n MOV EAX,[x] ;\nexists (0:EAX=0)\n",
 )
 
