@@ -81,7 +81,7 @@ def events_of(ins: Instr, args: tuple[tuple[int, Value], ...], nop_events: bool)
     cls = type(ins)
     regs = sum(1 for slot, _ in args if slot >= 0)
     if isinstance(ins, Op):
-        return regs + 1 + int(ins.sets_cr)
+        return regs + 1 + int(ins.sets_cr) + int(ins.flags is not None)
     if isinstance(ins, Load):
         return regs + 2 + int(ins.reserve is not None)
     if cls is Store:
@@ -178,6 +178,8 @@ def _op(th: CompiledThread, ins: Op, st: ThreadState) -> Step:
     written = [th.slots[ins.dst]]
     if ins.sets_cr and ins.dst != "cr0":
         written.append(th.cr0)
+    if ins.flags is not None:
+        written.append(th.slots[ins.flags[0]])
     n = st.n + len(reads)
     writes = [
         reg_event(th, st, n + k, "Wreg", th.names[slot], regs[slot], iico=mask)
