@@ -220,6 +220,21 @@ def _cbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return branch(text, m, target, "eq" if up == "CBZ" else "ne", r)
 
 
+def _tbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``TBZ``/``TBNZ Rt,#k,label``: branch when bit ``k`` of ``Rt`` is clear (set)."""
+    arity(m, o, 3, "Rt,#k,label", end)
+    r = reg(o[0], m)
+    want(o[1], ("num",), "a bit number", m)
+    want(o[2], ("name",), "a label", m)
+    k, target = o[1].value, o[2].text
+    if not 0 <= k < o[0].bits:
+        raise CellError(o[1].pos, f"bit number {k} of '{m}' is out of range (0..{o[0].bits - 1})")
+    if r == "ZR":
+        raise CellError(o[0].pos, f"'{m}' on the zero register is not supported")
+    text = f"{up} {rt(o[0])},#{k},{target}"
+    return branch(text, m, target, f"{up.lower()}{k}", r)
+
+
 def _barrier(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     if up == "ISB":
         arity(m, o, 0, "", end)
@@ -251,6 +266,8 @@ SPEC: dict[str, Builder] = {
     **{f"B.{c}": _branch for c in CONDITIONS},
     "CBZ": _cbz,
     "CBNZ": _cbz,
+    "TBZ": _tbz,
+    "TBNZ": _tbz,
     "DMB": _barrier,
     "DSB": _barrier,
     "ISB": _barrier,
@@ -265,7 +282,7 @@ UNSUPPORTED = (
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
-    *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "TBZ", "TBNZ", "EXTR"),
+    *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "EXTR"),
     *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
     *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "LDPSW", "STILP", "LDIAPP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),

@@ -8,8 +8,9 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
 - ``MOV``, ``ADD``, ``SUB``, ``EOR``, ``ORR``, ``AND`` (register or immediate) keep the IR's
   plain functions (``add``...); with a shifted register (``ADD X0,X1,X2,LSL #2``), and
   ``ORN``, ``BIC``, ``ASR``, ``LSL``, ``LSR``, ``ROR``, ``NEG``, ``MVN``, they compute on
-  the word (``add.lsl2.x``; herd's 32-bit ``ASR`` shifts the zero-extended word, as
-  herd does); ``EON`` is ``EOR`` and ``ASRV``... are ``ASR``... (herd's lexer);
+  the word (``add.lsl2.x``; herd's 32-bit ``ASR`` instruction shifts the zero-extended
+  word: a logical shift, unlike its shifted operands); ``EON`` is ``EOR`` and
+  ``ASRV``... are ``ASR``... (herd's lexer);
 - ``ADDS``, ``SUBS``, ``ANDS``, ``BICS``, ``NEGS`` write their destination and ``NZCV``
   (the IR's ``Op.flags``); ``CMP``, ``TST`` only ``NZCV`` (herd has no ``CMN``);
 - ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``);
@@ -120,6 +121,8 @@ def _op3(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     if up in _PLAIN and not kind:
         return op(text, m, d, _PLAIN[up], args)
     fn = _fn(_WORD[up], kind, k, w)
+    if up == "ASR" and w == "w":  # herd shifts the zero-extended word: a logical shift
+        fn = "lsr.w"
     if not flags:
         return op(text, m, d, fn, args)
     nzcv = _fn("nzcv." + _FLAGS[up], kind, k, w)

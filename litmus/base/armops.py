@@ -70,8 +70,7 @@ def _binary(bits: int) -> dict[str, Callable[[int, int], int]]:
         "neg": lambda a, b: w(-a),
         "lsl": lambda a, b: w(a << _shift(b, bits)),
         "lsr": lambda a, b: w((a & mask) >> _shift(b, bits)),
-        # herd shifts the zero-extended word: its 32-bit ASR is logical
-        "asr": lambda a, b: w((a if bits == 64 else a & mask) >> _shift(b, bits)),
+        "asr": lambda a, b: w(signed(a, bits) >> _shift(b, bits)),
         "ror": lambda a, b: w(_ror(a & mask, _shift(b, bits), bits)),
         **{
             f"movk{s}": (lambda a, b, s=s: w((a & ~(0xFFFF << s)) | ((b & 0xFFFF) << s)))
@@ -138,9 +137,12 @@ OPS: dict[str, Callable[[int, int], int]] = _tables()
 ARITIES: dict[str, int] = {
     k: 1 if k.split(".")[0] in ("mov", "neg", "cset", "csetm") else 2 for k in OPS
 }
-#: Branch conditions on the flags register: ``nzcv.eq`` ... (see the module docstring).
+#: Branch conditions: on the flags register, ``nzcv.eq`` ... (see the module docstring);
+#: on one bit of a register, ``tbz<k>`` (bit ``k`` clear) and ``tbnz<k>`` (set).
 BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
-    f"nzcv.{c.lower()}": t for c, t in CONDITIONS.items()
+    **{f"nzcv.{c.lower()}": t for c, t in CONDITIONS.items()},
+    **{f"tbz{k}": (lambda v, k=k: (v >> k) & 1 == 0) for k in range(64)},
+    **{f"tbnz{k}": (lambda v, k=k: (v >> k) & 1 == 1) for k in range(64)},
 }
 
 

@@ -71,6 +71,9 @@ def test_operations() -> None:
     assert one("ADD X0,X1,X2").op == Op("X0", "add", (Reg("X1"), Reg("X2")))
     assert one("NEGS W0,W1").op == Op("X0", "sub.w", (Imm(0), Reg("X1")), flags=(F, "nzcv.sub.w"))
     assert one("B.HI L").op == Branch("L", "nzcv.hi", F)
+    assert one("ASR W0,W1,#4").op == Op("X0", "lsr.w", (Reg("X1"), Imm(4)))  # as herd
+    assert one("TBNZ X0,#3,L").op == Branch("L", "tbnz3", "X0")
+    assert one("tbz w1, #31, L").text == "TBZ W1,#31,L"
 
 
 @pytest.mark.parametrize(
@@ -88,7 +91,8 @@ def test_operations() -> None:
         ("add.x", (1 << 63) - 1, 1, -(1 << 63)),
         ("movk16.w", 0x20002, 1, 0x10002),
         ("movk48.x", 1, 1, (1 << 48) + 1),
-        ("asr.w", -1, 4, 0x0FFFFFFF),  # herd: the zero-extended word, shifted
+        ("asr.w", -1, 4, -1),
+        ("or.asr4.w", 0, 0xF000000F, -16777216),
         ("asr.x", -16, 2, -4),
         ("lsr.x", -1, 60, 15),
         ("ror.w", 6, 1, 3),
@@ -138,6 +142,7 @@ def test_every_condition_code_is_its_flags() -> None:
         ("NEG W0", "missing operand"),
         ("CMP", "missing operand"),
         ("UBFM X0,X1,#0,#7", "unsupported AArch64 instruction 'UBFM'"),
+        ("TBZ W0,#32,L", "out of range"),
     ],
 )
 def test_clean_errors(cell: str, message: str) -> None:
