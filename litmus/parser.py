@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from herdsman.litmus.base.casts import c_cast, typed_condition
 from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
@@ -24,6 +25,8 @@ def parse_source(src: Source) -> LitmusTest:
     n = len(threads)
     init = parse_init(src, sp.arch, sp.init, n)
     cond = parse_condition(src, sp.arch, sp.cond, n)
+    types = {it.loc: None if it.pointer else c_cast(it.ctype) for it in init}
+    condition = typed_condition(cond.condition, types)  # herd's typed constants
     return LitmusTest(
         arch=sp.arch,
         name=sp.name,
@@ -32,7 +35,7 @@ def parse_source(src: Source) -> LitmusTest:
         info=sp.info,
         init=init,
         threads=threads,
-        condition=cond.condition,
+        condition=condition,
         locations=cond.locations,
         filter=cond.filter,
         kinds=cond.kinds,

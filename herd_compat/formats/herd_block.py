@@ -22,6 +22,8 @@ from functools import lru_cache
 
 from herdsman.engine.outcome import Outcome
 from herdsman.litmus.base.arch import ARCHS, parsed_archs
+from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, cast_value
+from herdsman.litmus.base.casts import c_cast as c_cast
 from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc, Value, value_key
 from herdsman.litmus.printer import loc_text, value_text
 
@@ -99,45 +101,6 @@ def location_key(arch: str, loc: Loc) -> tuple:
     if isinstance(loc, SymRegLoc):
         return (1, 0, (), loc.name)
     return (2, 0, (), loc.name)
-
-
-#: A C location's type as herd prints its values (``lib/testType.ml``): its bits and
-#: whether it is signed; a value is sign-extended or masked to them.
-Cast = tuple[int, bool]
-#: herd's C scalars are 64 bits: a type of that size is printed as it is, unsigned ones
-#: as unsigned.
-MACHINE_BITS = 64
-_C_TYPES: dict[str, Cast] = {
-    **dict.fromkeys(("char", "int8_t"), (8, True)),
-    "uint8_t": (8, False),
-    **dict.fromkeys(("short", "int16_t"), (16, True)),
-    "uint16_t": (16, False),
-    **dict.fromkeys(("int", "int32_t"), (32, True)),
-    **dict.fromkeys(("uint32_t", "atomic_t"), (32, False)),
-    **dict.fromkeys(("long", "int64_t", "intptr_t"), (64, True)),
-    **dict.fromkeys(("uint64_t", "uintptr_t"), (64, False)),
-}
-#: A location of no declared type is an ``int`` to herd.
-DEFAULT_CAST: Cast = (32, True)
-
-
-def c_cast(ctype: str | None) -> Cast | None:
-    """How herd prints the values of a C location of type ``ctype`` (None: as they are,
-    a pointer or a type herd does not size)."""
-    if ctype is None:
-        return DEFAULT_CAST
-    return _C_TYPES.get(ctype.removeprefix("_Atomic").strip())
-
-
-def cast_value(v: Value, cast: Cast | None) -> Value:
-    """``v`` as herd prints it in a location of that type (symbols unchanged)."""
-    if cast is None or type(v) is not int:
-        return v
-    bits, signed = cast
-    v &= (1 << bits) - 1
-    if signed and v >> (bits - 1):
-        v -= 1 << bits
-    return v
 
 
 def state_lines(

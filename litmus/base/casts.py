@@ -1,0 +1,79 @@
+"""herd's typed values: a location declared ``uint64_t``, ``int32_t``... holds values of
+that type, and one of no declared type an ``int`` (``lib/testType.ml``): herd prints its
+values, and reads the constants a condition compares it with, wrapped to the type's bits
+and signedness."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from herdsman.litmus.base.ir import And, Atom, Condition, Implies, Loc, Not, Or, Prop, RegLoc
+from herdsman.litmus.base.values import MemLoc, Value
+
+#: A location's type as herd reads its values: its bits and whether it is signed.
+Cast = tuple[int, bool]
+_C_TYPES: dict[str, Cast] = {
+    **dict.fromkeys(("char", "int8_t"), (8, True)),
+    "uint8_t": (8, False),
+    **dict.fromkeys(("short", "int16_t"), (16, True)),
+    "uint16_t": (16, False),
+    **dict.fromkeys(("int", "int32_t"), (32, True)),
+    **dict.fromkeys(("uint32_t", "atomic_t"), (32, False)),
+    **dict.fromkeys(("long", "int64_t", "intptr_t"), (64, True)),
+    **dict.fromkeys(("uint64_t", "uintptr_t"), (64, False)),
+}
+#: A location of no declared type is an ``int`` to herd.
+DEFAULT_CAST: Cast = (32, True)
+
+
+def c_cast(ctype: str | None) -> Cast | None:
+    """How herd reads the values of a location of type ``ctype`` (None: as they are, a
+    pointer or a type herd does not size)."""
+    if ctype is None:
+        return DEFAULT_CAST
+    return _C_TYPES.get(ctype.removeprefix("_Atomic").strip())
+
+
+def cast_value(v: Value, cast: Cast | None) -> Value:
+    """``v`` as herd reads it in a location of that type (symbols unchanged)."""
+    if cast is None or type(v) is not int:
+        return v
+    bits, signed = cast
+    v &= (1 << bits) - 1
+    if signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def typed_condition(cond: Condition, types: Mapping[Loc, Cast | None]) -> Condition:
+    """``cond`` with each constant a register or memory location is compared with read at
+    that location's type (``types``, else an ``int``), as herd reads it: ``0:R0=0xBEEF0000``
+    is ``0:R0=-1091633152``.  Unsigned types are left alone (herdsman's words are signed)."""
+    prop = _typed(cond.prop, types)
+    return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
+
+
+def _typed(p: Prop, types: Mapping[Loc, Cast | None]) -> Prop:
+    if isinstance(p, Atom):
+        v = p.value
+        if type(v) is not int or not isinstance(p.loc, RegLoc | MemLoc):
+            return p
+        cast = types.get(p.loc, DEFAULT_CAST)
+        if cast is None or not cast[1]:
+            return p
+        got = cast_value(v, cast)
+        return p if got == v else Atom(p.loc, got)
+    if isinstance(p, Not):
+        q = _typed(p.prop, types)
+        return p if q is p.prop else Not(q)
+    if isinstance(p, And | Or):
+        parts = tuple([_typed(q, types) for q in p.props])
+        same = all(a is b for a, b in zip(parts, p.props, strict=True))
+        return p if same else type(p)(parts)
+    if isinstance(p, Implies):
+        a, b = _typed(p.left, types), _typed(p.right, types)
+        return p if a is p.left and b is p.right else Implies(a, b)
+    return p
+
+
+__all__ = ["DEFAULT_CAST", "Cast", "c_cast", "cast_value", "typed_condition"]
