@@ -1,0 +1,72 @@
+"""Forms herd's own instruction tests use, outside AArch64's register instructions: the
+init section's nested braces, RISC-V's upper-case ``NOP``/``MV`` and ``sext.w``, PPC's
+``extsw``, ARM's ``MOVW``/``MOVT``, and a condition's constants read at their location's
+type (litmus/base/casts.py)."""
+
+from __future__ import annotations
+
+from herdsman.litmus.asm import arm, ppc, riscv
+from herdsman.litmus.base.casts import typed_condition
+from herdsman.litmus.base.ir import (
+    Atom,
+    Condition,
+    Imm,
+    MemLoc,
+    Nop,
+    Not,
+    Op,
+    Reg,
+    RegLoc,
+    convert_code,
+)
+from herdsman.litmus.base.numbers import int_op
+from herdsman.litmus.base.source import Source
+from herdsman.litmus.parser import parse_text
+from herdsman.litmus.splitter import split
+from herdsman.litmus.test import Instruction
+
+
+def _one(parse, text: str) -> Instruction:
+    ins = parse(text)[-1]
+    assert isinstance(ins, Instruction)
+    return ins
+
+
+def test_the_init_section_nests_braces() -> None:
+    text = "AArch64 T\n{ int64_t v[2] = {22,44}; 0:X2=v; }\nP0 ;\nNOP ;\nexists (0:X0=0)\n"
+    sp = split(Source(text, "t"))
+    assert text[sp.init[0] : sp.init[1]] == " int64_t v[2] = {22,44}; 0:X2=v; "
+    assert text[sp.prog[0] : sp.prog[1]].split() == ["P0", ";", "NOP", ";"]
+
+
+def test_riscv_forms() -> None:
+    assert _one(riscv.parse_cell, "NOP").op == Nop()
+    mv = _one(riscv.parse_cell, "MV a0, a1")
+    assert (mv.text, mv.op) == ("mv x10,x11", Op("x10", "mov", (Reg("x11"),)))
+    sext = _one(riscv.parse_cell, "sext.w a0,a1").op
+    assert sext == Op("x10", "conv", (Reg("x11"), Imm(-32)))
+    assert convert_code(0xFFFFFFFF, -32) == -1
+
+
+def test_ppc_extsw() -> None:
+    ins = _one(ppc.parse_cell, "extsw r0,r1")
+    assert ins.text == "extsw r0, r1"  # herd's text
+    assert ins.op == Op("r0", "conv", (Reg("r1"), Imm(-32)))
+
+
+def test_arm_movw_movt() -> None:
+    movt = _one(arm.parse_cell, "MOVT R0, #48879")
+    assert (movt.text, movt.op) == ("MOVT R0, #48879", Op("R0", "mov.w", (Imm(48879 << 16),)))
+    assert _one(arm.parse_cell, "MOVW R1,#3").text == "MOVWR1, #3"  # herd's, no space
+    assert int_op("mov.w", 48879 << 16, 0) == -1091633152
+
+
+def test_condition_constants_are_read_at_their_type() -> None:
+    r0, x = RegLoc(0, "R0"), MemLoc("x")
+    cond = Condition("forall", Not(Atom(r0, 0xBEEF0000)))
+    assert typed_condition(cond, {}) == Condition("forall", Not(Atom(r0, -1091633152)))
+    kept = Condition("exists", Atom(x, 0xFFFFFFFFFFFF))
+    assert typed_condition(kept, {x: (64, True)}) is kept
+    assert typed_condition(kept, {x: (32, False)}) is kept  # unsigned types: as written
+    test = parse_text("ARM T\n{ }\nP0 ;\nMOVT R0, #48879 ;\nforall 0:R0=0xBEEF0000\n")
+    assert test.condition.prop == Atom(r0, -1091633152)
