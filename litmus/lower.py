@@ -8,9 +8,12 @@ immediates, observed locations) is a memory location with an initial write.
 from __future__ import annotations
 
 from herdsman.litmus.asm import aarch64
+from herdsman.litmus.base.casts import c_cast
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
+    Atom,
+    Condition,
     Imm,
     Label,
     Load,
@@ -27,6 +30,7 @@ from herdsman.litmus.base.ir import (
     Thread,
     Unlock,
     Value,
+    map_atoms,
 )
 from herdsman.litmus.test import Instruction, LitmusTest
 
@@ -48,19 +52,54 @@ def lower(test: LitmusTest) -> Program:
     symbolic = tuple(
         (it.loc.name, init_value(it.value)) for it in test.init if isinstance(it.loc, SymRegLoc)
     )
+    cells = array_cells(test)
     observed = tuple(test.observed_locations())
+    condition, filt = test.condition, test.filter
+    if cells:  # herd's v[1] is the memory location its address names, v+8
+        observed = tuple(_cell(loc, cells) for loc in observed)
+        prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
+        condition = Condition(condition.quant, prop, condition.written)
+        filt = None if filt is None else map_atoms(filt, lambda a: _cell_atom(a, cells))
     return Program(
         name=test.name,
         arch=test.arch,
         threads=tuple(threads),
         memory=tuple(sorted(initial_memory(test, observed).items())),
         registers=tuple(tuple(regs.items()) for regs in initial_registers(test)),
-        condition=test.condition,
+        condition=condition,
         observed=observed,
         symbolic=symbolic,
-        filter=test.filter,
+        filter=filt,
         path=test.path,
     )
+
+
+def array_cells(test: LitmusTest) -> dict[str, str]:
+    """herd's name of each cell of the test's arrays (``v[1]``) and the memory location
+    its address names (``v+8`` for 8-byte cells: :class:`Sym`'s text)."""
+    out: dict[str, str] = {}
+    for it in test.init:
+        if it.cells is not None and isinstance(it.loc, MemLoc):
+            cast = c_cast(it.ctype)
+            size = 4 if cast is None else cast[0] // 8
+            for i in range(len(it.cells)):
+                out[f"{it.loc.name}[{i}]"] = str(Sym(it.loc.name, i * size))
+    return out
+
+
+def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
+    """The memory location of each array cell and herd's name for it (``v+8`` -> ``v[1]``)."""
+    return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}
+
+
+def _cell(loc: Loc, cells: dict[str, str]) -> Loc:
+    return MemLoc(cells[loc.name]) if isinstance(loc, MemLoc) and loc.name in cells else loc
+
+
+def _cell_atom(a: Atom, cells: dict[str, str]) -> Atom:
+    loc = _cell(a.loc, cells)
+    v = _cell(a.value, cells) if isinstance(a.value, MemLoc) else a.value
+    return a if loc is a.loc and v is a.value else Atom(loc, v)
 
 
 def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
@@ -94,6 +133,11 @@ def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) ->
     for it in test.init:
         if isinstance(it.loc, MemLoc):
             mem[it.loc.name] = init_value(it.value)
+    cells = array_cells(test)
+    for it in test.init:  # an array's cells
+        if it.cells is not None and isinstance(it.loc, MemLoc):
+            for i, v in enumerate(it.cells):
+                mem[cells[f"{it.loc.name}[{i}]"]] = v
     for loc in test.observed_locations() if observed is None else observed:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)

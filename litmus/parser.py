@@ -11,11 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from herdsman.litmus.base.casts import c_cast, typed_condition
+from herdsman.litmus.base.ir import Condition, Loc, MemLoc, prop_locations
 from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.table import parse_program
-from herdsman.litmus.test import LitmusTest
+from herdsman.litmus.test import InitItem, LitmusTest
 
 
 def parse_source(src: Source) -> LitmusTest:
@@ -27,6 +28,7 @@ def parse_source(src: Source) -> LitmusTest:
     cond = parse_condition(src, sp.arch, sp.cond, n)
     types = {it.loc: None if it.pointer else c_cast(it.ctype) for it in init}
     condition = typed_condition(cond.condition, types)  # herd's typed constants
+    _check_cells(src, sp.cond[0], init, condition, cond.locations)
     return LitmusTest(
         arch=sp.arch,
         name=sp.name,
@@ -42,6 +44,22 @@ def parse_source(src: Source) -> LitmusTest:
         path=src.path,
         spelled=cond.spelled,
     )
+
+
+def _check_cells(
+    src: Source, at: int, init: tuple[InitItem, ...], cond: Condition, locs: tuple[Loc, ...]
+) -> None:
+    """Every ``v[i]`` the condition names is a cell of an array of the init section, and no
+    array is observed whole (herd prints ``v={1,2}``: herdsman does not)."""
+    arrays = {it.loc.name: len(it.cells) for it in init if it.cells is not None}
+    for loc in (*prop_locations(cond.prop), *locs):
+        if not isinstance(loc, MemLoc):
+            continue
+        name, bracket, index = loc.name.partition("[")
+        if not bracket and name in arrays:
+            raise src.error(at, f"observing the whole array '{name}' is not supported")
+        if bracket and int(index[:-1]) >= arrays.get(name, 0):
+            raise src.error(at, f"'{loc.name}' is no cell of an array of the init section")
 
 
 def parse_text(text: str, path: str = "<string>") -> LitmusTest:

@@ -43,6 +43,8 @@ def loc_text(loc: Loc) -> str:
         return f"{loc.tid}:{loc.reg}"
     if isinstance(loc, SymRegLoc):
         return f"%{loc.name}"
+    if loc.name.endswith("]"):  # an array's cell, v[1]: herd prints no brackets
+        return loc.name
     return f"[{loc.name}]"
 
 
@@ -120,6 +122,8 @@ def _init_text(it: InitItem) -> str:
         loc = "*" + loc
     if it.ctype:
         loc = f"{it.ctype} {loc}"
+    if it.cells is not None:
+        return f"{loc}[{len(it.cells)}]={{{','.join(value_text(v) for v in it.cells)}}}"
     if it.value is None:
         return loc
     return f"{loc}={it.text or value_text(it.value)}"

@@ -36,7 +36,7 @@ from herdsman.litmus.c import (
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.lower import lower
+from herdsman.litmus.lower import cell_names, lower
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text
 from herdsman.litmus.test import LitmusTest
@@ -66,6 +66,8 @@ class HeaderFacts:
     condition: str
     #: a C test's locations with the types herd prints their values by
     casts: tuple[tuple[Loc, Cast | None], ...] = ()
+    #: herd's names of the program's locations where they differ (an array's cells)
+    names: tuple[tuple[Loc, Loc], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,8 @@ def load_program(
     loading = time.process_time()
     model = models.for_test(test)
     cpu = time.process_time() - loading
-    facts = HeaderFacts(test.name, test.arch, h, herd_condition_text(test.condition))
+    names = tuple(cell_names(test).items())
+    facts = HeaderFacts(test.name, test.arch, h, herd_condition_text(test.condition), (), names)
     n = len(test.threads)
     return Loaded(path, facts, lower(test), model, test.condition, n, None, cpu)
 

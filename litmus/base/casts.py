@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from herdsman.litmus.base.ir import And, Atom, Condition, Implies, Loc, Not, Or, Prop, RegLoc
+from herdsman.litmus.base.ir import Atom, Condition, Loc, RegLoc, map_atoms
 from herdsman.litmus.base.values import MemLoc, Value
 
 #: A location's type as herd reads its values: its bits and whether it is signed.
@@ -49,31 +49,19 @@ def typed_condition(cond: Condition, types: Mapping[Loc, Cast | None]) -> Condit
     """``cond`` with each constant a register or memory location is compared with read at
     that location's type (``types``, else an ``int``), as herd reads it: ``0:R0=0xBEEF0000``
     is ``0:R0=-1091633152``.  Unsigned types are left alone (herdsman's words are signed)."""
-    prop = _typed(cond.prop, types)
-    return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
 
-
-def _typed(p: Prop, types: Mapping[Loc, Cast | None]) -> Prop:
-    if isinstance(p, Atom):
-        v = p.value
-        if type(v) is not int or not isinstance(p.loc, RegLoc | MemLoc):
-            return p
-        cast = types.get(p.loc, DEFAULT_CAST)
+    def typed(a: Atom) -> Atom:
+        v = a.value
+        if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+            return a
+        cast = types.get(a.loc, DEFAULT_CAST)
         if cast is None or not cast[1]:
-            return p
+            return a
         got = cast_value(v, cast)
-        return p if got == v else Atom(p.loc, got)
-    if isinstance(p, Not):
-        q = _typed(p.prop, types)
-        return p if q is p.prop else Not(q)
-    if isinstance(p, And | Or):
-        parts = tuple([_typed(q, types) for q in p.props])
-        same = all(a is b for a, b in zip(parts, p.props, strict=True))
-        return p if same else type(p)(parts)
-    if isinstance(p, Implies):
-        a, b = _typed(p.left, types), _typed(p.right, types)
-        return p if a is p.left and b is p.right else Implies(a, b)
-    return p
+        return a if got == v else Atom(a.loc, got)
+
+    prop = map_atoms(cond.prop, typed)
+    return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
 
 
 __all__ = ["DEFAULT_CAST", "Cast", "c_cast", "cast_value", "typed_condition"]

@@ -23,6 +23,7 @@ in ``r2``.  Memory locations are named by their symbol.  Values and locations li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -437,6 +438,23 @@ class Condition:
     quant: str
     prop: Prop
     written: str = ""
+
+
+def map_atoms(p: Prop, f: Callable[[Atom], Atom]) -> Prop:
+    """``p`` with each atom ``a`` replaced by ``f(a)`` (``p`` itself when none changes)."""
+    if isinstance(p, Atom):
+        return f(p)
+    if isinstance(p, Not):
+        q = map_atoms(p.prop, f)
+        return p if q is p.prop else Not(q)
+    if isinstance(p, And | Or):
+        parts = tuple([map_atoms(q, f) for q in p.props])
+        same = all(a is b for a, b in zip(parts, p.props, strict=True))
+        return p if same else type(p)(parts)
+    if isinstance(p, Implies):
+        a, b = map_atoms(p.left, f), map_atoms(p.right, f)
+        return p if a is p.left and b is p.right else Implies(a, b)
+    return p
 
 
 def prop_locations(p: Prop) -> list[Loc]:

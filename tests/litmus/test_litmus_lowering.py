@@ -357,7 +357,6 @@ PPC_UNSUPPORTED = [
     "stmw r28,0(r2)",
     "rlwinm r1,r2,0,0,31",
     "rlwimi r1,r2,0,0,31",
-    "extsw r1,r2",
 ]
 
 
