@@ -213,17 +213,17 @@ class _Build(Transformer):
         return InitItem(c[0][0], v, text, pointer=True), c[0][1]
 
     def init_array(self, c: list) -> tuple[InitItem, int]:
-        """``TYPE v[N] = {k0,k1...}``: an array of ``N`` cells (unlisted ones 0)."""
+        """``TYPE v[N] = {k0,...,kN-1}``, or ``TYPE v[N]`` (cells 0): an array of ``N`` cells."""
         ctype, name, count = str(c[0]), c[1], c[2]
         if c_cast(ctype) is None:
             raise TokenError(c[0], f"arrays of '{ctype}' are not supported (not a sized type)")
         n = _num(count)
         if not 0 < n <= MAX_ARRAY:
             raise TokenError(count, f"an array has 1 to {MAX_ARRAY} cells")
-        values = [v for v, _ in c[3:] if v is not None] if len(c) > 3 else []
-        if len(values) > n:
+        values = [x[0] for x in c[3:] if x is not None]
+        if values and len(values) != n:  # herd's rule; without values, the cells hold 0
             raise TokenError(count, f"array '{name}' of {n} cells has {len(values)} values")
-        cells = tuple(values) + (0,) * (n - len(values))
+        cells = tuple(values) if values else (0,) * n
         return InitItem(MemLoc(str(name)), None, "", ctype=ctype, cells=cells), name.start_pos or 0
 
     # ---- propositions

@@ -5,8 +5,11 @@ type (litmus/base/casts.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 from herdsman.litmus.asm import arm, ppc, riscv
 from herdsman.litmus.base.casts import typed_condition
+from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
     Atom,
     Condition,
@@ -21,7 +24,10 @@ from herdsman.litmus.base.ir import (
 )
 from herdsman.litmus.base.numbers import int_op
 from herdsman.litmus.base.source import Source
+from herdsman.litmus.hash import init_digest_text
+from herdsman.litmus.lower import cell_names, lower
 from herdsman.litmus.parser import parse_text
+from herdsman.litmus.printer import loc_text
 from herdsman.litmus.splitter import split
 from herdsman.litmus.test import Instruction
 
@@ -70,3 +76,43 @@ def test_condition_constants_are_read_at_their_type() -> None:
     assert typed_condition(kept, {x: (32, False)}) is kept  # unsigned types: as written
     test = parse_text("ARM T\n{ }\nP0 ;\nMOVT R0, #48879 ;\nforall 0:R0=0xBEEF0000\n")
     assert test.condition.prop == Atom(r0, -1091633152)
+
+
+ARRAYS = """AArch64 A
+{ int64_t v[2] = {22,44}; int t[3]; 0:X2=v; }
+P0 ;
+STR X0,[X2,#8] ;
+locations [t[2];]
+forall (v[0]=22 /\\ v[1]=0)
+"""
+
+
+def test_arrays() -> None:
+    test = parse_text(ARRAYS)
+    v = next(it for it in test.init if it.loc == MemLoc("v"))
+    assert (v.ctype, v.cells) == ("int64_t", (22, 44))
+    t = next(it for it in test.init if it.loc == MemLoc("t"))
+    assert t.cells == (0, 0, 0)
+    assert "int64_t v[2]" in init_digest_text(test)  # herd digests no values
+    program = lower(test)
+    assert dict(program.memory) == {"v": 22, "v+8": 44, "t": 0, "t+4": 0, "t+8": 0}
+    assert program.observed == (MemLoc("v"), MemLoc("v+8"), MemLoc("t+8"))
+    assert cell_names(test)[MemLoc("v+8")] == MemLoc("v[1]")
+    assert loc_text(MemLoc("v[1]")) == "v[1]"
+
+
+@pytest.mark.parametrize(
+    "init, cond, message",
+    [
+        ("int v[2] = {1}", "v[0]=1", "of 2 cells has 1 values"),
+        ("int v[2] = {}", "v[0]=1", "unexpected"),
+        ("foo_t v[2]", "v[0]=1", "not a sized type"),
+        ("int v[2]", "v[2]=1", "no cell of an array"),
+        ("int v[2]", "x[0]=1", "no cell of an array"),
+        ("int v[2]", "v=1", "the whole array 'v'"),
+    ],
+)
+def test_array_errors(init: str, cond: str, message: str) -> None:
+    with pytest.raises(InputError) as exc:
+        parse_text(f"AArch64 A\n{{ {init}; }}\nP0 ;\nNOP ;\nexists ({cond})\n")
+    assert message in str(exc.value)
