@@ -25,7 +25,7 @@ from herdsman.litmus.base.arch import ARCHS, parsed_archs
 from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, cast_value
 from herdsman.litmus.base.casts import c_cast as c_cast
 from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc, Value, value_key
-from herdsman.litmus.printer import loc_text, value_text
+from herdsman.litmus.printer import hexa_text, loc_text, value_text
 
 #: herd's kind word for each quantifier.
 KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
@@ -108,12 +108,26 @@ def state_lines(
     states: Iterable[tuple[Value, ...]],
     arch: str = "",
     casts: Mapping[Loc, Cast | None] | None = None,
+    hexa: bool = False,
 ) -> list[str]:
     """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
     register names); ``casts`` gives the C locations' types (:func:`c_cast`), which
-    change how their values print, not how the states sort."""
+    change how their values print, not how the states sort; ``hexa``: values in
+    hexadecimal, as unsigned words of their type (herd's ``-hexa true``)."""
     order, heads = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
+    if hexa:
+        types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
+        rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
+        return [
+            "".join(
+                [
+                    f"{h}{hexa_text(cast_value(v, c), c[0] if c else 64)};"
+                    for h, v, c in zip(heads, row, types, strict=True)
+                ]
+            )
+            for row in rows
+        ]
     if casts:
         types = [casts.get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
@@ -185,6 +199,7 @@ def herd_result(
     time: float | None = None,
     candidates: bool = False,
     casts: Mapping[Loc, Cast | None] | None = None,
+    hexa: bool = False,
 ) -> HerdBlock:
     """herd's block for an outcome of the test named ``name`` (its hash and condition as
     herd prints them; ``arch`` orders the registers, guessed when empty).  ``time`` is
@@ -196,7 +211,7 @@ def herd_result(
     return HerdBlock(
         name=name,
         kind=KINDS.get(quant, "Required"),
-        states=state_lines(outcome.observed, outcome.states, arch, casts),
+        states=state_lines(outcome.observed, outcome.states, arch, casts, hexa),
         verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,

@@ -95,6 +95,7 @@ class Done:
             time=self.cpu,
             candidates=candidates,
             casts=dict(t.casts),
+            hexa=t.hexa,
         )
 
 
