@@ -103,6 +103,19 @@ def _load(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res))
 
 
+def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDUR Rt,[Xn{,#k}]``: a load with an unscaled offset (herd's text ``LDUR Rt, [Xn,#k]``)."""
+    arity(m, o, 2, "Rt,[Xn{,#k}]", end)
+    d = reg(o[0], m, zr=False)
+    mem = mem_of(o[1], m)
+    if mem.index is not None:
+        raise CellError(o[1].pos, f"'{m}' takes an address [Xn] or [Xn,#k], not '{mem.text}'")
+    size = 4 if o[0].bits == 32 else 8
+    base = rname("X", mem.base)
+    text = f"LDUR {rt(o[0])}, [{base}{f',#{mem.offset}' if mem.offset else ''}]"
+    return Instruction(text, m, Load(d, address(mem), size))
+
+
 def _store(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rt,[Xn...]", end)
     reg(o[0], m)
@@ -256,6 +269,7 @@ def _nop(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 SPEC: dict[str, Builder] = {
     **alu.SPEC,
     **{k: _load for k in _LOADS},
+    "LDUR": _ldur,
     **{k: _store for k in _STORES},
     **{k: _store_cond for k in _STORE_CONDS},
     **{f"SWP{o}": _swp for o in _ORDERS},
@@ -277,7 +291,7 @@ SPEC: dict[str, Builder] = {
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
     *("ADR", "SXTW", "UBFM", "SBFM", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
-    *("LDRB", "LDRH", "LDRSB", "LDRSH", "LDRSW", "STRB", "STRH", "LDUR", "STUR"),
+    *("LDRB", "LDRH", "LDRSB", "LDRSH", "LDRSW", "STRB", "STRH", "STUR"),
     *("LDP", "STP", "LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),

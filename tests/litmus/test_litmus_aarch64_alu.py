@@ -10,7 +10,7 @@ import pytest
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base import armops
-from herdsman.litmus.base.ir import Branch, Imm, Op, Reg, defines
+from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, defines
 from herdsman.litmus.base.numbers import int_op
 from herdsman.litmus.test import Instruction
 
@@ -74,6 +74,8 @@ def test_operations() -> None:
     assert one("ASR W0,W1,#4").op == Op("X0", "lsr.w", (Reg("X1"), Imm(4)))  # as herd
     assert one("TBNZ X0,#3,L").op == Branch("L", "tbnz3", "X0")
     assert one("tbz w1, #31, L").text == "TBZ W1,#31,L"
+    ldur = one("LDUR X0, [X1,#8]")
+    assert (ldur.text, ldur.op) == ("LDUR X0, [X1,#8]", Load("X0", (Reg("X1"), Imm(8)), 8))
 
 
 @pytest.mark.parametrize(
