@@ -140,10 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown architecture folder(s) {', '.join(unknown)} (from {', '.join(ARCHS)})")
     cases = _cases(root, archs, a.filter)
-    with ProcessPoolExecutor(
-        max_workers=max(1, a.jobs), initializer=_init_worker, initargs=(str(root),)
-    ) as pool:
-        results = list(pool.map(_run, cases, [a.timeout] * len(cases), chunksize=4))
+    if a.jobs <= 1:  # in this process, from the tree's root
+        with contextlib.chdir(root):
+            results = [_run(c, a.timeout) for c in cases]
+    else:
+        with ProcessPoolExecutor(
+            max_workers=a.jobs, initializer=_init_worker, initargs=(str(root),)
+        ) as pool:
+            results = list(pool.map(_run, cases, [a.timeout] * len(cases), chunksize=4))
     _report(results, archs, a)
     return 0
 
