@@ -51,7 +51,11 @@ def _check_cells(
 ) -> None:
     """Every ``v[i]`` the condition names is a cell of an array of the init section, and no
     array is observed whole (herd prints ``v={1,2}``: herdsman does not)."""
-    arrays = {it.loc.name: len(it.cells) for it in init if it.cells is not None}
+    arrays = {
+        it.loc.name: len(it.cells)
+        for it in init
+        if it.cells is not None and isinstance(it.loc, MemLoc)
+    }
     for loc in (*prop_locations(cond.prop), *locs):
         if not isinstance(loc, MemLoc):
             continue

@@ -72,15 +72,17 @@ def _binary(bits: int) -> dict[str, Callable[[int, int], int]]:
         "lsr": lambda a, b: w((a & mask) >> _shift(b, bits)),
         "asr": lambda a, b: w(signed(a, bits) >> _shift(b, bits)),
         "ror": lambda a, b: w(_ror(a & mask, _shift(b, bits), bits)),
-        **{
-            f"movk{s}": (lambda a, b, s=s: w((a & ~(0xFFFF << s)) | ((b & 0xFFFF) << s)))
-            for s in range(0, bits, 16)
-        },
+        **{f"movk{s}": _movk(s, bits) for s in range(0, bits, 16)},
         "nzcv.add": lambda a, b: add_with_carry(a, b, 0, bits)[1],
         "nzcv.sub": lambda a, b: add_with_carry(a, ~b, 1, bits)[1],
         "nzcv.and": lambda a, b: logic_flags(a & b, bits),
         "nzcv.bic": lambda a, b: logic_flags(a & ~b, bits),
     }
+
+
+def _movk(s: int, bits: int) -> Callable[[int, int], int]:
+    """``MOVK``'s insertion of a 16-bit immediate at bit ``s`` of a ``bits``-bit word."""
+    return lambda a, b: signed((a & ~(0xFFFF << s)) | ((b & 0xFFFF) << s), bits)
 
 
 def _ror(v: int, k: int, bits: int) -> int:
@@ -125,9 +127,19 @@ def _tables() -> dict[str, Callable[[int, int], int]]:
         for name, fn in _binary(bits).items():
             out[f"{name}.{v}"] = fn
     for cond, test in CONDITIONS.items():
-        out[f"cset.{cond.lower()}"] = lambda f, b, t=test: int(t(f))
-        out[f"csetm.{cond.lower()}"] = lambda f, b, t=test: -int(t(f))
+        out[f"cset.{cond.lower()}"] = _cset(test, 1)
+        out[f"csetm.{cond.lower()}"] = _cset(test, -1)
     return out
+
+
+def _cset(test: Callable[[int], bool], one: int) -> Callable[[int, int], int]:
+    """``CSET`` (``one`` 1) or ``CSETM`` (-1) of a condition: ``one`` when it holds."""
+    return lambda f, b: one if test(f) else 0
+
+
+def _bit_test(k: int, value: int) -> Callable[[int], bool]:
+    """Whether bit ``k`` of a register is ``value``."""
+    return lambda v: (v >> k) & 1 == value
 
 
 #: The register functions, by IR name, each of two arguments (one-argument ones ignore
@@ -141,8 +153,8 @@ ARITIES: dict[str, int] = {
 #: on one bit of a register, ``tbz<k>`` (bit ``k`` clear) and ``tbnz<k>`` (set).
 BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
     **{f"nzcv.{c.lower()}": t for c, t in CONDITIONS.items()},
-    **{f"tbz{k}": (lambda v, k=k: (v >> k) & 1 == 0) for k in range(64)},
-    **{f"tbnz{k}": (lambda v, k=k: (v >> k) & 1 == 1) for k in range(64)},
+    **{f"tbz{k}": _bit_test(k, 0) for k in range(64)},
+    **{f"tbnz{k}": _bit_test(k, 1) for k in range(64)},
 }
 
 
