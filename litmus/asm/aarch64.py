@@ -290,7 +290,7 @@ SPEC: dict[str, Builder] = {
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
-    *("ADR", "SXTW", "UBFM", "SBFM", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
+    *("ADR", "SXTW", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
     *("LDRB", "LDRH", "LDRSB", "LDRSH", "LDRSW", "STRB", "STRH", "STUR"),
     *("LDP", "STP", "LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),

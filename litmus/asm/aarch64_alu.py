@@ -13,7 +13,7 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
   ``ASRV``... are ``ASR``... (herd's lexer);
 - ``ADDS``, ``SUBS``, ``ANDS``, ``BICS``, ``NEGS`` write their destination and ``NZCV``
   (the IR's ``Op.flags``); ``CMP``, ``TST`` only ``NZCV`` (herd has no ``CMN``);
-- ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``);
+- ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
 - ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
   ``CSINC Rd,ZR,ZR,GT``: it computes and shows ``LE``, as herd does).
 """
@@ -211,6 +211,21 @@ def _movw(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return op(text, m, d, f"mov.{w}", (Imm(~v if up == "MOVN" else v),))
 
 
+def _bfm(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``UBFM``/``SBFM Rd,Rn,#immr,#imms``: a bitfield moved, zero- or sign-extended."""
+    arity(m, o, 4, "Rd,Rn,#immr,#imms", end)
+    d = reg(o[0], m, zr=False)
+    bits, w = o[0].bits, _w(o[0])
+    reg(o[1], m, bits)
+    for k in o[2:]:
+        want(k, ("num",), "an immediate", m)
+        if not 0 <= k.value < bits:
+            raise CellError(k.pos, f"'{m}' takes bit numbers 0..{bits - 1}")
+    immr, imms = o[2].value, o[3].value
+    text = f"{up} {rt(o[0])},{rt(o[1])},#{immr},#{imms}"
+    return op(text, m, d, f"{up.lower()}.{immr}.{imms}.{w}", (value(o[1]),))
+
+
 def condition(text: str, pos: int, m: str) -> str:
     """herd's name of the condition code ``text`` (upper or lower case; herd reads no
     ``HS``/``LO``)."""
@@ -262,6 +277,8 @@ SPEC: dict[str, Builder] = {
     "MOVK": _movw,
     "CSET": _cset,
     "CSETM": _cset,
+    "UBFM": _bfm,
+    "SBFM": _bfm,
 }
 
 

@@ -159,11 +159,37 @@ BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
 
 
 _SHIFTED = re.compile(r"(.+)\.(lsl|lsr|asr|ror)([0-9]+)\.([wx])")
+_BITFIELD = re.compile(r"([us])bfm\.([0-9]+)\.([0-9]+)\.([wx])")
+
+
+def bitfield(signed_: bool, immr: int, imms: int, bits: int) -> Callable[[int, int], int]:
+    """``UBFM``/``SBFM Rd,Rn,#immr,#imms`` on ``bits``-bit words (the Arm ARM's): with
+    ``imms >= immr`` the field ``Rn[imms:immr]`` at bit 0, else ``Rn[imms:0]`` at bit
+    ``bits - immr``; zero- or sign-extended from the field's top bit."""
+    if imms >= immr:
+        width, shift, low = imms - immr + 1, 0, immr
+    else:
+        width, shift, low = imms + 1, bits - immr, 0
+
+    def f(a: int, b: int) -> int:
+        field = (a >> low) & ((1 << width) - 1)
+        if signed_ and field >> (width - 1):
+            field -= 1 << width
+        return signed(field << shift, bits)
+
+    return f
 
 
 def shifted(name: str) -> Callable[[int, int], int] | None:
     """The function named ``name`` = ``<op>.<shift><k>.<w|x>`` (``add.lsl2.x``: ``add.x``
-    of its first argument and its second shifted), None for another name."""
+    of its first argument and its second shifted) or ``ubfm.<immr>.<imms>.<w|x>``
+    (``sbfm``...), None for another name."""
+    b = _BITFIELD.fullmatch(name)
+    if b is not None:
+        immr, imms, bits = int(b.group(2)), int(b.group(3)), WIDTHS[b.group(4)]
+        if immr >= bits or imms >= bits:
+            return None
+        return bitfield(b.group(1) == "s", immr, imms, bits)
     m = _SHIFTED.fullmatch(name)
     if m is None:
         return None
