@@ -8,7 +8,7 @@ immediates, observed locations) is a memory location with an initial write.
 from __future__ import annotations
 
 from herdsman.litmus.asm import aarch64
-from herdsman.litmus.base.casts import c_cast
+from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, c_cast, cast_value
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
@@ -32,11 +32,39 @@ from herdsman.litmus.base.ir import (
     Value,
     map_atoms,
 )
-from herdsman.litmus.test import Instruction, LitmusTest
+from herdsman.litmus.test import InitItem, Instruction, LitmusTest
 
 
 def init_value(v: Value | None) -> Value:
     return 0 if v is None else v
+
+
+def word_of(ctype: str | None) -> Cast | None:
+    """The signed word herdsman keeps the values of a location declared ``ctype`` in (an
+    ``uint32_t`` holds 0xffffffff as -1: herd prints it by its type, ``unsigned_casts``);
+    None when undeclared, a pointer or unsized."""
+    cast = c_cast(ctype) if ctype else None
+    return None if cast is None else (cast[0], True)
+
+
+def typed_init(it: InitItem, v: Value | None) -> Value:
+    """An init item's value ``v`` in the word of its declared type (``int8_t x=257`` is 1)."""
+    return cast_value(init_value(v), None if it.pointer else word_of(it.ctype))
+
+
+def unsigned_casts(test: LitmusTest) -> dict[Loc, Cast]:
+    """The locations declared of an unsigned type (their cells, for an array), and that
+    type: herd prints their values unsigned, herdsman keeps them signed (``word_of``)."""
+    out: dict[Loc, Cast] = {}
+    for it in test.init:
+        cast = None if it.pointer or not it.ctype else c_cast(it.ctype)
+        if cast is None or cast[1] or isinstance(it.loc, SymRegLoc):
+            continue
+        if it.cells is not None:
+            out.update((MemLoc(f"{it.loc.name}[{i}]"), cast) for i in range(len(it.cells)))
+        else:
+            out[it.loc] = cast
+    return out
 
 
 def lower(test: LitmusTest) -> Program:
@@ -55,6 +83,13 @@ def lower(test: LitmusTest) -> Program:
     cells = array_cells(test)
     observed = tuple(test.observed_locations())
     condition, filt = test.condition, test.filter
+    # herd compares a location's value and a constant at the location's type: the
+    # constant in the signed word herdsman keeps the location's values in
+    words = value_words(test)
+    prop = map_atoms(condition.prop, lambda a: _word_atom(a, words))
+    if prop is not condition.prop:
+        condition = Condition(condition.quant, prop, condition.written)
+    filt = None if filt is None else map_atoms(filt, lambda a: _word_atom(a, words))
     if cells:  # herd's v[1] is the memory location its address names, v+8
         observed = tuple(_cell(loc, cells) for loc in observed)
         prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
@@ -92,6 +127,26 @@ def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
     return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}
 
 
+def value_words(test: LitmusTest) -> dict[Loc, Cast | None]:
+    """The signed word herdsman keeps each declared location's values in (``word_of``;
+    an array's cells too); undeclared ones are herd's ``int``, ``DEFAULT_CAST``."""
+    out: dict[Loc, Cast | None] = {}
+    for it in test.init:
+        word = None if it.pointer else word_of(it.ctype)
+        if it.cells is not None:
+            out.update((MemLoc(f"{it.loc.name}[{i}]"), word) for i in range(len(it.cells)))
+        elif it.ctype or it.pointer:
+            out[it.loc] = word
+    return out
+
+
+def _word_atom(a: Atom, words: dict[Loc, Cast | None]) -> Atom:
+    if type(a.value) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+        return a
+    v = cast_value(a.value, words.get(a.loc, DEFAULT_CAST))
+    return a if v == a.value else Atom(a.loc, v)
+
+
 def _cell(loc: Loc, cells: dict[str, str]) -> Loc:
     return MemLoc(cells[loc.name]) if isinstance(loc, MemLoc) and loc.name in cells else loc
 
@@ -114,7 +169,7 @@ def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
             regs[tid]["%" + name] = v
     for it in test.init:
         if isinstance(it.loc, RegLoc) and 0 <= it.loc.tid < len(regs):
-            regs[it.loc.tid][it.loc.reg] = init_value(it.value)
+            regs[it.loc.tid][it.loc.reg] = typed_init(it, it.value)
     return regs
 
 
@@ -132,12 +187,12 @@ def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) ->
         note_addr(it.value)
     for it in test.init:
         if isinstance(it.loc, MemLoc):
-            mem[it.loc.name] = init_value(it.value)
+            mem[it.loc.name] = typed_init(it, it.value)
     cells = array_cells(test)
     for it in test.init:  # an array's cells
         if it.cells is not None and isinstance(it.loc, MemLoc):
             for i, v in enumerate(it.cells):
-                mem[cells[f"{it.loc.name}[{i}]"]] = v
+                mem[cells[f"{it.loc.name}[{i}]"]] = typed_init(it, v)
     for loc in test.observed_locations() if observed is None else observed:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)

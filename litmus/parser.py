@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from herdsman.litmus.base.casts import c_cast, typed_condition
+from herdsman.litmus.base.casts import SCALAR_BITS, typed_condition
 from herdsman.litmus.base.ir import Condition, Loc, MemLoc, prop_locations
 from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
@@ -26,8 +26,7 @@ def parse_source(src: Source) -> LitmusTest:
     n = len(threads)
     init = parse_init(src, sp.arch, sp.init, n)
     cond = parse_condition(src, sp.arch, sp.cond, n)
-    types = {it.loc: None if it.pointer else c_cast(it.ctype) for it in init}
-    condition = typed_condition(cond.condition, types)  # herd's typed constants
+    condition = typed_condition(cond.condition, SCALAR_BITS.get(sp.arch))  # herd's scalars
     _check_cells(src, sp.cond[0], init, condition, cond.locations)
     return LitmusTest(
         arch=sp.arch,

@@ -122,7 +122,7 @@ def state_lines(
         return [
             "".join(
                 [
-                    f"{h}{hexa_text(cast_value(v, c), c[0] if c else 64)};"
+                    f"{h}{hexa_text(cast_value(v, c), (c or DEFAULT_CAST)[0])};"
                     for h, v, c in zip(heads, row, types, strict=True)
                 ]
             )

@@ -28,6 +28,7 @@ from herdsman.litmus.asm.aarch64_operands import (
     Arg,
     arity,
     reg,
+    rname,
     rt,
     value,
     want,
@@ -222,7 +223,8 @@ def _bfm(m: str, up: str, o: list[Arg], end: int) -> Instruction:
         if not 0 <= k.value < bits:
             raise CellError(k.pos, f"'{m}' takes bit numbers 0..{bits - 1}")
     immr, imms = o[2].value, o[3].value
-    text = f"{up} {rt(o[0])},{rt(o[1])},#{immr},#{imms}"
+    # herd shows its registers in their X view, whatever the instruction's
+    text = f"{up} {rname('X', d)},{rname('X', o[1].reg)},#{immr},#{imms}"
     return op(text, m, d, f"{up.lower()}.{immr}.{imms}.{w}", (value(o[1]),))
 
 

@@ -1,13 +1,11 @@
 """herd's typed values: a location declared ``uint64_t``, ``int32_t``... holds values of
 that type, and one of no declared type an ``int`` (``lib/testType.ml``): herd prints its
-values, and reads the constants a condition compares it with, wrapped to the type's bits
-and signedness."""
+values wrapped to the type's bits and signedness; the constants of a condition are read
+as the architecture's scalars."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from herdsman.litmus.base.ir import Atom, Condition, Loc, RegLoc, map_atoms
+from herdsman.litmus.base.ir import Atom, Condition, RegLoc, map_atoms
 from herdsman.litmus.base.values import MemLoc, Value
 
 #: A location's type as herd reads its values: its bits and whether it is signed.
@@ -45,23 +43,28 @@ def cast_value(v: Value, cast: Cast | None) -> Value:
     return v
 
 
-def typed_condition(cond: Condition, types: Mapping[Loc, Cast | None]) -> Condition:
-    """``cond`` with each constant a register or memory location is compared with read at
-    that location's type (``types``, else an ``int``), as herd reads it: ``0:R0=0xBEEF0000``
-    is ``0:R0=-1091633152``.  Unsigned types are left alone (herdsman's words are signed)."""
+#: The bits of herd's scalars per architecture, where its condition constants wrap to
+#: them (ARM's are 32-bit words: ``0xBEEF0000`` is -1091633152; AArch64's 64-bit ones:
+#: ``0xfffffffffffffffe`` is -2).
+SCALAR_BITS = {"ARM": 32, "AArch64": 64, "RISCV": 64, "PPC": 64, "X86_64": 64}
+
+
+def typed_condition(cond: Condition, bits: int | None) -> Condition:
+    """``cond`` with each constant a register or memory location is compared with read as
+    herd reads it: a signed word of ``bits`` bits (None: as written)."""
+    if bits is None:
+        return cond
+    word: Cast = (bits, True)
 
     def typed(a: Atom) -> Atom:
         v = a.value
         if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
             return a
-        cast = types.get(a.loc, DEFAULT_CAST)
-        if cast is None or not cast[1]:
-            return a
-        got = cast_value(v, cast)
+        got = cast_value(v, word)
         return a if got == v else Atom(a.loc, got)
 
     prop = map_atoms(cond.prop, typed)
     return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
 
 
-__all__ = ["DEFAULT_CAST", "Cast", "c_cast", "cast_value", "typed_condition"]
+__all__ = ["DEFAULT_CAST", "SCALAR_BITS", "Cast", "c_cast", "cast_value", "typed_condition"]

@@ -74,6 +74,8 @@ def test_operations() -> None:
     assert one("ASR W0,W1,#4").op == Op("X0", "lsr.w", (Reg("X1"), Imm(4)))  # as herd
     assert one("TBNZ X0,#3,L").op == Branch("L", "tbnz3", "X0")
     assert one("tbz w1, #31, L").text == "TBZ W1,#31,L"
+    ubfm = one("UBFM W20, W19, #24, #7")  # herd shows X registers
+    assert (ubfm.text, ubfm.op) == ("UBFM X20,X19,#24,#7", Op("X20", "ubfm.24.7.w", (Reg("X19"),)))
     ldur = one("LDUR X0, [X1,#8]")
     assert (ldur.text, ldur.op) == ("LDUR X0, [X1,#8]", Load("X0", (Reg("X1"), Imm(8)), 8))
 
@@ -100,6 +102,10 @@ def test_operations() -> None:
         ("ror.w", 6, 1, 3),
         ("add.lsl2.x", 6, 0x30, 198),
         ("sub.asr1.w", 0x30, 6, 45),
+        ("ubfm.4.31.w", 0x55667788, 0, 0x5566778),  # a field down to bit 0
+        ("ubfm.24.7.w", 0x55667788, 0, 0x8800),  # the low byte up to bit 8
+        ("sbfm.4.31.w", 0xAA998878, 0, -89548665),  # sign-extended from bit 27
+        ("sbfm.0.0.x", 1, 0, -1),
         ("cset.hi", 0b0010, 0, 1),
         ("cset.hi", 0b0110, 0, 0),
         ("csetm.ge", 0b1001, 0, -1),
@@ -143,7 +149,8 @@ def test_every_condition_code_is_its_flags() -> None:
         ("ADD X0,X1,W2,SXTB", "extension 'SXTB'"),
         ("NEG W0", "missing operand"),
         ("CMP", "missing operand"),
-        ("UBFM X0,X1,#0,#7", "unsupported AArch64 instruction 'UBFM'"),
+        ("ADR X0,L", "unsupported AArch64 instruction 'ADR'"),
+        ("UBFM W0,W1,#0,#32", "bit numbers 0..31"),
         ("TBZ W0,#32,L", "out of range"),
     ],
 )

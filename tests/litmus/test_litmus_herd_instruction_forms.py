@@ -70,10 +70,11 @@ def test_arm_movw_movt() -> None:
 def test_condition_constants_are_read_at_their_type() -> None:
     r0, x = RegLoc(0, "R0"), MemLoc("x")
     cond = Condition("forall", Not(Atom(r0, 0xBEEF0000)))
-    assert typed_condition(cond, {}) == Condition("forall", Not(Atom(r0, -1091633152)))
+    assert typed_condition(cond, 32) == Condition("forall", Not(Atom(r0, -1091633152)))
     kept = Condition("exists", Atom(x, 0xFFFFFFFFFFFF))
-    assert typed_condition(kept, {x: (64, True)}) is kept
-    assert typed_condition(kept, {x: (32, False)}) is kept  # unsigned types: as written
+    assert typed_condition(kept, 64) is kept
+    assert typed_condition(kept, None) is kept
+    assert typed_condition(Condition("exists", Atom(x, (1 << 64) - 2)), 64).prop == Atom(x, -2)
     test = parse_text("ARM T\n{ }\nP0 ;\nMOVT R0, #48879 ;\nforall 0:R0=0xBEEF0000\n")
     assert test.condition.prop == Atom(r0, -1091633152)
 
