@@ -22,7 +22,9 @@ from herdsman.litmus.base.ir import (
     MemLoc,
     Op,
     Operand,
+    Or,
     Program,
+    Prop,
     RegLoc,
     Store,
     Sym,
@@ -39,26 +41,19 @@ def init_value(v: Value | None) -> Value:
     return 0 if v is None else v
 
 
-def word_of(ctype: str | None) -> Cast | None:
-    """The signed word herdsman keeps the values of a location declared ``ctype`` in (an
-    ``uint32_t`` holds 0xffffffff as -1: herd prints it by its type, ``unsigned_casts``);
-    None when undeclared, a pointer or unsized."""
-    cast = c_cast(ctype) if ctype else None
-    return None if cast is None else (cast[0], True)
-
-
 def typed_init(it: InitItem, v: Value | None) -> Value:
-    """An init item's value ``v`` in the word of its declared type (``int8_t x=257`` is 1)."""
-    return cast_value(init_value(v), None if it.pointer else word_of(it.ctype))
+    """An init item's value ``v`` read at its declared type (``int8_t x=257`` is 1)."""
+    cast = c_cast(it.ctype) if it.ctype and not it.pointer else None
+    return cast_value(init_value(v), cast)
 
 
-def unsigned_casts(test: LitmusTest) -> dict[Loc, Cast]:
-    """The locations declared of an unsigned type (their cells, for an array), and that
-    type: herd prints their values unsigned, herdsman keeps them signed (``word_of``)."""
+def declared_types(test: LitmusTest) -> dict[Loc, Cast]:
+    """The register and memory locations declared of a sized type (an array's cells
+    too), and that type: herd prints their values at it, and compares them so."""
     out: dict[Loc, Cast] = {}
     for it in test.init:
         cast = None if it.pointer or not it.ctype else c_cast(it.ctype)
-        if cast is None or cast[1] or isinstance(it.loc, SymRegLoc):
+        if cast is None or isinstance(it.loc, SymRegLoc):
             continue
         if it.cells is not None:
             out.update((MemLoc(f"{it.loc.name}[{i}]"), cast) for i in range(len(it.cells)))
@@ -83,13 +78,13 @@ def lower(test: LitmusTest) -> Program:
     cells = array_cells(test)
     observed = tuple(test.observed_locations())
     condition, filt = test.condition, test.filter
-    # herd compares a location's value and a constant at the location's type: the
-    # constant in the signed word herdsman keeps the location's values in
-    words = value_words(test)
-    prop = map_atoms(condition.prop, lambda a: _word_atom(a, words))
+    # herd compares a location's value and a constant at the location's type (an int
+    # when undeclared): the constant, or either of its words of that type
+    types = declared_types(test)
+    prop = map_atoms(condition.prop, lambda a: _typed_atom(a, types))
     if prop is not condition.prop:
         condition = Condition(condition.quant, prop, condition.written)
-    filt = None if filt is None else map_atoms(filt, lambda a: _word_atom(a, words))
+    filt = None if filt is None else map_atoms(filt, lambda a: _typed_atom(a, types))
     if cells:  # herd's v[1] is the memory location its address names, v+8
         observed = tuple(_cell(loc, cells) for loc in observed)
         prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
@@ -127,24 +122,18 @@ def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
     return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}
 
 
-def value_words(test: LitmusTest) -> dict[Loc, Cast | None]:
-    """The signed word herdsman keeps each declared location's values in (``word_of``;
-    an array's cells too); undeclared ones are herd's ``int``, ``DEFAULT_CAST``."""
-    out: dict[Loc, Cast | None] = {}
-    for it in test.init:
-        word = None if it.pointer else word_of(it.ctype)
-        if it.cells is not None:
-            out.update((MemLoc(f"{it.loc.name}[{i}]"), word) for i in range(len(it.cells)))
-        elif it.ctype or it.pointer:
-            out[it.loc] = word
-    return out
-
-
-def _word_atom(a: Atom, words: dict[Loc, Cast | None]) -> Atom:
-    if type(a.value) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
+    """``loc = k`` as herd reads it at ``loc``'s type: ``loc`` holds ``k``, or ``k``'s
+    signed or unsigned word of that type (herdsman's values are those words or ``k``'s
+    width: a W register's result is signed, a byte load's zero-extended)."""
+    k = a.value
+    if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
         return a
-    v = cast_value(a.value, words.get(a.loc, DEFAULT_CAST))
-    return a if v == a.value else Atom(a.loc, v)
+    bits = types.get(a.loc, DEFAULT_CAST)[0]
+    words = {k, cast_value(k, (bits, True)), cast_value(k, (bits, False))}
+    if len(words) == 1:
+        return a
+    return Or(tuple(Atom(a.loc, v) for v in sorted(words)))
 
 
 def _cell(loc: Loc, cells: dict[str, str]) -> Loc:

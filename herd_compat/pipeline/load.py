@@ -37,7 +37,7 @@ from herdsman.litmus.c import (
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.lower import cell_names, lower, unsigned_casts
+from herdsman.litmus.lower import cell_names, declared_types, lower
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
 from herdsman.litmus.test import LitmusTest
@@ -233,12 +233,11 @@ def load_program(
     cpu = time.process_time() - loading
     names = tuple(cell_names(test).items())
     cond = condition_text(test.condition, cfg.hexa)
-    # herd prints an unsigned location's values unsigned (herdsman keeps them signed);
-    # the others as they are
-    unsigned = unsigned_casts(test)
+    # herd prints a declared location's values at its type; the others as they are
+    types = declared_types(test)
     shown: tuple[tuple[Loc, Cast | None], ...] = ()
-    if unsigned:
-        shown = tuple((x, unsigned.get(x)) for x in test.observed_locations())
+    if types:
+        shown = tuple((x, types.get(x)) for x in test.observed_locations())
     facts = HeaderFacts(test.name, test.arch, h, cond, shown, names, cfg.hexa)
     n = len(test.threads)
     return Loaded(path, facts, lower(test), model, test.condition, n, None, cpu)

@@ -103,6 +103,23 @@ def _load(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res))
 
 
+#: the byte and half-word accesses (W registers, the addresses of LDR/STR) and their sizes
+_BYTES = {"LDRB": 1, "LDRH": 2, "STRB": 1, "STRH": 2}
+
+
+def _bytes(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDRB``/``LDRH Wt,<addr>``: the low byte (half-word) of the location, zero-extended;
+    ``STRB``/``STRH Wt,<addr>``: the low byte (half-word) of ``Wt`` (herd without
+    ``-variant mixed``: the location's value is accessed whole, its low bits moved)."""
+    arity(m, o, 2, "Wt,[Xn...]", end)
+    d = reg(o[0], m, 32, zr=up.startswith("ST"))
+    mem = mem_of(o[1], m)
+    text = f"{up} {rt(o[0])},{mem.text}"
+    if up.startswith("ST"):
+        return Instruction(text, m, Store(value(o[0]), address(mem), _BYTES[up]))
+    return Instruction(text, m, Load(d, address(mem), _BYTES[up]))
+
+
 def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     """``LDUR Rt,[Xn{,#k}]``: a load with an unscaled offset (herd's text ``LDUR Rt, [Xn,#k]``)."""
     arity(m, o, 2, "Rt,[Xn{,#k}]", end)
@@ -270,6 +287,7 @@ SPEC: dict[str, Builder] = {
     **alu.SPEC,
     **{k: _load for k in _LOADS},
     "LDUR": _ldur,
+    **{k: _bytes for k in _BYTES},
     **{k: _store for k in _STORES},
     **{k: _store_cond for k in _STORE_CONDS},
     **{f"SWP{o}": _swp for o in _ORDERS},
@@ -291,7 +309,7 @@ SPEC: dict[str, Builder] = {
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
     *("ADR", "SXTW", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
-    *("LDRB", "LDRH", "LDRSB", "LDRSH", "LDRSW", "STRB", "STRH", "STUR"),
+    *("LDRSB", "LDRSH", "LDRSW", "STUR"),
     *("LDP", "STP", "LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),

@@ -440,7 +440,7 @@ class Condition:
     written: str = ""
 
 
-def map_atoms(p: Prop, f: Callable[[Atom], Atom]) -> Prop:
+def map_atoms(p: Prop, f: Callable[[Atom], Prop]) -> Prop:
     """``p`` with each atom ``a`` replaced by ``f(a)`` (``p`` itself when none changes)."""
     if isinstance(p, Atom):
         return f(p)

@@ -8,7 +8,9 @@
 - ``F4``: MP whose reader branches on ``SUBS`` flags before an ``ISB``: the control
   dependency through ``NZCV`` forbids the outcome;
 - ``F5``: arrays of the init section (8- and 4-byte cells at their offsets, ``v[i]`` in
-  ``locations``, the condition and the states).
+  ``locations``, the condition and the states);
+- ``F6``: byte and half-word loads and stores (their low bits), typed registers and
+  locations (init values and states at their type, constants compared at it).
 
 Each value was checked by hand against the Arm ARM's ``AddWithCarry`` and condition
 codes; the blocks are herd7 7.57's (hashes included)."""
@@ -33,7 +35,7 @@ def _block(path: Path) -> str:
     return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
 
 
-@pytest.mark.parametrize("name", ["F2", "F3", "F4", "F5"])
+@pytest.mark.parametrize("name", ["F2", "F3", "F4", "F5", "F6"])
 def test_blocks_are_herds(name: str) -> None:
     want = (DATA / f"{name}.expected").read_text()
     assert _block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")

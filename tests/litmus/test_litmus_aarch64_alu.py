@@ -10,7 +10,7 @@ import pytest
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base import armops
-from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, defines
+from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Store, defines
 from herdsman.litmus.base.numbers import int_op
 from herdsman.litmus.test import Instruction
 
@@ -76,6 +76,8 @@ def test_operations() -> None:
     assert one("tbz w1, #31, L").text == "TBZ W1,#31,L"
     ubfm = one("UBFM W20, W19, #24, #7")  # herd shows X registers
     assert (ubfm.text, ubfm.op) == ("UBFM X20,X19,#24,#7", Op("X20", "ubfm.24.7.w", (Reg("X19"),)))
+    assert one("LDRB W0,[X1,X2,UXTW]").op == Load("X0", (Reg("X1"), Reg("X2")), 1)
+    assert one("STRH WZR,[X1]").op == Store(Imm(0), (Reg("X1"),), 2)
     ldur = one("LDUR X0, [X1,#8]")
     assert (ldur.text, ldur.op) == ("LDUR X0, [X1,#8]", Load("X0", (Reg("X1"), Imm(8)), 8))
 
@@ -152,6 +154,7 @@ def test_every_condition_code_is_its_flags() -> None:
         ("ADR X0,L", "unsupported AArch64 instruction 'ADR'"),
         ("UBFM W0,W1,#0,#32", "bit numbers 0..31"),
         ("TBZ W0,#32,L", "out of range"),
+        ("LDRB X0,[X1]", "expected a W register"),
     ],
 )
 def test_clean_errors(cell: str, message: str) -> None:

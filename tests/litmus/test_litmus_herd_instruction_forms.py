@@ -11,6 +11,7 @@ from herdsman.litmus.asm import arm, ppc, riscv
 from herdsman.litmus.base.casts import typed_condition
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
+    And,
     Atom,
     Condition,
     Imm,
@@ -18,6 +19,7 @@ from herdsman.litmus.base.ir import (
     Nop,
     Not,
     Op,
+    Or,
     Reg,
     RegLoc,
     convert_code,
@@ -117,3 +119,22 @@ def test_array_errors(init: str, cond: str, message: str) -> None:
     with pytest.raises(InputError) as exc:
         parse_text(f"AArch64 A\n{{ {init}; }}\nP0 ;\nNOP ;\nexists ({cond})\n")
     assert message in str(exc.value)
+
+
+def test_constants_compare_at_the_locations_type() -> None:
+    text = (
+        "AArch64 T\n{ uint32_t 0:X1; int8_t x = 257; }\nP0 ;\nNOP ;\n"
+        "exists (0:X1=0xfffffffe /\\ 0:X2=-1 /\\ x=1)\n"
+    )
+    test = parse_text(text)
+    program = lower(test)
+    x1, x2 = RegLoc(0, "X1"), RegLoc(0, "X2")
+    assert program.condition.prop == And(
+        (
+            Or((Atom(x1, -2), Atom(x1, 0xFFFFFFFE))),  # either word of uint32_t
+            Or((Atom(x2, -1), Atom(x2, 0xFFFFFFFF))),  # an undeclared int
+            Atom(MemLoc("x"), 1),
+        )
+    )
+    assert dict(program.memory)["x"] == 1  # 257 read as an int8_t
+    assert test.condition.prop.props[0] == Atom(x1, 0xFFFFFFFE)  # shown as written
