@@ -55,7 +55,7 @@ def declared_types(test: LitmusTest) -> dict[Loc, Cast]:
         cast = None if it.pointer or not it.ctype else c_cast(it.ctype)
         if cast is None or isinstance(it.loc, SymRegLoc):
             continue
-        if it.cells is not None:
+        if it.cells is not None and isinstance(it.loc, MemLoc):
             out.update((MemLoc(f"{it.loc.name}[{i}]"), cast) for i in range(len(it.cells)))
         else:
             out[it.loc] = cast

@@ -147,8 +147,9 @@ class EventSteps(ThreadBase):
                 if slot >= 0:
                     got, vt = st.regs[slot], st.taint[slot]
                     v = 0 if got is None else got
-                if ins.size < 4:  # a byte or half-word store writes the low bits
-                    v = _sized(ins.size, v)
+                size = cast(Store, ins).size
+                if size < 4:  # a byte or half-word store writes the low bits
+                    v = _sized(size, v)
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
             w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
