@@ -55,6 +55,8 @@ def _as_written(loc: Loc, written: str) -> Loc:
 
 def _init_item(it: InitItem) -> str:
     loc = _init_loc(_as_written(it.loc, it.written))
+    if it.cells is not None:  # herd digests an array's type and size, not its values
+        return f"{it.ctype} {loc}[{len(it.cells)}]"
     v = it.text if it.value is not None else "0"
     if it.pointer:
         return f"{it.ctype} *{loc}={v}" if it.ctype else f"*{loc}={v}"

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from herdsman.litmus.base.casts import SCALAR_BITS, typed_condition
+from herdsman.litmus.base.ir import Condition, Loc, MemLoc, prop_locations
 from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
 from herdsman.litmus.table import parse_program
-from herdsman.litmus.test import LitmusTest
+from herdsman.litmus.test import InitItem, LitmusTest
 
 
 def parse_source(src: Source) -> LitmusTest:
@@ -24,6 +26,8 @@ def parse_source(src: Source) -> LitmusTest:
     n = len(threads)
     init = parse_init(src, sp.arch, sp.init, n)
     cond = parse_condition(src, sp.arch, sp.cond, n)
+    condition = typed_condition(cond.condition, SCALAR_BITS.get(sp.arch))  # herd's scalars
+    _check_cells(src, sp.cond[0], init, condition, cond.locations)
     return LitmusTest(
         arch=sp.arch,
         name=sp.name,
@@ -32,13 +36,33 @@ def parse_source(src: Source) -> LitmusTest:
         info=sp.info,
         init=init,
         threads=threads,
-        condition=cond.condition,
+        condition=condition,
         locations=cond.locations,
         filter=cond.filter,
         kinds=cond.kinds,
         path=src.path,
         spelled=cond.spelled,
     )
+
+
+def _check_cells(
+    src: Source, at: int, init: tuple[InitItem, ...], cond: Condition, locs: tuple[Loc, ...]
+) -> None:
+    """Every ``v[i]`` the condition names is a cell of an array of the init section, and no
+    array is observed whole (herd prints ``v={1,2}``: herdsman does not)."""
+    arrays = {
+        it.loc.name: len(it.cells)
+        for it in init
+        if it.cells is not None and isinstance(it.loc, MemLoc)
+    }
+    for loc in (*prop_locations(cond.prop), *locs):
+        if not isinstance(loc, MemLoc):
+            continue
+        name, bracket, index = loc.name.partition("[")
+        if not bracket and name in arrays:
+            raise src.error(at, f"observing the whole array '{name}' is not supported")
+        if bracket and int(index[:-1]) >= arrays.get(name, 0):
+            raise src.error(at, f"'{loc.name}' is no cell of an array of the init section")
 
 
 def parse_text(text: str, path: str = "<string>") -> LitmusTest:

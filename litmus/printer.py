@@ -9,6 +9,8 @@ it after ``Condition `` (``ConstrGen.pp_prop``: ``/\\`` inside ``\\/`` unparenth
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from herdsman.litmus.base.ir import (
     And,
     Atom,
@@ -43,6 +45,8 @@ def loc_text(loc: Loc) -> str:
         return f"{loc.tid}:{loc.reg}"
     if isinstance(loc, SymRegLoc):
         return f"%{loc.name}"
+    if loc.name.endswith("]"):  # an array's cell, v[1]: herd prints no brackets
+        return loc.name
     return f"[{loc.name}]"
 
 
@@ -71,12 +75,24 @@ def _needs_paren(above: int, here: int, safe: bool, left: bool) -> bool:
     return here == _IMPLIES  # above is \/
 
 
-def prop_text(p: Prop, safe: bool = False) -> str:
+def hexa_text(v: Value | Loc, bits: int = 64) -> str:
+    """A value as herd's ``-hexa true`` prints it: an integer in hexadecimal, as an
+    unsigned word of ``bits`` bits."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"0x{v & ((1 << bits) - 1):x}"
+    return value_text(v)
+
+
+def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None) -> str:
     """``p`` in herd's syntax; ``safe`` adds the parentheses herd omits around the left
-    operand of a nested ``=>`` (so that the text parses back to ``p``)."""
+    operand of a nested ``=>`` (so that the text parses back to ``p``); with ``hexa``,
+    integers in hexadecimal (herd's ``-hexa true``), as words of the bits it gives their
+    location (64 for one it does not name)."""
 
     def go(q: Prop, above: int, left: bool = False) -> str:
         if isinstance(q, Atom):
+            if hexa is not None:
+                return f"{loc_text(q.loc)}={hexa_text(q.value, hexa.get(q.loc, 64))}"
             return f"{loc_text(q.loc)}={value_text(q.value)}"
         if isinstance(q, Not):
             return f"not ({go(q.prop, _TOP)})"
@@ -106,6 +122,12 @@ def herd_condition_text(cond: Condition) -> str:
     return f"{cond.quant} ({prop_text(cond.prop)})"
 
 
+def hexa_condition_text(cond: Condition, bits: Mapping[Loc, int] | None = None) -> str:
+    """:func:`herd_condition_text` under herd's ``-hexa true``: integers as words of the
+    bits ``bits`` gives their location (a C test's types), else 64 (an assembly test's)."""
+    return f"{cond.quant} ({prop_text(cond.prop, hexa=bits or {})})"
+
+
 # ----------------------------------------------------------------------------- tests
 
 
@@ -120,6 +142,8 @@ def _init_text(it: InitItem) -> str:
         loc = "*" + loc
     if it.ctype:
         loc = f"{it.ctype} {loc}"
+    if it.cells is not None:
+        return f"{loc}[{len(it.cells)}]={{{','.join(value_text(v) for v in it.cells)}}}"
     if it.value is None:
         return loc
     return f"{loc}={it.text or value_text(it.value)}"

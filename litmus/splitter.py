@@ -3,10 +3,10 @@
 This follows herd's ``lib/splitter.mll`` token by token, including its quirks (it is a
 longest-match lexer): the first line is ``ARCH NAME [(TEXNAME)] ["doc"] [;]`` with the doc
 string possibly starting on the next line; between it and ``{`` every ``key=value`` line is
-an info line and anything else is skipped; the init runs to the first ``}``; the program
-runs to the first whole-word condition keyword (comments and strings skipped); the
-condition runs to ``<<`` or the end of the file.  Only offsets are returned: the parts are
-parsed by :mod:`litmus.state` and :mod:`litmus.table`.
+an info line and anything else is skipped; the init runs to its ``}`` (braces inside it
+nest); the program runs to the first whole-word condition keyword (comments and strings
+skipped); the condition runs to ``<<`` or the end of the file.  Only offsets are
+returned: the parts are parsed by :mod:`litmus.state` and :mod:`litmus.table`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ _PROG_STOP = re.compile(
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.-")
 _COND_END = re.compile(r"\(\*|<<")
 _COMMENT_MARK = re.compile(r"\(\*|\*\)")
+_BRACE = re.compile(r"[{}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ def find_init(src: Source, pos: int) -> tuple[tuple[tuple[str, str], ...], tuple
             pos += 1
             continue
         if c == "{":
-            close = text.find("}", pos + 1)
+            close = _init_close(text, pos + 1)
             if close < 0:
                 raise src.error(pos, "unterminated init section: missing '}'")
             return tuple(info), (pos + 1, close), close + 1
@@ -136,6 +137,24 @@ def find_init(src: Source, pos: int) -> tuple[tuple[tuple[str, str], ...], tuple
             pos = skip_comment(src, pos)
         else:
             pos = run_end
+
+
+def _init_close(text: str, pos: int) -> int:
+    """The ``}`` closing the init section whose text starts at ``pos`` (braces inside it
+    nest: an array's values ``{1,2}``), -1 when there is none."""
+    close = text.find("}", pos)
+    opened = text.find("{", pos, close)
+    if opened < 0:  # the usual init section: no inner brace
+        return close
+    depth = 0
+    for m in _BRACE.finditer(text, pos):
+        if m.group() == "{":
+            depth += 1
+        elif depth == 0:
+            return m.start()
+        else:
+            depth -= 1
+    return -1
 
 
 def _run_end(text: str, pos: int) -> int:

@@ -18,6 +18,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from herdsman.litmus.base.arch import ARCHS
+from herdsman.litmus.base.casts import c_cast
 from herdsman.litmus.base.ir import (
     And,
     Atom,
@@ -74,6 +75,8 @@ def _num(tok: Token) -> int:
 #: nothing): every consumer of a proposition (evaluation, printing, hashing, JSON) may
 #: then recurse on it.  herd's tests nest a few levels.
 MAX_CONDITION_DEPTH = 100
+#: The most cells an array of the init section may have (herdsman's bound).
+MAX_ARRAY = 4096
 
 
 class _TooDeep(Exception):
@@ -143,6 +146,11 @@ class _Build(Transformer):
         self.pos = c[0].start_pos or 0
         return MemLoc(str(c[0]))
 
+    def array_loc(self, c: list) -> MemLoc:
+        """``v[i]``: cell ``i`` of the array ``v`` (herd's name for it)."""
+        self.pos = c[0].start_pos or 0
+        return MemLoc(f"{c[0]}[{_num(c[1])}]")
+
     def left_loc(self, c: list) -> tuple[Loc, int]:
         # reduced right after its location: ``self.pos`` is that location's offset
         return c[0], self.pos
@@ -204,8 +212,19 @@ class _Build(Transformer):
         (v, text) = c[2]
         return InitItem(c[0][0], v, text, pointer=True), c[0][1]
 
-    def init_array(self, c: list) -> InitItem:
-        raise TokenError(c[1], "array locations are not supported")
+    def init_array(self, c: list) -> tuple[InitItem, int]:
+        """``TYPE v[N] = {k0,...,kN-1}``, or ``TYPE v[N]`` (cells 0): an array of ``N`` cells."""
+        ctype, name, count = str(c[0]), c[1], c[2]
+        if c_cast(ctype) is None:
+            raise TokenError(c[0], f"arrays of '{ctype}' are not supported (not a sized type)")
+        n = _num(count)
+        if not 0 < n <= MAX_ARRAY:
+            raise TokenError(count, f"an array has 1 to {MAX_ARRAY} cells")
+        values = [x[0] for x in c[3:] if x is not None]
+        if values and len(values) != n:  # herd's rule; without values, the cells hold 0
+            raise TokenError(count, f"array '{name}' of {n} cells has {len(values)} values")
+        cells = tuple(values) if values else (0,) * n
+        return InitItem(MemLoc(str(name)), None, "", ctype=ctype, cells=cells), name.start_pos or 0
 
     # ---- propositions
     def a_value(self, c: list) -> Prop:

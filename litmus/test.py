@@ -52,6 +52,8 @@ class InitItem:
     ctype: str | None = None
     pointer: bool = False
     written: str = field(default="", compare=False)  # a register written otherwise (a0)
+    #: an array ``TYPE v[N] = {...}``: its cells' initial values (None: not an array)
+    cells: tuple[Value, ...] | None = None
 
 
 @dataclass(frozen=True)

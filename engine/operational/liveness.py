@@ -26,6 +26,7 @@ from herdsman.litmus.base.ir import (
     Reg,
     Store,
     Unlock,
+    defines,
 )
 
 
@@ -36,7 +37,7 @@ def _regs(ops: Iterable[Operand]) -> set[str]:
 def uses_defs(ins: Instr) -> tuple[set[str], set[str]]:
     """The registers an operation reads and those it writes."""
     if isinstance(ins, Op):
-        return _regs(ins.args), {ins.dst, "cr0"} if ins.sets_cr else {ins.dst}
+        return _regs(ins.args), set(defines(ins))
     if isinstance(ins, Load):
         return _regs(ins.addr), {ins.dst}
     if isinstance(ins, Store):

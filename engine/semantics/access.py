@@ -6,7 +6,7 @@ step function (:mod:`engine.semantics.step`) and its instructions with several e
 
 from __future__ import annotations
 
-from herdsman.engine.semantics.arith import AnyValue, Expr
+from herdsman.engine.semantics.arith import AnyValue, Expr, apply_op
 from herdsman.engine.semantics.state import ThreadState
 from herdsman.litmus.base.ir import Sym, Value
 
@@ -63,6 +63,14 @@ def loc_name(a: Sym) -> str:
     return got
 
 
+def sized(size: int, v: AnyValue) -> AnyValue:
+    """The value a byte or half-word access (``size`` 1 or 2) moves: ``v``'s low bits, as
+    herd's ``LDRB``/``STRH``...; wider accesses move ``v`` as it is."""
+    if size >= 4:
+        return v
+    return apply_op("and", [v, (1 << (8 * size)) - 1])
+
+
 def state_at(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
     """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
     return _new(
@@ -81,4 +89,4 @@ def set_reg(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[
     return tuple(r), tuple(k)
 
 
-__all__ = ["address", "loc_name", "set_reg", "state_at"]
+__all__ = ["address", "loc_name", "set_reg", "sized", "state_at"]

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TypeGuard
 
 from herdsman.graphs.symbolic import AnyValue, Expr, ReadValue
+from herdsman.litmus.base import armops
 from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value, convert_code
 from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
 
@@ -82,6 +83,8 @@ _COMPARE = {
     "gt": lambda c: c > 0,
     "ge": lambda c: c >= 0,
 }
+#: Branch conditions: the comparisons with 0, and AArch64's condition codes on NZCV
+_BRANCH = {**_COMPARE, **armops.BRANCH_TESTS}
 
 
 def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
@@ -153,6 +156,9 @@ def _on_addresses(fn: str, a: Value, b: Value) -> Value:
         return c if fn in ("cmp", "cmpu") else int(_COMPARE[fn](c))
     if fn in ("and", "or") and a == b:
         return a
+    if fn.startswith("nzcv.sub"):  # AArch64's CMP of addresses
+        ka, kb = cmp_key(a), cmp_key(b)
+        return armops.address_flags((ka > kb) - (ka < kb))
     return _sym_error(fn, a, b)
 
 
@@ -167,7 +173,7 @@ def branch_taken(cond: str | None, c: Value) -> bool:
         return True
     if isinstance(c, Sym):
         raise EvalError(f"branch on an address ({c})")
-    test = _COMPARE.get(cond)
+    test = _BRANCH.get(cond)
     if test is None:
         raise EvalError(f"unknown branch condition '{cond}'")
     return test(c)

@@ -341,6 +341,8 @@ def _info(ins: Instr) -> _Info:
     if isinstance(ins, Op):
         ops = ins.args
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
+        if ins.flags is not None:
+            out.append(ins.flags[0])
     elif isinstance(ins, Load):
         ops, out, naddr = ins.addr, [ins.dst], len(ins.addr)
         if ins.reserve is not None:

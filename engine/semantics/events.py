@@ -13,6 +13,7 @@ from typing import cast
 from herdsman.engine.semantics.access import address as _address
 from herdsman.engine.semantics.access import loc_name as _loc_name
 from herdsman.engine.semantics.access import set_reg as _set
+from herdsman.engine.semantics.access import sized as _sized
 from herdsman.engine.semantics.access import state_at as _state
 from herdsman.engine.semantics.arith import (
     AnyValue,
@@ -146,6 +147,9 @@ class EventSteps(ThreadBase):
                 if slot >= 0:
                     got, vt = st.regs[slot], st.taint[slot]
                     v = 0 if got is None else got
+                size = cast(Store, ins).size
+                if size < 4:  # a byte or half-word store writes the low bits
+                    v = _sized(size, v)
             data, addr = (vt, at) if self.store_data_port else (0, at | vt)
             w = ("W", th.tid, n, poi, loc, v, None, annots, origin, addr, data, st.ctrl, vt)
             after = _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1)
@@ -220,6 +224,8 @@ class EventSteps(ThreadBase):
         regs, taint = st.regs, st.taint
         try:
             if isinstance(ins, Load):
+                if ins.size < 4:  # a byte or half-word load: the low bits, zero-extended
+                    value = _sized(ins.size, value)
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
                 if ins.reserve is not None:
                     ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from herdsman.engine.semantics import rmwevents
-from herdsman.engine.semantics.access import address, set_reg, state_at
+from herdsman.engine.semantics.access import address, set_reg, sized, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
@@ -81,7 +81,7 @@ def events_of(ins: Instr, args: tuple[tuple[int, Value], ...], nop_events: bool)
     cls = type(ins)
     regs = sum(1 for slot, _ in args if slot >= 0)
     if isinstance(ins, Op):
-        return regs + 1 + int(ins.sets_cr)
+        return regs + 1 + int(ins.sets_cr) + int(ins.flags is not None)
     if isinstance(ins, Load):
         return regs + 2 + int(ins.reserve is not None)
     if cls is Store:
@@ -178,6 +178,8 @@ def _op(th: CompiledThread, ins: Op, st: ThreadState) -> Step:
     written = [th.slots[ins.dst]]
     if ins.sets_cr and ins.dst != "cr0":
         written.append(th.cr0)
+    if ins.flags is not None:
+        written.append(th.slots[ins.flags[0]])
     n = st.n + len(reads)
     writes = [
         reg_event(th, st, n + k, "Wreg", th.names[slot], regs[slot], iico=mask)
@@ -275,7 +277,8 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     plain = _with(st, st.n, None)
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n
-    writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, value, iico=1 << r)]
+    loaded = sized(ins.size, value)  # a byte or half-word load: its low bits
+    writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, loaded, iico=1 << r)]
     if ins.reserve is not None:
         a, _ = address(plain.regs, plain.taint, th.addr_ops[st.pc])
         addr_reads = sum(1 << p for name, p in acc.reads)

@@ -219,6 +219,9 @@ class ThreadCode(EventSteps):
         regs, taint = _set(regs, taint, th.slots[ins.dst], v, t)
         if ins.sets_cr and ins.dst != "cr0":
             regs, taint = _set(regs, taint, th.cr0, apply_op("cmp", [v, 0]), t)
+        if ins.flags is not None:
+            flags, fn = ins.flags
+            regs, taint = _set(regs, taint, th.slots[flags], apply_op(fn, args), t)
         return regs, taint
 
     def _branch(

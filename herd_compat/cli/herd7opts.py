@@ -232,6 +232,7 @@ OPTIONS: dict[str, Opt] = {
     "-macros": Opt("str", _macros, "<file> read macro (.def) file (C tests)"),
     "-variant": Opt("str", _variants, "<tags> variant tags (comma separated, cumulative)"),
     "-show": Opt("tag", _show, "executions to draw", SHOW_MODES),
+    "-hexa": Opt("bool", _set("hexa"), "<bool> print values in hexadecimal"),
     "-nshow": Opt("int", _set("nshow"), "<n> draw at most n executions"),
     "-showone": Opt("bool", _showone, "<bool> alias of -nshow 1"),
     "-o": Opt("str", _set("outdir"), "<dir> write <dir>/<test>.dot ('-': stdout)"),

@@ -22,8 +22,10 @@ from functools import lru_cache
 
 from herdsman.engine.outcome import Outcome
 from herdsman.litmus.base.arch import ARCHS, parsed_archs
+from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, cast_value
+from herdsman.litmus.base.casts import c_cast as c_cast
 from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc, Value, value_key
-from herdsman.litmus.printer import loc_text, value_text
+from herdsman.litmus.printer import hexa_text, loc_text, value_text
 
 #: herd's kind word for each quantifier.
 KINDS = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
@@ -101,56 +103,31 @@ def location_key(arch: str, loc: Loc) -> tuple:
     return (2, 0, (), loc.name)
 
 
-#: A C location's type as herd prints its values (``lib/testType.ml``): its bits and
-#: whether it is signed; a value is sign-extended or masked to them.
-Cast = tuple[int, bool]
-#: herd's C scalars are 64 bits: a type of that size is printed as it is, unsigned ones
-#: as unsigned.
-MACHINE_BITS = 64
-_C_TYPES: dict[str, Cast] = {
-    **dict.fromkeys(("char", "int8_t"), (8, True)),
-    "uint8_t": (8, False),
-    **dict.fromkeys(("short", "int16_t"), (16, True)),
-    "uint16_t": (16, False),
-    **dict.fromkeys(("int", "int32_t"), (32, True)),
-    **dict.fromkeys(("uint32_t", "atomic_t"), (32, False)),
-    **dict.fromkeys(("long", "int64_t", "intptr_t"), (64, True)),
-    **dict.fromkeys(("uint64_t", "uintptr_t"), (64, False)),
-}
-#: A location of no declared type is an ``int`` to herd.
-DEFAULT_CAST: Cast = (32, True)
-
-
-def c_cast(ctype: str | None) -> Cast | None:
-    """How herd prints the values of a C location of type ``ctype`` (None: as they are,
-    a pointer or a type herd does not size)."""
-    if ctype is None:
-        return DEFAULT_CAST
-    return _C_TYPES.get(ctype.removeprefix("_Atomic").strip())
-
-
-def cast_value(v: Value, cast: Cast | None) -> Value:
-    """``v`` as herd prints it in a location of that type (symbols unchanged)."""
-    if cast is None or type(v) is not int:
-        return v
-    bits, signed = cast
-    v &= (1 << bits) - 1
-    if signed and v >> (bits - 1):
-        v -= 1 << bits
-    return v
-
-
 def state_lines(
     observed: Sequence[Loc],
     states: Iterable[tuple[Value, ...]],
     arch: str = "",
     casts: Mapping[Loc, Cast | None] | None = None,
+    hexa: bool = False,
 ) -> list[str]:
     """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
     register names); ``casts`` gives the C locations' types (:func:`c_cast`), which
-    change how their values print, not how the states sort."""
+    change how their values print, not how the states sort; ``hexa``: values in
+    hexadecimal, as unsigned words of their type (herd's ``-hexa true``)."""
     order, heads = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
+    if hexa:
+        types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
+        rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
+        return [
+            "".join(
+                [
+                    f"{h}{hexa_text(cast_value(v, c), (c or DEFAULT_CAST)[0])};"
+                    for h, v, c in zip(heads, row, types, strict=True)
+                ]
+            )
+            for row in rows
+        ]
     if casts:
         types = [casts.get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
@@ -222,6 +199,7 @@ def herd_result(
     time: float | None = None,
     candidates: bool = False,
     casts: Mapping[Loc, Cast | None] | None = None,
+    hexa: bool = False,
 ) -> HerdBlock:
     """herd's block for an outcome of the test named ``name`` (its hash and condition as
     herd prints them; ``arch`` orders the registers, guessed when empty).  ``time`` is
@@ -233,7 +211,7 @@ def herd_result(
     return HerdBlock(
         name=name,
         kind=KINDS.get(quant, "Required"),
-        states=state_lines(outcome.observed, outcome.states, arch, casts),
+        states=state_lines(outcome.observed, outcome.states, arch, casts, hexa),
         verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,

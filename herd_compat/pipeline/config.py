@@ -48,6 +48,7 @@ class RunConfig:
     # --timeout (herd's -timeout: no block for a test over it) and --max-memory
     limits: Limits = field(default_factory=Limits)
     speedcheck: str = "false"  # herd's -speedcheck: false | true | fast
+    hexa: bool = False  # herd's -hexa: values in hexadecimal
     # each test's progress on stderr (``run``/``herd7``); None: when stderr is a terminal
     progress: bool | None = False
     # TruSt's own options (``herdsman run``): GenMC's summary is printed after each block

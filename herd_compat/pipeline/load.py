@@ -24,8 +24,9 @@ from herdsman.herd_compat.formats.conds import replace_condition
 from herdsman.herd_compat.formats.herd_block import Cast, c_cast
 from herdsman.herd_compat.pipeline.config import InputKind, RunConfig
 from herdsman.herd_compat.pipeline.models import ModelCache
+from herdsman.litmus.base.casts import DEFAULT_CAST
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Condition, Loc, Program
+from herdsman.litmus.base.ir import Condition, Loc, Program, prop_locations
 from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import (
     CLitmus,
@@ -36,9 +37,9 @@ from herdsman.litmus.c import (
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.lower import lower
+from herdsman.litmus.lower import cell_names, declared_types, lower
 from herdsman.litmus.parser import parse_source, parse_text
-from herdsman.litmus.printer import herd_condition_text
+from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
 from herdsman.litmus.test import LitmusTest
 
 __all__ = [
@@ -66,6 +67,10 @@ class HeaderFacts:
     condition: str
     #: a C test's locations with the types herd prints their values by
     casts: tuple[tuple[Loc, Cast | None], ...] = ()
+    #: herd's names of the program's locations where they differ (an array's cells)
+    names: tuple[tuple[Loc, Loc], ...] = ()
+    #: values in hexadecimal (herd's ``-hexa true``; the condition text is already so)
+    hexa: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,18 @@ def _readable_file(path: str) -> bool:
     return os.path.exists(path) and not os.path.isdir(path) and os.access(path, os.R_OK)
 
 
+def condition_text(
+    cond: Condition, hexa: bool, casts: tuple[tuple[Loc, Cast | None], ...] = ()
+) -> str:
+    """The condition as herd prints it (integers in hexadecimal under ``-hexa true``: as
+    words of a C test's types ``casts``, of 64 bits in an assembly test)."""
+    if not hexa:
+        return herd_condition_text(cond)
+    bits = {loc: DEFAULT_CAST[0] for loc in prop_locations(cond.prop)} if casts else {}
+    bits.update((loc, c[0]) for loc, c in casts if c is not None)
+    return hexa_condition_text(cond, bits)
+
+
 def apply_conds(test: LitmusTest, cfg: RunConfig) -> LitmusTest:
     """The test with its condition replaced per ``-conds``."""
     entry = cfg.conds.get(test.name)
@@ -204,7 +221,8 @@ def load_program(
         v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
         program = _for_model(lower_c_litmus(test, target, macros, kernel_v2=v2), model)
         casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
-        facts = HeaderFacts(test.name, "C", h, herd_condition_text(test.condition), casts)
+        cond = condition_text(test.condition, cfg.hexa, casts)
+        facts = HeaderFacts(test.name, "C", h, cond, casts, hexa=cfg.hexa)
         n = len(test.threads)
         return Loaded(path, facts, program, model, test.condition, n, target, cpu)
     h = herd_hash(test)
@@ -214,7 +232,14 @@ def load_program(
     loading = time.process_time()
     model = models.for_test(test)
     cpu = time.process_time() - loading
-    facts = HeaderFacts(test.name, test.arch, h, herd_condition_text(test.condition))
+    names = tuple(cell_names(test).items())
+    cond = condition_text(test.condition, cfg.hexa)
+    # herd prints a declared location's values at its type; the others as they are
+    types = declared_types(test)
+    shown: tuple[tuple[Loc, Cast | None], ...] = ()
+    if types:
+        shown = tuple((x, types.get(x)) for x in test.observed_locations())
+    facts = HeaderFacts(test.name, test.arch, h, cond, shown, names, cfg.hexa)
     n = len(test.threads)
     return Loaded(path, facts, lower(test), model, test.condition, n, None, cpu)
 

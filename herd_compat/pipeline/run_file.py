@@ -18,7 +18,7 @@ import gc
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from herdsman.cat.api import DeadlinePassed
@@ -95,6 +95,7 @@ class Done:
             time=self.cpu,
             candidates=candidates,
             casts=dict(t.casts),
+            hexa=t.hexa,
         )
 
 
@@ -197,6 +198,9 @@ def _run_file(
     start += loaded.model_cpu  # loading a model is not the test's time
     wall = time.perf_counter()
     outcome = run_program(loaded.program, loaded.model, cfg.run_options())
+    if loaded.facts.names:  # herd's names of the locations: an array's cells, v[1]
+        names = dict(loaded.facts.names)
+        outcome = replace(outcome, observed=tuple(names.get(x, x) for x in outcome.observed))
     wall = time.perf_counter() - wall
     cpu = time.process_time() - start
     facts = loaded.facts

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from herdsman.litmus.asm import aarch64_alu as alu
+from herdsman.litmus.asm.aarch64_alu import FLAGS
 from herdsman.litmus.asm.aarch64_operands import (
-    EXTS,
-    SHIFTS,
     TOKEN,
     Arg,
     Mem,
@@ -59,19 +59,15 @@ from herdsman.litmus.asm.cells import (
     fence,
     lower_at,
     nop,
-    op,
     operands,
     unknown_instruction,
 )
-from herdsman.litmus.base.ir import CAS, RMW, Branch, Imm, Load, Store, StoreCond
+from herdsman.litmus.base.armops import CONDITIONS
+from herdsman.litmus.base.ir import CAS, RMW, Branch, Load, Store, StoreCond
 from herdsman.litmus.test import CodeItem, Instruction
 
-#: The IR registers of the flags and of the exclusive reservation (herd's names).
-FLAGS = "NZCV"
+#: The IR register of the exclusive reservation (herd's name).
 RESERVATION = "Res"
-
-_CONDS = {"EQ": "eq", "NE": "ne", "GE": "ge", "GT": "gt", "LE": "le", "LT": "lt"}
-_OTHER_CONDS = ("CS", "CC", "MI", "PL", "VS", "VC", "HI", "LS", "HS", "LO")
 _BARRIER_OPTS = tuple(
     (dom if not typ else (typ if dom == "SY" else dom + typ))
     for dom in ("SY", "OSH", "ISH", "NSH")
@@ -82,66 +78,6 @@ _BARRIER_OPTS = tuple(
 # ----------------------------------------------------------------------------- builders
 
 Builder = Callable[[str, str, list[Arg], int], Instruction]
-
-
-def _mov(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    arity(m, o, 2, "Rd,#k|Rm", end)
-    d = reg(o[0], m, zr=False)
-    src = o[1]
-    if src.kind == "num":
-        return op(f"MOV {rt(o[0])},#{src.value}", m, d, "mov", (Imm(src.value),))
-    reg(src, m, o[0].bits)
-    return op(f"MOV {rt(o[0])},{rt(src)}", m, d, "mov", (value(src),))
-
-
-_OPS = {"ADD": "add", "SUB": "sub", "EOR": "xor", "ORR": "or", "AND": "and"}
-
-
-def _op3(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    if len(o) == 4 and o[3].kind == "shift" and o[3].text in EXTS and up in ("ADD", "SUB"):
-        return _addsubext(m, up, o, end)
-    if len(o) == 4:
-        sh = o[3]
-        want(sh, ("shift",), "a shift (LSL #k...)", m)
-        if sh.value not in (0, -1) or sh.text not in SHIFTS:
-            raise CellError(sh.pos, f"shifted operands of '{m}' are not supported")
-        o = o[:3]
-    arity(m, o, 3, "Rd,Rn,#k|Rm", end)
-    v = o[0].bits
-    d = reg(o[0], m, zr=False)
-    reg(o[1], m, v)
-    fn = _OPS[up]
-    if o[2].kind == "num":
-        k = o[2].value
-        text = f"{up} {rt(o[0])},{rt(o[1])},#{k}"
-        return op(text, m, d, fn, (value(o[1]), Imm(k)))
-    reg(o[2], m, v)
-    text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])}"
-    return op(text, m, d, fn, (value(o[1]), value(o[2])))
-
-
-def _addsubext(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    """``ADD Xd,Xn,Wm,SXTW``: the third register extended (herd's ADDSUBEXT)."""
-    d = reg(o[0], m, zr=False)
-    reg(o[1], m, o[0].bits)
-    reg(o[2], m)
-    ext = o[3]
-    if ext.text not in ("SXTW", "UXTW", "SXTX", "UXTX") or ext.value not in (-1, 0):
-        raise CellError(ext.pos, f"extension '{ext.text}' of '{m}' is not supported")
-    amount = "" if ext.value < 0 else f" #{ext.value}"
-    text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])},{ext.text}{amount}"
-    return op(text, m, d, _OPS[up], (value(o[1]), value(o[2])))
-
-
-def _cmp(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    arity(m, o, 2, "Rn,#k|Rm", end)
-    v = o[0].bits
-    reg(o[0], m)
-    fn = "cmp" if up == "CMP" else "and"
-    if o[1].kind == "num":
-        return op(f"{up} {rt(o[0])},#{o[1].value}", m, FLAGS, fn, (value(o[0]), Imm(o[1].value)))
-    reg(o[1], m, v)
-    return op(f"{up} {rt(o[0])},{rt(o[1])}", m, FLAGS, fn, (value(o[0]), value(o[1])))
 
 
 _LOADS = {
@@ -165,6 +101,36 @@ def _load(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     if d == "ZR":
         raise CellError(o[0].pos, f"loads into the zero register are not supported ('{m}')")
     return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res))
+
+
+#: the byte and half-word accesses (W registers, the addresses of LDR/STR) and their sizes
+_BYTES = {"LDRB": 1, "LDRH": 2, "STRB": 1, "STRH": 2}
+
+
+def _bytes(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDRB``/``LDRH Wt,<addr>``: the low byte (half-word) of the location, zero-extended;
+    ``STRB``/``STRH Wt,<addr>``: the low byte (half-word) of ``Wt`` (herd without
+    ``-variant mixed``: the location's value is accessed whole, its low bits moved)."""
+    arity(m, o, 2, "Wt,[Xn...]", end)
+    d = reg(o[0], m, 32, zr=up.startswith("ST"))
+    mem = mem_of(o[1], m)
+    text = f"{up} {rt(o[0])},{mem.text}"
+    if up.startswith("ST"):
+        return Instruction(text, m, Store(value(o[0]), address(mem), _BYTES[up]))
+    return Instruction(text, m, Load(d, address(mem), _BYTES[up]))
+
+
+def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDUR Rt,[Xn{,#k}]``: a load with an unscaled offset (herd's text ``LDUR Rt, [Xn,#k]``)."""
+    arity(m, o, 2, "Rt,[Xn{,#k}]", end)
+    d = reg(o[0], m, zr=False)
+    mem = mem_of(o[1], m)
+    if mem.index is not None:
+        raise CellError(o[1].pos, f"'{m}' takes an address [Xn] or [Xn,#k], not '{mem.text}'")
+    size = 4 if o[0].bits == 32 else 8
+    base = rname("X", mem.base)
+    text = f"LDUR {rt(o[0])}, [{base}{f',#{mem.offset}' if mem.offset else ''}]"
+    return Instruction(text, m, Load(d, address(mem), size))
 
 
 def _store(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -267,14 +233,10 @@ def _branch(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     target = o[0].text
     if up == "B":
         return branch(f"B {target}", m, target)
-    cond = up[2:]
+    cond = alu.condition(up[2:], 0, m)
     if cond == "AL":
         return branch(f"B.AL {target}", m, target)
-    if cond not in _CONDS:
-        raise CellError(
-            0, f"unsupported AArch64 instruction '{m}' (condition {cond} is not modelled)"
-        )
-    return branch(f"B.{cond} {target}", m, target, _CONDS[cond], FLAGS)
+    return branch(f"B.{cond} {target}", m, target, f"nzcv.{cond.lower()}", FLAGS)
 
 
 def _cbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -286,6 +248,21 @@ def _cbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     if r == "ZR":  # herd reads ZR as 0 without an event: the branch is decided
         raise CellError(o[0].pos, f"'{m}' on the zero register is not supported")
     return branch(text, m, target, "eq" if up == "CBZ" else "ne", r)
+
+
+def _tbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``TBZ``/``TBNZ Rt,#k,label``: branch when bit ``k`` of ``Rt`` is clear (set)."""
+    arity(m, o, 3, "Rt,#k,label", end)
+    r = reg(o[0], m)
+    want(o[1], ("num",), "a bit number", m)
+    want(o[2], ("name",), "a label", m)
+    k, target = o[1].value, o[2].text
+    if not 0 <= k < o[0].bits:
+        raise CellError(o[1].pos, f"bit number {k} of '{m}' is out of range (0..{o[0].bits - 1})")
+    if r == "ZR":
+        raise CellError(o[0].pos, f"'{m}' on the zero register is not supported")
+    text = f"{up} {rt(o[0])},#{k},{target}"
+    return branch(text, m, target, f"{up.lower()}{k}", r)
 
 
 def _barrier(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -307,11 +284,10 @@ def _nop(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 
 
 SPEC: dict[str, Builder] = {
-    "MOV": _mov,
-    **{k: _op3 for k in _OPS},
-    "CMP": _cmp,
-    "TST": _cmp,
+    **alu.SPEC,
     **{k: _load for k in _LOADS},
+    "LDUR": _ldur,
+    **{k: _bytes for k in _BYTES},
     **{k: _store for k in _STORES},
     **{k: _store_cond for k in _STORE_CONDS},
     **{f"SWP{o}": _swp for o in _ORDERS},
@@ -319,9 +295,11 @@ SPEC: dict[str, Builder] = {
     **{f"LD{a}{o}": _ldop for a in _AOPS for o in _ORDERS},
     **{f"ST{a}{o}": _ldop for a in _AOPS for o in ("", "L")},
     "B": _branch,
-    **{f"B.{c}": _branch for c in (*_CONDS, *_OTHER_CONDS, "AL")},
+    **{f"B.{c}": _branch for c in CONDITIONS},
     "CBZ": _cbz,
     "CBNZ": _cbz,
+    "TBZ": _tbz,
+    "TBNZ": _tbz,
     "DMB": _barrier,
     "DSB": _barrier,
     "ISB": _barrier,
@@ -330,16 +308,16 @@ SPEC: dict[str, Builder] = {
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
-    *("ADDS", "SUBS", "ANDS", "BICS", "EON", "ORN", "BIC", "NEG", "NEGS", "MVN"),
-    *("ASR", "LSL", "LSR", "ROR", "MOVZ", "MOVN", "MOVK", "ADR", "SXTW", "UBFM", "SBFM"),
-    *("LDRB", "LDRH", "LDRSB", "LDRSH", "LDRSW", "STRB", "STRH", "LDUR", "STUR"),
+    *("ADR", "SXTW", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
+    *("LDRSB", "LDRSH", "LDRSW", "STUR"),
     *("LDP", "STP", "LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
-    *("CSEL", "CSINC", "CSINV", "CSNEG", "CSET", "CSETM", "CINC", "TBZ", "TBNZ"),
+    *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "EXTR"),
     *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
-    *("UDF", "STG", "STZG", "LDG", "RBIT", "REV", "ABS", "EXTR", "FMOV", "MOVI", "DUP"),
+    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "LDPSW", "STILP", "LDIAPP"),
+    *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )
 
 
@@ -387,7 +365,7 @@ def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
         word, _, rest = ins.text.partition(" ")
         rs, _, addr = rest.partition(",")
         return f"LD{word[2:]} {rs},{rs[0]}ZR,{addr}"
-    return ins.text
+    return alu.hash_text(ins)
 
 
 def event_texts(code: tuple[CodeItem, ...]) -> tuple[str, ...]:

@@ -55,8 +55,6 @@ _UNMODELLED = {
     },
     **{m: "conditional execution" for m in ("ANDEQ",)},
     **{m: "multiple-register load" for m in ("LDM", "LDMIB", "LDRD", "PUSH", "POP")},
-    "MOVW": "half-word move",
-    "MOVT": "half-word move",
     "LDA": "load-acquire",
     "LDAEX": "load-acquire exclusive",
     "STL": "store-release",
@@ -69,6 +67,7 @@ _KNOWN = (
     set(_ARITH)
     | {m + "S" for m in ("ADD", "SUB", "AND", "EOR")}
     | {"XOR", "MOV", "CMP", "LDR", "STR", "LDREX", "STREX", "B", "BEQ", "BNE", "CBZ", "CBNZ"}
+    | {"MOVW", "MOVT"}
     | {"DMB", "DSB", "ISB", "NOP"}
     | set(_UNMODELLED)
 )
@@ -175,6 +174,17 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
         if src.kind == "num":
             return cells.op(f"MOV {rd.reg},#{src.value}", m, rd.reg, "mov", (Imm(src.value),))
         return cells.op(f"MOV {rd.reg},{src.reg}", m, rd.reg, "mov", (Reg(src.reg),))
+    if canon in ("MOVW", "MOVT"):  # herd writes k (MOVW), k << 16 (MOVT): ARMSem.ml
+        cells.arity(m, ops, 2, "rd,#k", end)
+        rd, src = ops
+        _kind(rd, "reg", "a register", m)
+        _kind(src, "num", "an immediate", m)
+        if not 0 <= src.value <= 0xFFFF:
+            raise CellError(src.pos, f"the immediate of '{m}' is 16 bits (0..65535)")
+        k = src.value << (16 if canon == "MOVT" else 0)
+        # herd's texts: "MOVT R0, #1", and "MOVWR0, #1" (no space after MOVW)
+        text = f"{'MOVT ' if canon == 'MOVT' else 'MOVW'}{rd.reg}, #{src.value}"
+        return cells.op(text, m, rd.reg, "mov.w", (Imm(k),))  # a 32-bit word, signed
     base = canon[:-1] if canon.endswith("S") and canon[:-1] in _ARITH else canon
     if base == "XOR":
         base = "EOR"

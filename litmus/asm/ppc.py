@@ -175,6 +175,12 @@ def _opi(fn: str, sets_cr: bool = False) -> Builder:
     return build
 
 
+def _extsw(m: str, o: list[Operand]) -> Instruction:
+    """``extsw rA,rS``: the low word of ``rS`` sign-extended."""
+    d, a = o[0].reg, o[1].reg
+    return op(f"extsw {d}, {a}", m, d, "conv", (Reg(a), Imm(-32)))  # herd's ", "
+
+
 def _li(m: str, o: list[Operand]) -> Instruction:
     return op(f"li {o[0].reg},{o[1].value}", m, o[0].reg, "mov", (Imm(o[1].value),))
 
@@ -346,7 +352,7 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "stmw": ("RM", "rS,d(rA)", _unsupported("multiple registers")),
     "rlwinm": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
     "rlwimi": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
-    "extsw": ("RR", "rA,rS", _unsupported("sign extension")),
+    "extsw": ("RR", "rA,rS", _extsw),
 }
 
 for _m, _fn in (

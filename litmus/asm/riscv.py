@@ -175,9 +175,11 @@ def _lower(m: str, ops: list[Operand], end: int) -> Instruction:
         _form(m, ops, "RK", "rd,k", end)
         rd, k = ops[0].reg, ops[1].value
         return _write(f"lui {rd},{k}", m, rd, "mov", (Imm(k << 12),))
-    if m in ("mv", "sext.w"):  # a copy (sext.w: of a 32-bit value, as herd's values are)
+    if m in ("mv", "sext.w"):  # a copy; sext.w sign-extends the low 32 bits
         _form(m, ops, "RR", "rd,rs", end)
         rd, rs = ops[0].reg, ops[1].reg
+        if m == "sext.w":
+            return _write(f"{m} {rd},{rs}", m, rd, "conv", (_src(rs), Imm(-32)))
         return _write(f"{m} {rd},{rs}", m, rd, "mov", (_src(rs),))
     if m in _OPI:
         _form(m, ops, "RRK", "rd,rs,k", end)
@@ -283,6 +285,8 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     if kind != "name" or riscv_register(m) is not None:
         raise unknown_instruction(toks, i, "RISC-V")
     ops = operands(toks, i + 1, m, _operand)
+    if m in ("NOP", "MV"):  # herd's lexer reads these two in upper case too
+        m = m.lower()
     return lower_at(pos, _lower, m, ops, len(text))
 
 

@@ -23,9 +23,11 @@ in ``r2``.  Memory locations are named by their symbol.  Values and locations li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from herdsman.litmus.base import armops
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import Loc as Loc
 from herdsman.litmus.base.values import MemLoc as MemLoc
@@ -72,12 +74,15 @@ class Op:
     """Register computation ``dst <- fn(args)`` (``fn`` one of :data:`OP_FUNCTIONS`).
 
     With ``sets_cr`` the operation also writes ``cr0``, the comparison of its result with
-    0 (PPC's ``andi.``, X86's flags)."""
+    0 (PPC's ``andi.``, X86's flags).  With ``flags`` = (register, function) it also
+    writes that register with that function of the same arguments (AArch64's ``ADDS``
+    writes ``NZCV``)."""
 
     dst: str
     fn: str
     args: tuple[Operand, ...]
     sets_cr: bool = False
+    flags: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +335,7 @@ OP_FUNCTIONS: dict[str, int] = {
     "umax": 2,  # unsigned
     "umin": 2,
     "andnot": 2,  # a & ~b (AArch64 LDCLR)
+    **armops.ARITIES,  # AArch64's word operations, flags, conditions: litmus.base.armops
 }
 
 
@@ -363,6 +369,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
 def defines(ins: Instr) -> tuple[str, ...]:
     """Registers an operation writes."""
     if isinstance(ins, Op):
+        if ins.flags is not None:
+            return (ins.dst, ins.flags[0])
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
     if isinstance(ins, Load):
         return (ins.dst,) if ins.reserve is None else (ins.dst, ins.reserve)
@@ -430,6 +438,23 @@ class Condition:
     quant: str
     prop: Prop
     written: str = ""
+
+
+def map_atoms(p: Prop, f: Callable[[Atom], Prop]) -> Prop:
+    """``p`` with each atom ``a`` replaced by ``f(a)`` (``p`` itself when none changes)."""
+    if isinstance(p, Atom):
+        return f(p)
+    if isinstance(p, Not):
+        q = map_atoms(p.prop, f)
+        return p if q is p.prop else Not(q)
+    if isinstance(p, And | Or):
+        parts = tuple([map_atoms(q, f) for q in p.props])
+        same = all(a is b for a, b in zip(parts, p.props, strict=True))
+        return p if same else type(p)(parts)
+    if isinstance(p, Implies):
+        a, b = map_atoms(p.left, f), map_atoms(p.right, f)
+        return p if a is p.left and b is p.right else Implies(a, b)
+    return p
 
 
 def prop_locations(p: Prop) -> list[Loc]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from herdsman.litmus.base import armops
+
 #: Every value's magnitude is below this: 2^64.
 VALUE_LIMIT = 1 << 64
 #: The most digits a literal may have (2^64 has 20 decimal digits); leading zeros count
@@ -138,6 +140,7 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     "le": lambda a, b: int(a <= b),
     "gt": lambda a, b: int(a > b),
     "ge": lambda a, b: int(a >= b),
+    **armops.OPS,  # AArch64's word operations, flags and conditions (``add.w``...)
 }
 
 
@@ -147,7 +150,14 @@ def int_op(fn: str, a: int, b: int = 0) -> int:
     logical on the 64-bit word); :class:`ValueOutOfRange` when the result leaves the
     bound or the shift count is out of range, ``KeyError`` for a name that is no
     integer operation."""
-    r = _OPS[fn](a, b)
+    f = _OPS.get(fn)
+    if f is None:
+        f = armops.shifted(fn)  # AArch64's shifted operands: ``add.lsl2.x``
+        if f is None:
+            raise KeyError(fn)
+        if len(_OPS) < 4096:
+            _OPS[fn] = f
+    r = f(a, b)
     if -VALUE_LIMIT < r < VALUE_LIMIT:
         return r
     raise ValueOutOfRange(f"'{fn}' gives a value beyond the bound ({BOUND})")

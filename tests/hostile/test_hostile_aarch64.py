@@ -30,7 +30,8 @@ BAD_TESTS = [
     ("STR W0,[X1] |", "STR W0,[X1 |", "missing ']'"),
     ("STR W0,[X1] |", "STR W0,X1 |", "expected a memory operand"),
     ("STR W0,[X1] |", "STR W40,[X1] |", "expected a register"),
-    ("STR W0,[X1] |", "B.VS L |", "condition VS is not modelled"),
+    ("STR W0,[X1] |", "B.HS L |", "unknown AArch64 instruction 'B.HS'"),  # herd reads no HS
+    ("STR W0,[X1] |", "LDRSB W0,[X1] |", "unsupported AArch64 instruction 'LDRSB'"),
     ("STR W0,[X1] |", "B Nowhere |", "branch to label 'Nowhere'"),
     ("STR W0,[X1] |", "DMB FULL |", "unknown barrier option 'FULL'"),
     ("STR W0,[X1] |", "Str W0,[X1] |", "unknown AArch64 instruction 'Str'"),

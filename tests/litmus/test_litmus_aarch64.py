@@ -81,7 +81,7 @@ def test_operations() -> None:
     assert one("MOV W1,#2").op == Op("X1", "mov", (Imm(2),))
     assert one("EOR W2,W0,W0").op == Op("X2", "xor", (Reg("X0"), Reg("X0")))
     assert one("ADD X5,X4,W2,SXTW").op == Op("X5", "add", (Reg("X4"), Reg("X2")))
-    assert one("CMP W0,#1").op == Op(aarch64.FLAGS, "cmp", (Reg("X0"), Imm(1)))
+    assert one("CMP W0,#1").op == Op(aarch64.FLAGS, "nzcv.sub.w", (Reg("X0"), Imm(1)))
     assert one("LDR W3,[X4,W2,SXTW]").op == Load("X3", (Reg("X4"), Reg("X2")), 4)
     assert one("LDR X0,[X1,#8]").op == Load("X0", (Reg("X1"), Imm(8)), 8)
     assert one("LDAR W0,[X1]").op == Load("X0", (Reg("X1"),), 4, frozenset({"A"}))
@@ -93,7 +93,7 @@ def test_operations() -> None:
         "X3", Reg("X2"), (Reg("X0"),), aarch64.RESERVATION, 4, frozenset({"X", "L"})
     )
     assert one("CBNZ W3,F").op == Branch("F", "ne", "X3")
-    assert one("B.GE F").op == Branch("F", "ge", aarch64.FLAGS)
+    assert one("B.GE F").op == Branch("F", "nzcv.ge", aarch64.FLAGS)
     assert one("B F").op == Branch("F")
     assert one("DMB ISH").op == Fence("DMB.ISH")
     xa, xl = frozenset({"X", "A"}), frozenset({"X", "L"})
@@ -120,7 +120,7 @@ def test_operations() -> None:
         ("CAS W0,X1,[X2]", "expected a W register"),
         ("SWP W0,W1,[X2,#4]", "takes a plain address"),
         ("STADD W0,W1,[X2]", "too many operands"),
-        ("B.HI L", "condition HI is not modelled"),
+        ("B.XY L", "unknown AArch64 instruction 'B.XY'"),
         ("LDR W0,[X1],#4", "post-indexed"),
         ("LDR W0,[X1,#4]!", "pre-indexed"),
         ("LDR W0,[X1,X2,LSL #2]", "shifted index"),

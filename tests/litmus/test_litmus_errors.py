@@ -231,10 +231,9 @@ def variants(text: str, arch: str) -> list[Variant]:
             k = sum(1 for c in cells if c)
             out.append(ok(f"dup-row-{i}", doubled(i), lambda o, n, k=k: ninstr(n) == ninstr(o) + k))
     for i, ln in enumerate(L[: s.header_idx]):
-        if ln.strip() == "{":
-            out.append(
-                err(f"dup-open-brace-{i}", doubled(i), (i + 2, ln.index("{") + 1), "unexpected '{'")
-            )
+        if ln.strip() == "{":  # braces nest in the init section (herd's splitter)
+            at = (i + 1, ln.index("{") + 1)
+            out.append(err(f"dup-open-brace-{i}", doubled(i), at, "unterminated init section"))
         if (
             s.brace_open < sum(len(x) + 1 for x in L[:i]) < s.brace_close
             and "=" in ln

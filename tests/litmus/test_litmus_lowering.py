@@ -81,6 +81,12 @@ PPC_CASES = [
     ("mr r2,r1", asm.op("mr r2,r1", "mr", "r2", "mov", (R("r1"),)), ("r1",), ("r2",)),
     ("neg r2,r1", asm.op("neg r2,r1", "neg", "r2", "neg", (R("r1"),)), ("r1",), ("r2",)),
     (
+        "extsw r2,r1",
+        asm.op("extsw r2, r1", "extsw", "r2", "conv", (R("r1"), Imm(-32))),
+        ("r1",),
+        ("r2",),
+    ),
+    (
         "neg. r2,r1",
         asm.op("neg. r2,r1", "neg.", "r2", "neg", (R("r1"),), True),
         ("r1",),
@@ -357,7 +363,6 @@ PPC_UNSUPPORTED = [
     "stmw r28,0(r2)",
     "rlwinm r1,r2,0,0,31",
     "rlwimi r1,r2,0,0,31",
-    "extsw r1,r2",
 ]
 
 

@@ -1,0 +1,297 @@
+"""AArch64 register instructions: moves, arithmetic and logic (with shifted operands),
+the flag-setting forms and comparisons that write ``NZCV``, and ``CSET``/``CSETM``.
+
+Texts and semantics follow herd (``lib/AArch64Base.ml``'s ``dump_instruction``,
+``herd/AArch64Sem.ml``'s ``mop3``, ``op_set_flags``, ``tr_cond``); the word operations
+and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq``...).
+
+- ``MOV``, ``ADD``, ``SUB``, ``EOR``, ``ORR``, ``AND`` (register or immediate) keep the IR's
+  plain functions (``add``...); with a shifted register (``ADD X0,X1,X2,LSL #2``), and
+  ``ORN``, ``BIC``, ``ASR``, ``LSL``, ``LSR``, ``ROR``, ``NEG``, ``MVN``, they compute on
+  the word (``add.lsl2.x``; herd's 32-bit ``ASR`` instruction shifts the zero-extended
+  word: a logical shift, unlike its shifted operands); ``EON`` is ``EOR`` and
+  ``ASRV``... are ``ASR``... (herd's lexer);
+- ``ADDS``, ``SUBS``, ``ANDS``, ``BICS``, ``NEGS`` write their destination and ``NZCV``
+  (the IR's ``Op.flags``); ``CMP``, ``TST`` only ``NZCV`` (herd has no ``CMN``);
+- ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
+- ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
+  ``CSINC Rd,ZR,ZR,GT``: it computes and shows ``LE``, as herd does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from herdsman.litmus.asm.aarch64_operands import (
+    EXTS,
+    SHIFTS,
+    Arg,
+    arity,
+    reg,
+    rname,
+    rt,
+    value,
+    want,
+)
+from herdsman.litmus.asm.cells import CellError, op
+from herdsman.litmus.base.armops import CONDITIONS, INVERSE
+from herdsman.litmus.base.ir import Imm, Op, Reg
+from herdsman.litmus.base.ir import Operand as IrOperand
+from herdsman.litmus.test import Instruction
+
+#: The IR register of the flags (herd's name).
+FLAGS = "NZCV"
+
+Builder = Callable[[str, str, list[Arg], int], Instruction]
+
+#: the IR's plain functions of the unshifted register operations (as before words)
+_PLAIN = {"ADD": "add", "SUB": "sub", "EOR": "xor", "ORR": "or", "AND": "and"}
+#: the word operation of each mnemonic (``litmus.base.armops``)
+_WORD = {
+    **{"ADD": "add", "SUB": "sub", "EOR": "xor", "ORR": "or", "AND": "and"},
+    **{"ORN": "orn", "BIC": "bic", "ASR": "asr", "LSL": "lsl", "LSR": "lsr", "ROR": "ror"},
+    **{"ADDS": "add", "SUBS": "sub", "ANDS": "and", "BICS": "bic"},
+}
+#: herd's lexer reads these as other mnemonics (``EON`` is ``EOR``, ``ASRV`` is ``ASR``)
+ALIASES = {"EON": "EOR", "ASRV": "ASR", "LSLV": "LSL", "LSRV": "LSR", "RORV": "ROR"}
+#: the flags each flag-setting mnemonic computes
+_FLAGS = {"ADDS": "add", "SUBS": "sub", "ANDS": "and", "BICS": "bic"}
+_SHIFT_OPS = ("ASR", "LSL", "LSR", "ROR")
+_EXT_ONLY = ("SXTW", "UXTW", "SXTX", "UXTX")
+
+
+def _w(o: Arg) -> str:
+    """The word suffix of a register operand's view."""
+    return "w" if o.bits == 32 else "x"
+
+
+def _shift_of(o: list[Arg], m: str, up: str) -> tuple[str, int, list[Arg]]:
+    """The shift of a register operation's last operand (kind, amount; ("", 0) for
+    none or a zero one) and the operands without it."""
+    if len(o) < 4:
+        return "", 0, o
+    sh = o[3]
+    want(sh, ("shift",), "a shift (LSL #k...)", m)
+    if sh.text not in SHIFTS:
+        raise CellError(sh.pos, f"extension '{sh.text}' of '{m}' is not supported")
+    k = max(sh.value, 0)
+    bits = o[0].bits if o[0].kind == "reg" else 64
+    if k >= bits:
+        raise CellError(sh.pos, f"shift amount {k} of '{m}' is out of range (0..{bits - 1})")
+    return (sh.text if k else ""), k, o[:3]
+
+
+def _shown_shift(kind: str, k: int) -> str:
+    return f",{kind} #{k}" if kind else ""
+
+
+def _second(o: Arg, m: str, bits: int, kind: str, k: int) -> tuple[IrOperand, str]:
+    """The second source operand (register or immediate) and herd's text of it."""
+    if o.kind == "num":
+        if kind not in ("", "LSL"):
+            raise CellError(o.pos, f"an immediate of '{m}' may only be shifted by LSL")
+        return Imm(o.value << k), f"#{o.value}" + (f",LSL #{k}" if kind else "")
+    reg(o, m, bits)
+    return value(o), rt(o) + _shown_shift(kind, k)
+
+
+def _fn(word: str, kind: str, k: int, w: str) -> str:
+    """The IR function of word operation ``word`` on a second operand shifted so."""
+    return f"{word}.{kind.lower()}{k}.{w}" if kind else f"{word}.{w}"
+
+
+def _op3(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``OP Rd,Rn,#k|Rm{,shift #k}`` (and ``ADDS``..., which also write ``NZCV``)."""
+    up = ALIASES.get(up, up)
+    if len(o) == 4 and o[3].kind == "shift" and o[3].text in EXTS and o[3].text not in SHIFTS:
+        if up in ("ADD", "SUB"):
+            return _addsubext(m, up, o, end)
+    kind, k, o = _shift_of(o, m, up)
+    arity(m, o, 3, "Rd,Rn,#k|Rm", end)
+    bits, w = o[0].bits, _w(o[0])
+    flags = up in _FLAGS
+    d = reg(o[0], m, zr=flags)
+    reg(o[1], m, bits)
+    src, shown = _second(o[2], m, bits, kind, k)
+    if o[2].kind == "num":
+        kind = ""
+    if up in _SHIFT_OPS and o[2].kind == "reg" and kind:
+        raise CellError(o[2].pos, f"'{m}' takes no shifted operand")
+    text = f"{up} {rt(o[0])},{rt(o[1])},{shown}"
+    args = (value(o[1]), src)
+    if up in _PLAIN and not kind:
+        return op(text, m, d, _PLAIN[up], args)
+    fn = _fn(_WORD[up], kind, k, w)
+    if up == "ASR" and w == "w":  # herd shifts the zero-extended word: a logical shift
+        fn = "lsr.w"
+    if not flags:
+        return op(text, m, d, fn, args)
+    nzcv = _fn("nzcv." + _FLAGS[up], kind, k, w)
+    if d == "ZR":  # herd shows SUBS/ANDS into the zero register as CMP/TST
+        alias = {"SUBS": "CMP", "ANDS": "TST"}.get(up)
+        if alias is not None:
+            text = f"{alias} {rt(o[1])},{shown}"
+        return op(text, m, FLAGS, nzcv, args)
+    return Instruction(text, m, Op(d, fn, args, flags=(FLAGS, nzcv)))
+
+
+def _addsubext(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``ADD Xd,Xn,Wm,SXTW``: the third register extended (herd's ADDSUBEXT)."""
+    d = reg(o[0], m, zr=False)
+    reg(o[1], m, o[0].bits)
+    reg(o[2], m)
+    ext = o[3]
+    if ext.text not in _EXT_ONLY or ext.value not in (-1, 0):
+        raise CellError(ext.pos, f"extension '{ext.text}' of '{m}' is not supported")
+    amount = "" if ext.value < 0 else f" #{ext.value}"
+    text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])},{ext.text}{amount}"
+    return op(text, m, d, _PLAIN[up], (value(o[1]), value(o[2])))
+
+
+def _cmp(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CMP``/``TST Rn,#k|Rm{,shift}``: the flags of ``SUBS``/``ANDS`` into the zero
+    register."""
+    if not o:
+        arity(m, o, 2, "Rn,#k|Rm", end)
+    kind, k, o3 = _shift_of([o[0], *o], m, up) if len(o) == 3 else ("", 0, [o[0], *o])
+    o = o3[1:]
+    arity(m, o, 2, "Rn,#k|Rm", end)
+    bits, w = o[0].bits, _w(o[0])
+    reg(o[0], m)
+    src, shown = _second(o[1], m, bits, kind, k)
+    if o[1].kind == "num":
+        kind = ""
+    word = {"CMP": "sub", "TST": "and"}[up]
+    text = f"{up} {rt(o[0])},{shown}"
+    return op(text, m, FLAGS, _fn("nzcv." + word, kind, k, w), (value(o[0]), src))
+
+
+def _unary(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``NEG``/``NEGS``/``MVN Rd,Rm{,shift}``: ``SUB(S) Rd,ZR,Rm``, ``ORN Rd,ZR,Rm``."""
+    if not o:
+        arity(m, o, 2, "Rd,Rm", end)
+    kind, k, o3 = _shift_of([o[0], *o], m, up) if len(o) == 3 else ("", 0, [o[0], *o])
+    o = [o3[0], *o3[2:]]
+    arity(m, o, 2, "Rd,Rm", end)
+    bits, w = o[0].bits, _w(o[0])
+    d = reg(o[0], m, zr=False)
+    reg(o[1], m, bits)
+    shown = rt(o[1]) + _shown_shift(kind, k)
+    text = f"{up} {rt(o[0])},{shown}"
+    args = (Imm(0), value(o[1]))
+    if up == "MVN":
+        return op(text, m, d, _fn("orn", kind, k, w), args)
+    fn = _fn("sub", kind, k, w)
+    if up == "NEG":
+        return op(text, m, d, fn, args)
+    return Instruction(text, m, Op(d, fn, args, flags=(FLAGS, _fn("nzcv.sub", kind, k, w))))
+
+
+def _movw(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``MOVZ``/``MOVN``/``MOVK Rd,#k{,LSL #s}`` (``s`` a multiple of 16 in the word)."""
+    shift = 0
+    shown = ""
+    if len(o) == 3:
+        sh = o[2]
+        want(sh, ("shift",), "LSL #0/16/32/48", m)
+        shift = max(sh.value, 0)
+        if sh.text != "LSL" or shift % 16 or shift >= o[0].bits:
+            raise CellError(sh.pos, f"'{m}' shifts its immediate by LSL #0, #16, #32 or #48")
+        shown = f",,LSL #{shift}"  # herd's text (a doubled comma)
+    arity(m, o[:2], 2, "Rd,#k{,LSL #s}", end)
+    d = reg(o[0], m, zr=False)
+    want(o[1], ("num",), "an immediate", m)
+    k = o[1].value
+    if not 0 <= k <= 0xFFFF:
+        raise CellError(o[1].pos, f"the immediate of '{m}' is 16 bits (0..65535)")
+    w = _w(o[0])
+    text = f"{up} {rt(o[0])},#{k}{shown}"
+    if up == "MOVK":
+        return op(text, m, d, f"movk{shift}.{w}", (Reg(d), Imm(k)))
+    v = k << shift
+    return op(text, m, d, f"mov.{w}", (Imm(~v if up == "MOVN" else v),))
+
+
+def _bfm(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``UBFM``/``SBFM Rd,Rn,#immr,#imms``: a bitfield moved, zero- or sign-extended."""
+    arity(m, o, 4, "Rd,Rn,#immr,#imms", end)
+    d = reg(o[0], m, zr=False)
+    bits, w = o[0].bits, _w(o[0])
+    reg(o[1], m, bits)
+    for k in o[2:]:
+        want(k, ("num",), "an immediate", m)
+        if not 0 <= k.value < bits:
+            raise CellError(k.pos, f"'{m}' takes bit numbers 0..{bits - 1}")
+    immr, imms = o[2].value, o[3].value
+    # herd shows its registers in their X view, whatever the instruction's
+    text = f"{up} {rname('X', d)},{rname('X', o[1].reg)},#{immr},#{imms}"
+    return op(text, m, d, f"{up.lower()}.{immr}.{imms}.{w}", (value(o[1]),))
+
+
+def condition(text: str, pos: int, m: str) -> str:
+    """herd's name of the condition code ``text`` (upper or lower case; herd reads no
+    ``HS``/``LO``)."""
+    up = text.upper()
+    if up not in CONDITIONS or text not in (text.upper(), text.lower()):
+        raise CellError(pos, f"unknown condition '{text}' of '{m}'")
+    return up
+
+
+def _cset(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CSET``/``CSETM Rd,cond``: 1 (all ones) when the flags say ``cond``, else 0."""
+    arity(m, o, 2, "Rd,cond", end)
+    d = reg(o[0], m, zr=False)
+    want(o[1], ("name",), "a condition (EQ, NE, CS...)", m)
+    cond = condition(o[1].text, o[1].pos, m)
+    if cond == "AL":
+        raise CellError(o[1].pos, f"'{m}' takes no AL condition")
+    # herd reads it as CSINC/CSINV Rd,ZR,ZR,inverse(cond) and shows that back as
+    # CSET/CSETM inverse(inverse(cond)), with herd's inverse of GE being GT
+    inner = _HERD_INVERSE[cond]
+    text = f"{up} {rt(o[0])},{_HERD_INVERSE[inner]}"
+    return op(text, m, d, f"{up.lower()}.{INVERSE[inner].lower()}", (Reg(FLAGS),))
+
+
+#: herd's ``inverse_cond`` (``lib/AArch64Base.ml``): the inverse, except GE's, GT
+_HERD_INVERSE = {**INVERSE, "GE": "GT"}
+
+
+def _mov(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    arity(m, o, 2, "Rd,#k|Rm", end)
+    d = reg(o[0], m, zr=False)
+    src = o[1]
+    if src.kind == "num":
+        return op(f"MOV {rt(o[0])},#{src.value}", m, d, "mov", (Imm(src.value),))
+    reg(src, m, o[0].bits)
+    return op(f"MOV {rt(o[0])},{rt(src)}", m, d, "mov", (value(src),))
+
+
+SPEC: dict[str, Builder] = {
+    "MOV": _mov,
+    **{k: _op3 for k in (*_WORD, *ALIASES)},
+    "CMP": _cmp,
+    "TST": _cmp,
+    "NEG": _unary,
+    "NEGS": _unary,
+    "MVN": _unary,
+    "MOVZ": _movw,
+    "MOVN": _movw,
+    "MOVK": _movw,
+    "CSET": _cset,
+    "CSETM": _cset,
+    "UBFM": _bfm,
+    "SBFM": _bfm,
+}
+
+
+def hash_text(ins: Instruction) -> str:
+    """herd's text of ``ins`` for the hash where it differs (``compat``): ``NEG``/``NEGS``
+    are ``SUB``/``SUBS`` from the zero register."""
+    word, _, rest = ins.text.partition(" ")
+    if word in ("NEG", "NEGS"):
+        d, _, src = rest.partition(",")
+        return f"SUB{word[3:]} {d},{d[0]}ZR,{src}"
+    return ins.text
+
+
+__all__ = ["FLAGS", "SPEC", "condition", "hash_text"]

@@ -1,0 +1,70 @@
+"""herd's typed values: a location declared ``uint64_t``, ``int32_t``... holds values of
+that type, and one of no declared type an ``int`` (``lib/testType.ml``): herd prints its
+values wrapped to the type's bits and signedness; the constants of a condition are read
+as the architecture's scalars."""
+
+from __future__ import annotations
+
+from herdsman.litmus.base.ir import Atom, Condition, RegLoc, map_atoms
+from herdsman.litmus.base.values import MemLoc, Value
+
+#: A location's type as herd reads its values: its bits and whether it is signed.
+Cast = tuple[int, bool]
+_C_TYPES: dict[str, Cast] = {
+    **dict.fromkeys(("char", "int8_t"), (8, True)),
+    "uint8_t": (8, False),
+    **dict.fromkeys(("short", "int16_t"), (16, True)),
+    "uint16_t": (16, False),
+    **dict.fromkeys(("int", "int32_t"), (32, True)),
+    **dict.fromkeys(("uint32_t", "atomic_t"), (32, False)),
+    **dict.fromkeys(("long", "int64_t", "intptr_t"), (64, True)),
+    **dict.fromkeys(("uint64_t", "uintptr_t"), (64, False)),
+}
+#: A location of no declared type is an ``int`` to herd.
+DEFAULT_CAST: Cast = (32, True)
+
+
+def c_cast(ctype: str | None) -> Cast | None:
+    """How herd reads the values of a location of type ``ctype`` (None: as they are, a
+    pointer or a type herd does not size)."""
+    if ctype is None:
+        return DEFAULT_CAST
+    return _C_TYPES.get(ctype.removeprefix("_Atomic").strip())
+
+
+def cast_value(v: Value, cast: Cast | None) -> Value:
+    """``v`` as herd reads it in a location of that type (symbols unchanged)."""
+    if cast is None or type(v) is not int:
+        return v
+    bits, signed = cast
+    v &= (1 << bits) - 1
+    if signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+#: The bits of herd's scalars per architecture, where its condition constants wrap to
+#: them (ARM's are 32-bit words: ``0xBEEF0000`` is -1091633152; AArch64's 64-bit ones:
+#: ``0xfffffffffffffffe`` is -2).
+SCALAR_BITS = {"ARM": 32, "AArch64": 64, "RISCV": 64, "PPC": 64, "X86_64": 64}
+
+
+def typed_condition(cond: Condition, bits: int | None) -> Condition:
+    """``cond`` with each constant a register or memory location is compared with read as
+    herd reads it: a signed word of ``bits`` bits (None: as written)."""
+    if bits is None:
+        return cond
+    word: Cast = (bits, True)
+
+    def typed(a: Atom) -> Atom:
+        v = a.value
+        if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+            return a
+        got = cast_value(v, word)
+        return a if got == v else Atom(a.loc, got)
+
+    prop = map_atoms(cond.prop, typed)
+    return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
+
+
+__all__ = ["DEFAULT_CAST", "SCALAR_BITS", "Cast", "c_cast", "cast_value", "typed_condition"]
