@@ -116,28 +116,16 @@ def state_lines(
     hexadecimal, as unsigned words of their type (herd's ``-hexa true``)."""
     order, heads = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
-    if hexa:
+    if hexa or casts:
         types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
+
+        def text(v: Value, c: Cast | None) -> str:
+            typed = cast_value(v, c)
+            return hexa_text(typed, (c or DEFAULT_CAST)[0]) if hexa else value_text(typed)
+
         return [
-            "".join(
-                [
-                    f"{h}{hexa_text(cast_value(v, c), (c or DEFAULT_CAST)[0])};"
-                    for h, v, c in zip(heads, row, types, strict=True)
-                ]
-            )
-            for row in rows
-        ]
-    if casts:
-        types = [casts.get(observed[i], DEFAULT_CAST) for i in order]
-        rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
-        return [
-            "".join(
-                [
-                    f"{h}{value_text(cast_value(v, c))};"
-                    for h, v, c in zip(heads, row, types, strict=True)
-                ]
-            )
+            "".join([f"{h}{text(v, c)};" for h, v, c in zip(heads, row, types, strict=True)])
             for row in rows
         ]
     if all(type(v) is int for row in rows for v in row):  # the usual case: plain integers

@@ -5,22 +5,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "herd_instruction_tests.py"
+from support.bench import load_bench
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "aarch64" / "alu"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("herd_instruction_tests", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench  # its dataclasses look their module up
-    spec.loader.exec_module(bench)
-    return bench
+    return load_bench("herd_instruction_tests")
 
 
 def test_tallies_on_a_small_tree(tmp_path: Path, capsys) -> None:

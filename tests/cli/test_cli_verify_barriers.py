@@ -11,7 +11,18 @@ import pytest
 
 from herdsman.herd_compat.cli.main import main
 
-ROUNDS = """#include <pthread.h>
+# two threads running w(0) and w(1) on the barrier b of count 2, joined
+MAIN = """int main() {
+  pthread_t t[2];
+  pthread_barrier_init(&b, 0, 2);
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+  return 0;
+}
+"""
+
+ROUNDS = (
+    """#include <pthread.h>
 pthread_barrier_t b;
 int c;
 void *w(void *arg) {
@@ -21,17 +32,13 @@ void *w(void *arg) {
   pthread_barrier_wait(&b);
   return 0;
 }
-int main() {
-  pthread_t t[2];
-  pthread_barrier_init(&b, 0, 2);
-  for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);
-  for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
-  return 0;
-}
 """
+    + MAIN
+)
 
 # each thread publishes its slot, waits, then reads the other's: never 0 after the barrier
-PUBLISH = """#include <pthread.h>
+PUBLISH = (
+    """#include <pthread.h>
 #include <assert.h>
 pthread_barrier_t b;
 int slot[2];
@@ -42,14 +49,9 @@ void *w(void *arg) {
   assert(slot[1 - me] == 1);
   return 0;
 }
-int main() {
-  pthread_t t[2];
-  pthread_barrier_init(&b, 0, 2);
-  for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);
-  for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
-  return 0;
-}
 """
+    + MAIN
+)
 
 
 def _verify(tmp_path: Path, text: str, capsys, *args: str) -> tuple[int, list[str]]:

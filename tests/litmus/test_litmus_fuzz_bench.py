@@ -3,20 +3,11 @@ results or clean errors."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "fuzz_inputs.py"
+from support.bench import load_bench
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("fuzz_inputs", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench  # its dataclasses look their module up
-    spec.loader.exec_module(bench)
-    return bench
+    return load_bench("fuzz_inputs")
 
 
 FUZZ = _bench()
