@@ -21,10 +21,16 @@ _M64 = (1 << 64) - 1
 WIDTHS = {"w": 32, "x": 64}
 
 
+def word(v: int, bits: int, signed_: bool) -> int:
+    """``v`` wrapped to a word of ``bits`` bits, read as signed or not (the one wrapping
+    of the IR's conversions, herd's typed values and these operations)."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed_ and v >> (bits - 1) else v
+
+
 def signed(v: int, bits: int) -> int:
     """``v`` wrapped to a word of ``bits`` bits, read as signed."""
-    v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
+    return word(v, bits, True)
 
 
 def _shift(k: int, bits: int) -> int:
@@ -218,4 +224,5 @@ __all__ = [
     "address_flags",
     "shifted",
     "signed",
+    "word",
 ]

@@ -5,6 +5,7 @@ as the architecture's scalars."""
 
 from __future__ import annotations
 
+from herdsman.litmus.base.armops import word
 from herdsman.litmus.base.ir import Atom, Condition, RegLoc, map_atoms
 from herdsman.litmus.base.values import MemLoc, Value
 
@@ -36,11 +37,7 @@ def cast_value(v: Value, cast: Cast | None) -> Value:
     """``v`` as herd reads it in a location of that type (symbols unchanged)."""
     if cast is None or type(v) is not int:
         return v
-    bits, signed = cast
-    v &= (1 << bits) - 1
-    if signed and v >> (bits - 1):
-        v -= 1 << bits
-    return v
+    return word(v, *cast)
 
 
 #: The bits of herd's scalars per architecture, where its condition constants wrap to

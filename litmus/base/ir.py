@@ -582,7 +582,4 @@ def convert_code(v: int, code: int) -> int:
     bits = abs(code)
     if bits == 1:
         return int(v != 0)
-    v &= (1 << bits) - 1
-    if code < 0 and v >> (bits - 1):
-        v -= 1 << bits
-    return v
+    return armops.word(v, bits, code < 0)
