@@ -2,7 +2,10 @@
 
 Each worker builds its task function once (``factory(arg)``: e.g. loads the model once) and
 then runs tasks sent over its pipe; whatever the task function returns (picklable) goes to
-the parent.  The parent waits on all pipes and process sentinels; a worker that runs past
+the parent.  Each worker is sent the task after its running one ahead of time, so that it
+does not wait for the parent between tasks (a task's time limit counts from when the one
+before it ended); when a worker is replaced, the task waiting in its pipe goes back to the
+queue.  The parent waits on all pipes and process sentinels; a worker that runs past
 a task's deadline is killed and replaced, a worker that dies is replaced, and a task
 function that raises is reported: the task is then a :class:`TaskLost`.  A task whose
 worker died is run again on a fresh worker up to ``retries`` times (a stray signal or the
@@ -125,6 +128,10 @@ def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int)
 
 
 class _Worker:
+    """A worker process and the tasks sent to it: the first is running (since
+    ``started``), the others wait in its pipe, so that it never waits for the parent
+    between tasks."""
+
     def __init__(self, ctx: Any, factory: Factory[Any], arg: Any) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
@@ -133,15 +140,27 @@ class _Worker:
         self.proc.start()
         child.close()
         self.ready = False
-        self.task: str | None = None
+        self.sent: collections.deque[str] = collections.deque()
         self.started = 0.0
         self.spawned = time.monotonic()
+
+    @property
+    def task(self) -> str | None:
+        """The task running now (None: idle)."""
+        return self.sent[0] if self.sent else None
 
     def send(self, task: str | None) -> None:
         self.conn.send(task)
         if task is not None:
-            self.task = task
-            self.started = time.monotonic()
+            if not self.sent:
+                self.started = time.monotonic()
+            self.sent.append(task)
+
+    def finished(self) -> str:
+        """The running task has given its result: the next one sent runs from now."""
+        task = self.sent.popleft()
+        self.started = time.monotonic()
+        return task
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -176,6 +195,7 @@ class WorkerPool(Generic[R]):
         self.restarts = 0
         self.start_failures = 0
         self.retries = retries
+        self.depth = 2  # tasks sent to a worker at once: the running one and the next
         self.deaths: collections.Counter[str] = collections.Counter()  # per task
         self.pending: collections.deque[str] = collections.deque()
 
@@ -201,7 +221,7 @@ class WorkerPool(Generic[R]):
         try:
             while pending or any(w.task is not None for w in self.workers):
                 for w in self.workers:
-                    if w.ready and w.task is None and pending:
+                    while w.ready and len(w.sent) < self.depth and pending:
                         w.send(pending.popleft())
                 now = time.monotonic()
                 deadlines = [
@@ -242,13 +262,14 @@ class WorkerPool(Generic[R]):
             raise WorkerStartError(msg[1])
         elif kind == "result":
             task, res = msg[1], msg[2]
-            w.task = None
+            w.finished()
             on_result(task, res)
 
     def _died(self, w: _Worker, on_result: Callable[[str, R | TaskLost], None]) -> None:
         w.proc.join(1)
         code = w.proc.exitcode
         task = w.task
+        self._requeue(w)
         if not w.ready:
             self.start_failures += 1
             if self.start_failures >= 3:
@@ -264,6 +285,13 @@ class WorkerPool(Generic[R]):
             line = f"{task}:0:0: error: worker process died (exit code {code}{times})"
             on_result(task, TaskLost(task, "died", line))
 
+    def _requeue(self, w: _Worker) -> None:
+        """The tasks waiting in ``w``'s pipe (not its running one) go back to the front
+        of the queue: ``w`` is being replaced."""
+        waiting = list(w.sent)[1:]
+        w.sent.clear()
+        self.pending.extendleft(reversed(waiting))
+
     def _enforce_deadlines(self, on_result: Callable[[str, R | TaskLost], None]) -> None:
         now = time.monotonic()
         for w in self.workers:
@@ -274,6 +302,7 @@ class WorkerPool(Generic[R]):
         for w in list(self.workers):
             if w.task is not None and now - w.started >= self.timeout:
                 task, elapsed = w.task, now - w.started
+                self._requeue(w)
                 self._replace(w)  # kill it: the task may never return
                 line = f"{task}:0:0: error: time limit of {self.timeout:g} s exceeded"
                 on_result(task, TaskLost(task, "timeout", line, elapsed))

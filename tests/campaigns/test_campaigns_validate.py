@@ -150,6 +150,23 @@ def test_pool_results_timeouts_crashes() -> None:
     assert len({r["pid"] for r in results.values() if isinstance(r, dict)}) >= 2
 
 
+def test_pool_tasks_queued_behind_a_lost_one_run_once() -> None:
+    """A worker holds the next task in its pipe while it runs one: when the running task
+    kills it (a crash, a hang past the limit), the queued task runs on the fresh worker,
+    once, and only the lost task is reported lost."""
+    calls: list[str] = []
+    pool = WorkerPool(_slow_square_factory, 0.0, jobs=1, timeout=1.0)
+    tasks = ["1", "crash", "2", "hang", "3"]
+
+    def on_result(task: str, res: dict | TaskLost) -> None:
+        calls.append(task)
+        assert isinstance(res, TaskLost) == (task in ("crash", "hang")), (task, res)
+
+    pool.run(tasks, on_result)
+    assert sorted(calls) == sorted(tasks)
+    assert pool.restarts == 2
+
+
 def test_pool_factory_failure_stops() -> None:
     pool = WorkerPool(_failing_factory, None, jobs=2)
     with pytest.raises(WorkerStartError, match="m.cat:1:1: error: broken model"):
