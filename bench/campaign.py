@@ -13,7 +13,8 @@ and the ten slowest tests with our time beside herd's.
     .venv/bin/python bench/campaign.py --sets aarch64 --herd-sample 100
 
 ``--herd-sample N`` runs the herd7 built here (``bench/herd7_side.py``; ``$HERD7``) on N of
-each set's tests after the campaign and prints both CPU times on them, side by side.
+each set's tests after the campaign and prints both CPU times on them, side by side: as
+many herd7 processes at once as the campaign's ``--jobs`` (like for like).
 
 Results go to SQLite databases under ``--db-dir`` (default ``.herdsman/``); ``--resume``
 continues an interrupted campaign.  Exit status: 0 when every test matches herd, 1 on
@@ -170,7 +171,7 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
-def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str]:
+def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int, jobs: int = 1) -> list[str]:
     """herd7 run here on ``n`` of the campaign's tests: its CPU time beside ours on them,
     and beside its log's on them (how fast this machine runs herd7 against the log's)."""
     binary = herd7_binary()
@@ -181,7 +182,7 @@ def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int) -> list[str
     files = sample(sorted(rows), n)
     if not files:
         return []
-    herd = run_herd7(binary, files, model, timeout=60.0 * len(files))
+    herd = run_herd7(binary, files, model, timeout=60.0 * len(files), jobs=jobs)
     mine = sum(rows[f].cpu or 0.0 for f in files)
     logged = sum(rows[f].herd_time or 0.0 for f in files)
     scale = herd.time_lines / max(logged, 1e-9)
@@ -295,7 +296,7 @@ def main(
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
         if a.herd_sample:
-            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample):
+            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample, a.jobs):
                 print(line)
         print(flush=True)
     if len(names) > 1:
