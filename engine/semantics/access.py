@@ -6,7 +6,7 @@ step function (:mod:`engine.semantics.step`) and its instructions with several e
 
 from __future__ import annotations
 
-from herdsman.engine.semantics.arith import AnyValue, Expr, apply_op
+from herdsman.engine.semantics.arith import AnyValue, EvalError, Expr, apply_op
 from herdsman.engine.semantics.state import ThreadState
 from herdsman.litmus.base.ir import Sym, Value
 
@@ -69,6 +69,18 @@ def sized(size: int, v: AnyValue) -> AnyValue:
     if size >= 4:
         return v
     return apply_op("and", [v, (1 << (8 * size)) - 1])
+
+
+def widened(code: int, v: AnyValue) -> AnyValue:
+    """The value a load of part of a register's width moves into it (``Load.widen``):
+    ``v``'s low ``|code|`` bits, sign-extended when ``code`` is negative.  An address
+    cannot be cut (herd: "Illegal operation mask32")."""
+    if isinstance(v, Sym):
+        bits = abs(code)
+        raise EvalError(
+            f"a {bits}-bit load of the address of {v} (herd: illegal operation mask{bits})"
+        )
+    return apply_op("conv", [v, code])
 
 
 def state_at(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:

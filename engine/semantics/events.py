@@ -15,6 +15,7 @@ from herdsman.engine.semantics.access import loc_name as _loc_name
 from herdsman.engine.semantics.access import set_reg as _set
 from herdsman.engine.semantics.access import sized as _sized
 from herdsman.engine.semantics.access import state_at as _state
+from herdsman.engine.semantics.access import widened as _widened
 from herdsman.engine.semantics.arith import (
     AnyValue,
     EvalError,
@@ -224,7 +225,9 @@ class EventSteps(ThreadBase):
         regs, taint = st.regs, st.taint
         try:
             if isinstance(ins, Load):
-                if ins.size < 4:  # a byte or half-word load: the low bits, zero-extended
+                if ins.widen:  # a load of part of the register's width
+                    value = _widened(ins.widen, value)
+                elif ins.size < 4:  # a byte or half-word load: the low bits, zero-extended
                     value = _sized(ins.size, value)
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
                 if ins.reserve is not None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from herdsman.engine.semantics import rmwevents
-from herdsman.engine.semantics.access import address, set_reg, sized, state_at
+from herdsman.engine.semantics.access import address, set_reg, sized, state_at, widened
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
@@ -277,7 +277,8 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     plain = _with(st, st.n, None)
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n
-    loaded = sized(ins.size, value)  # a byte or half-word load: its low bits
+    # part of the register's width (a byte or half-word load: its low bits)
+    loaded = widened(ins.widen, value) if ins.widen else sized(ins.size, value)
     writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, loaded, iico=1 << r)]
     if ins.reserve is not None:
         a, _ = address(plain.regs, plain.taint, th.addr_ops[st.pc])

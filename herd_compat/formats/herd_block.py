@@ -86,6 +86,11 @@ def guess_arch(locs: Iterable[Loc]) -> str:
     return "PPC"
 
 
+def _beyond_int(rows: list[tuple[Value, ...]]) -> bool:
+    """Whether an integer of ``rows`` is not an ``int``'s (32 bits, signed)."""
+    return any(type(v) is int and not -0x80000000 <= v <= 0x7FFFFFFF for row in rows for v in row)
+
+
 @lru_cache(maxsize=4096)
 def reg_key(arch: str, reg: str) -> tuple:
     """Sort key of register ``reg`` in herd's register order for ``arch``."""
@@ -116,7 +121,7 @@ def state_lines(
     hexadecimal, as unsigned words of their type (herd's ``-hexa true``)."""
     order, heads = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
-    if hexa or casts:
+    if hexa or casts or _beyond_int(rows):  # herd prints a location of no type as an int
         types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
 

@@ -234,11 +234,11 @@ def load_program(
     cpu = time.process_time() - loading
     names = tuple(cell_names(test).items())
     cond = condition_text(test.condition, cfg.hexa)
-    # herd prints a declared location's values at its type; the others as they are
+    # herd prints a declared location's values at its type; the others as ints
     types = declared_types(test)
     shown: tuple[tuple[Loc, Cast | None], ...] = ()
     if types:
-        shown = tuple((x, types.get(x)) for x in test.observed_locations())
+        shown = tuple((x, types.get(x, DEFAULT_CAST)) for x in test.observed_locations())
     facts = HeaderFacts(test.name, test.arch, h, cond, shown, names, cfg.hexa)
     n = len(test.threads)
     return Loaded(path, facts, lower(test), model, test.condition, n, None, cpu)

@@ -100,7 +100,8 @@ def _load(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     text = f"{up} {rt(o[0])},{mem.text}"
     if d == "ZR":
         raise CellError(o[0].pos, f"loads into the zero register are not supported ('{m}')")
-    return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res))
+    widen = 32 if size == 4 else 0  # a W register: the low word, zero-extended
+    return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res, widen))
 
 
 #: the byte and half-word accesses (W registers, the addresses of LDR/STR) and their sizes
@@ -130,7 +131,7 @@ def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     size = 4 if o[0].bits == 32 else 8
     base = rname("X", mem.base)
     text = f"LDUR {rt(o[0])}, [{base}{f',#{mem.offset}' if mem.offset else ''}]"
-    return Instruction(text, m, Load(d, address(mem), size))
+    return Instruction(text, m, Load(d, address(mem), size, widen=32 if size == 4 else 0))
 
 
 def _store(m: str, up: str, o: list[Arg], end: int) -> Instruction:

@@ -89,13 +89,17 @@ class Op:
 class Load:
     """``dst <- mem[sum(addr)]``; ``annots`` are herd event-set names the read joins
     (``X`` for atomic, ``EX`` for exclusives...).  ``reserve``: a load-reserve, which also
-    writes the address to that register (the reservation a :class:`StoreCond` reads)."""
+    writes the address to that register (the reservation a :class:`StoreCond` reads).
+    ``widen``: the value read goes to ``dst`` converted as by the ``conv`` operation of
+    that code (its low bits, sign-extended when negative: AArch64's ``LDR Wt`` is 32);
+    0: as it is (a byte or half-word load: its low bits, by ``size``)."""
 
     dst: str
     addr: tuple[Operand, ...]
     size: int = 4
     annots: frozenset[str] = frozenset()
     reserve: str | None = None
+    widen: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,18 @@ def test_state_values_ints_before_symbols() -> None:
     ]
 
 
+def test_untyped_values_print_as_ints() -> None:
+    """herd prints a location of no declared type as an ``int``: a 64-bit register's
+    0x1fffffffe is -2 (herd7 7.57: ``LDR X0`` of a ``uint64_t`` holding it)."""
+    obs = [RegLoc(0, "X0"), MemLoc("x")]
+    states = {(0x1FFFFFFFE, 0x100000002), (5, Sym("y"))}
+    assert state_lines(obs, states, "AArch64") == ["0:X0=5; [x]=y;", "0:X0=-2; [x]=2;"]
+    assert state_lines(obs, states, "AArch64", {MemLoc("x"): (64, False)}) == [
+        "0:X0=5; [x]=y;",
+        "0:X0=-2; [x]=4294967298;",
+    ]
+
+
 def test_no_states() -> None:
     assert _block(_mp("exists", 0, 0)).startswith("Test MPx Allowed\nStates 0\nNo\nWitnesses\n")
 

@@ -82,11 +82,11 @@ def test_operations() -> None:
     assert one("EOR W2,W0,W0").op == Op("X2", "xor", (Reg("X0"), Reg("X0")))
     assert one("ADD X5,X4,W2,SXTW").op == Op("X5", "add", (Reg("X4"), Reg("X2")))
     assert one("CMP W0,#1").op == Op(aarch64.FLAGS, "nzcv.sub.w", (Reg("X0"), Imm(1)))
-    assert one("LDR W3,[X4,W2,SXTW]").op == Load("X3", (Reg("X4"), Reg("X2")), 4)
+    assert one("LDR W3,[X4,W2,SXTW]").op == Load("X3", (Reg("X4"), Reg("X2")), 4, widen=32)
     assert one("LDR X0,[X1,#8]").op == Load("X0", (Reg("X1"), Imm(8)), 8)
-    assert one("LDAR W0,[X1]").op == Load("X0", (Reg("X1"),), 4, frozenset({"A"}))
+    assert one("LDAR W0,[X1]").op == Load("X0", (Reg("X1"),), 4, frozenset({"A"}), widen=32)
     assert one("LDAXR W0,[X1]").op == Load(
-        "X0", (Reg("X1"),), 4, frozenset({"X", "A"}), aarch64.RESERVATION
+        "X0", (Reg("X1"),), 4, frozenset({"X", "A"}), aarch64.RESERVATION, 32
     )
     assert one("STLR WZR,[X1]").op == Store(Imm(0), (Reg("X1"),), 4, frozenset({"L"}))
     assert one("STLXR W3,W2,[X0]").op == StoreCond(
