@@ -89,6 +89,7 @@ from herdsman.litmus.base.ir import (
     StoreCond,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
@@ -419,6 +420,10 @@ THREAD_CACHE = 4096
 #: The compiled thread (the same object for identical threads of any program): arguments
 #: as :class:`ThreadCode`'s.
 thread_code = lru_cache(maxsize=THREAD_CACHE)(ThreadCode)
+#: ... looked up first by the identity of its arguments: a campaign's tests share their
+#: threads' objects (``litmus.lower``), and hashing a thread's operations by value costs
+#: more than comparing identities.
+_shared_thread_code = by_identity(maxsize=THREAD_CACHE)(thread_code)
 
 
 class Semantics:
@@ -442,7 +447,7 @@ class Semantics:
         cells = frozenset(name for name, _ in program.memory) if blocks else None
         with self.reporting():
             self.threads = [
-                thread_code(
+                _shared_thread_code(
                     t,
                     th,
                     init[t] if t < len(init) else (),
