@@ -137,10 +137,22 @@ def _lowered_init(init: tuple[InitItem, ...], nthreads: int) -> _LoweredInit:
     symbolic = tuple(
         (it.loc.name, init_value(it.value)) for it in init if isinstance(it.loc, SymRegLoc)
     )
-    registers = tuple(tuple(regs.items()) for regs in _initial_registers(init, nthreads))
+    registers = tuple(_one(tuple(regs.items())) for regs in _initial_registers(init, nthreads))
     memory = MappingProxyType(_initial_memory(init))
     cells = MappingProxyType(_array_cells(init))
     return _LoweredInit(symbolic, registers, memory, cells, _declared_types(init))
+
+
+#: One object per thread's initial registers: tests of different init sections share
+#: threads' registers, and what is remembered of a thread is so per identity
+#: (``engine.semantics.step``'s compiled threads).
+_REGISTERS: dict[tuple[tuple[str, Value], ...], tuple[tuple[str, Value], ...]] = {}
+
+
+def _one(regs: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, Value], ...]:
+    if len(_REGISTERS) >= 1 << 14:
+        _REGISTERS.clear()
+    return _REGISTERS.setdefault(regs, regs)
 
 
 @by_identity(maxsize=1 << 14)

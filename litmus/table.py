@@ -153,7 +153,16 @@ def _column(arch: str, cells: tuple[str, ...]) -> tuple[CodeItem, ...] | None:
                 return None
             code.extend(ops)
     marks = [(item, 0) for item in code if isinstance(item, Label) or isinstance(item.op, Branch)]
-    return None if _label_problem(0, marks) else tuple(code)
+    if _label_problem(0, marks):
+        return None
+    if len(_CODES) >= 1 << 14:
+        _CODES.clear()
+    return _CODES.setdefault(tuple(code), tuple(code))
+
+
+#: One object per thread's code (columns differing only in empty cells give the same):
+#: what is remembered of a thread is so per identity (its lowering, its compiled code).
+_CODES: dict[tuple[CodeItem, ...], tuple[CodeItem, ...]] = {}
 
 
 def _checked_threads(
