@@ -215,6 +215,8 @@ def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
     if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
         return a
     bits = types.get(a.loc, DEFAULT_CAST)[0]
+    if k >> (bits - 1) == 0:  # a word of ``bits`` bits read alike signed or not
+        return a
     words = {k, cast_value(k, (bits, True)), cast_value(k, (bits, False))}
     if len(words) == 1:
         return a

@@ -60,6 +60,8 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
         v = a.value
         if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
             return a
+        if -1 <= v >> (bits - 1) <= 0:  # a signed word of ``bits`` bits already
+            return a
         got = cast_value(v, word)
         return a if got == v else Atom(a.loc, got)
 
