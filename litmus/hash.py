@@ -26,6 +26,12 @@ def _md5(s: str) -> bytes:
     return hashlib.md5(s.encode("utf-8")).digest()
 
 
+@by_identity(maxsize=1 << 14)
+def _md5_of(s: str) -> bytes:
+    """:func:`_md5` of a text the tests share (remembered texts of shared parts)."""
+    return _md5(s)
+
+
 def loc_key(loc: Loc) -> tuple[int, int, str]:
     """herd's order of locations: registers by (thread, name as a string), then symbolic
     registers, then globals by name."""
@@ -87,20 +93,28 @@ def _init_digest_text(init: tuple[InitItem, ...]) -> str:
 
 def string_of_prog(cols: list[list[str]]) -> str:
     """herd's ``Misc.string_of_prog``: a table of the threads' items, no header row."""
-    rows = max((len(c) for c in cols), default=0)
-    padded = []  # per column its cells, each padded to the column's width
-    for c in cols:
-        w = max((len(x) for x in c), default=0)
-        padded.append([f" {x.ljust(w)} " for x in c] + [" " * (w + 2)] * (rows - len(c)))
-    return "".join(["|".join(row) + ";\n" for row in zip(*padded, strict=True)])
+    return _table([_padded(c) for c in cols])
+
+
+def _padded(col: list[str]) -> list[str]:
+    """A column's cells, each padded to the column's width (and a blank each side)."""
+    w = max((len(x) for x in col), default=0)
+    return [f" {x.ljust(w)} " for x in col]
+
+
+def _table(padded: list[list[str]]) -> str:
+    """:func:`string_of_prog` of padded columns (a short column's missing cells blank)."""
+    rows = max((len(c) for c in padded), default=0)
+    full = [c + [" " * (len(c[0]) if c else 2)] * (rows - len(c)) for c in padded]
+    return "".join(["|".join(row) + ";\n" for row in zip(*full, strict=True)])
 
 
 def code_digest_text(t: LitmusTest) -> str:
     """The program as herd prints it for the hash."""
     arch = ASSEMBLERS[t.arch]
     names = frozenset().union(*[_label_names(code) for code in t.threads])
-    if not names:  # the usual test: each thread's text is remembered
-        return string_of_prog([_plain_texts(arch, code) for code in t.threads])
+    if not names:  # the usual test: each thread's column is remembered
+        return _table([_plain_column(arch, code) for code in t.threads])
     rename = {name: f"L{i:02d}" for i, name in enumerate(sorted(names))}
     return string_of_prog([_texts(arch, code, rename) for code in t.threads])
 
@@ -126,9 +140,9 @@ def _texts(arch: ModuleType, code: tuple[CodeItem, ...], rename: dict[str, str])
 
 
 @by_identity(maxsize=1 << 14)
-def _plain_texts(arch: ModuleType, code: tuple[CodeItem, ...]) -> list[str]:
-    """:func:`_texts` of a thread of a test without labels (kept: the caller only reads it)."""
-    return _texts(arch, code, {})
+def _plain_column(arch: ModuleType, code: tuple[CodeItem, ...]) -> list[str]:
+    """The padded column of a thread of a test without labels (the caller only reads it)."""
+    return _padded(_texts(arch, code, {}))
 
 
 def observed_digest_text(t: LitmusTest) -> str:
@@ -162,9 +176,9 @@ def herd_hash(t: LitmusTest) -> str:
             return v
     digest = (
         info_digest(t)
-        + _md5(init_digest_text(t))
+        + _md5_of(_init_digest_text(t.init))
         + _md5(code_digest_text(t))
-        + _md5(observed_digest_text(t))
+        + _md5_of(_observed_digest_text(t.condition, t.locations, t.spelled))
     )
     return hashlib.md5(digest).hexdigest()
 
