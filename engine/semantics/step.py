@@ -87,6 +87,7 @@ from herdsman.litmus.base.ir import (
     Program,
     Spawn,
     StoreCond,
+    Thread,
     Value,
 )
 from herdsman.litmus.base.memo import by_identity
@@ -462,9 +463,7 @@ class Semantics:
                 for t, th in enumerate(program.threads)
             ]
         #: threads that some operation spawns: they start when spawned (the others at once)
-        self.spawned = frozenset(
-            ins.thread for th in program.threads for ins in th.code if isinstance(ins, Spawn)
-        )
+        self.spawned = frozenset().union(*[_spawns(th) for th in program.threads])
         if any(not 0 <= k < len(self.threads) or k == 0 for k in self.spawned):
             raise InputError(program.where, 0, 0, "a spawn names a thread the program lacks")
 
@@ -494,6 +493,12 @@ class Semantics:
     def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         with self.reporting():
             return self.threads[tid].resolve(st, reads)
+
+
+@by_identity(maxsize=THREAD_CACHE)
+def _spawns(thread: Thread) -> frozenset[int]:
+    """The threads that ``thread`` spawns (remembered: programs share threads)."""
+    return frozenset(ins.thread for ins in thread.code if isinstance(ins, Spawn))
 
 
 #: The last program's semantics (:func:`semantics_of`): its explorer, the engine choice
