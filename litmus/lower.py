@@ -207,7 +207,7 @@ def _untyped_prop(p: Prop) -> Prop:
 _NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
 
 
-def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
+def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
     """``loc = k`` as herd reads it at ``loc``'s type: ``loc`` holds ``k``, or ``k``'s
     signed or unsigned word of that type (herdsman's values are those words or ``k``'s
     width: a W register's result is signed, a byte load's zero-extended)."""
@@ -223,11 +223,11 @@ def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
     return Or(tuple(Atom(a.loc, v) for v in sorted(words)))
 
 
-def _cell(loc: Loc, cells: dict[str, str]) -> Loc:
+def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
     return MemLoc(cells[loc.name]) if isinstance(loc, MemLoc) and loc.name in cells else loc
 
 
-def _cell_atom(a: Atom, cells: dict[str, str]) -> Atom:
+def _cell_atom(a: Atom, cells: Mapping[str, str]) -> Atom:
     loc = _cell(a.loc, cells)
     v = _cell(a.value, cells) if isinstance(a.value, MemLoc) else a.value
     return a if loc is a.loc and v is a.value else Atom(loc, v)
