@@ -23,8 +23,9 @@ from pathlib import Path
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.printer import herd_condition_text, print_test
+from herdsman.litmus.quickstate import _atom
 from herdsman.litmus.state import _parse_section
-from herdsman.litmus.table import _lower_cell
+from herdsman.litmus.table import _column, _lower_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,6 +41,8 @@ LOGS = [
 def clear_caches() -> None:
     _parse_section.cache_clear()
     _lower_cell.cache_clear()
+    _column.cache_clear()
+    _atom.cache_clear()
 
 
 def log_records(path: Path) -> dict[str, tuple[str, str]]:

@@ -12,16 +12,24 @@ See herd-formats.md §4.3 (``lib/testHash.ml``).
 from __future__ import annotations
 
 import hashlib
+from types import ModuleType
 
-from herdsman.litmus.base.ir import Branch, Label, Loc, RegLoc, SymRegLoc
+from herdsman.litmus.base.ir import Branch, Condition, Label, Loc, RegLoc, SymRegLoc
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.table import ASSEMBLERS
-from herdsman.litmus.test import InitItem, LitmusTest
+from herdsman.litmus.test import CodeItem, InitItem, LitmusTest, observed_of
 
 _INFO_KEYS = ("memorytype", "mt", "cachetype")
 
 
 def _md5(s: str) -> bytes:
     return hashlib.md5(s.encode("utf-8")).digest()
+
+
+@by_identity(maxsize=1 << 14)
+def _md5_of(s: str) -> bytes:
+    """:func:`_md5` of a text the tests share (remembered texts of shared parts)."""
+    return _md5(s)
 
 
 def loc_key(loc: Loc) -> tuple[int, int, str]:
@@ -67,9 +75,15 @@ def _init_item(it: InitItem) -> str:
 
 def init_digest_text(t: LitmusTest) -> str:
     """The init state as herd prints it for the hash."""
+    return _init_digest_text(t.init)
+
+
+@by_identity(maxsize=1 << 12)
+def _init_digest_text(init: tuple[InitItem, ...]) -> str:
+    """:func:`init_digest_text` of an init section (remembered: tests share them)."""
     seen: set[tuple[int, int, str]] = set()
     out: list[str] = []
-    for it in sorted(t.init, key=lambda i: loc_key(_as_written(i.loc, i.written))):
+    for it in sorted(init, key=lambda i: loc_key(_as_written(i.loc, i.written))):
         k = loc_key(_as_written(it.loc, it.written))
         if k not in seen:
             seen.add(k)
@@ -79,41 +93,71 @@ def init_digest_text(t: LitmusTest) -> str:
 
 def string_of_prog(cols: list[list[str]]) -> str:
     """herd's ``Misc.string_of_prog``: a table of the threads' items, no header row."""
-    rows = max((len(c) for c in cols), default=0)
-    padded = []  # per column its cells, each padded to the column's width
-    for c in cols:
-        w = max((len(x) for x in c), default=0)
-        padded.append([f" {x.ljust(w)} " for x in c] + [" " * (w + 2)] * (rows - len(c)))
-    return "".join(["|".join(row) + ";\n" for row in zip(*padded, strict=True)])
+    return _table([_padded(c) for c in cols])
+
+
+def _padded(col: list[str]) -> list[str]:
+    """A column's cells, each padded to the column's width (and a blank each side)."""
+    w = max((len(x) for x in col), default=0)
+    return [f" {x.ljust(w)} " for x in col]
+
+
+def _table(padded: list[list[str]]) -> str:
+    """:func:`string_of_prog` of padded columns (a short column's missing cells blank)."""
+    rows = max((len(c) for c in padded), default=0)
+    full = [c + [" " * (len(c[0]) if c else 2)] * (rows - len(c)) for c in padded]
+    return "".join(["|".join(row) + ";\n" for row in zip(*full, strict=True)])
 
 
 def code_digest_text(t: LitmusTest) -> str:
     """The program as herd prints it for the hash."""
     arch = ASSEMBLERS[t.arch]
-    names: set[str] = set()
-    for thread in t.threads:
-        for ins in thread:
-            if isinstance(ins, Label):
-                names.add(ins.name)
-            elif isinstance(ins.op, Branch):
-                names.add(ins.op.target)
+    names = frozenset().union(*[_label_names(code) for code in t.threads])
+    if not names:  # the usual test: each thread's column is remembered
+        return _table([_plain_column(arch, code) for code in t.threads])
     rename = {name: f"L{i:02d}" for i, name in enumerate(sorted(names))}
-    cols = []
-    for thread in t.threads:
-        col = []
-        for ins in thread:
-            if isinstance(ins, Label):
-                col.append(rename[ins.name] + ":")
-            else:
-                col.append(arch.hash_text(ins, rename))
-        cols.append(col)
-    return string_of_prog(cols)
+    return string_of_prog([_texts(arch, code, rename) for code in t.threads])
+
+
+@by_identity(maxsize=1 << 14)
+def _label_names(code: tuple[CodeItem, ...]) -> frozenset[str]:
+    """The labels a thread defines or branches to."""
+    names: set[str] = set()
+    for ins in code:
+        if isinstance(ins, Label):
+            names.add(ins.name)
+        elif isinstance(ins.op, Branch):
+            names.add(ins.op.target)
+    return frozenset(names)
+
+
+def _texts(arch: ModuleType, code: tuple[CodeItem, ...], rename: dict[str, str]) -> list[str]:
+    """herd's texts of a thread's items for the hash, labels renamed per ``rename``."""
+    return [
+        rename[ins.name] + ":" if isinstance(ins, Label) else arch.hash_text(ins, rename)
+        for ins in code
+    ]
+
+
+@by_identity(maxsize=1 << 14)
+def _plain_column(arch: ModuleType, code: tuple[CodeItem, ...]) -> list[str]:
+    """The padded column of a thread of a test without labels (the caller only reads it)."""
+    return _padded(_texts(arch, code, {}))
 
 
 def observed_digest_text(t: LitmusTest) -> str:
     """The observed locations as herd prints them for the hash."""
-    written = dict(t.spelled)
-    locs = {_as_written(x, written.get(x, "")) for x in t.observed_locations()}  # type: ignore[arg-type]
+    return _observed_digest_text(t.condition, t.locations, t.spelled)
+
+
+@by_identity(maxsize=1 << 14)
+def _observed_digest_text(
+    cond: Condition, locations: tuple[Loc, ...], spelled: tuple[tuple[RegLoc, str], ...]
+) -> str:
+    """:func:`observed_digest_text` of a test's condition part (remembered: tests share
+    them)."""
+    written = dict(spelled)
+    locs = {_as_written(x, written.get(x, "")) for x in observed_of(cond, locations)}  # type: ignore[arg-type]
     return "; ".join(_obs_loc(x) for x in sorted(locs, key=loc_key))
 
 
@@ -132,9 +176,9 @@ def herd_hash(t: LitmusTest) -> str:
             return v
     digest = (
         info_digest(t)
-        + _md5(init_digest_text(t))
+        + _md5_of(_init_digest_text(t.init))
         + _md5(code_digest_text(t))
-        + _md5(observed_digest_text(t))
+        + _md5_of(_observed_digest_text(t.condition, t.locations, t.spelled))
     )
     return hashlib.md5(digest).hexdigest()
 

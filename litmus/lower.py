@@ -7,6 +7,10 @@ immediates, observed locations) is a memory location with an initial write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, c_cast, cast_value
 from herdsman.litmus.base.ir import (
@@ -34,7 +38,8 @@ from herdsman.litmus.base.ir import (
     Value,
     map_atoms,
 )
-from herdsman.litmus.test import InitItem, Instruction, LitmusTest
+from herdsman.litmus.base.memo import by_identity
+from herdsman.litmus.test import CodeItem, InitItem, Instruction, LitmusTest
 
 
 def init_value(v: Value | None) -> Value:
@@ -47,11 +52,17 @@ def typed_init(it: InitItem, v: Value | None) -> Value:
     return cast_value(init_value(v), cast)
 
 
-def declared_types(test: LitmusTest) -> dict[Loc, Cast]:
+def declared_types(test: LitmusTest) -> Mapping[Loc, Cast]:
     """The register and memory locations declared of a sized type (an array's cells
     too), and that type: herd prints their values at it, and compares them so."""
+    return _declared_types(test.init)
+
+
+@by_identity(maxsize=1 << 12)
+def _declared_types(init: tuple[InitItem, ...]) -> Mapping[Loc, Cast]:
+    """:func:`declared_types` of an init section (remembered: tests share init sections)."""
     out: dict[Loc, Cast] = {}
-    for it in test.init:
+    for it in init:
         cast = None if it.pointer or not it.ctype else c_cast(it.ctype)
         if cast is None or isinstance(it.loc, SymRegLoc):
             continue
@@ -59,56 +70,113 @@ def declared_types(test: LitmusTest) -> dict[Loc, Cast]:
             out.update((MemLoc(f"{it.loc.name}[{i}]"), cast) for i in range(len(it.cells)))
         else:
             out[it.loc] = cast
-    return out
+    return MappingProxyType(out)
 
 
 def lower(test: LitmusTest) -> Program:
-    """The program of ``test``."""
-    threads = []
-    for code in test.threads:
-        ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
-        if test.arch == "AArch64":  # herd shows its branches' targets as offsets
-            origins = aarch64.event_texts(code)
-        else:
-            origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
-        threads.append(Thread(ops, origins))
-    symbolic = tuple(
-        (it.loc.name, init_value(it.value)) for it in test.init if isinstance(it.loc, SymRegLoc)
-    )
-    cells = array_cells(test)
+    """The program of ``test``.  What comes from a part tests share (a thread's code, the
+    init section, the condition: one object per text) is remembered per part."""
+    aarch64_ = test.arch == "AArch64"  # herd shows its branches' targets as offsets
+    threads = tuple([_thread(code, aarch64_) for code in test.threads])
+    init = _lowered_init(test.init, len(test.threads))
+    cells = init.cells
     observed = tuple(test.observed_locations())
     condition, filt = test.condition, test.filter
     # herd compares a location's value and a constant at the location's type (an int
     # when undeclared): the constant, or either of its words of that type
-    types = declared_types(test)
-    prop = map_atoms(condition.prop, lambda a: _typed_atom(a, types))
+    types = init.types
+    prop = _typed_prop(condition.prop, types)
     if prop is not condition.prop:
         condition = Condition(condition.quant, prop, condition.written)
-    filt = None if filt is None else map_atoms(filt, lambda a: _typed_atom(a, types))
+    filt = None if filt is None else _typed_prop(filt, types)
     if cells:  # herd's v[1] is the memory location its address names, v+8
         observed = tuple(_cell(loc, cells) for loc in observed)
         prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
         condition = Condition(condition.quant, prop, condition.written)
         filt = None if filt is None else map_atoms(filt, lambda a: _cell_atom(a, cells))
+    memory = initial_memory(test, observed)
     return Program(
         name=test.name,
         arch=test.arch,
-        threads=tuple(threads),
-        memory=tuple(sorted(initial_memory(test, observed).items())),
-        registers=tuple(tuple(regs.items()) for regs in initial_registers(test)),
+        threads=threads,
+        memory=tuple(sorted(memory.items())),
+        registers=init.registers,
         condition=condition,
         observed=observed,
-        symbolic=symbolic,
+        symbolic=init.symbolic,
         filter=filt,
         path=test.path,
     )
 
 
-def array_cells(test: LitmusTest) -> dict[str, str]:
+@by_identity(maxsize=1 << 14)
+def _thread(code: tuple[CodeItem, ...], aarch64_: bool) -> Thread:
+    """The IR thread of a test's thread ``code``."""
+    ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
+    if aarch64_:
+        origins = aarch64.event_texts(code)
+    else:
+        origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
+    return Thread(ops, origins)
+
+
+@dataclass(frozen=True, slots=True)
+class _LoweredInit:
+    """What the program takes from a test's init section (and its thread count)."""
+
+    symbolic: tuple[tuple[str, Value], ...]
+    registers: tuple[tuple[tuple[str, Value], ...], ...]
+    #: the init section's memory locations (addresses in its values included)
+    memory: Mapping[str, Value]
+    cells: Mapping[str, str]
+    types: Mapping[Loc, Cast]
+
+
+@by_identity(maxsize=1 << 14)
+def _lowered_init(init: tuple[InitItem, ...], nthreads: int) -> _LoweredInit:
+    symbolic = tuple(
+        (it.loc.name, init_value(it.value)) for it in init if isinstance(it.loc, SymRegLoc)
+    )
+    registers = tuple(_one(tuple(regs.items())) for regs in _initial_registers(init, nthreads))
+    memory = MappingProxyType(_initial_memory(init))
+    cells = MappingProxyType(_array_cells(init))
+    return _LoweredInit(symbolic, registers, memory, cells, _declared_types(init))
+
+
+#: One object per thread's initial registers: tests of different init sections share
+#: threads' registers, and what is remembered of a thread is so per identity
+#: (``engine.semantics.step``'s compiled threads).
+_REGISTERS: dict[tuple[tuple[str, Value], ...], tuple[tuple[str, Value], ...]] = {}
+
+
+def _one(regs: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, Value], ...]:
+    if len(_REGISTERS) >= 1 << 14:
+        _REGISTERS.clear()
+    return _REGISTERS.setdefault(regs, regs)
+
+
+@by_identity(maxsize=1 << 14)
+def _code_symbols(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
+    """The memory locations a thread's code names (its immediate addresses)."""
+    out: dict[str, None] = {}
+    for item in code:
+        if isinstance(item, Label):
+            continue
+        for op in _operands(item.op):
+            if type(op) is Imm and type(op.value) is Sym:
+                out[op.value.name] = None
+    return tuple(out)
+
+
+def array_cells(test: LitmusTest) -> Mapping[str, str]:
     """herd's name of each cell of the test's arrays (``v[1]``) and the memory location
     its address names (``v+8`` for 8-byte cells: :class:`Sym`'s text)."""
+    return _lowered_init(test.init, len(test.threads)).cells
+
+
+def _array_cells(init: tuple[InitItem, ...]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for it in test.init:
+    for it in init:
         if it.cells is not None and isinstance(it.loc, MemLoc):
             cast = c_cast(it.ctype)
             size = 4 if cast is None else cast[0] // 8
@@ -122,7 +190,24 @@ def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
     return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}
 
 
-def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
+def _typed_prop(p: Prop, types: Mapping[Loc, Cast]) -> Prop:
+    """``p`` with its atoms as herd reads them at their locations' types
+    (:func:`_typed_atom`); remembered for tests that declare no type (they share
+    conditions)."""
+    if not types:
+        return _untyped_prop(p)
+    return map_atoms(p, lambda a: _typed_atom(a, types))
+
+
+@by_identity(maxsize=1 << 14)
+def _untyped_prop(p: Prop) -> Prop:
+    return map_atoms(p, lambda a: _typed_atom(a, _NO_TYPES))
+
+
+_NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
+
+
+def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
     """``loc = k`` as herd reads it at ``loc``'s type: ``loc`` holds ``k``, or ``k``'s
     signed or unsigned word of that type (herdsman's values are those words or ``k``'s
     width: a W register's result is signed, a byte load's zero-extended)."""
@@ -130,33 +215,34 @@ def _typed_atom(a: Atom, types: dict[Loc, Cast]) -> Prop:
     if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
         return a
     bits = types.get(a.loc, DEFAULT_CAST)[0]
+    if k >> (bits - 1) == 0:  # a word of ``bits`` bits read alike signed or not
+        return a
     words = {k, cast_value(k, (bits, True)), cast_value(k, (bits, False))}
     if len(words) == 1:
         return a
     return Or(tuple(Atom(a.loc, v) for v in sorted(words)))
 
 
-def _cell(loc: Loc, cells: dict[str, str]) -> Loc:
+def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
     return MemLoc(cells[loc.name]) if isinstance(loc, MemLoc) and loc.name in cells else loc
 
 
-def _cell_atom(a: Atom, cells: dict[str, str]) -> Atom:
+def _cell_atom(a: Atom, cells: Mapping[str, str]) -> Atom:
     loc = _cell(a.loc, cells)
     v = _cell(a.value, cells) if isinstance(a.value, MemLoc) else a.value
     return a if loc is a.loc and v is a.value else Atom(loc, v)
 
 
-def initial_registers(test: LitmusTest) -> list[dict[str, Value]]:
-    """Initial register file of every thread (symbolic registers ``%x`` included)."""
-    regs: list[dict[str, Value]] = [{} for _ in test.threads]
+def _initial_registers(init: tuple[InitItem, ...], nthreads: int) -> list[dict[str, Value]]:
+    regs: list[dict[str, Value]] = [{} for _ in range(nthreads)]
     sym: dict[str, Value] = {}
-    for it in test.init:
+    for it in init:
         if isinstance(it.loc, SymRegLoc):
             sym[it.loc.name] = init_value(it.value)
-    for tid in range(len(test.threads)):
+    for tid in range(nthreads):
         for name, v in sym.items():
             regs[tid]["%" + name] = v
-    for it in test.init:
+    for it in init:
         if isinstance(it.loc, RegLoc) and 0 <= it.loc.tid < len(regs):
             regs[it.loc.tid][it.loc.reg] = typed_init(it, it.value)
     return regs
@@ -166,32 +252,31 @@ def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) ->
     """Every memory location the test names (init items, addresses in init values and in
     the code, observed locations: ``observed`` when given), with its initial value (0 when
     unmentioned)."""
-    mem: dict[str, Value] = {}
-
-    def note_addr(v: object) -> None:
-        if isinstance(v, Sym):
-            mem.setdefault(v.name, 0)
-
-    for it in test.init:
-        note_addr(it.value)
-    for it in test.init:
-        if isinstance(it.loc, MemLoc):
-            mem[it.loc.name] = typed_init(it, it.value)
-    cells = array_cells(test)
-    for it in test.init:  # an array's cells
-        if it.cells is not None and isinstance(it.loc, MemLoc):
-            for i, v in enumerate(it.cells):
-                mem[cells[f"{it.loc.name}[{i}]"]] = typed_init(it, v)
+    mem = dict(_lowered_init(test.init, len(test.threads)).memory)
     for loc in test.observed_locations() if observed is None else observed:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)
     for code in test.threads:
-        for item in code:
-            if isinstance(item, Label):
-                continue
-            for op in _operands(item.op):
-                if type(op) is Imm and type(op.value) is Sym:
-                    mem.setdefault(op.value.name, 0)
+        for name in _code_symbols(code):
+            mem.setdefault(name, 0)
+    return mem
+
+
+def _initial_memory(init: tuple[InitItem, ...]) -> dict[str, Value]:
+    """The memory locations of an init section (addresses in its values too) with their
+    initial values."""
+    mem: dict[str, Value] = {}
+    for it in init:
+        if isinstance(it.value, Sym):
+            mem.setdefault(it.value.name, 0)
+    for it in init:
+        if isinstance(it.loc, MemLoc):
+            mem[it.loc.name] = typed_init(it, it.value)
+    cells = _array_cells(init)
+    for it in init:  # an array's cells
+        if it.cells is not None and isinstance(it.loc, MemLoc):
+            for i, v in enumerate(it.cells):
+                mem[cells[f"{it.loc.name}[{i}]"]] = typed_init(it, v)
     return mem
 
 

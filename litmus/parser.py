@@ -12,6 +12,7 @@ from pathlib import Path
 
 from herdsman.litmus.base.casts import SCALAR_BITS, typed_condition
 from herdsman.litmus.base.ir import Condition, Loc, MemLoc, prop_locations
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.source import Source, read_source
 from herdsman.litmus.splitter import split
 from herdsman.litmus.state import parse_condition, parse_init
@@ -50,6 +51,16 @@ def _check_cells(
 ) -> None:
     """Every ``v[i]`` the condition names is a cell of an array of the init section, and no
     array is observed whole (herd prints ``v={1,2}``: herdsman does not)."""
+    problem = _cells_problem(init, cond, locs)
+    if problem is not None:
+        raise src.error(at, problem)
+
+
+@by_identity(maxsize=1 << 14)
+def _cells_problem(
+    init: tuple[InitItem, ...], cond: Condition, locs: tuple[Loc, ...]
+) -> str | None:
+    """:func:`_check_cells`'s complaint, if any (remembered: tests share the parts)."""
     arrays = {
         it.loc.name: len(it.cells)
         for it in init
@@ -60,9 +71,10 @@ def _check_cells(
             continue
         name, bracket, index = loc.name.partition("[")
         if not bracket and name in arrays:
-            raise src.error(at, f"observing the whole array '{name}' is not supported")
+            return f"observing the whole array '{name}' is not supported"
         if bracket and int(index[:-1]) >= arrays.get(name, 0):
-            raise src.error(at, f"'{loc.name}' is no cell of an array of the init section")
+            return f"'{loc.name}' is no cell of an array of the init section"
+    return None
 
 
 def parse_text(text: str, path: str = "<string>") -> LitmusTest:

@@ -13,6 +13,7 @@ grammar reads the section.  A campaign reads thousands of distinct sections.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.ir import (
@@ -35,10 +36,22 @@ from herdsman.litmus.test import InitItem
 
 _NAME = r"[A-Za-z_.$][A-Za-z0-9_/.\-$]*"
 _NUM = r"0[xX][0-9a-fA-F]+|-?\d+"
-_TOKEN = re.compile(
-    rf"\s*(?:(?P<num>{_NUM})(?![A-Za-z_.$/\-])|(?P<sreg>%[A-Za-z_.$][A-Za-z0-9_/.\-]*)"
-    rf"|(?P<name>{_NAME})|(?P<op>/\\|\\/|=|~|\(|\)|\[|\]|:|;))"
+_NUM_END = r"(?![A-Za-z_.$/\-])"  # a number token is not followed by a name's character
+_TOKENS = (
+    rf"(?P<num>{_NUM}){_NUM_END}|(?P<sreg>%[A-Za-z_.$][A-Za-z0-9_/.\-]*)"
+    rf"|(?P<name>{_NAME})|(?P<op>/\\|\\/|=|~|\(|\)|\[|\]|:|;)"
 )
+_TOKEN = re.compile(rf"\s*(?:{_TOKENS})")
+#: A condition's atom ``N:reg=value`` or ``x=value`` (value a number or a name) is read as
+#: one token: the tokens it stands for, in a row (:func:`_atom` reads them as
+#: :meth:`_Reader.location` and :meth:`_Reader.value` do).  Atoms repeat across a
+#: campaign's conditions: each is read once.
+_ATOM = (
+    rf"(?:(?P<tid>\d+){_NUM_END}\s*:\s*(?P<reg>{_NAME})|(?P<mem>{_NAME}))"
+    rf"\s*=\s*(?:(?P<num>{_NUM}){_NUM_END}|(?P<sym>{_NAME}))"
+)
+_ATOM_PARTS = re.compile(_ATOM)
+_COND_TOKEN = re.compile(rf"\s*(?:(?P<atom>{re.sub(r'[(][?]P<[a-z]+>', '(?:', _ATOM)})|{_TOKENS})")
 #: words the grammar gives a meaning of their own (the grammar reads sections using them)
 _KEYWORDS = frozenset(
     ("locations", "filter", "with", "observed", "Observed", "true", "false", "_Atomic")
@@ -59,11 +72,12 @@ _QUICK_DEPTH = 64
 _QUICK_DIGITS = 15
 
 
-def _tokens(text: str) -> list[Token] | None:
-    """The tokens of ``text`` (kind, text, offset), or None at anything unusual."""
+def _tokens(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[Token] | None:
+    """The tokens of ``text`` (kind, text, offset), or None at anything unusual
+    (``pattern``: :data:`_COND_TOKEN` reads a condition's atoms as tokens)."""
     out: list[Token] = []
     pos, n = 0, len(text)
-    match = _TOKEN.match
+    match = pattern.match
     while True:
         m = match(text, pos)
         if m is None:
@@ -84,6 +98,7 @@ class _Reader:
     def __init__(self, toks: list[Token], arch: str, nthreads: int) -> None:
         self.toks = toks
         self.i = 0
+        self.arch = arch
         self.register = ARCHS[arch].register
         self.nthreads = nthreads
         self.spelled: dict[RegLoc, str] = {}
@@ -129,6 +144,18 @@ class _Reader:
             return MemLoc(n[1]), n[2]
         return None
 
+    def atom(self, text: str) -> Atom | None:
+        """The atom token ``text`` (:data:`_COND_TOKEN`), as :meth:`location` and
+        :meth:`value` read its tokens (None: the grammar reads it)."""
+        got = _atom(text, self.arch, self.nthreads)
+        if got is None:
+            return None
+        a, spelled = got
+        if spelled is not None:
+            self.spelled.setdefault(*spelled)
+        self.i += 1
+        return None if self.is_op(":") else a
+
     def value(self) -> tuple[Value, str] | None:
         t = self.peek()
         if t is None or self.is_op(":", 1):
@@ -141,6 +168,36 @@ class _Reader:
             self.i += 1
             return Sym(text), text
         return None
+
+
+@lru_cache(maxsize=1 << 14)
+def _atom(text: str, arch: str, nthreads: int) -> tuple[Atom, tuple[RegLoc, str] | None] | None:
+    """The atom token ``text`` and its register with the name written when that is not
+    the canonical one; None where :meth:`_Reader.location` or :meth:`_Reader.value` would
+    refuse its tokens."""
+    m = _ATOM_PARTS.fullmatch(text)
+    if m is None:
+        return None
+    tid, reg, mem, num, sym = m.group("tid", "reg", "mem", "num", "sym")
+    loc: Loc
+    spelled = None
+    if tid is not None:
+        canonical = ARCHS[arch].register(reg)
+        if len(tid) > _QUICK_DIGITS or canonical is None or not 0 <= int(tid) < nthreads:
+            return None
+        loc = RegLoc(int(tid), canonical)
+        spelled = (loc, reg) if canonical != reg else None
+    elif mem in _KEYWORDS or _proc(mem):
+        return None
+    else:
+        loc = MemLoc(mem)
+    if num is not None:
+        if len(num) > _QUICK_DIGITS:
+            return None
+        return Atom(loc, int(num, 16) if num[:2] in ("0x", "0X") else int(num)), spelled
+    if sym in _KEYWORDS:
+        return None
+    return Atom(loc, Sym(sym)), spelled
 
 
 def _proc(text: str) -> bool:
@@ -226,6 +283,11 @@ def _prop(rd: _Reader) -> Prop | None:
             if t is not None and t[0] == "name" and t[1] in ("true", "false"):
                 rd.i += 1
                 p = PTrue() if t[1] == "true" else PFalse()
+            elif t is not None and t[0] == "atom":
+                a = rd.atom(t[1])
+                if a is None:
+                    return None
+                p = a
             else:
                 loc = rd.location()
                 if loc is None or not rd.is_op("="):
@@ -321,7 +383,7 @@ def quick_condition(text: str, arch: str, nthreads: int, max_depth: int) -> Quic
     quantifier and a proposition, then an optional ``;``): the condition, the locations,
     the filter and the registers written otherwise than canonically; None when the grammar
     must read it (another form, or a proposition deeper than ``max_depth``)."""
-    toks = _tokens(text)
+    toks = _tokens(text, _COND_TOKEN)
     if not toks:
         return None
     rd = _Reader(toks, arch, nthreads)

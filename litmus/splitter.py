@@ -26,6 +26,7 @@ HEADER = re.compile(
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_/.\-]*)[ \t]*=[ \t]*([^\n]*)\n")
 # candidates for the end of the program: a comment, a string, or a condition keyword not
 # followed by a name character (whether it starts a token is checked by _in_name)
+_KEY_LINES = re.compile(rf"(?:\n|{_KEY_LINE.pattern})*")
 _PROG_STOP = re.compile(
     r"\(\*|\"|~[ \t]*exists"
     r"|(?:final|forall|exists|cases|observed|Observed|locations|filter)(?![A-Za-z0-9_/.\-])"
@@ -116,6 +117,11 @@ def find_init(src: Source, pos: int) -> tuple[tuple[tuple[str, str], ...], tuple
     n = len(text)
     info: list[tuple[str, str]] = []
     while True:
+        block = _KEY_LINES.match(text, pos)  # newlines and info lines, read at once
+        end = block.end() if block else pos
+        if end > pos:
+            info.extend(_KEY_LINE.findall(text, pos, end))
+            pos = end
         if pos >= n:
             raise src.error(n, "missing init section: expected '{' before the program")
         c = text[pos]

@@ -36,6 +36,7 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.quickstate import quick_condition, quick_init
@@ -442,9 +443,22 @@ def _parse(src: Source, arch: str, span: tuple[int, int], start: str, nthreads: 
 def parse_init(
     src: Source, arch: str, span: tuple[int, int], nthreads: int
 ) -> tuple[InitItem, ...]:
-    """The init items between the braces at ``span``."""
-    items: tuple[tuple[InitItem, int], ...]
-    items, spelled = _parse(src, arch, span, "init_start", nthreads, "init section")
+    """The init items between the braces at ``span`` (one tuple for every test whose init
+    section reads the same: what is computed from it can be remembered per identity)."""
+    items, problem = _init_items(_parse(src, arch, span, "init_start", nthreads, "init section"))
+    if problem is not None:
+        raise src.error(span[0] + problem[0], problem[1])
+    return items
+
+
+Parsed = tuple[tuple[tuple[InitItem, int], ...], tuple[tuple[RegLoc, str], ...]]
+
+
+@by_identity(maxsize=1 << 14)
+def _init_items(parsed: Parsed) -> tuple[tuple[InitItem, ...], tuple[int, str] | None]:
+    """The items of a parsed init section (with their registers as written) and its
+    problem, if any (an offset in the section and a message)."""
+    items, spelled = parsed
     if spelled:
         written = dict(spelled)
         items = tuple(
@@ -459,9 +473,9 @@ def parse_init(
             it.ctype,
             it.pointer,
         ):
-            raise src.error(span[0] + pos, f"location {it.loc} is initialised twice, differently")
+            return (), (pos, f"location {it.loc} is initialised twice, differently")
         seen[it.loc] = it
-    return tuple(it for it, _ in items)
+    return tuple(it for it, _ in items), None
 
 
 def parse_condition(src: Source, arch: str, span: tuple[int, int], nthreads: int) -> ConditionPart:

@@ -90,8 +90,14 @@ class LitmusTest:
     @cached
     def _observed(self) -> tuple[Loc, ...]:
         """:meth:`observed_locations`, found once (the hash and the lowering both ask)."""
-        out = prop_locations(self.condition.prop)
-        for loc in self.locations:
-            if loc not in out:
-                out.append(loc)
-        return tuple(out)
+        return observed_of(self.condition, self.locations)
+
+
+def observed_of(condition: Condition, locations: tuple[Loc, ...]) -> tuple[Loc, ...]:
+    """The locations a test with this condition and ``locations [...]`` observes
+    (:meth:`LitmusTest.observed_locations`)."""
+    out = prop_locations(condition.prop)
+    for loc in locations:
+        if loc not in out:
+            out.append(loc)
+    return tuple(out)

@@ -87,8 +87,10 @@ from herdsman.litmus.base.ir import (
     Program,
     Spawn,
     StoreCond,
+    Thread,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 
 #: herd's default bound on the times a backward branch is taken (``-unroll``).
 DEFAULT_UNROLL = 2
@@ -419,6 +421,10 @@ THREAD_CACHE = 4096
 #: The compiled thread (the same object for identical threads of any program): arguments
 #: as :class:`ThreadCode`'s.
 thread_code = lru_cache(maxsize=THREAD_CACHE)(ThreadCode)
+#: ... looked up first by the identity of its arguments: a campaign's tests share their
+#: threads' objects (``litmus.lower``), and hashing a thread's operations by value costs
+#: more than comparing identities.
+_shared_thread_code = by_identity(maxsize=THREAD_CACHE)(thread_code)
 
 
 class Semantics:
@@ -442,7 +448,7 @@ class Semantics:
         cells = frozenset(name for name, _ in program.memory) if blocks else None
         with self.reporting():
             self.threads = [
-                thread_code(
+                _shared_thread_code(
                     t,
                     th,
                     init[t] if t < len(init) else (),
@@ -457,9 +463,7 @@ class Semantics:
                 for t, th in enumerate(program.threads)
             ]
         #: threads that some operation spawns: they start when spawned (the others at once)
-        self.spawned = frozenset(
-            ins.thread for th in program.threads for ins in th.code if isinstance(ins, Spawn)
-        )
+        self.spawned = frozenset().union(*[_spawns(th) for th in program.threads])
         if any(not 0 <= k < len(self.threads) or k == 0 for k in self.spawned):
             raise InputError(program.where, 0, 0, "a spawn names a thread the program lacks")
 
@@ -489,6 +493,12 @@ class Semantics:
     def resolve(self, tid: int, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         with self.reporting():
             return self.threads[tid].resolve(st, reads)
+
+
+@by_identity(maxsize=THREAD_CACHE)
+def _spawns(thread: Thread) -> frozenset[int]:
+    """The threads that ``thread`` spawns (remembered: programs share threads)."""
+    return frozenset(ins.thread for ins in thread.code if isinstance(ins, Spawn))
 
 
 #: The last program's semantics (:func:`semantics_of`): its explorer, the engine choice

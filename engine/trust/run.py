@@ -84,10 +84,12 @@ def program_refusal(program: Program) -> str | None:
 
 def trust_applies(model: PreparedModel, program: Program) -> bool:
     """Whether TruSt can explore ``program`` under ``model`` (``--engine auto``; see
-    :mod:`engine.trust.support`): a program it can explore, a model it accepts."""
-    return (
-        program_refusal(program) is None and refusal(model, program.arch, has_rmw(program)) is None
-    )
+    :mod:`engine.trust.support`): a program it can explore, a model it accepts (a model
+    it refuses for every program: without looking at the program)."""
+    arch = program.arch
+    if refusal(model, arch, False) is not None and refusal(model, arch, True) is not None:
+        return False
+    return program_refusal(program) is None and refusal(model, arch, has_rmw(program)) is None
 
 
 def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> TrustRun:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from herdsman.litmus.base.armops import word
 from herdsman.litmus.base.ir import Atom, Condition, RegLoc, map_atoms
+from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import MemLoc, Value
 
 #: A location's type as herd reads its values: its bits and whether it is signed.
@@ -46,9 +47,11 @@ def cast_value(v: Value, cast: Cast | None) -> Value:
 SCALAR_BITS = {"ARM": 32, "AArch64": 64, "RISCV": 64, "PPC": 64, "X86_64": 64}
 
 
+@by_identity(maxsize=1 << 14)
 def typed_condition(cond: Condition, bits: int | None) -> Condition:
     """``cond`` with each constant a register or memory location is compared with read as
-    herd reads it: a signed word of ``bits`` bits (None: as written)."""
+    herd reads it: a signed word of ``bits`` bits (None: as written); remembered per
+    condition (tests that write it alike share it)."""
     if bits is None:
         return cond
     word: Cast = (bits, True)
@@ -56,6 +59,8 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
     def typed(a: Atom) -> Atom:
         v = a.value
         if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+            return a
+        if -1 <= v >> (bits - 1) <= 0:  # a signed word of ``bits`` bits already
             return a
         got = cast_value(v, word)
         return a if got == v else Atom(a.loc, got)

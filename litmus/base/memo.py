@@ -12,6 +12,7 @@ one on every first access: a cost on skeletons, whose many properties are each a
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
@@ -20,37 +21,37 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class _ByIdentity(Generic[P, R]):
-    def __init__(self, fn: Callable[P, R], maxsize: int) -> None:
-        self.fn = fn
-        self.maxsize = maxsize
-        self._kept: dict[tuple[int, ...], tuple[tuple[object, ...], R]] = {}
-        self._lock = threading.Lock()
-
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        assert not kwargs, "by_identity takes positional arguments"
-        key = tuple(map(id, args))
-        got = self._kept.get(key)
-        if got is not None and all(a is b for a, b in zip(got[0], args, strict=True)):
-            return got[1]
-        out = self.fn(*args, **kwargs)
-        with self._lock:
-            if len(self._kept) >= self.maxsize:
-                self._kept.clear()
-            self._kept[key] = (tuple(args), out)
-        return out
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
-def by_identity(maxsize: int) -> Callable[[Callable[P, R]], _ByIdentity[P, R]]:
+def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorator: remember the function's results per identity of its (positional,
     immutable) arguments."""
 
-    def wrap(fn: Callable[P, R]) -> _ByIdentity[P, R]:
-        return _ByIdentity(fn, maxsize)
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        # per key (the arguments' ids) the arguments, kept alive so that their ids are
+        # not reused while remembered (a key found is the same objects), and the result
+        kept: dict[object, tuple[tuple[object, ...], R]] = {}
+        lock = threading.Lock()
+
+        def remembered(*args: P.args, **kwargs: P.kwargs) -> R:
+            n = len(args)  # keys of one and two arguments built without a loop: the usual
+            key = (
+                id(args[0])
+                if n == 1
+                else (id(args[0]), id(args[1]))
+                if n == 2
+                else tuple(map(id, args))
+            )
+            got = kept.get(key)
+            if got is not None:
+                return got[1]
+            assert not kwargs, "by_identity takes positional arguments"
+            out = fn(*args, **kwargs)
+            with lock:
+                if len(kept) >= maxsize:
+                    kept.clear()
+                kept[key] = (args, out)
+            return out
+
+        return functools.update_wrapper(remembered, fn)
 
     return wrap
 

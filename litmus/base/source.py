@@ -87,18 +87,32 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
             raise InputError(name, 0, 0, "is a directory, expected a file")
         kind = next((text for test, text in _SPECIAL if test(mode)), "a special file")
         raise InputError(name, 0, 0, f"not a regular file ({kind})")
-    with open(fd, "rb") as f:
-        try:  # the file's size, or one byte past the limit (it may grow): not a
-            # limit-sized buffer for every small file
-            data = f.read(min(st.st_size, limit) + 1)
-            if len(data) == st.st_size + 1 and len(data) <= limit:
-                data += f.read(limit + 1 - len(data))  # it grew while read
-        except OSError as exc:
-            raise InputError(name, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
+    try:  # the file's size, or one byte past the limit (it may grow): not a
+        # limit-sized buffer for every small file
+        data = _read_upto(fd, min(st.st_size, limit) + 1)
+        if len(data) == st.st_size + 1 and len(data) <= limit:
+            data += _read_upto(fd, limit + 1 - len(data))  # it grew while read
+    except OSError as exc:
+        raise InputError(name, 0, 0, f"cannot read file: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         size = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes"
         raise InputError(name, 0, 0, f"file too large: herdsman reads {what} of at most {size}")
     return data
+
+
+def _read_upto(fd: int, n: int) -> bytes:
+    """``n`` bytes read from ``fd``, fewer at its end (plain reads: no file object)."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def decode_utf8(data: bytes, path: str) -> str:

@@ -81,6 +81,36 @@ def test_other_forms_go_to_the_grammar(text: str) -> None:
     assert quick_condition(text, "PPC", 2, state.MAX_CONDITION_DEPTH) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exists (0:a0=1 /\\ 1 : x5 = -2 /\\ x=y /\\ 0:x6=0X1f)",  # atoms read as one token
+        "exists (0:x5=1 /\\ 0:x5=1 /\\ 1:a0=0 /\\ 1:x10=0)",  # repeated, spelled
+        "locations [0:a1;] exists (x.y=$z /\\ ~0:s1=3)",
+    ],
+)
+def test_atoms(text: str) -> None:
+    got, want = _both("RISCV", 2, "cond_start", text)
+    assert got is not None and got == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exists (2:x5=1)",  # no such thread
+        "exists (0:q5=1)",  # no such register
+        "exists (true=1)",  # a keyword is no location
+        "exists (P1=1)",  # nor a thread's name
+        "exists (x=exists)",  # nor a value
+        "exists (x=1:x5)",  # a value followed by ':'
+        "exists (0:x5=1234567890123456789)",  # beyond the quick reader's digits
+        "exists (0:x5=1a)",
+    ],
+)
+def test_atoms_the_grammar_reads(text: str) -> None:
+    assert quick_condition(text, "RISCV", 2, state.MAX_CONDITION_DEPTH) is None
+
+
 def test_init() -> None:
     text = " 0:r1=x; 1:r2=0x10; uint64_t y; int z=2; %a=b; [w]=3; "
     got, want = _both("PPC", 2, "init_start", text)
