@@ -40,8 +40,16 @@ from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.reference.combos import by_compared_values, combination_status, wanted_execs
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
-from herdsman.engine.reference.walk import TRACKED, Children, State, Tracker, walk, walk_tracked
-from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
+from herdsman.engine.reference.walk import (
+    TRACKED,
+    Children,
+    Leaf,
+    State,
+    Tracker,
+    walk,
+    walk_tracked,
+)
+from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, by_shape
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
@@ -79,18 +87,10 @@ def enumerate_test(
     tally: OutcomeBuilder,
 ) -> OutcomeBuilder:
     """Enumerate every candidate of the test whose thread executions are ``threads``."""
-    groups: list[list[list[ThreadExec]]] = []
     per_thread = threads.execs
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = wanted_execs(per_thread, goal.prop)
-    for execs in per_thread:
-        if len(execs) == 1:  # one shape (no need to compute it)
-            groups.append([execs])
-            continue
-        by_shape: dict[tuple, list[ThreadExec]] = {}
-        for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
-        groups.append(list(by_shape.values()))
+    groups = [by_shape(execs) for execs in per_thread]
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
@@ -224,7 +224,7 @@ class Combo(Tables):
         root: State = (0, 0, masks, (), tuple(self.loc_init))
         try:
             if self.tracker is None:
-                walk(children, root, self._leaf)
+                walk(children, root, self._lean_leaf() if self.lean else self._leaf)
             else:
                 options = [
                     self._options(kind, arg) if i < TRACKED and kind != "end" else None
@@ -545,6 +545,63 @@ class Combo(Tables):
                                 break
                 if self.fast:
                     tally.settle()
+
+    def _lean_leaf(self) -> Leaf:
+        """:meth:`_leaf` when every complete candidate goes to the model and only its
+        allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
+        blocked thread), with what it asks for every candidate looked up once."""
+        tally = self.tally
+        stats = tally.stats
+        count = tally.count
+        cache = self._leafcache
+        state_info = self._state_info
+        fl = self.final_locs
+        simple = self.simple
+        resolve = self._resolve
+        marks = self.loop_marks
+        native = self.native
+        check = self.check
+        session_check = self.session.check
+        observed = sorted(self.observed_locs)
+
+        def leaf(rf, co, masks, pending, finals) -> None:
+            stats.candidates += 1
+            self._budget -= 1
+            if not self._budget:
+                self._deadline()
+            if simple:
+                sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
+            else:
+                sols = resolve(masks, pending)
+                if not sols:
+                    stats.bump("unsolved")
+                    return
+            self.n_checks += 1
+            if native:
+                verdicts = check(rf, co)
+            else:
+                fw = 0
+                for li in observed:
+                    fw |= 1 << finals[li]
+                verdicts = session_check(rf, fw=fw)
+            for v in verdicts:
+                if v.allowed:
+                    break
+            else:
+                return
+            for sol in sols:
+                key = (sol, *[finals[li] for li in fl]) if fl else sol
+                info = cache.get(key)
+                if info is None:
+                    info = cache[key] = state_info(sol, finals)
+                obs, sat, _, loop = info
+                if loop and not marks:  # GenMC's bound ended a thread
+                    if count(obs, sat, False, verdicts):
+                        stats.bump(ENDED_LOOP_BOUND)
+                else:
+                    count(obs, sat, loop, verdicts)
+
+        return leaf
 
     def _failed(self, rf, co, verdicts, sol, obs) -> bool:
         """Note an execution where an assertion failed or the loop bound blocked a thread,

@@ -21,7 +21,12 @@ from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.reference.combos import combination_status, wanted_execs
 from herdsman.engine.reference.search import Combo, Goal
 from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, thread_executions
+from herdsman.engine.semantics.enumerate import (
+    ThreadExec,
+    ThreadsResult,
+    by_shape,
+    thread_executions,
+)
 from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics
 from herdsman.engine.size import check_events
 from herdsman.graphs.skeleton import Skeleton
@@ -123,12 +128,7 @@ def state_candidates(
     )
     threads = thread_executions(program, unroll, deadline, regs=regs)
     tally = OutcomeBuilder(goal.observed, goal.quant)
-    groups: list[list[list[ThreadExec]]] = []
-    for execs in wanted_execs(threads.execs, prop):
-        by_shape: dict[tuple, list[ThreadExec]] = {}
-        for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
-        groups.append(list(by_shape.values()))
+    groups = [by_shape(execs) for execs in wanted_execs(threads.execs, prop)]
     plain = not threads.spawned and not threads.partial
     for combo in itertools.product(*groups):
         if not plain:

@@ -10,6 +10,8 @@ as herd does.
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, cast
@@ -116,6 +118,56 @@ class ThreadExec(NamedTuple):
                 mask >>= 1
                 i += 1
         return frozenset(out)
+
+
+#: Per thread execution (by identity, kept alive with it): the number of its shape.
+#: Thread executions outlive tests (:data:`engine.semantics.runcache.THREAD_RUNS`), so a
+#: campaign computes and hashes each shape once, not once per test.
+_SHAPE_OF: dict[int, tuple[ThreadExec, int]] = {}
+#: Shapes met so far, numbered (numbers are never reused, even after a fresh start).
+_SHAPE_IDS: dict[tuple, int] = {}
+#: Beyond this many remembered executions (or shapes) both tables start afresh.
+_SHAPES_KEPT = 50_000
+_SHAPES_LOCK = threading.Lock()
+_shape_numbers = itertools.count()
+
+
+def _shape_id(te: ThreadExec) -> int:
+    got = _SHAPE_OF.get(id(te))
+    if got is not None and got[0] is te:
+        return got[1]
+    shape = te.shape()
+    with _SHAPES_LOCK:
+        if len(_SHAPE_OF) >= _SHAPES_KEPT or len(_SHAPE_IDS) >= _SHAPES_KEPT:
+            _SHAPE_OF.clear()
+            _SHAPE_IDS.clear()
+        sid = _SHAPE_IDS.get(shape)
+        if sid is None:
+            sid = _SHAPE_IDS[shape] = next(_shape_numbers)
+        _SHAPE_OF[id(te)] = (te, sid)
+    return sid
+
+
+def by_shape(execs: Sequence[ThreadExec]) -> list[list[ThreadExec]]:
+    """``execs`` (of one thread) grouped by :meth:`ThreadExec.shape`, groups in the order
+    of their first execution, executions in their order."""
+    if len(execs) == 1:
+        return [list(execs)]
+    groups: dict[int, list[ThreadExec]] = {}
+    for te in execs:
+        sid = _shape_id(te)
+        group = groups.get(sid)
+        if group is None:
+            groups[sid] = [te]
+        else:
+            group.append(te)
+    if len(groups) > 1 and len({_shape_id(g[0]) for g in groups.values()}) < len(groups):
+        # another thread started the tables afresh meanwhile: a shape has two numbers
+        plain: dict[tuple, list[ThreadExec]] = {}
+        for te in execs:
+            plain.setdefault(te.shape(), []).append(te)
+        return list(plain.values())
+    return list(groups.values())
 
 
 @dataclass
