@@ -209,6 +209,8 @@ class Combo(Tables):
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
+        if goal.prune != "never":
+            self.cands = self._uniproc_cands()
         children: list[Children] = []
         for i, (kind, arg) in enumerate(steps):
             check = goal.prune == "step" and i != last
@@ -304,6 +306,54 @@ class Combo(Tables):
             self.n_pruned += 1
             return True
         return False
+
+    def _uniproc_cands(self) -> dict[int, list[tuple[int, int, int | None, int]]]:
+        """The rf candidates without those every completion of which the model rejects,
+        told by its monotone checks on the rf alone: a read from a po-later write of its
+        own thread, from the initial write past a po-earlier write of its own, or from a
+        write of its own with another po-between (both co orders of the two asked).
+        Uniproc forbids them all; any other model keeps them (its check says no)."""
+        events = self.lay.sk.events
+        cap = self.U.cap
+        violates = self._violates
+        out = self.cands
+        for li, reads in enumerate(self.loc_reads):
+            ws = self.loc_writes[li]
+            if not ws:
+                continue
+            init = self.loc_init[li]
+            for r in reads:
+                er = events[r]
+                mine = [w for w in ws if events[w].tid == er.tid]
+                if not mine:
+                    continue
+                before = [w for w in mine if events[w].index < er.index]
+                cands = out[r]
+                kept = []
+                for cand in cands:
+                    w, bit = cand[0], cand[1]
+                    ew = events[w]
+                    if w == init:
+                        if before and violates(bit, 1 << (init * cap + before[-1])):
+                            continue
+                    elif ew.tid == er.tid:
+                        if ew.index > er.index:
+                            if violates(bit, 0):
+                                continue
+                        else:
+                            later = [v for v in before if events[v].index > ew.index]
+                            if later:
+                                v = later[0]
+                                if violates(bit, 1 << (w * cap + v)) and violates(
+                                    bit, 1 << (v * cap + w)
+                                ):
+                                    continue
+                    kept.append(cand)
+                if len(kept) < len(cands):
+                    if out is self.cands:
+                        out = dict(out)
+                    out[r] = kept
+        return out
 
     def _end_step(self) -> Children:
         """A location's choices made: the candidate so far, unless it already fails."""
