@@ -210,7 +210,9 @@ class Combo(Tables):
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
         if goal.prune != "never":
-            self.cands = self._uniproc_cands()
+            self.cands, self._forbid = self._uniproc_cands()
+        else:
+            self._forbid = {}
         children: list[Children] = []
         for i, (kind, arg) in enumerate(steps):
             check = goal.prune == "step" and i != last
@@ -307,16 +309,19 @@ class Combo(Tables):
             return True
         return False
 
-    def _uniproc_cands(self) -> dict[int, list[tuple[int, int, int | None, int]]]:
-        """The rf candidates without those every completion of which the model rejects,
-        told by its monotone checks on the rf alone: a read from a po-later write of its
-        own thread, from the initial write past a po-earlier write of its own, or from a
-        write of its own with another po-between (both co orders of the two asked).
-        Uniproc forbids them all; any other model keeps them (its check says no)."""
+    def _uniproc_cands(self) -> tuple[dict[int, list[tuple[int, int, int | None, int]]], dict]:
+        """Where uniproc cuts the rf choices, as the model's own monotone checks tell on
+        the rf alone (so that a model without uniproc loses nothing): the rf candidates
+        without those every completion of which the model rejects (a read from a po-later
+        write of its own thread, from the initial write past a po-earlier write of its
+        own, from a write of its own with another po-between: both co orders of the two
+        asked), and per rf bit the co edges it cannot go with (a write co-before the last
+        write of the reader's thread before the read, or co-after its first one after)."""
         events = self.lay.sk.events
         cap = self.U.cap
         violates = self._violates
         out = self.cands
+        forbid: dict[int, int] = {}
         for li, reads in enumerate(self.loc_reads):
             ws = self.loc_writes[li]
             if not ws:
@@ -328,6 +333,7 @@ class Combo(Tables):
                 if not mine:
                     continue
                 before = [w for w in mine if events[w].index < er.index]
+                after = [w for w in mine if events[w].index > er.index]
                 cands = out[r]
                 kept = []
                 for cand in cands:
@@ -348,12 +354,24 @@ class Combo(Tables):
                                     bit, 1 << (v * cap + w)
                                 ):
                                     continue
+                    if w != init:
+                        mask = 0
+                        if before and before[-1] != w:
+                            edge = 1 << (w * cap + before[-1])
+                            if violates(bit, edge):
+                                mask |= edge
+                        if after and after[0] != w:
+                            edge = 1 << (after[0] * cap + w)
+                            if violates(bit, edge):
+                                mask |= edge
+                        if mask:
+                            forbid[bit] = mask
                     kept.append(cand)
                 if len(kept) < len(cands):
                     if out is self.cands:
                         out = dict(out)
                     out[r] = kept
-        return out
+        return out, forbid
 
     def _end_step(self) -> Children:
         """A location's choices made: the candidate so far, unless it already fails."""
@@ -434,7 +452,8 @@ class Combo(Tables):
         """Choose the write read by ``r`` among those of its location whose value it can
         read, narrowing the possible executions of its thread."""
         t = self.tid_of[r]
-        cands = self.cands[r]
+        forbid = self._forbid
+        cands = [(w, bit, cm, tw, forbid.get(bit, 0)) for w, bit, cm, tw in self.cands[r]]
         violates = self._violates
         valdep = self.valdep
         vd_rng = self.vd_rng
@@ -444,7 +463,9 @@ class Combo(Tables):
 
         def children(rf, co, masks, pending, finals) -> Iterator[State]:
             mt = masks[t]
-            for w, bit, cm, tw in cands:
+            for w, bit, cm, tw, fco in cands:
+                if co & fco:  # uniproc: this rf cannot go with this co
+                    continue
                 pend = pending
                 m2 = masks
                 if cm is not None:
