@@ -346,47 +346,52 @@ def thread_executions(
         return got
 
     limit = _max_rounds(sem.threads)
-    stops = program.has(Assert)
+    # (one walk over the code when none of them is there, the usual case)
+    stops = program.has(Assert, Assume, Lock) and program.has(Assert)
     # programs whose threads may block (an assume, a lock, the loop bound): their blocked
     # executions feed the value sets; the search keeps only executions with no blocked
     # thread (or, to report it, one failing an assertion)
-    blocks = stops or program.has(Assume, Lock) or program.loop_bound == "block"
+    blocks = stops or program.loop_bound == "block" or program.has(Assume, Lock)
     rounds = 0
     # per thread: its last executions, and the size of each value set its reads saw then
     # (value sets only grow: a thread whose reads would see the same values runs the same)
     last: list[tuple[list[ThreadExec], int, dict[str, int]] | None] = [None] * len(sem.threads)
-    while True:
-        rounds += 1
-        vlists.clear()
-        own_lists.clear()
-        execs: list[list[ThreadExec]] = []
-        bad = 0
-        for t, code in enumerate(sem.threads):
-            prev = last[t]
-            if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
-                got, dropped = prev[0], prev[1]
-            else:
-                seen: dict[str, int] = {}
+    with sem.reporting():
+        while True:
+            rounds += 1
+            vlists.clear()
+            own_lists.clear()
+            execs: list[list[ThreadExec]] = []
+            fresh: list[list[ThreadExec]] = []  # those run this round (the others grew before)
+            bad = 0
+            for t, code in enumerate(sem.threads):
+                prev = last[t]
+                if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
+                    got, dropped = prev[0], prev[1]
+                else:
+                    seen: dict[str, int] = {}
 
-                def values_seen(loc: str, seen: dict[str, int] = seen, t: int = t) -> list[Value]:
-                    vl = values_of(loc)
-                    seen[loc] = len(vl)
-                    return vl if own_later else others_of(t, loc)
+                    def values_seen(
+                        loc: str, seen: dict[str, int] = seen, t: int = t
+                    ) -> list[Value]:
+                        vl = values_of(loc)
+                        seen[loc] = len(vl)
+                        return vl if own_later else others_of(t, loc)
 
-                with sem.reporting():
                     got, dropped = THREAD_RUNS.run(
                         run_thread, code, values_seen, deadline, stops, blocks, not own_later
                     )
-                if t in sem.spawned:
-                    got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
-                last[t] = (got, dropped, seen)
-            execs.append(got)
-            bad += dropped
-        grew = _grow(values, init_mem, execs)
-        if not own_later:
-            _grow_by_thread(by_thread, execs)
-        if not grew or rounds >= limit:
-            break
+                    if t in sem.spawned:
+                        got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
+                    last[t] = (got, dropped, seen)
+                    fresh.append(got)
+                execs.append(got)
+                bad += dropped
+            grew = _grow(values, init_mem, fresh)
+            if not own_later:
+                _grow_by_thread(by_thread, fresh)
+            if not grew or rounds >= limit:
+                break
     return ThreadsResult(
         execs=execs,
         values=values,
