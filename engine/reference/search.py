@@ -58,6 +58,9 @@ from herdsman.litmus.base.memo import by_identity
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
 
+#: The most final states whose proposition and filter values one condition keeps.
+MAX_JUDGED = 4096
+
 
 @dataclass
 class Goal:
@@ -126,13 +129,16 @@ def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tupl
 
 
 def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
-    """The proposition and the filter compiled for states holding ``needed``."""
+    """The proposition and the filter compiled for states holding ``needed``, and their
+    values per state met so far (at most :data:`MAX_JUDGED`: tests of a campaign share
+    conditions, and their final states repeat)."""
     table = _compilations(prop, filter)
     got = table.get(needed)
     if got is None:
         index = {loc: i for i, loc in enumerate(needed)}
         keep = None if filter is None else compile_prop(filter, index)
-        got = table[needed] = (compile_prop(prop, index), keep)
+        judged: dict[tuple[Value, ...], tuple[bool, bool]] = {}
+        got = table[needed] = (compile_prop(prop, index), keep, judged)
     return got
 
 
@@ -191,7 +197,7 @@ class Combo(Tables):
         compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
             compiled = goal.compiled[needed] = _compiled(goal.prop, goal.filter, needed)
-        self.sat, self.keep = compiled
+        self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
         self.check = self.session.check
@@ -544,27 +550,37 @@ class Combo(Tables):
     def _state_info(self, sol: tuple[int, ...], finals: tuple[int, ...]) -> tuple:
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
-        vi = [m.bit_length() - 1 for m in sol]
         values: list[Value] = []
-        for regs, k in zip(self.regtabs, vi, strict=True):
-            values.extend(regs[k])
+        for regs, m in zip(self.regtabs, sol, strict=True):  # one bit per thread
+            values += regs[m.bit_length() - 1]
         if self.final_locs:
             wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
             for li in self.final_locs:
                 w = finals[li]
                 v = wconst[w]
-                values.append(wvals[w][vi[tid_of[w]]] if v is None else v)
-        values.extend(self.consts)
+                values.append(wvals[w][sol[tid_of[w]].bit_length() - 1] if v is None else v)
+        if self.consts:
+            values += self.consts
         key = self.pick(values)
         judged = self._judged.get(key)
         if judged is None:
-            keep: bool | None = self.keep is None or self.keep(key)
-            sat = self.sat(key)
+            verdict = self._verdicts.get(key)
+            if verdict is None:
+                if len(self._verdicts) >= MAX_JUDGED:
+                    self._verdicts.clear()
+                verdict = self._verdicts[key] = (
+                    self.sat(key),
+                    self.keep is None or bool(self.keep(key)),
+                )
+            sat, kept = verdict
+            keep: bool | None = kept
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
             judged = self._judged[key] = (key[: self.nobs], sat, keep)
-        loop = self.loops and any(self.loop_variant[t][k] for t, k in enumerate(vi))
-        return (*judged, loop)
+        if self.loops:
+            variant = self.loop_variant
+            return (*judged, any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol)))
+        return (*judged, False)
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
         tally = self.tally
