@@ -6,7 +6,10 @@ read from a same-location write of the same value, initial writes included) and,
 model's ``co_mode``, every coherence order (``native``) or every choice of final writes
 (``generic``/``none``, observed locations only, as herd with a cat model).  Unlike herd it
 asks the model's :meth:`partial_violation` after each choice and drops the subtree when a
-monotone axiom already fails.  Every verdict the model returns counts as one execution.
+monotone axiom already fails, and before the search it asks the same checks which rf
+choices uniproc's patterns (a read from its own later write, from a write its own thread
+overwrote before it...) rule out, alone or with one co edge: those are never tried.
+Every verdict the model returns counts as one execution.
 
 Work is organised per *combination of shapes* (one skeleton, one ``model.prepare``): the
 thread executions of one shape differ only by values, which the search tracks as
@@ -33,19 +36,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.conditions import compile_prop
+from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.reference.combos import by_compared_values, combination_status, wanted_execs
+from herdsman.engine.reference.constraints import narrowed, resolved
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
+from herdsman.engine.reference.uniproc import uniproc_cuts
 from herdsman.engine.reference.walk import (
     TRACKED,
     Children,
     Leaf,
     State,
     Tracker,
+    option_taken,
+    options_of,
     walk,
     walk_tracked,
 )
@@ -54,12 +61,8 @@ from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
-from herdsman.litmus.base.memo import by_identity
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
-
-#: The most final states whose proposition and filter values one condition keeps.
-MAX_JUDGED = 4096
 
 
 @dataclass
@@ -121,27 +124,6 @@ def enumerate_test(
     return tally
 
 
-@by_identity(maxsize=1024)
-def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
-    """The proposition and the filter compiled, per tuple of locations the states hold
-    (tests of a campaign share conditions: one table per condition)."""
-    return {}
-
-
-def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
-    """The proposition and the filter compiled for states holding ``needed``, and their
-    values per state met so far (at most :data:`MAX_JUDGED`: tests of a campaign share
-    conditions, and their final states repeat)."""
-    table = _compilations(prop, filter)
-    got = table.get(needed)
-    if got is None:
-        index = {loc: i for i, loc in enumerate(needed)}
-        keep = None if filter is None else compile_prop(filter, index)
-        judged: dict[tuple[Value, ...], tuple[bool, bool]] = {}
-        got = table[needed] = (compile_prop(prop, index), keep, judged)
-    return got
-
-
 class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
 
@@ -196,7 +178,7 @@ class Combo(Tables):
         needed = tuple(self.needed)
         compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
-            compiled = goal.compiled[needed] = _compiled(goal.prop, goal.filter, needed)
+            compiled = goal.compiled[needed] = compiled_condition(goal.prop, goal.filter, needed)
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
@@ -216,7 +198,7 @@ class Combo(Tables):
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
         if goal.prune != "never":
-            self.cands, self._forbid = self._uniproc_cands()
+            self.cands, self._forbid = uniproc_cuts(self, self._violates)
         else:
             self._forbid = {}
         children: list[Children] = []
@@ -237,12 +219,12 @@ class Combo(Tables):
                 walk(children, root, self._lean_leaf() if self.lean else self._leaf)
             else:
                 options = [
-                    self._options(kind, arg) if i < TRACKED and kind != "end" else None
+                    options_of(self, kind, arg) if i < TRACKED and kind != "end" else None
                     for i, (kind, arg) in enumerate(steps)
                 ]
 
                 def option(i: int, state: State) -> int:
-                    return self._option(*steps[i], state[0], state[1], state[4])
+                    return option_taken(self, *steps[i], state[0], state[1], state[4])
 
                 walk_tracked(children, root, self._leaf, self.tracker.tree, options, option)
         finally:
@@ -275,36 +257,6 @@ class Combo(Tables):
         if tracker is not None and tracker.reporter.due():
             tracker.report()
 
-    # ------------------------------------------------------------------ progress
-    # With a progress reporter, the first steps are wrapped: a node tracker around a step
-    # (its options), a child tracker around what it calls next (which option it took).
-    def _options(self, kind: str, arg: int) -> int:
-        """How many options step ``kind`` of ``arg`` has (some may be cut at once)."""
-        if kind == "rf":
-            return len(self.cands[arg])
-        if kind == "fw":
-            return 1 + len(self.loc_writes[arg])
-        return math.factorial(len(self.loc_writes[arg]))
-
-    def _option(self, kind: str, arg: int, rf: int, co: int, finals: tuple[int, ...]) -> int:
-        """Which option of step ``kind`` of ``arg`` candidate ``rf``, ``co``, ``finals`` took
-        (a co order: its rank among the orders, placing writes lowest first)."""
-        if kind == "rf":
-            return next(i for i, c in enumerate(self.cands[arg]) if rf & c[1])
-        ws = self.loc_writes[arg]
-        if kind == "fw":
-            return [self.loc_init[arg], *ws].index(finals[arg])
-        cap = self.U.cap
-        mask = sum(1 << w for w in ws)
-        # the j-th write placed is co-before the n-1-j writes placed after it
-        order = sorted(ws, key=lambda w: -((co >> (w * cap)) & mask).bit_count())
-        rest = sorted(ws)
-        rank = 0
-        for w in order:
-            rank += rest.index(w) * math.factorial(len(rest) - 1)
-            rest.remove(w)
-        return rank
-
     def _violates(self, rf: int, co: int) -> bool:
         self.n_partial += 1
         self._budget -= 1
@@ -314,70 +266,6 @@ class Combo(Tables):
             self.n_pruned += 1
             return True
         return False
-
-    def _uniproc_cands(self) -> tuple[dict[int, list[tuple[int, int, int | None, int]]], dict]:
-        """Where uniproc cuts the rf choices, as the model's own monotone checks tell on
-        the rf alone (so that a model without uniproc loses nothing): the rf candidates
-        without those every completion of which the model rejects (a read from a po-later
-        write of its own thread, from the initial write past a po-earlier write of its
-        own, from a write of its own with another po-between: both co orders of the two
-        asked), and per rf bit the co edges it cannot go with (a write co-before the last
-        write of the reader's thread before the read, or co-after its first one after)."""
-        events = self.lay.sk.events
-        cap = self.U.cap
-        violates = self._violates
-        out = self.cands
-        forbid: dict[int, int] = {}
-        for li, reads in enumerate(self.loc_reads):
-            ws = self.loc_writes[li]
-            if not ws:
-                continue
-            init = self.loc_init[li]
-            for r in reads:
-                er = events[r]
-                mine = [w for w in ws if events[w].tid == er.tid]
-                if not mine:
-                    continue
-                before = [w for w in mine if events[w].index < er.index]
-                after = [w for w in mine if events[w].index > er.index]
-                cands = out[r]
-                kept = []
-                for cand in cands:
-                    w, bit = cand[0], cand[1]
-                    ew = events[w]
-                    if w == init:
-                        if before and violates(bit, 1 << (init * cap + before[-1])):
-                            continue
-                    elif ew.tid == er.tid:
-                        if ew.index > er.index:
-                            if violates(bit, 0):
-                                continue
-                        else:
-                            later = [v for v in before if events[v].index > ew.index]
-                            if later:
-                                v = later[0]
-                                if violates(bit, 1 << (w * cap + v)) and violates(
-                                    bit, 1 << (v * cap + w)
-                                ):
-                                    continue
-                    if w != init:
-                        mask = 0
-                        if before and before[-1] != w:
-                            edge = 1 << (w * cap + before[-1])
-                            if violates(bit, edge):
-                                mask |= edge
-                        if after and after[0] != w:
-                            edge = 1 << (after[0] * cap + w)
-                            if violates(bit, edge):
-                                mask |= edge
-                        if mask:
-                            forbid[bit] = mask
-                    kept.append(cand)
-                if len(kept) < len(cands):
-                    if out is self.cands:
-                        out = dict(out)
-                    out[r] = kept
-        return out, forbid
 
     def _end_step(self) -> Children:
         """A location's choices made: the candidate so far, unless it already fails."""
@@ -464,7 +352,6 @@ class Combo(Tables):
         valdep = self.valdep
         vd_rng = self.vd_rng
         acyclic = self.U.acyclic
-        varying = self._varying
         tally = self.tally
 
         def children(rf, co, masks, pending, finals) -> Iterator[State]:
@@ -481,7 +368,7 @@ class Combo(Tables):
                     if m != mt:
                         m2 = masks[:t] + (m,) + masks[t + 1 :]
                 else:
-                    r2 = varying(r, w, t, tw, masks)
+                    r2 = narrowed(self, r, w, t, tw, masks)
                     if r2 is None:
                         continue
                     m2 = r2
@@ -497,56 +384,7 @@ class Combo(Tables):
 
         return children
 
-    def _varying(self, r: int, w: int, t: int, tw: int, masks) -> tuple[int, ...] | None:
-        """Masks after ``r`` reads from ``w``, whose value depends on its thread's reads."""
-        wv = self.wvals[w]
-        rv = self.rvals[r]
-        if t == tw:
-            m = 0
-            for k in bits(masks[t]):
-                if rv[k] == wv[k]:
-                    m |= 1 << k
-            if not m:
-                return None
-            return masks[:t] + (m,) + masks[t + 1 :]
-        wvals = {wv[k] for k in bits(masks[tw])}
-        rvals = {rv[k] for k in bits(masks[t])}
-        common = wvals & rvals
-        if not common:
-            return None
-        mt = 0
-        for k in bits(masks[t]):
-            if rv[k] in common:
-                mt |= 1 << k
-        mw = 0
-        for k in bits(masks[tw]):
-            if wv[k] in common:
-                mw |= 1 << k
-        out = list(masks)
-        out[t] = mt
-        out[tw] = mw
-        return tuple(out)
-
     # ------------------------------------------------------------------ leaves
-    def _resolve(self, masks, pending) -> list[tuple[int, ...]]:
-        """Thread executions (one bit per thread) satisfying every value constraint."""
-        if not pending and all(m & (m - 1) == 0 for m in masks):
-            return [masks]
-        out = []
-        tid_of, wconst, wvals, rvals = self.tid_of, self.wconst, self.wvals, self.rvals
-        for choice in itertools.product(*(list(bits(m)) for m in masks)):
-            ok = True
-            for r, w in pending:
-                wv = wconst[w]
-                if wv is None:
-                    wv = wvals[w][choice[tid_of[w]]]
-                if rvals[r][choice[tid_of[r]]] != wv:
-                    ok = False
-                    break
-            if ok:
-                out.append(tuple(1 << k for k in choice))
-        return out
-
     def _state_info(self, sol: tuple[int, ...], finals: tuple[int, ...]) -> tuple:
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
@@ -591,7 +429,7 @@ class Combo(Tables):
         if self.simple:
             sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
         else:
-            sols = self._resolve(masks, pending)
+            sols = resolved(self, masks, pending)
             if not sols:
                 tally.stats.bump("unsolved")
                 return
@@ -644,7 +482,6 @@ class Combo(Tables):
         state_info = self._state_info
         fl = self.final_locs
         simple = self.simple
-        resolve = self._resolve
         marks = self.loop_marks
         native = self.native
         check = self.check
@@ -659,7 +496,7 @@ class Combo(Tables):
             if simple:
                 sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
             else:
-                sols = resolve(masks, pending)
+                sols = resolved(self, masks, pending)
                 if not sols:
                     stats.bump("unsolved")
                     return

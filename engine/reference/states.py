@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from herdsman.cat.api import PreparedModel, Session
 from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.reference.combos import combination_status, wanted_execs
+from herdsman.engine.reference.constraints import resolved
 from herdsman.engine.reference.search import Combo, Goal
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.semantics.enumerate import (
@@ -78,7 +79,7 @@ class _StateSearch(Combo):
         self._budget -= 1
         if not self._budget:
             self._deadline()
-        sols = [masks] if self.simple else self._resolve(masks, pending)
+        sols = [masks] if self.simple else resolved(self, masks, pending)
         fw = 0
         for li in self.observed_locs:
             fw |= 1 << finals[li]
