@@ -127,6 +127,10 @@ def enumerate_test(
 class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
 
+    #: its leaves count executions, so the rf choices uniproc rules out are cut before
+    #: the search and the lean leaf may count (a search visiting candidates has neither)
+    counting: bool = True
+
     def __init__(
         self,
         threads: ThreadsResult,
@@ -187,7 +191,8 @@ class Combo(Tables):
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
         self.lean = (
-            self.keep is None
+            self.counting
+            and self.keep is None
             and self.irrelevant is None
             and not self.show
             and not self.blocked
@@ -197,8 +202,8 @@ class Combo(Tables):
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
-        if goal.prune != "never":
-            self.cands, self._forbid = uniproc_cuts(self, self._violates)
+        if goal.prune != "never" and self.counting:
+            self.cands, self._forbid = uniproc_cuts(self, self._violates, self.native)
         else:
             self._forbid = {}
         children: list[Children] = []

@@ -61,6 +61,8 @@ class _StateSearch(Combo):
     calling ``visit`` on every complete candidate whose final state satisfies the goal's
     proposition (the state asked about) instead of counting it."""
 
+    counting = False
+
     def __init__(
         self,
         threads: ThreadsResult,

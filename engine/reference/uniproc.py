@@ -39,7 +39,7 @@ def reads_own_later(model: PreparedModel, arch: str) -> bool:
 
 
 def uniproc_cuts(
-    tables: Tables, violates: Callable[[int, int], bool]
+    tables: Tables, violates: Callable[[int, int], bool], native: bool = True
 ) -> tuple[dict[int, list[tuple[int, int, int | None, int]]], dict[int, int]]:
     """Where uniproc cuts the rf choices, as the model's own monotone checks tell on
     the rf alone (so that a model without uniproc loses nothing): the rf candidates
@@ -47,7 +47,8 @@ def uniproc_cuts(
     write of its own thread, from the initial write past a po-earlier write of its
     own, from a write of its own with another po-between: both co orders of the two
     asked), and per rf bit the co edges it cannot go with (a write co-before the last
-    write of the reader's thread before the read, or co-after its first one after)."""
+    write of the reader's thread before the read, or co-after its first one after).
+    Without ``native`` co (the model makes co) only the rf alone is asked about."""
     events = tables.lay.sk.events
     cap = tables.U.cap
     out = tables.cands
@@ -70,13 +71,13 @@ def uniproc_cuts(
                 w, bit = cand[0], cand[1]
                 ew = events[w]
                 if w == init:
-                    if before and violates(bit, 1 << (init * cap + before[-1])):
+                    if native and before and violates(bit, 1 << (init * cap + before[-1])):
                         continue
                 elif ew.tid == er.tid:
                     if ew.index > er.index:
                         if violates(bit, 0):
                             continue
-                    else:
+                    elif native:
                         later = [v for v in before if events[v].index > ew.index]
                         if later:
                             v = later[0]
@@ -84,7 +85,7 @@ def uniproc_cuts(
                                 bit, 1 << (v * cap + w)
                             ):
                                 continue
-                if w != init:
+                if native and w != init:
                     mask = 0
                     if before and before[-1] != w:
                         edge = 1 << (w * cap + before[-1])
