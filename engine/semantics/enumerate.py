@@ -126,8 +126,9 @@ class ThreadExec(NamedTuple):
 _SHAPE_OF: dict[int, tuple[ThreadExec, int]] = {}
 #: Shapes met so far, numbered (numbers are never reused, even after a fresh start).
 _SHAPE_IDS: dict[tuple, int] = {}
-#: Beyond this many remembered executions (or shapes) both tables start afresh.
-_SHAPES_KEPT = 50_000
+#: Beyond this many remembered executions (or shapes) both tables start afresh (as many
+#: as the run cache keeps: :data:`engine.semantics.runcache.MAX_EXECS`).
+_SHAPES_KEPT = 20_000
 _SHAPES_LOCK = threading.Lock()
 _shape_numbers = itertools.count()
 
