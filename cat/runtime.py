@@ -31,6 +31,7 @@ class Runtime:
         self.Verdict = verdict_cls
         self.Failure = failure_cls
         self._calls: dict[int, object] = {}
+        self._failures: dict[tuple, object] = {}  # the failures of rejected candidates
         #: whether a relation has no cycle (the universe's, compiled when it is)
         self.acyclic = self.U.acyclic
 
@@ -126,7 +127,10 @@ class Runtime:
         return list(divmod(low, U.cap))
 
     def rejected(self, name, kind: str, fl, ud):
-        return self.Verdict(False, (self.Failure(name, kind, None),), fl, ud)
+        failure = self._failures.get((name, kind))
+        if failure is None:  # (immutable: one per check)
+            failure = self._failures[(name, kind)] = self.Failure(name, kind, None)
+        return self.Verdict(False, (failure,), fl, ud)
 
     def failure(self, name, kind: str, witness):
         return self.Failure(name, kind, witness)

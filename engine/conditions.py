@@ -5,7 +5,9 @@ tuple of values, ``index`` giving the position of each location in the tuple; it
 what :func:`litmus.ir.eval_prop` means on the corresponding state (a location absent from
 ``index`` holds 0).  ``needed_locations(observed, filter)`` is what such a state holds;
 ``wanted_values(prop)`` the values a conjunction of atoms pins (herd's
-``wanted_final_value``, which ``-speedcheck`` prunes with).
+``wanted_final_value``, which ``-speedcheck`` prunes with).  ``compiled_condition(prop,
+filter, needed)``: both compiled once per condition and tuple of locations, with room
+for their values per state (tests of a campaign share conditions and final states).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from herdsman.litmus.base.ir import (
     Value,
     prop_locations,
 )
+from herdsman.litmus.base.memo import by_identity
 
 State = tuple[Value, ...]
 
@@ -185,3 +188,27 @@ def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
         return False
 
     return some
+
+
+#: The most final states whose proposition and filter values one condition keeps.
+MAX_JUDGED = 4096
+
+
+@by_identity(maxsize=1024)
+def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
+    """The proposition and the filter compiled, per tuple of locations the states hold
+    (tests of a campaign share conditions: one table per condition)."""
+    return {}
+
+
+def compiled_condition(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
+    """The proposition and the filter (None: none) compiled for states holding
+    ``needed``, and a table for their values per state met (at most :data:`MAX_JUDGED`)."""
+    table = _compilations(prop, filter)
+    got = table.get(needed)
+    if got is None:
+        index = {loc: i for i, loc in enumerate(needed)}
+        keep = None if filter is None else compile_prop(filter, index)
+        judged: dict[tuple[Value, ...], tuple[bool, bool]] = {}
+        got = table[needed] = (compile_prop(prop, index), keep, judged)
+    return got

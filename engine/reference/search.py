@@ -6,7 +6,10 @@ read from a same-location write of the same value, initial writes included) and,
 model's ``co_mode``, every coherence order (``native``) or every choice of final writes
 (``generic``/``none``, observed locations only, as herd with a cat model).  Unlike herd it
 asks the model's :meth:`partial_violation` after each choice and drops the subtree when a
-monotone axiom already fails.  Every verdict the model returns counts as one execution.
+monotone axiom already fails, and before the search it asks the same checks which rf
+choices uniproc's patterns (a read from its own later write, from a write its own thread
+overwrote before it...) rule out, alone or with one co edge: those are never tried.
+Every verdict the model returns counts as one execution.
 
 Work is organised per *combination of shapes* (one skeleton, one ``model.prepare``): the
 thread executions of one shape differ only by values, which the search tracks as
@@ -33,20 +36,31 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.conditions import compile_prop
+from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter
 from herdsman.engine.reference.combos import by_compared_values, combination_status, wanted_execs
+from herdsman.engine.reference.constraints import narrowed, resolved
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.reference.tables import Tables
-from herdsman.engine.reference.walk import TRACKED, Children, State, Tracker, walk, walk_tracked
-from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
+from herdsman.engine.reference.uniproc import uniproc_cuts
+from herdsman.engine.reference.walk import (
+    TRACKED,
+    Children,
+    Leaf,
+    State,
+    Tracker,
+    option_taken,
+    options_of,
+    walk,
+    walk_tracked,
+)
+from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, by_shape
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
 from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
-from herdsman.litmus.base.memo import by_identity
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
 
@@ -79,18 +93,10 @@ def enumerate_test(
     tally: OutcomeBuilder,
 ) -> OutcomeBuilder:
     """Enumerate every candidate of the test whose thread executions are ``threads``."""
-    groups: list[list[list[ThreadExec]]] = []
     per_thread = threads.execs
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = wanted_execs(per_thread, goal.prop)
-    for execs in per_thread:
-        if len(execs) == 1:  # one shape (no need to compute it)
-            groups.append([execs])
-            continue
-        by_shape: dict[tuple, list[ThreadExec]] = {}
-        for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
-        groups.append(list(by_shape.values()))
+    groups = [by_shape(execs) for execs in per_thread]
     tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
     plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
@@ -118,26 +124,12 @@ def enumerate_test(
     return tally
 
 
-@by_identity(maxsize=1024)
-def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
-    """The proposition and the filter compiled, per tuple of locations the states hold
-    (tests of a campaign share conditions: one table per condition)."""
-    return {}
-
-
-def _compiled(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:
-    """The proposition and the filter compiled for states holding ``needed``."""
-    table = _compilations(prop, filter)
-    got = table.get(needed)
-    if got is None:
-        index = {loc: i for i, loc in enumerate(needed)}
-        keep = None if filter is None else compile_prop(filter, index)
-        got = table[needed] = (compile_prop(prop, index), keep)
-    return got
-
-
 class Combo(Tables):
     """The search over one combination of shapes (one skeleton)."""
+
+    #: its leaves count executions, so the rf choices uniproc rules out are cut before
+    #: the search and the lean leaf may count (a search visiting candidates has neither)
+    counting: bool = True
 
     def __init__(
         self,
@@ -190,8 +182,8 @@ class Combo(Tables):
         needed = tuple(self.needed)
         compiled = goal.compiled.get(needed)
         if compiled is None:  # the same for every combination of a test
-            compiled = goal.compiled[needed] = _compiled(goal.prop, goal.filter, needed)
-        self.sat, self.keep = compiled
+            compiled = goal.compiled[needed] = compiled_condition(goal.prop, goal.filter, needed)
+        self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         self.partial = self.session.partial_violation
         self.check = self.session.check
@@ -199,7 +191,8 @@ class Combo(Tables):
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
         self.lean = (
-            self.keep is None
+            self.counting
+            and self.keep is None
             and self.irrelevant is None
             and not self.show
             and not self.blocked
@@ -209,6 +202,10 @@ class Combo(Tables):
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
         self._budget = self._every
+        if goal.prune != "never" and self.counting:
+            self.cands, self._forbid = uniproc_cuts(self, self._violates, self.native)
+        else:
+            self._forbid = {}
         children: list[Children] = []
         for i, (kind, arg) in enumerate(steps):
             check = goal.prune == "step" and i != last
@@ -224,15 +221,15 @@ class Combo(Tables):
         root: State = (0, 0, masks, (), tuple(self.loc_init))
         try:
             if self.tracker is None:
-                walk(children, root, self._leaf)
+                walk(children, root, self._lean_leaf() if self.lean else self._leaf)
             else:
                 options = [
-                    self._options(kind, arg) if i < TRACKED and kind != "end" else None
+                    options_of(self, kind, arg) if i < TRACKED and kind != "end" else None
                     for i, (kind, arg) in enumerate(steps)
                 ]
 
                 def option(i: int, state: State) -> int:
-                    return self._option(*steps[i], state[0], state[1], state[4])
+                    return option_taken(self, *steps[i], state[0], state[1], state[4])
 
                 walk_tracked(children, root, self._leaf, self.tracker.tree, options, option)
         finally:
@@ -264,36 +261,6 @@ class Combo(Tables):
         tracker = self.tracker
         if tracker is not None and tracker.reporter.due():
             tracker.report()
-
-    # ------------------------------------------------------------------ progress
-    # With a progress reporter, the first steps are wrapped: a node tracker around a step
-    # (its options), a child tracker around what it calls next (which option it took).
-    def _options(self, kind: str, arg: int) -> int:
-        """How many options step ``kind`` of ``arg`` has (some may be cut at once)."""
-        if kind == "rf":
-            return len(self.cands[arg])
-        if kind == "fw":
-            return 1 + len(self.loc_writes[arg])
-        return math.factorial(len(self.loc_writes[arg]))
-
-    def _option(self, kind: str, arg: int, rf: int, co: int, finals: tuple[int, ...]) -> int:
-        """Which option of step ``kind`` of ``arg`` candidate ``rf``, ``co``, ``finals`` took
-        (a co order: its rank among the orders, placing writes lowest first)."""
-        if kind == "rf":
-            return next(i for i, c in enumerate(self.cands[arg]) if rf & c[1])
-        ws = self.loc_writes[arg]
-        if kind == "fw":
-            return [self.loc_init[arg], *ws].index(finals[arg])
-        cap = self.U.cap
-        mask = sum(1 << w for w in ws)
-        # the j-th write placed is co-before the n-1-j writes placed after it
-        order = sorted(ws, key=lambda w: -((co >> (w * cap)) & mask).bit_count())
-        rest = sorted(ws)
-        rank = 0
-        for w in order:
-            rank += rest.index(w) * math.factorial(len(rest) - 1)
-            rest.remove(w)
-        return rank
 
     def _violates(self, rf: int, co: int) -> bool:
         self.n_partial += 1
@@ -384,17 +351,19 @@ class Combo(Tables):
         """Choose the write read by ``r`` among those of its location whose value it can
         read, narrowing the possible executions of its thread."""
         t = self.tid_of[r]
-        cands = self.cands[r]
+        forbid = self._forbid
+        cands = [(w, bit, cm, tw, forbid.get(bit, 0)) for w, bit, cm, tw in self.cands[r]]
         violates = self._violates
         valdep = self.valdep
         vd_rng = self.vd_rng
         acyclic = self.U.acyclic
-        varying = self._varying
         tally = self.tally
 
         def children(rf, co, masks, pending, finals) -> Iterator[State]:
             mt = masks[t]
-            for w, bit, cm, tw in cands:
+            for w, bit, cm, tw, fco in cands:
+                if co & fco:  # uniproc: this rf cannot go with this co
+                    continue
                 pend = pending
                 m2 = masks
                 if cm is not None:
@@ -404,7 +373,7 @@ class Combo(Tables):
                     if m != mt:
                         m2 = masks[:t] + (m,) + masks[t + 1 :]
                 else:
-                    r2 = varying(r, w, t, tw, masks)
+                    r2 = narrowed(self, r, w, t, tw, masks)
                     if r2 is None:
                         continue
                     m2 = r2
@@ -420,80 +389,41 @@ class Combo(Tables):
 
         return children
 
-    def _varying(self, r: int, w: int, t: int, tw: int, masks) -> tuple[int, ...] | None:
-        """Masks after ``r`` reads from ``w``, whose value depends on its thread's reads."""
-        wv = self.wvals[w]
-        rv = self.rvals[r]
-        if t == tw:
-            m = 0
-            for k in bits(masks[t]):
-                if rv[k] == wv[k]:
-                    m |= 1 << k
-            if not m:
-                return None
-            return masks[:t] + (m,) + masks[t + 1 :]
-        wvals = {wv[k] for k in bits(masks[tw])}
-        rvals = {rv[k] for k in bits(masks[t])}
-        common = wvals & rvals
-        if not common:
-            return None
-        mt = 0
-        for k in bits(masks[t]):
-            if rv[k] in common:
-                mt |= 1 << k
-        mw = 0
-        for k in bits(masks[tw]):
-            if wv[k] in common:
-                mw |= 1 << k
-        out = list(masks)
-        out[t] = mt
-        out[tw] = mw
-        return tuple(out)
-
     # ------------------------------------------------------------------ leaves
-    def _resolve(self, masks, pending) -> list[tuple[int, ...]]:
-        """Thread executions (one bit per thread) satisfying every value constraint."""
-        if not pending and all(m & (m - 1) == 0 for m in masks):
-            return [masks]
-        out = []
-        tid_of, wconst, wvals, rvals = self.tid_of, self.wconst, self.wvals, self.rvals
-        for choice in itertools.product(*(list(bits(m)) for m in masks)):
-            ok = True
-            for r, w in pending:
-                wv = wconst[w]
-                if wv is None:
-                    wv = wvals[w][choice[tid_of[w]]]
-                if rvals[r][choice[tid_of[r]]] != wv:
-                    ok = False
-                    break
-            if ok:
-                out.append(tuple(1 << k for k in choice))
-        return out
-
     def _state_info(self, sol: tuple[int, ...], finals: tuple[int, ...]) -> tuple:
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
-        vi = [m.bit_length() - 1 for m in sol]
         values: list[Value] = []
-        for regs, k in zip(self.regtabs, vi, strict=True):
-            values.extend(regs[k])
+        for regs, m in zip(self.regtabs, sol, strict=True):  # one bit per thread
+            values += regs[m.bit_length() - 1]
         if self.final_locs:
             wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
             for li in self.final_locs:
                 w = finals[li]
                 v = wconst[w]
-                values.append(wvals[w][vi[tid_of[w]]] if v is None else v)
-        values.extend(self.consts)
+                values.append(wvals[w][sol[tid_of[w]].bit_length() - 1] if v is None else v)
+        if self.consts:
+            values += self.consts
         key = self.pick(values)
         judged = self._judged.get(key)
         if judged is None:
-            keep: bool | None = self.keep is None or self.keep(key)
-            sat = self.sat(key)
+            verdict = self._verdicts.get(key)
+            if verdict is None:
+                if len(self._verdicts) >= MAX_JUDGED:
+                    self._verdicts.clear()
+                verdict = self._verdicts[key] = (
+                    self.sat(key),
+                    self.keep is None or bool(self.keep(key)),
+                )
+            sat, kept = verdict
+            keep: bool | None = kept
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
             judged = self._judged[key] = (key[: self.nobs], sat, keep)
-        loop = self.loops and any(self.loop_variant[t][k] for t, k in enumerate(vi))
-        return (*judged, loop)
+        if self.loops:
+            variant = self.loop_variant
+            return (*judged, any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol)))
+        return (*judged, False)
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
         tally = self.tally
@@ -504,7 +434,7 @@ class Combo(Tables):
         if self.simple:
             sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
         else:
-            sols = self._resolve(masks, pending)
+            sols = resolved(self, masks, pending)
             if not sols:
                 tally.stats.bump("unsolved")
                 return
@@ -545,6 +475,62 @@ class Combo(Tables):
                                 break
                 if self.fast:
                     tally.settle()
+
+    def _lean_leaf(self) -> Leaf:
+        """:meth:`_leaf` when every complete candidate goes to the model and only its
+        allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
+        blocked thread), with what it asks for every candidate looked up once."""
+        tally = self.tally
+        stats = tally.stats
+        count = tally.count
+        cache = self._leafcache
+        state_info = self._state_info
+        fl = self.final_locs
+        simple = self.simple
+        marks = self.loop_marks
+        native = self.native
+        check = self.check
+        session_check = self.session.check
+        observed = sorted(self.observed_locs)
+
+        def leaf(rf, co, masks, pending, finals) -> None:
+            stats.candidates += 1
+            self._budget -= 1
+            if not self._budget:
+                self._deadline()
+            if simple:
+                sols: list[tuple[int, ...]] | tuple[tuple[int, ...]] = (masks,)
+            else:
+                sols = resolved(self, masks, pending)
+                if not sols:
+                    stats.bump("unsolved")
+                    return
+            self.n_checks += 1
+            if native:
+                verdicts = check(rf, co)
+            else:
+                fw = 0
+                for li in observed:
+                    fw |= 1 << finals[li]
+                verdicts = session_check(rf, fw=fw)
+            for v in verdicts:
+                if v.allowed:
+                    break
+            else:
+                return
+            for sol in sols:
+                key = (sol, *[finals[li] for li in fl]) if fl else sol
+                info = cache.get(key)
+                if info is None:
+                    info = cache[key] = state_info(sol, finals)
+                obs, sat, _, loop = info
+                if loop and not marks:  # GenMC's bound ended a thread
+                    if count(obs, sat, False, verdicts):
+                        stats.bump(ENDED_LOOP_BOUND)
+                else:
+                    count(obs, sat, loop, verdicts)
+
+        return leaf
 
     def _failed(self, rf, co, verdicts, sol, obs) -> bool:
         """Note an execution where an assertion failed or the loop bound blocked a thread,

@@ -19,9 +19,15 @@ from dataclasses import dataclass
 from herdsman.cat.api import PreparedModel, Session
 from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.reference.combos import combination_status, wanted_execs
+from herdsman.engine.reference.constraints import resolved
 from herdsman.engine.reference.search import Combo, Goal
 from herdsman.engine.reference.skeletons import build_skeleton
-from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, thread_executions
+from herdsman.engine.semantics.enumerate import (
+    ThreadExec,
+    ThreadsResult,
+    by_shape,
+    thread_executions,
+)
 from herdsman.engine.semantics.step import DEFAULT_UNROLL, Semantics
 from herdsman.engine.size import check_events
 from herdsman.graphs.skeleton import Skeleton
@@ -55,6 +61,8 @@ class _StateSearch(Combo):
     calling ``visit`` on every complete candidate whose final state satisfies the goal's
     proposition (the state asked about) instead of counting it."""
 
+    counting = False
+
     def __init__(
         self,
         threads: ThreadsResult,
@@ -73,7 +81,7 @@ class _StateSearch(Combo):
         self._budget -= 1
         if not self._budget:
             self._deadline()
-        sols = [masks] if self.simple else self._resolve(masks, pending)
+        sols = [masks] if self.simple else resolved(self, masks, pending)
         fw = 0
         for li in self.observed_locs:
             fw |= 1 << finals[li]
@@ -123,12 +131,7 @@ def state_candidates(
     )
     threads = thread_executions(program, unroll, deadline, regs=regs)
     tally = OutcomeBuilder(goal.observed, goal.quant)
-    groups: list[list[list[ThreadExec]]] = []
-    for execs in wanted_execs(threads.execs, prop):
-        by_shape: dict[tuple, list[ThreadExec]] = {}
-        for te in execs:
-            by_shape.setdefault(te.shape(), []).append(te)
-        groups.append(list(by_shape.values()))
+    groups = [by_shape(execs) for execs in wanted_execs(threads.execs, prop)]
     plain = not threads.spawned and not threads.partial
     for combo in itertools.product(*groups):
         if not plain:

@@ -5,10 +5,12 @@ two); and, for a progress reporter, the tracker of the search's estimated size."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter, TreeEstimate
+from herdsman.engine.reference.tables import Tables
 
 #: A partial candidate: rf, co, the possible thread executions (one mask per thread),
 #: the value constraints pending, and the final write chosen per location.
@@ -42,10 +44,6 @@ class Tracker:
         if total is not None and judged:
             total *= done / judged
         self.reporter.update(done, total)
-
-
-#: The choices of a combination whose options a progress tracker follows.
-TRACKED = 8
 
 
 def walk(children: list[Children], root: State, leaf: Leaf) -> None:
@@ -106,3 +104,36 @@ def walk_tracked(
             leaf(*state)
         else:
             enter(i + 1, state)
+
+
+# With a progress reporter, the first steps are wrapped: a node tracker around a step
+# (its options), a child tracker around what it calls next (which option it took).
+def options_of(tables: Tables, kind: str, arg: int) -> int:
+    """How many options step ``kind`` of ``arg`` has (some may be cut at once)."""
+    if kind == "rf":
+        return len(tables.cands[arg])
+    if kind == "fw":
+        return 1 + len(tables.loc_writes[arg])
+    return math.factorial(len(tables.loc_writes[arg]))
+
+
+def option_taken(
+    tables: Tables, kind: str, arg: int, rf: int, co: int, finals: tuple[int, ...]
+) -> int:
+    """Which option of step ``kind`` of ``arg`` candidate ``rf``, ``co``, ``finals`` took
+    (a co order: its rank among the orders, placing writes lowest first)."""
+    if kind == "rf":
+        return next(i for i, c in enumerate(tables.cands[arg]) if rf & c[1])
+    ws = tables.loc_writes[arg]
+    if kind == "fw":
+        return [tables.loc_init[arg], *ws].index(finals[arg])
+    cap = tables.U.cap
+    mask = sum(1 << w for w in ws)
+    # the j-th write placed is co-before the n-1-j writes placed after it
+    order = sorted(ws, key=lambda w: -((co >> (w * cap)) & mask).bit_count())
+    rest = sorted(ws)
+    rank = 0
+    for w in order:
+        rank += rest.index(w) * math.factorial(len(rest) - 1)
+        rest.remove(w)
+    return rank

@@ -10,6 +10,8 @@ as herd does.
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, cast
@@ -116,6 +118,57 @@ class ThreadExec(NamedTuple):
                 mask >>= 1
                 i += 1
         return frozenset(out)
+
+
+#: Per thread execution (by identity, kept alive with it): the number of its shape.
+#: Thread executions outlive tests (:data:`engine.semantics.runcache.THREAD_RUNS`), so a
+#: campaign computes and hashes each shape once, not once per test.
+_SHAPE_OF: dict[int, tuple[ThreadExec, int]] = {}
+#: Shapes met so far, numbered (numbers are never reused, even after a fresh start).
+_SHAPE_IDS: dict[tuple, int] = {}
+#: Beyond this many remembered executions (or shapes) both tables start afresh (as many
+#: as the run cache keeps: :data:`engine.semantics.runcache.MAX_EXECS`).
+_SHAPES_KEPT = 20_000
+_SHAPES_LOCK = threading.Lock()
+_shape_numbers = itertools.count()
+
+
+def _shape_id(te: ThreadExec) -> int:
+    got = _SHAPE_OF.get(id(te))
+    if got is not None and got[0] is te:
+        return got[1]
+    shape = te.shape()
+    with _SHAPES_LOCK:
+        if len(_SHAPE_OF) >= _SHAPES_KEPT or len(_SHAPE_IDS) >= _SHAPES_KEPT:
+            _SHAPE_OF.clear()
+            _SHAPE_IDS.clear()
+        sid = _SHAPE_IDS.get(shape)
+        if sid is None:
+            sid = _SHAPE_IDS[shape] = next(_shape_numbers)
+        _SHAPE_OF[id(te)] = (te, sid)
+    return sid
+
+
+def by_shape(execs: Sequence[ThreadExec]) -> list[list[ThreadExec]]:
+    """``execs`` (of one thread) grouped by :meth:`ThreadExec.shape`, groups in the order
+    of their first execution, executions in their order."""
+    if len(execs) == 1:
+        return [list(execs)]
+    groups: dict[int, list[ThreadExec]] = {}
+    for te in execs:
+        sid = _shape_id(te)
+        group = groups.get(sid)
+        if group is None:
+            groups[sid] = [te]
+        else:
+            group.append(te)
+    if len(groups) > 1 and len({_shape_id(g[0]) for g in groups.values()}) < len(groups):
+        # another thread started the tables afresh meanwhile: a shape has two numbers
+        plain: dict[tuple, list[ThreadExec]] = {}
+        for te in execs:
+            plain.setdefault(te.shape(), []).append(te)
+        return list(plain.values())
+    return list(groups.values())
 
 
 @dataclass
@@ -294,47 +347,52 @@ def thread_executions(
         return got
 
     limit = _max_rounds(sem.threads)
-    stops = program.has(Assert)
+    # (one walk over the code when none of them is there, the usual case)
+    stops = program.has(Assert, Assume, Lock) and program.has(Assert)
     # programs whose threads may block (an assume, a lock, the loop bound): their blocked
     # executions feed the value sets; the search keeps only executions with no blocked
     # thread (or, to report it, one failing an assertion)
-    blocks = stops or program.has(Assume, Lock) or program.loop_bound == "block"
+    blocks = stops or program.loop_bound == "block" or program.has(Assume, Lock)
     rounds = 0
     # per thread: its last executions, and the size of each value set its reads saw then
     # (value sets only grow: a thread whose reads would see the same values runs the same)
     last: list[tuple[list[ThreadExec], int, dict[str, int]] | None] = [None] * len(sem.threads)
-    while True:
-        rounds += 1
-        vlists.clear()
-        own_lists.clear()
-        execs: list[list[ThreadExec]] = []
-        bad = 0
-        for t, code in enumerate(sem.threads):
-            prev = last[t]
-            if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
-                got, dropped = prev[0], prev[1]
-            else:
-                seen: dict[str, int] = {}
+    with sem.reporting():
+        while True:
+            rounds += 1
+            vlists.clear()
+            own_lists.clear()
+            execs: list[list[ThreadExec]] = []
+            fresh: list[list[ThreadExec]] = []  # those run this round (the others grew before)
+            bad = 0
+            for t, code in enumerate(sem.threads):
+                prev = last[t]
+                if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
+                    got, dropped = prev[0], prev[1]
+                else:
+                    seen: dict[str, int] = {}
 
-                def values_seen(loc: str, seen: dict[str, int] = seen, t: int = t) -> list[Value]:
-                    vl = values_of(loc)
-                    seen[loc] = len(vl)
-                    return vl if own_later else others_of(t, loc)
+                    def values_seen(
+                        loc: str, seen: dict[str, int] = seen, t: int = t
+                    ) -> list[Value]:
+                        vl = values_of(loc)
+                        seen[loc] = len(vl)
+                        return vl if own_later else others_of(t, loc)
 
-                with sem.reporting():
                     got, dropped = THREAD_RUNS.run(
                         run_thread, code, values_seen, deadline, stops, blocks, not own_later
                     )
-                if t in sem.spawned:
-                    got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
-                last[t] = (got, dropped, seen)
-            execs.append(got)
-            bad += dropped
-        grew = _grow(values, init_mem, execs)
-        if not own_later:
-            _grow_by_thread(by_thread, execs)
-        if not grew or rounds >= limit:
-            break
+                    if t in sem.spawned:
+                        got = [*got, ThreadExec(t, (), code.initial(), "unstarted")]
+                    last[t] = (got, dropped, seen)
+                    fresh.append(got)
+                execs.append(got)
+                bad += dropped
+            grew = _grow(values, init_mem, fresh)
+            if not own_later:
+                _grow_by_thread(by_thread, fresh)
+            if not grew or rounds >= limit:
+                break
     return ThreadsResult(
         execs=execs,
         values=values,

@@ -75,7 +75,10 @@ class RunCache(Generic[E]):
                 self._runs.move_to_end(key)
                 kept = list(kept)
         for k in kept or ():
-            if all(values_of(loc) == answer for loc, answer in k.asked):
+            for loc, answer in k.asked:
+                if values_of(loc) != answer:
+                    break
+            else:
                 self.hits += 1
                 return list(k.execs), k.dropped
         asked: dict[str, list[Value]] = {}
