@@ -94,10 +94,10 @@ def with_value(e: Event, value: AnyValue | None) -> Event:
 def init_write(loc: str, value: Value) -> Event:
     """The initial write of ``loc`` (one object per location and value: every skeleton
     of a campaign starts with them)."""
-    return _init_write(loc, value, type(value))
+    return _init_write(loc, value, type(value) is bool)
 
 
 @lru_cache(maxsize=4096)
-def _init_write(loc: str, value: Value, _type: type) -> Event:
-    """:func:`init_write`, made once (``_type`` keeps ``1`` and ``True`` apart)."""
+def _init_write(loc: str, value: Value, _boolean: bool) -> Event:
+    """:func:`init_write`, made once (``_boolean`` keeps ``1`` and ``True`` apart)."""
     return Event("W", INIT, -1, -1, loc=loc, value=value)
