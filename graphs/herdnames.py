@@ -162,14 +162,26 @@ _GENERAL: dict[str, Maker] = {
 
 #: Names made from the kinds of the events (cheap once the skeleton has grouped them).
 _BY_KIND = ("M", "R", "W", "IW", "F", "B", "Exp", "EXEC")
+#: Names that are relations of the skeleton's frame (:meth:`Skeleton.frame_relations`):
+#: skeletons of one frame share them.
+_FRAMED = {
+    "po": "po",
+    "partial_po": "po",
+    "int": "int_",
+    "ext": "ext",
+    "same-instance": "same_instance",
+    "same-instr": "same_instance",
+    "same-static": "same_instance",
+}
 
 
 @dataclass(frozen=True)
 class _Plan:
     """How each predefined name of an architecture is made: ``make`` (every name), and
     which of them a skeleton sets at once: the names always empty (``none``), those of
-    an annotation (``by_annot``: annotation -> names) or fence kind (``by_fence``), and
-    those of event kinds (``kinds``)."""
+    an annotation (``by_annot``: annotation -> names) or fence kind (``by_fence``), those
+    of event kinds (``kinds``), its dependencies (``deps``), and the relations of its
+    frame (``framed``: name -> the frame's name of the relation) its frame has made."""
 
     make: dict[str, Maker]
     none: tuple[str, ...]
@@ -177,6 +189,7 @@ class _Plan:
     by_fence: dict[str, tuple[str, ...]]
     kinds: tuple[str, ...]
     deps: tuple[str, ...]
+    framed: tuple[tuple[str, str], ...]
 
 
 @lru_cache(maxsize=64)
@@ -218,6 +231,7 @@ def _plan(arch: str) -> _Plan:
         {f: tuple(names) for f, names in by_fence.items()},
         tuple(name for name in _BY_KIND if make[name] is _GENERAL[name]),
         tuple(name for name in DEP_NAMES if make[name] is _GENERAL[name]),
+        tuple((name, rel) for name, rel in _FRAMED.items() if make[name] is _GENERAL[name]),
     )
 
 
@@ -265,6 +279,12 @@ class StaticNames(Mapping[str, Tagged]):
         deps = sk.deps
         for name in plan.deps:
             b[name] = deps.get(name, 0)
+        frame = sk.frame_relations()
+        if frame:
+            for name, rel in plan.framed:
+                got = frame.get(rel)
+                if got is not None:
+                    b[name] = got
         if tag_sets:
             make = b.make = dict(make)
             for name, annot in tag_sets.items():

@@ -61,15 +61,7 @@ class Skeleton:
 
     def __post_init__(self) -> None:
         self.U = universe(len(self.events), self.cap)
-        base: list[int | None] = [None] * self.nthreads
-        for i, e in enumerate(self.events):
-            if e.tid < 0:
-                continue
-            b = base[e.tid]
-            if b is None:
-                b = base[e.tid] = i
-            if i != b + e.index:
-                raise ValueError(f"event {e} is at position {i}: a thread's events in order")
+        self._groups, base = self._scan()
         self.base = [len(self.events) if b is None else b for b in base]
         declared = self.declared_deps()
         for name, rel in self.deps.items():
@@ -119,11 +111,12 @@ class Skeleton:
                 s |= 1 << i
         return s
 
-    @cached
-    def _groups(self) -> _Groups:
+    def _scan(self) -> tuple[_Groups, list[int | None]]:
         """The events of each kind, thread (init events: thread -1), instruction
-        instance, location, fence kind and annotation, in one pass (the sets and
-        relations below are made from them)."""
+        instance, location, fence kind and annotation (the sets and relations below are
+        made from them), and the position of each thread's first event (None: it has
+        none), in one pass that checks each thread's events come in order."""
+        base: list[int | None] = [None] * self.nthreads
         kinds: dict[str, int] = {}
         threads: dict[int, int] = {}
         instances: dict[tuple[int, int], int] = {}
@@ -137,6 +130,11 @@ class Skeleton:
             tid = e.tid
             threads[tid] = threads.get(tid, 0) | bit
             if tid >= 0:
+                b = base[tid]
+                if b is None:
+                    b = base[tid] = i
+                if i != b + e.index:
+                    raise ValueError(f"event {e} is at position {i}: a thread's events in order")
                 key = (tid, e.poi)
                 instances[key] = instances.get(key, 0) | bit
             if e.loc is not None and (kind == "R" or kind == "W" or kind == "U"):
@@ -145,7 +143,7 @@ class Skeleton:
                 fences[e.fence] = fences.get(e.fence, 0) | bit
             for name in e.annots:
                 annotated[name] = annotated.get(name, 0) | bit
-        return _Groups(kinds, threads, instances, locs, fences, annotated)
+        return _Groups(kinds, threads, instances, locs, fences, annotated), base
 
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
@@ -238,6 +236,11 @@ class Skeleton:
                 _FRAMES.clear()
             got = _FRAMES[key] = {}
         return got
+
+    def frame_relations(self) -> dict[str, int]:
+        """The relations of this skeleton's frame computed so far, by attribute name
+        (``po``, ``int_``, ``ext``, ``same_instance``, ``iico``): read, never written."""
+        return self._frame
 
     def _framed(self, name: str, make: Callable[[], int]) -> int:
         """Relation ``name`` of this skeleton's frame (``make()`` the first time)."""
