@@ -84,12 +84,14 @@ class Skeleton:
         thread it depends on), as a relation."""
         if not any(sources):
             return 0
-        base = self.base
-        cols = [
-            s << base[e.tid] if s and e.tid >= 0 else 0
-            for s, e in zip(sources, self.events, strict=True)
-        ]
-        return self.U.from_columns(cols) if any(cols) else 0
+        base, events, spread = self.base, self.events, self.U.spread
+        r = 0
+        for j, s in enumerate(sources):  # column j: the events of s, in j's thread
+            if s:
+                tid = events[j].tid
+                if tid >= 0:
+                    r |= spread(s << base[tid]) << j
+        return r
 
     @cached
     def valdep(self) -> int:
