@@ -281,8 +281,8 @@ class StaticNames(Mapping[str, Tagged]):
             b[name] = deps.get(name, 0)
         frame = sk.frame_relations()
         if frame:
-            for name, rel in plan.framed:
-                got = frame.get(rel)
+            for name, attr in plan.framed:
+                got = frame.get(attr)
                 if got is not None:
                     b[name] = got
         if tag_sets:
