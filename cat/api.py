@@ -393,15 +393,14 @@ class Model:
         """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""
         with DeepRecursion():
             unit = self._unit(arch)
-            sig = 0 if sk is None else self._signature(unit, sk, arch)[0]
+            sig = 0 if sk is None else _signature(unit, self._statics(unit, sk, arch)[1])
             return unit.statics_source + "\n" + self._make(unit, sig)[2]
 
-    def _signature(
+    def _statics(
         self, unit: _Unit, sk: Skeleton, arch: str
-    ) -> tuple[int, Mapping[str, int], dict[int, Any], Runtime, Evaluator]:
-        """The skeleton's signature (which of the frontier nodes are empty: a mask), the
-        predefined names' bits, the static nodes' values, and the run-time support and
-        evaluator of ``sk``."""
+    ) -> tuple[Mapping[str, int], dict[int, Any], Runtime, Evaluator]:
+        """The predefined names' bits, the static nodes' values, and the run-time support
+        and evaluator of ``sk``."""
         names = static_names(sk, arch, unit.compiled.tag_sets)
         N = names.bits()
         ev = Evaluator(universe=sk.U, sk=sk, variants=self.variants)
@@ -414,11 +413,7 @@ class Model:
             S = unit.statics(sk.U, N, unit.statics_consts, rt, ev)
         except CatError as e:
             raise e.to_input_error() from None
-        sig = 0
-        for k, i in enumerate(unit.frontier):
-            if S.get(i) == 0:
-                sig |= 1 << k
-        return sig, N, S, rt, ev
+        return N, S, rt, ev
 
     def compared_events(self, sk: Skeleton, arch: str) -> int | None:
         """A superset of the events whose values the model may compare on ``sk`` (a mask:
@@ -461,7 +456,7 @@ class Model:
             )
         with DeepRecursion():
             unit = self._unit(arch)
-            sig, N, S, rt, ev = self._signature(unit, sk, arch)
+            N, S, rt, ev = self._statics(unit, sk, arch)
 
             def build(sig: int) -> tuple[CheckFn, PartialFn]:
                 with DeepRecursion():
@@ -472,12 +467,16 @@ class Model:
                         raise e.to_input_error() from None
                     return (check, partial) if fused is None else fused_code(check, partial, fused)
 
-            if sig in unit.makes or not sig:
-                return CatSession(self, *build(sig), rt)
+            if len(unit.makes) > (0 in unit.makes):  # some signature has its own code
+                sig = _signature(unit, S)
+                if sig in unit.makes or not sig:
+                    return CatSession(self, *build(sig), rt)
+            elif not any(S.get(i) == 0 for i in unit.frontier):
+                return CatSession(self, *build(0), rt)  # signature 0
             # a signature whose code is not made yet starts on the unspecialised code: its
             # own (about 2 ms to generate and compile) pays only for a long search, which
             # switches to it (and later sessions of the signature start with it)
-            return CatSession(self, *build(0), rt, specialise=lambda: build(sig))
+            return CatSession(self, *build(0), rt, specialise=lambda: build(_signature(unit, S)))
 
     def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:
         """A consistency checker of this model for the graphs of layout ``lay`` (see
@@ -496,6 +495,16 @@ class Model:
             if kind == "incremental":
                 raise ValueError("this model has no incremental form")
         return CatChecker(self, arch)
+
+
+def _signature(unit: _Unit, S: Mapping[int, Any]) -> int:
+    """The signature of a skeleton whose static nodes hold ``S``: which of the frontier
+    nodes are empty (a mask over ``unit.frontier``)."""
+    sig = 0
+    for k, i in enumerate(unit.frontier):
+        if S.get(i) == 0:
+            sig |= 1 << k
+    return sig
 
 
 def resolve_spec(spec: str | os.PathLike[str]) -> Path:

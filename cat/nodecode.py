@@ -44,6 +44,7 @@ _PRELUDE = [
     "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
     "    range_ = U.range; product = U.product; ident = U.ident",
     "    acyclic = RT.acyclic; ALL = U.ALL; ID = U.ID; FULL = U.FULL; NN = U.n * U.cap",
+    "    COL0 = U.COL0",
 ]
 
 
@@ -176,6 +177,8 @@ class NodeCode:
             return f"N[{n.info!r}]"
         if op in _CONSTS:
             return _CONSTS[op]
+        if op == "prod" and n.args[0].op == "all" and a[1].isidentifier():
+            return f"COL0 * {a[1]}"  # every row is the set: U.product without its call
         if op in _CALLS:
             return f"{_CALLS[op]}({', '.join(a)})"
         if op == "union":

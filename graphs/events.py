@@ -11,6 +11,7 @@ thread.  Initial writes have thread ``-1``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from herdsman.graphs.symbolic import AnyValue
@@ -91,5 +92,12 @@ def with_value(e: Event, value: AnyValue | None) -> Event:
 
 
 def init_write(loc: str, value: Value) -> Event:
-    """The initial write of ``loc``."""
+    """The initial write of ``loc`` (one object per location and value: every skeleton
+    of a campaign starts with them)."""
+    return _init_write(loc, value, type(value) is bool)
+
+
+@lru_cache(maxsize=4096)
+def _init_write(loc: str, value: Value, _boolean: bool) -> Event:
+    """:func:`init_write`, made once (``_boolean`` keeps ``1`` and ``True`` apart)."""
     return Event("W", INIT, -1, -1, loc=loc, value=value)

@@ -85,6 +85,8 @@ def _pairs(events: tuple[Event, ...]) -> list[int]:
 
 def fuse(sk: Skeleton) -> Fused | None:
     """``sk`` with its fused read-modify-writes made one event each (None: it has none)."""
+    if FUSED not in sk.annotated:  # no event of a fused read-modify-write
+        return None
     events = sk.events
     pairs = _pairs(events)
     if not pairs:

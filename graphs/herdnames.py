@@ -26,11 +26,12 @@ Names herd defines with a meaning we do not model (``same-low-order-bits``, ``al
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from herdsman.graphs.execution import Relations
 from herdsman.graphs.relalg import bits
-from herdsman.graphs.skeleton import Skeleton
+from herdsman.graphs.skeleton import DEP_NAMES, Skeleton
 from herdsman.litmus.base.arch import ARCHS
 
 Tagged = tuple[str, int]
@@ -76,39 +77,52 @@ EMPTY_RELS = (
 
 
 def static_names(sk: Skeleton, arch: str, tag_sets: Mapping[str, str] | None = None) -> StaticNames:
-    """Names whose value is fixed by the skeleton (each computed when first asked);
-    ``tag_sets`` adds the event sets a bell file declares (set name -> the annotation its
-    events carry)."""
+    """Names whose value is fixed by the skeleton (the cheap event sets at once, the
+    others when first asked); ``tag_sets`` adds the event sets a bell file declares (set
+    name -> the annotation its events carry)."""
     return StaticNames(sk, arch, tag_sets)
 
 
-Maker = Callable[[Skeleton], Tagged]
+#: How a name is made: its tag (``set`` or ``rel``) and its bits from a skeleton.
+Maker = tuple[str, Callable[[Skeleton], int]]
 
 
 def _set(prop: Callable[[Skeleton], int]) -> Maker:
-    return lambda sk: ("set", prop(sk))
+    return ("set", prop)
 
 
 def _rel(prop: Callable[[Skeleton], int]) -> Maker:
-    return lambda sk: ("rel", prop(sk))
+    return ("rel", prop)
 
 
 def _dep(name: str, sk: Skeleton) -> int:
     return sk.deps.get(name, 0)
 
 
+def _annotation(name: str, sk: Skeleton) -> int:
+    return sk.annotated.get(name, 0)
+
+
+def _fence(name: str, sk: Skeleton) -> int:
+    return sk.fences.get(name, 0)
+
+
 def _annotated(name: str) -> Maker:
-    return lambda sk: ("set", sk.annotated.get(name, 0))
+    return ("set", partial(_annotation, name))
 
 
 def _fenced(name: str) -> Maker:
-    return lambda sk: ("set", sk.fences.get(name, 0))
+    return ("set", partial(_fence, name))
 
 
-def _same(sk: Skeleton) -> Tagged:
+def _same(sk: Skeleton) -> int:
     # same-instr / same-static relate instances of one static instruction: without loop
     # unrolling every instruction has one instance, and they equal same-instance.
-    return ("rel", sk.same_instance)
+    return sk.same_instance
+
+
+def _none(sk: Skeleton) -> int:
+    return 0
 
 
 _GENERAL: dict[str, Maker] = {
@@ -137,37 +151,88 @@ _GENERAL: dict[str, Maker] = {
     # the memory events whose addresses have the same low-order bits (their offsets)
     "same-low-order-bits": _rel(lambda sk: same_low_order_bits(sk)),
     **{name: _rel(partial(_dep, name)) for name in ("addr", "data", "ctrl")},
-    "same-instance": _same,
-    "same-instr": _same,
-    "same-static": _same,
+    "same-instance": _rel(_same),
+    "same-instr": _rel(_same),
+    "same-static": _rel(_same),
     "sm": _rel(lambda sk: sk.U.ident(sk.M)),
     "si": _rel(lambda sk: sk.U.ident(sk.M)),
     **{name: _annotated(name) for name in GENERIC_SETS},
-    **{name: (lambda sk: ("rel", 0)) for name in EMPTY_RELS},
+    **{name: _rel(_none) for name in EMPTY_RELS},
+}
+
+#: Names made from the kinds of the events (cheap once the skeleton has grouped them).
+_BY_KIND = ("M", "R", "W", "IW", "F", "B", "Exp", "EXEC")
+#: Names that are relations of the skeleton's frame (:meth:`Skeleton.frame_relations`):
+#: skeletons of one frame share them.
+_FRAMED = {
+    "po": "po",
+    "partial_po": "po",
+    "int": "int_",
+    "ext": "ext",
+    "same-instance": "same_instance",
+    "same-instr": "same_instance",
+    "same-static": "same_instance",
 }
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """How each predefined name of an architecture is made: ``make`` (every name), and
+    which of them a skeleton sets at once: the names always empty (``none``), those of
+    an annotation (``by_annot``: annotation -> names) or fence kind (``by_fence``), those
+    of event kinds (``kinds``), its dependencies (``deps``), and the relations of its
+    frame (``framed``: name -> the frame's name of the relation) its frame has made."""
+
+    make: dict[str, Maker]
+    none: tuple[str, ...]
+    by_annot: dict[str, tuple[str, ...]]
+    by_fence: dict[str, tuple[str, ...]]
+    kinds: tuple[str, ...]
+    deps: tuple[str, ...]
+    framed: tuple[tuple[str, str], ...]
+
+
 @lru_cache(maxsize=64)
-def _makers(arch: str) -> dict[str, Maker]:
+def _plan(arch: str) -> _Plan:
     """How each predefined name of ``arch`` is computed from a skeleton."""
-    out = dict(_GENERAL)
+    make = dict(_GENERAL)
     rec = ARCHS.get(arch)
     for name in rec.fences if rec else ():  # herd's barrier_sets, by upper-case mnemonic
-        out[name] = _fenced(name)
+        make[name] = _fenced(name)
     for name in rec.annot_sets if rec else ():  # herd's annot_sets (litmus/arch.py)
-        out[name] = _annotated(name)
+        make[name] = _annotated(name)
     for name in rec.other_sets if rec else ():  # defined, empty: no event joins them
-        out[name] = _annotated(name)
+        make[name] = _annotated(name)
     if rec is not None and rec.exclusive_pairs:
-        out["rmw"] = _rel(exclusive_pairs)
+        make["rmw"] = _rel(exclusive_pairs)
     if rec is not None and rec.amo_pairs:
-        out["amo"] = _rel(amo_pairs)
+        make["amo"] = _rel(amo_pairs)
     if arch == "C":
-        out["NA"] = _set(_c_non_atomic)
+        make["NA"] = _set(_c_non_atomic)
         # herd's C (CMem's wide po): po also orders the events of one instruction
         # instance, the read of a read-modify-write before its write
-        out["po"] = _rel(lambda sk: sk.po_iico)
-    return out
+        make["po"] = _rel(lambda sk: sk.po_iico)
+    by_annot: dict[str, list[str]] = {}
+    by_fence: dict[str, list[str]] = {}
+    none = []
+    for name, (_, fn) in make.items():
+        if fn is _none:
+            none.append(name)
+        elif isinstance(fn, partial) and fn.func is _annotation:
+            none.append(name)
+            by_annot.setdefault(fn.args[0], []).append(name)
+        elif isinstance(fn, partial) and fn.func is _fence:
+            none.append(name)
+            by_fence.setdefault(fn.args[0], []).append(name)
+    return _Plan(
+        make,
+        tuple(none),
+        {a: tuple(names) for a, names in by_annot.items()},
+        {f: tuple(names) for f, names in by_fence.items()},
+        tuple(name for name in _BY_KIND if make[name] is _GENERAL[name]),
+        tuple(name for name in DEP_NAMES if make[name] is _GENERAL[name]),
+        tuple((name, rel) for name, rel in _FRAMED.items() if make[name] is _GENERAL[name]),
+    )
 
 
 def _c_non_atomic(sk: Skeleton) -> int:
@@ -176,60 +241,84 @@ def _c_non_atomic(sk: Skeleton) -> int:
     return sk.U.ALL & ~sk.annot_set("A") & ~sk.B
 
 
+class _Bits(dict[str, int]):
+    """The names' values without their tags (generated code reads those): the cheap
+    ones set at once, the others made when first asked."""
+
+    __slots__ = ("sk", "make")
+
+    def __init__(self, sk: Skeleton, make: Mapping[str, Maker]) -> None:
+        super().__init__()
+        self.sk = sk
+        self.make = make
+
+    def __missing__(self, name: str) -> int:
+        got = self[name] = self.make[name][1](self.sk)
+        return got
+
+
 class StaticNames(Mapping[str, Tagged]):
-    """herd's predefined names of a skeleton (see the module docstring), each computed
-    when first asked: a model uses a few of them."""
+    """herd's predefined names of a skeleton (see the module docstring): the event sets
+    of kinds, annotations and fences at once, the others when first asked (a model uses
+    a few of them)."""
 
     def __init__(self, sk: Skeleton, arch: str, tag_sets: Mapping[str, str] | None = None) -> None:
         self.sk = sk
-        self._make = _makers(arch)
+        plan = _plan(arch)
+        make = plan.make
+        b = _Bits(sk, make)
+        b.update(dict.fromkeys(plan.none, 0))
+        for a, s in sk.annotated.items():
+            for name in plan.by_annot.get(a, ()):
+                b[name] = s
+        for f, s in sk.fences.items():
+            for name in plan.by_fence.get(f, ()):
+                b[name] = s
+        for name in plan.kinds:
+            b[name] = make[name][1](sk)
+        deps = sk.deps
+        for name in plan.deps:
+            b[name] = deps.get(name, 0)
+        frame = sk.frame_relations()
+        if frame:
+            for name, attr in plan.framed:
+                got = frame.get(attr)
+                if got is not None:
+                    b[name] = got
         if tag_sets:
-            self._make = dict(self._make)
+            make = b.make = dict(make)
             for name, annot in tag_sets.items():
-                self._make[name] = _annotated(annot)
+                make[name] = _annotated(annot)
+                b.pop(name, None)
+        self._make = make
         # dependencies and sets the engine gave beside the events' own
-        got: dict[str, Tagged] = {}
-        for name, rel in sk.deps.items():
-            if name not in self._make:
-                got[name] = ("rel", rel)
+        tags: dict[str, str] = {}
+        for name, rel in deps.items():
+            if name not in make:
+                tags[name] = "rel"
+                b[name] = rel
         for name, s in sk.extra_sets.items():
-            got[name] = ("set", s)
-        self._got = got
+            tags[name] = "set"
+            b[name] = s
+        self._extra = tags
+        self._bits = b
 
     def __getitem__(self, name: str) -> Tagged:
-        got = self._got.get(name)
-        if got is None:
-            got = self._got[name] = self._make[name](self.sk)
-        return got
+        tag = self._extra.get(name)
+        if tag is None:
+            tag = self._make[name][0]
+        return (tag, self._bits[name])
 
     def __iter__(self) -> Iterator[str]:
         yield from self._make
-        yield from (name for name in self._got if name not in self._make)
+        yield from (name for name in self._extra if name not in self._make)
 
     def __len__(self) -> int:
-        return len(self._make) + sum(1 for name in self._got if name not in self._make)
+        return len(self._make) + sum(1 for name in self._extra if name not in self._make)
 
     def bits(self) -> Mapping[str, int]:
         """The names' values without their tags (generated code reads those)."""
-        return _Bits(self)
-
-
-class _Bits(Mapping[str, int]):
-    def __init__(self, names: StaticNames) -> None:
-        self.names = names
-
-    def __getitem__(self, name: str) -> int:
-        names = self.names  # StaticNames.__getitem__ inlined: the generated code's lookups
-        got = names._got.get(name)
-        if got is None:
-            got = names._got[name] = names._make[name](names.sk)
-        return got[1]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
+        return self._bits
 
 
 def exclusive_pairs(sk: Skeleton) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import NamedTuple
 
 from herdsman.graphs.events import Event
@@ -22,19 +23,26 @@ from herdsman.litmus.base.memo import cached
 #: Dependency relations an event declares (masks over earlier positions of its thread).
 DEP_NAMES = ("addr", "data", "ctrl")
 
+#: The events' dependency masks, read field by field (``map`` runs them without a frame).
+_ADDR, _DATA, _CTRL, _VALDEP = (itemgetter(Event._fields.index(f)) for f in (*DEP_NAMES, "valdep"))
+_TID = itemgetter(Event._fields.index("tid"))
+_POI = itemgetter(Event._fields.index("poi"))
+
 #: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
 MAX_FRAMES = 4096
 _FRAMES: dict[tuple, dict[str, int]] = {}
 
 
 class _Groups(NamedTuple):
-    """A skeleton's events by kind, by thread, by instruction instance and by location
-    (event sets)."""
+    """A skeleton's events by kind, by thread, by instruction instance, by location, by
+    fence kind and by annotation (event sets)."""
 
     kinds: dict[str, int]
     threads: dict[int, int]
     instances: dict[tuple[int, int], int]
     locs: dict[str, int]  # memory events of each location
+    fences: dict[str, int]  # fence events of each kind
+    annotated: dict[str, int]  # events carrying each annotation
 
 
 @dataclass
@@ -53,15 +61,7 @@ class Skeleton:
 
     def __post_init__(self) -> None:
         self.U = universe(len(self.events), self.cap)
-        base: list[int | None] = [None] * self.nthreads
-        for i, e in enumerate(self.events):
-            if e.tid < 0:
-                continue
-            b = base[e.tid]
-            if b is None:
-                b = base[e.tid] = i
-            if i != b + e.index:
-                raise ValueError(f"event {e} is at position {i}: a thread's events in order")
+        self._groups, base = self._scan()
         self.base = [len(self.events) if b is None else b for b in base]
         declared = self.declared_deps()
         for name, rel in self.deps.items():
@@ -69,30 +69,37 @@ class Skeleton:
         self.deps = declared
 
     def declared_deps(self) -> dict[str, int]:
-        """``addr``/``data``/``ctrl`` as the events declare them (one pass)."""
-        if not any(e.addr or e.data or e.ctrl for e in self.events):
+        """``addr``/``data``/``ctrl`` as the events declare them."""
+        events = self.events
+        if not (any(map(_ADDR, events)) or any(map(_DATA, events)) or any(map(_CTRL, events))):
             return {"addr": 0, "data": 0, "ctrl": 0}
         return {
-            "addr": self._dep([e.addr for e in self.events]),
-            "data": self._dep([e.data for e in self.events]),
-            "ctrl": self._dep([e.ctrl for e in self.events]),
+            "addr": self._dep(list(map(_ADDR, events))),
+            "data": self._dep(list(map(_DATA, events))),
+            "ctrl": self._dep(list(map(_CTRL, events))),
         }
 
     def _dep(self, sources: list[int]) -> int:
         """A dependency the events declare (``sources[i]``: the events of event ``i``'s
         thread it depends on), as a relation."""
-        cols = [
-            s << self.base[e.tid] if e.tid >= 0 else 0
-            for s, e in zip(sources, self.events, strict=True)
-        ]
-        return self.U.from_columns(cols) if any(cols) else 0
+        if not any(sources):
+            return 0
+        base, events, spread = self.base, self.events, self.U.spread
+        r = 0
+        for j, s in enumerate(sources):  # column j: the events of s, in j's thread
+            if s:
+                tid = events[j].tid
+                if tid >= 0:
+                    r |= spread(s << base[tid]) << j
+        return r
 
     @cached
     def valdep(self) -> int:
         """read -> write whose stored value is computed from it, whatever the port (not
         one of herd's names: explorers reject the candidates where rf closes a cycle with
         it, as herd does when it cannot solve their value equations)."""
-        return self._dep([e.valdep for e in self.events])
+        events = self.events
+        return self._dep(list(map(_VALDEP, events))) if any(map(_VALDEP, events)) else 0
 
     @property
     def n(self) -> int:
@@ -106,25 +113,39 @@ class Skeleton:
                 s |= 1 << i
         return s
 
-    @cached
-    def _groups(self) -> _Groups:
-        """The events of each kind, thread (init events: thread -1) and instruction
-        instance, in one pass (the sets and relations below are made from them)."""
+    def _scan(self) -> tuple[_Groups, list[int | None]]:
+        """The events of each kind, thread (init events: thread -1), instruction
+        instance, location, fence kind and annotation (the sets and relations below are
+        made from them), and the position of each thread's first event (None: it has
+        none), in one pass that checks each thread's events come in order."""
+        base: list[int | None] = [None] * self.nthreads
         kinds: dict[str, int] = {}
         threads: dict[int, int] = {}
         instances: dict[tuple[int, int], int] = {}
         locs: dict[str, int] = {}
+        fences: dict[str, int] = {}
+        annotated: dict[str, int] = {}
         for i, e in enumerate(self.events):
             bit = 1 << i
             kind = e.kind
             kinds[kind] = kinds.get(kind, 0) | bit
-            threads[e.tid] = threads.get(e.tid, 0) | bit
-            if e.tid >= 0:
-                key = (e.tid, e.poi)
+            tid = e.tid
+            threads[tid] = threads.get(tid, 0) | bit
+            if tid >= 0:
+                b = base[tid]
+                if b is None:
+                    b = base[tid] = i
+                if i != b + e.index:
+                    raise ValueError(f"event {e} is at position {i}: a thread's events in order")
+                key = (tid, e.poi)
                 instances[key] = instances.get(key, 0) | bit
             if e.loc is not None and (kind == "R" or kind == "W" or kind == "U"):
                 locs[e.loc] = locs.get(e.loc, 0) | bit
-        return _Groups(kinds, threads, instances, locs)
+            elif kind == "F" and e.fence is not None:
+                fences[e.fence] = fences.get(e.fence, 0) | bit
+            for name in e.annots:
+                annotated[name] = annotated.get(name, 0) | bit
+        return _Groups(kinds, threads, instances, locs, fences, annotated), base
 
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
@@ -170,23 +191,15 @@ class Skeleton:
     def annot_set(self, name: str) -> int:
         return self.annotated.get(name, 0)
 
-    @cached
+    @property
     def fences(self) -> dict[str, int]:
-        """The fence events of each kind (one pass over the events)."""
-        out: dict[str, int] = {}
-        for i, e in enumerate(self.events):
-            if e.kind == "F" and e.fence is not None:
-                out[e.fence] = out.get(e.fence, 0) | (1 << i)
-        return out
+        """The fence events of each kind."""
+        return self._groups.fences
 
-    @cached
+    @property
     def annotated(self) -> dict[str, int]:
-        """The events carrying each annotation (one pass over the events)."""
-        out: dict[str, int] = {}
-        for i, e in enumerate(self.events):
-            for name in e.annots:
-                out[name] = out.get(name, 0) | (1 << i)
-        return out
+        """The events carrying each annotation."""
+        return self._groups.annotated
 
     @cached
     def locations(self) -> list[str]:
@@ -215,16 +228,21 @@ class Skeleton:
         instances (and the row stride), and skeletons of a campaign's tests repeat frames,
         so they share these (a skeleton with spawns or joins keeps its own)."""
         events = self.events
-        for e in events:
-            if e.kind == "S" or e.kind == "J":
-                return {}
-        key = (self.U.cap, tuple([(e.tid, e.poi) for e in events]))
+        kinds = self._groups.kinds
+        if "S" in kinds or "J" in kinds:
+            return {}
+        key = (self.U.cap, tuple(map(_TID, events)), tuple(map(_POI, events)))
         got = _FRAMES.get(key)
         if got is None:
             if len(_FRAMES) >= MAX_FRAMES:
                 _FRAMES.clear()
             got = _FRAMES[key] = {}
         return got
+
+    def frame_relations(self) -> dict[str, int]:
+        """The relations of this skeleton's frame computed so far, by attribute name
+        (``po``, ``int_``, ``ext``, ``same_instance``, ``iico``): read, never written."""
+        return self._frame
 
     def _framed(self, name: str, make: Callable[[], int]) -> int:
         """Relation ``name`` of this skeleton's frame (``make()`` the first time)."""

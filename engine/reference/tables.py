@@ -74,7 +74,7 @@ class Tables:
                     rmask[b + i] = m
                     rvals[b + i] = rv
         # locations and their events
-        self.loc_names = list(sk.locations)
+        self.loc_names = sorted(lay.init_eid)  # sk.locations: each has its initial write
         self.loc_index = {x: i for i, x in enumerate(self.loc_names)}
         cap = self.U.cap
         self.loc_writes: list[list[int]] = []
