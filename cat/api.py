@@ -83,7 +83,7 @@ from herdsman.cat.parser import parse_text
 from herdsman.cat.program import Compiled
 from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
-from herdsman.cat.specialise import Specialiser, frontier
+from herdsman.cat.specialise import Specialiser, frontier, signature
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
 from herdsman.graphs.fuse import Fused, fuse
@@ -393,7 +393,7 @@ class Model:
         """The generated Python code for ``arch`` (for skeleton ``sk``'s signature)."""
         with DeepRecursion():
             unit = self._unit(arch)
-            sig = 0 if sk is None else _signature(unit, self._statics(unit, sk, arch)[1])
+            sig = 0 if sk is None else signature(unit.frontier, self._statics(unit, sk, arch)[1])
             return unit.statics_source + "\n" + self._make(unit, sig)[2]
 
     def _statics(
@@ -468,7 +468,7 @@ class Model:
                     return (check, partial) if fused is None else fused_code(check, partial, fused)
 
             if len(unit.makes) > (0 in unit.makes):  # some signature has its own code
-                sig = _signature(unit, S)
+                sig = signature(unit.frontier, S)
                 if sig in unit.makes or not sig:
                     return CatSession(self, *build(sig), rt)
             elif not any(S.get(i) == 0 for i in unit.frontier):
@@ -476,7 +476,9 @@ class Model:
             # a signature whose code is not made yet starts on the unspecialised code: its
             # own (about 2 ms to generate and compile) pays only for a long search, which
             # switches to it (and later sessions of the signature start with it)
-            return CatSession(self, *build(0), rt, specialise=lambda: build(_signature(unit, S)))
+            return CatSession(
+                self, *build(0), rt, specialise=lambda: build(signature(unit.frontier, S))
+            )
 
     def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:
         """A consistency checker of this model for the graphs of layout ``lay`` (see
@@ -495,16 +497,6 @@ class Model:
             if kind == "incremental":
                 raise ValueError("this model has no incremental form")
         return CatChecker(self, arch)
-
-
-def _signature(unit: _Unit, S: Mapping[int, Any]) -> int:
-    """The signature of a skeleton whose static nodes hold ``S``: which of the frontier
-    nodes are empty (a mask over ``unit.frontier``)."""
-    sig = 0
-    for k, i in enumerate(unit.frontier):
-        if S.get(i) == 0:
-            sig |= 1 << k
-    return sig
 
 
 def resolve_spec(spec: str | os.PathLike[str]) -> Path:

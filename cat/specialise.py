@@ -12,6 +12,9 @@ The rewrite re-applies the graph builder's simplifications (``r | 0 = r``, ``r ;
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from herdsman.cat.fixpoint import make_fix
 from herdsman.cat.ir import Graph, Node, is_static, walk
 from herdsman.cat.values import EMPTY, REL, VTuple
@@ -136,3 +139,13 @@ def frontier(program_values: list, statics_only=True) -> list[Node]:
 
 
 __all__ = ["Specialiser", "frontier", "EMPTY"]
+
+
+def signature(front: Sequence[int], static: Mapping[int, Any]) -> int:
+    """The signature of a skeleton whose static nodes hold ``static``: which of the
+    frontier nodes ``front`` are empty (a mask over them)."""
+    sig = 0
+    for k, i in enumerate(front):
+        if static.get(i) == 0:
+            sig |= 1 << k
+    return sig
