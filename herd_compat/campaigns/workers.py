@@ -222,7 +222,12 @@ class WorkerPool(Generic[R]):
             while pending or any(w.task is not None for w in self.workers):
                 for w in self.workers:
                     while w.ready and len(w.sent) < self.depth and pending:
-                        w.send(pending.popleft())
+                        task = pending.popleft()
+                        try:
+                            w.send(task)
+                        except (BrokenPipeError, OSError):  # it died: its sentinel tells
+                            pending.appendleft(task)
+                            break
                 now = time.monotonic()
                 deadlines = [
                     w.started + self.timeout - now

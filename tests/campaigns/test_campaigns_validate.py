@@ -161,6 +161,8 @@ def test_pool_tasks_queued_behind_a_lost_one_run_once() -> None:
     def on_result(task: str, res: dict | TaskLost) -> None:
         calls.append(task)
         assert isinstance(res, TaskLost) == (task in ("crash", "hang")), (task, res)
+        if task == "1":  # a slow parent: the worker has died on "crash" before the next send
+            time.sleep(0.5)
 
     pool.run(tasks, on_result)
     assert sorted(calls) == sorted(tasks)
