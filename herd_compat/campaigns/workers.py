@@ -5,9 +5,11 @@ then runs tasks sent over its pipe; whatever the task function returns (picklabl
 the parent.  Each worker is sent the task after its running one ahead of time, so that it
 does not wait for the parent between tasks (a task's time limit counts from when the one
 before it ended); when a worker is replaced, the task waiting in its pipe goes back to the
-queue.  The parent waits on all pipes and process sentinels; a worker that runs past
-a task's deadline is killed and replaced, a worker that dies is replaced, and a task
-function that raises is reported: the task is then a :class:`TaskLost`.  A task whose
+queue.  Each worker runs neighbouring tasks (:mod:`task_queue`: one run of them per worker),
+so that what it remembers from a test serves the next.  The parent waits on all pipes and
+process sentinels; a worker that runs past a task's deadline is killed and replaced, a
+worker that dies is replaced, and a task function that raises is reported: the task is then
+a :class:`TaskLost`.  A task whose
 worker died is run again on a fresh worker up to ``retries`` times (a stray signal or the
 OOM killer may have hit it); a task past its deadline is not (it would run out again).
 Workers ignore SIGINT (the parent decides) and die with the parent (Linux
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from herdsman.herd_compat.campaigns.task_queue import TaskQueue
 from herdsman.litmus.base.errors import InputError
 
 R = TypeVar("R")
@@ -132,7 +135,8 @@ class _Worker:
     ``started``), the others wait in its pipe, so that it never waits for the parent
     between tasks."""
 
-    def __init__(self, ctx: Any, factory: Factory[Any], arg: Any) -> None:
+    def __init__(self, ctx: Any, factory: Factory[Any], arg: Any, slot: int) -> None:
+        self.slot = slot  # which run of the tasks it takes (task_queue.py)
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
             target=_worker_main, args=(child, factory, arg, os.getpid()), daemon=True
@@ -197,10 +201,10 @@ class WorkerPool(Generic[R]):
         self.retries = retries
         self.depth = 2  # tasks sent to a worker at once: the running one and the next
         self.deaths: collections.Counter[str] = collections.Counter()  # per task
-        self.pending: collections.deque[str] = collections.deque()
+        self.pending = TaskQueue((), 1)
 
-    def _spawn(self) -> _Worker:
-        w = _Worker(self.ctx, self.factory, self.arg)
+    def _spawn(self, slot: int) -> _Worker:
+        w = _Worker(self.ctx, self.factory, self.arg, slot)
         self.workers.append(w)
         return w
 
@@ -208,25 +212,28 @@ class WorkerPool(Generic[R]):
         w.kill()
         self.workers.remove(w)
         self.restarts += 1
-        self._spawn()
+        self._spawn(w.slot)
 
     def run(self, tasks: Iterable[str], on_result: Callable[[str, R | TaskLost], None]) -> None:
         """Run every task; ``on_result(task, result)`` is called in the parent as results
         arrive (what the task function returned, or a :class:`TaskLost`)."""
-        self.pending = pending = collections.deque(tasks)
+        todo = list(tasks)
+        slots = min(self.jobs, len(todo))
+        self.pending = pending = TaskQueue(todo, slots)
         if not pending:
             return
-        for _ in range(min(self.jobs, len(pending))):
-            self._spawn()
+        for slot in range(slots):
+            self._spawn(slot)
         try:
             while pending or any(w.task is not None for w in self.workers):
                 for w in self.workers:
                     while w.ready and len(w.sent) < self.depth and pending:
-                        task = pending.popleft()
+                        task = pending.take(w.slot)
+                        assert task is not None  # the queue is not empty
                         try:
                             w.send(task)
                         except (BrokenPipeError, OSError):  # it died: its sentinel tells
-                            pending.appendleft(task)
+                            pending.give_back([task])
                             break
                 now = time.monotonic()
                 deadlines = [
@@ -284,7 +291,7 @@ class WorkerPool(Generic[R]):
             self.deaths[task] += 1
             deaths = self.deaths[task]
             if deaths <= self.retries:
-                self.pending.appendleft(task)  # once more, on the fresh worker
+                self.pending.give_back([task])  # once more, on the fresh worker
                 return
             times = f", {deaths} times" if deaths > 1 else ""
             line = f"{task}:0:0: error: worker process died (exit code {code}{times})"
@@ -295,7 +302,7 @@ class WorkerPool(Generic[R]):
         of the queue: ``w`` is being replaced."""
         waiting = list(w.sent)[1:]
         w.sent.clear()
-        self.pending.extendleft(reversed(waiting))
+        self.pending.give_back(waiting)
 
     def _enforce_deadlines(self, on_result: Callable[[str, R | TaskLost], None]) -> None:
         now = time.monotonic()
