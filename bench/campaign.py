@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -221,6 +222,14 @@ def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) ->
     return run_campaign(cfg, worker=worker)
 
 
+def process_cpu() -> tuple[float, float]:
+    """CPU time (user + system) so far of the finished child processes (the campaign's
+    workers) and of this process."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return kids.ru_utime + kids.ru_stime, me.ru_utime + me.ru_stime
+
+
 def main(
     argv: list[str] | None = None, worker: Callable[[Set], WorkerFactory] | None = None
 ) -> int:
@@ -281,7 +290,9 @@ def main(
         s = SETS[name]
         try:
             factory = engine_worker if worker is None else worker(s)
+            before = process_cpu()
             outcome = run_set(s, models[s.model_key], a, factory)
+            workers_cpu, parent_cpu = (x - y for x, y in zip(process_cpu(), before, strict=True))
         except InputError as e:
             print(e.render(), file=sys.stderr)
             status = 2
@@ -291,6 +302,10 @@ def main(
         assert t is not None
         grand_ours += t.our_cpu
         grand_herd += t.herd_cpu or 0.0
+        print(
+            f"herdsman's processes in all: workers {workers_cpu:.2f} s CPU (with their "
+            f"start-up), parent {parent_cpu:.2f} s (with reading herd's log and comparing)"
+        )
         print(f"ten slowest tests of {name} (our CPU time beside herd's):")
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):

@@ -25,6 +25,7 @@ import collections
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -130,6 +131,15 @@ def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int)
             return
 
 
+def start_method_now() -> str:
+    """How to start a worker now: ``fork`` while this process has one thread (the worker
+    then has the modules and code already loaded here, about 0.3 s of CPU time less per
+    worker), else ``spawn`` (a fork would copy the locks other threads hold)."""
+    if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
 class _Worker:
     """A worker process and the tasks sent to it: the first is running (since
     ``started``), the others wait in its pipe, so that it never waits for the parent
@@ -193,8 +203,7 @@ class WorkerPool(Generic[R]):
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self.start_timeout = start_timeout
-        method = start_method or os.environ.get("HERDSMAN_MP_START", "spawn")
-        self.ctx = mp.get_context(method)
+        self.start_method = start_method or os.environ.get("HERDSMAN_MP_START")
         self.workers: list[_Worker] = []
         self.restarts = 0
         self.start_failures = 0
@@ -204,7 +213,8 @@ class WorkerPool(Generic[R]):
         self.pending = TaskQueue((), 1)
 
     def _spawn(self, slot: int) -> _Worker:
-        w = _Worker(self.ctx, self.factory, self.arg, slot)
+        ctx = mp.get_context(self.start_method or start_method_now())
+        w = _Worker(ctx, self.factory, self.arg, slot)
         self.workers.append(w)
         return w
 

@@ -118,10 +118,13 @@ class KillingWorker:
 @dataclass
 class DeletingWorker:
     """The engine's worker, but the test ``at`` first deletes every row stored so far in
-    the database ``db``, behind the campaign's back (as an unlocked second run did)."""
+    the database ``db``, behind the campaign's back (as an unlocked second run did), once
+    the ``before`` tests run before it are stored (the parent may still be storing the
+    one before while a worker runs the next)."""
 
     at: str
     db: str
+    before: int
 
     def __call__(self, cfg: RunConfig) -> Callable[[str], Done | Failed]:
         work = engine_worker(cfg)
@@ -129,6 +132,12 @@ class DeletingWorker:
         def task(path: str) -> Done | Failed:
             if _name(path) == self.at:
                 conn = sqlite3.connect(self.db, timeout=30)
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    (stored,) = conn.execute("SELECT COUNT(*) FROM results").fetchone()
+                    if stored >= self.before:
+                        break
+                    time.sleep(0.01)
                 conn.execute("DELETE FROM results")
                 conn.commit()
                 conn.close()
@@ -253,7 +262,9 @@ def test_partial_report_is_never_a_clean_exit(
     db = tmp_path / "c.sqlite"
     err = io.StringIO()
     cfg = _cfg(expect, db, workers=Workers(jobs=1))
-    outcome = run_campaign(cfg, io.StringIO(), err, DeletingWorker(NAMES[-1], str(db)))
+    outcome = run_campaign(
+        cfg, io.StringIO(), err, DeletingWorker(NAMES[-1], str(db), len(NAMES) - 1)
+    )
     assert outcome.status == 3 and len(outcome.rows) == 1
     assert f"note: {len(NAMES) - 1} of {len(NAMES)} tests have no result in {db}" in err.getvalue()
     cfg.resume = True
