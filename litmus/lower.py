@@ -19,6 +19,7 @@ from herdsman.litmus.base.ir import (
     Atom,
     Condition,
     Imm,
+    Instr,
     Label,
     Load,
     Loc,
@@ -112,12 +113,26 @@ def lower(test: LitmusTest) -> Program:
 @by_identity(maxsize=1 << 14)
 def _thread(code: tuple[CodeItem, ...], aarch64_: bool) -> Thread:
     """The IR thread of a test's thread ``code``."""
-    ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
-    if aarch64_:
-        origins = aarch64.event_texts(code)
-    else:
-        origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
-    return Thread(ops, origins)
+    texts = (
+        aarch64.event_texts(code)
+        if aarch64_
+        else tuple(item.text if isinstance(item, Instruction) else "" for item in code)
+    )
+    ops: list[Instr] = []
+    origins: list[str] = []
+    joined: list[int] = []
+    for item, text in zip(code, texts, strict=True):
+        if not isinstance(item, Instruction):
+            ops.append(item)
+            origins.append(text)
+            continue
+        ops.append(item.op)
+        origins.append(text)
+        for more in item.more:  # the instruction's further operations: one poi
+            joined.append(len(ops))
+            ops.append(more)
+            origins.append(text)
+    return Thread(tuple(ops), tuple(origins), frozenset(joined))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +177,7 @@ def _code_symbols(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
     for item in code:
         if isinstance(item, Label):
             continue
-        for op in _operands(item.op):
+        for op in (x for ins in (item.op, *item.more) for x in _operands(ins)):
             if type(op) is Imm and type(op.value) is Sym:
                 out[op.value.name] = None
     return tuple(out)

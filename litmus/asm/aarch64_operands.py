@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from herdsman.litmus.asm.cells import CellError, Token
-from herdsman.litmus.base.ir import Imm, Reg
+from herdsman.litmus.base.ir import Imm, Op, Reg
 from herdsman.litmus.base.ir import Operand as IrOperand
 
 TOKEN = re.compile(
@@ -54,7 +54,9 @@ def rname(view: str, reg: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Mem:
     """A memory operand: base register, immediate offset or index register (view, IR
-    register) with its extension (``SXTW``...) and shift amount (-1: none), herd's text."""
+    register) with its extension (``SXTW``...) and shift amount (-1: none), herd's text;
+    ``mode`` "pre" (``[Xn,#k]!``: the access at ``Xn+k``, then ``Xn <- Xn+k``) or "post"
+    (``[Xn],#k``: the access at ``Xn``, then ``Xn <- Xn+k``), else ""."""
 
     base: str
     offset: int
@@ -62,6 +64,7 @@ class Mem:
     ext: str | None
     amount: int
     text: str
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +141,19 @@ def _memory(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
     if base is None or base.bits != 64 or base.reg in ("ZR", "SP"):
         raise CellError(bpos, f"the base of a memory operand must be X0..X30, not '{btext}'")
     after = close + 1
-    if after < n and toks[after][1] == "!":
-        raise CellError(toks[after][2], f"pre-indexed addressing of '{m}' is not supported")
-    if after + 1 < n and toks[after][1] == "," and toks[after + 1][0] == "num":
-        raise CellError(toks[after][2], f"post-indexed addressing of '{m}' is not supported")
     btext = rname("X", base.reg)
+    if after < n and toks[after][1] == "!":  # pre-indexed: [Xn,#k]!
+        if len(parts) != 2 or len(parts[1]) != 1 or parts[1][0][0] != "num":
+            raise CellError(toks[after][2], f"pre-indexing of '{m}' takes [Xn,#k]!")
+        k = _num(parts[1][0][1])
+        mem = Mem(base.reg, k, None, None, -1, f"[{btext},#{k}]!", "pre")
+        return Arg("mem", mem.text, pos, reg=base.reg, mem=mem), after + 1
+    if after + 1 < n and toks[after][1] == "," and toks[after + 1][0] == "num":
+        if len(parts) != 1:  # post-indexed: [Xn],#k
+            raise CellError(toks[after][2], f"post-indexing of '{m}' takes [Xn],#k")
+        k = _num(toks[after + 1][1])
+        mem = Mem(base.reg, k, None, None, -1, f"[{btext}],#{k}", "post")
+        return Arg("mem", mem.text, pos, reg=base.reg, mem=mem), after + 2
     if len(parts) == 1:
         mem = Mem(base.reg, 0, None, None, -1, f"[{btext}]")
     elif len(parts) == 2 and len(parts[1]) == 1 and parts[1][0][0] == "num":
@@ -221,22 +232,35 @@ def rt(o: Arg) -> str:
     return rname("W" if o.bits == 32 else "X", o.reg)
 
 
-def address(mem: Mem) -> tuple[IrOperand, ...]:
+def address(mem: Mem, extra: int = 0) -> tuple[IrOperand, ...]:
+    """The address an access of ``mem`` reads or writes (``extra`` bytes further: the
+    second access of a pair); a post-indexed one accesses the base register's value."""
     out: list[IrOperand] = [Reg(mem.base)]
+    off = extra + (0 if mem.mode == "post" else mem.offset)
     if mem.index is not None:
-        if mem.amount > 0:
-            raise CellError(0, "shifted index registers are not supported")
         if mem.index[1] != "ZR":
-            out.append(Reg(mem.index[1]))
-    elif mem.offset:
-        out.append(Imm(mem.offset))
+            out.append(Reg(mem.index[1], max(mem.amount, 0)))
+    if off:
+        out.append(Imm(off))
     return tuple(out)
 
 
-def mem_of(o: Arg, m: str, plain: bool = False) -> Mem:
+def writeback(mem: Mem) -> tuple[Op, ...]:
+    """The base register's update after a pre- or post-indexed access (none for an
+    offset of 0, which leaves it as it is), as herd's ``write_reg`` of the address."""
+    if not mem.mode or not mem.offset:
+        return ()
+    return (Op(mem.base, "add", (Reg(mem.base), Imm(mem.offset))),)
+
+
+def mem_of(o: Arg, m: str, plain: bool = False, indexed: bool = False) -> Mem:
+    """The memory operand ``o`` of ``m``: a plain one ``[Xn]`` with ``plain``; pre- and
+    post-indexing only with ``indexed``."""
     want(o, ("mem",), "a memory operand [Xn...]", m)
     mem = o.mem
     assert mem is not None
     if plain and (mem.index is not None or mem.offset):
         raise CellError(o.pos, f"'{m}' takes a plain address [Xn], not '{mem.text}'")
+    if mem.mode and not indexed:
+        raise CellError(o.pos, f"'{m}' takes no pre- or post-indexed address '{mem.text}'")
     return mem
