@@ -151,14 +151,35 @@ def test_x86_64_memory_arithmetic() -> None:
     assert isinstance(plain, RMW) and plain.annots == frozenset()
 
 
+def test_arm_multiple_loads_and_shifts() -> None:
+    """``LDM``/``LDMIB``/``LDRD``: consecutive words, one instruction (the load that
+    overwrites the base register last); ``[rn,rm,lsl #k]``: a scaled index register."""
+    ldm = one(arm, "LDMIB R0,{R0,R1}")
+    assert ldm.text == "LDMIB R0, {R0,R1}"
+    assert ldm.op == Load("R1", (Reg("R0"), Imm(8)))
+    assert ldm.more == (Load("R0", (Reg("R0"), Imm(4))),)
+    ldrd = one(arm, "LDRD R4,[R1,#8]")
+    assert ldrd.text == "LDRD R4, R5, [R1, #8]"
+    assert (ldrd.op, ldrd.more) == (
+        Load("R4", (Reg("R1"), Imm(8))),
+        (Load("R5", (Reg("R1"), Imm(12))),),
+    )
+    shifted = one(arm, "STR R2,[R4,R3,lsl #2]")
+    assert shifted.text == "STR R2,[R4,R3,lsl #2]"
+    assert shifted.op == Store(Reg("R2"), (Reg("R4"), Reg("R3", 2)))
+
+
 @pytest.mark.parametrize(
     ("module", "text", "words"),
     [
         (arm, "LDRNE R0,[R1]", "unsupported ARM instruction 'LDRNE' (conditional execution)"),
-        (arm, "LDM R0,{R1,R2}", "unsupported ARM instruction 'LDM'"),
+        (arm, "LDM R0,{R1,R1}", "'LDM' loads a register twice"),
+        (arm, "LDRD R12,[R1]", "needs a register R0..R11"),
+        (arm, "LDM R0,{R1}", "loads two or three registers"),
         (arm, "FOO R0", "unknown ARM instruction 'FOO'"),
         (arm, "DMB XX", "unknown barrier option 'XX'"),
-        (arm, "LDR R0,[R1,R2,LSL #2]", "shifted offsets are not supported"),
+        (arm, "LDR R0,[R1,R2,LSL R3]", "expected 'lsl #k'"),
+        (arm, "LDR R0,[R1,#4,LSL #2]", "malformed address"),
         (riscv, "sltu x5,x6,x7", "unsupported RISC-V instruction 'sltu' (herd does not"),
         (riscv, "amomaxu.w x5,x6,(x7)", "unsupported RISC-V instruction 'amomaxu.w'"),
         (riscv, "jalr x0,x10,0", "unknown RISC-V instruction 'jalr'"),
