@@ -43,14 +43,16 @@ def literal(text: str, offset: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Operand:
-    """One written operand: ``kind`` is reg, num, mem (``d(rA)``: ``value`` d, ``reg`` rA),
-    cr (``crN``), name (a label or symbol), str (a quoted string) or deref (X86 ``[...]``)."""
+    """One written operand: ``kind`` is reg, num, mem (``d(rA)``: ``value`` d, ``reg`` rA;
+    ``index``: a scaled index register and its shift, X86's ``(%rA,%rB,8)``), cr
+    (``crN``), name (a label or symbol), str (a quoted string) or deref (X86 ``[...]``)."""
 
     kind: str
     text: str
     pos: int
     value: int = 0
     reg: str = ""
+    index: tuple[str, int] | None = None
 
 
 def describe(op: Operand) -> str:

@@ -151,6 +151,12 @@ def test_x86_64_memory_arithmetic() -> None:
     assert isinstance(plain, RMW) and plain.annots == frozenset()
 
 
+def test_x86_64_scaled_index() -> None:
+    scaled = one(x86_64, "movq 8(%rax,%ebx,4),%rcx")
+    assert scaled.text == "movq 8(%rax, %ebx,4),%rcx"
+    assert scaled.op == Load("rcx", (Reg("rax"), Reg("rbx", 2), Imm(8)), 8)
+
+
 def test_arm_multiple_loads_and_shifts() -> None:
     """``LDM``/``LDMIB``/``LDRD``: consecutive words, one instruction (the load that
     overwrites the base register last); ``[rn,rm,lsl #k]``: a scaled index register."""
@@ -189,7 +195,8 @@ def test_arm_multiple_loads_and_shifts() -> None:
         (x86_64, "cmpxchgq %rbx,(x)", "unsupported X86_64 instruction 'cmpxchgq'"),
         (x86_64, "movw $1,%ax", "writing the 16-bit register 'ax' is not supported"),
         (x86_64, "lock; orq $1,(x)", "illegal lock prefix"),
-        (x86_64, "movq (%rax,%rbx,8),%rcx", "scaled-index addresses are not supported"),
+        (x86_64, "movq (%rax,%rbx,3),%rcx", "the scale of an index register is 1, 2, 4 or 8"),
+        (x86_64, "movq (%rax,%rbx),%rcx", "expected k(%rA,%rB,s)"),
     ],
 )
 def test_unmodelled_is_one_clean_error(module, text: str, words: str) -> None:
