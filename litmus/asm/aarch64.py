@@ -381,7 +381,7 @@ SPEC: dict[str, Builder] = {
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
-    *("ADR", "SXTW", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
+    *("ADR",),
     *("STUR",),
     *("LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
