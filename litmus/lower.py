@@ -8,15 +8,16 @@ immediates, observed locations) is a memory location with an initial write.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from herdsman.litmus.asm import aarch64
+from herdsman.litmus.asm import aarch64, cells
 from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, c_cast, cast_value
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Atom,
+    Branch,
     Condition,
     Imm,
     Instr,
@@ -121,17 +122,32 @@ def _thread(code: tuple[CodeItem, ...], aarch64_: bool) -> Thread:
     ops: list[Instr] = []
     origins: list[str] = []
     joined: list[int] = []
-    for item, text in zip(code, texts, strict=True):
+    # branches to offsets (AArch64's B .+8) go to a label of their own at their target
+    offsets = cells.offset_targets(code)
+    at = {t: f"@{t}" for t in offsets.values()}  # no label of a test is so named
+    n = 0
+    for i, (item, text) in enumerate(zip(code, texts, strict=True)):
         if not isinstance(item, Instruction):
             ops.append(item)
             origins.append(text)
             continue
-        ops.append(item.op)
+        if n in at:
+            ops.append(Label(at[n]))
+            origins.append("")
+        n += 1
+        op = item.op
+        if i in offsets:
+            assert isinstance(op, Branch)
+            op = replace(op, target=at[offsets[i]])
+        ops.append(op)
         origins.append(text)
         for more in item.more:  # the instruction's further operations: one poi
             joined.append(len(ops))
             ops.append(more)
             origins.append(text)
+    if n in at:  # a branch to the end
+        ops.append(Label(at[n]))
+        origins.append("")
     return Thread(tuple(ops), tuple(origins), frozenset(joined))
 
 

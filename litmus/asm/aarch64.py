@@ -300,7 +300,7 @@ def _cas(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 
 def _branch(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 1, "label", end)
-    want(o[0], ("name",), "a label", m)
+    want(o[0], ("name", "off"), "a label", m)
     target = o[0].text
     if up == "B":
         return branch(f"B {target}", m, target)
@@ -313,7 +313,7 @@ def _branch(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 def _cbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rt,label", end)
     r = reg(o[0], m)
-    want(o[1], ("name",), "a label", m)
+    want(o[1], ("name", "off"), "a label", m)
     target = o[1].text
     text = f"{up} {rt(o[0])},{target}"
     if r == "ZR":  # herd reads ZR as 0 without an event: the branch is decided
@@ -326,7 +326,7 @@ def _tbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 3, "Rt,#k,label", end)
     r = reg(o[0], m)
     want(o[1], ("num",), "a bit number", m)
-    want(o[2], ("name",), "a label", m)
+    want(o[2], ("name", "off"), "a label", m)
     k, target = o[1].value, o[2].text
     if not 0 <= k < o[0].bits:
         raise CellError(o[1].pos, f"bit number {k} of '{m}' is out of range (0..{o[0].bits - 1})")
@@ -432,7 +432,7 @@ def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     """herd's text of ``ins`` for the hash (``dump_instruction_hash``; labels renamed)."""
     if isinstance(ins.op, Branch):
         head, _, rest = ins.text.rpartition(",") if "," in ins.text else ins.text.partition(" ")
-        target = rename[ins.op.target]
+        target = rename.get(ins.op.target, ins.op.target)  # an offset stays
         if "," in ins.text:
             return f"{head},{target}"
         return f"{head} {target}"

@@ -70,7 +70,8 @@ class Mem:
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One written operand: ``kind`` is reg (``bits`` 32 or 64, ``reg`` the IR register
-    or ``ZR``), num (``value``), mem (``mem``), name (a label or an option), shift (an
+    or ``ZR``), num (``value``), mem (``mem``), name (a label or an option), off (a
+    branch offset ``.+8``: ``value`` its bytes), shift (an
     extension or shift keyword in ``text``, its amount in ``value``, -1 for none)."""
 
     kind: str
@@ -102,8 +103,8 @@ def operand(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
         return _memory(toks, i, m)
     if kind == "num":
         return Arg("num", text, pos, _num(text)), i + 1
-    if kind == "off":
-        raise CellError(pos, f"branch offsets such as '{text}' are not supported (use a label)")
+    if kind == "off":  # a branch offset .+8: ``value`` the bytes
+        return Arg("off", text, pos, int(text[1:])), i + 1
     if kind == "sreg":
         raise CellError(pos, f"symbolic registers such as '{text}' are not supported")
     if kind == "name":

@@ -33,6 +33,8 @@ BAD_TESTS = [
     ("STR W0,[X1] |", "B.HS L |", "unknown AArch64 instruction 'B.HS'"),  # herd reads no HS
     ("STR W0,[X1] |", "LDP X0,X0,[X1] |", "loads X0 twice"),
     ("STR W0,[X1] |", "B Nowhere |", "branch to label 'Nowhere'"),
+    ("STR W0,[X1] |", "B .+6 |", "branch offset '.+6' is not a multiple of 4"),
+    ("STR W0,[X1] |", "B .-8 |", "branch offset '.-8' leaves the thread's code"),
     ("STR W0,[X1] |", "DMB FULL |", "unknown barrier option 'FULL'"),
     ("STR W0,[X1] |", "Str W0,[X1] |", "unknown AArch64 instruction 'Str'"),
     ("{ 0:X1=x; 1:X1=x; }", "{ 0:X1=x; 1:W1=x; }", "error"),

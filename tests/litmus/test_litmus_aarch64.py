@@ -14,6 +14,7 @@ from herdsman.litmus.base.arch import arch
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Branch, Fence, Imm, Label, Load, Op, Reg, Store, StoreCond, Sym
 from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.test import Instruction
 
@@ -111,6 +112,17 @@ def test_indexed_and_pairs() -> None:
     assert own.more == (Load("X1", (Reg("X1"),), 8),)
 
 
+def test_branch_offsets() -> None:
+    """``B .+8``: herd's text kept (pictures, hash), the IR branching to a label of its
+    own at the target instruction (the end of the code here)."""
+    test = parse_text("AArch64 T\n{ }\n P0 ;\n CBNZ W0,.+8 ;\n MOV W0,#1 ;\nexists (0:X0=1)\n")
+    (thread,) = lower(test).threads
+    assert test.threads[0][0].text == "CBNZ W0,.+8"
+    assert thread.code[0] == Branch("@2", "ne", "X0")
+    assert thread.code[-1] == Label("@2")
+    assert thread.origins[0] == "CBNZ W0,.+8"
+
+
 def test_operations() -> None:
     assert one("MOV W1,#2").op == Op("X1", "mov", (Imm(2),))
     assert one("EOR W2,W0,W0").op == Op("X2", "xor", (Reg("X0"), Reg("X0")))
@@ -169,7 +181,6 @@ def test_operations() -> None:
         ("MOV W0,X1", "expected a W register"),
         ("DMB XY", "unknown barrier option 'XY'"),
         ("LDAR W0,[X1,#4]", "takes a plain address"),
-        ("B.NE .+4", "branch offsets"),
         ("ADD W0,W1", "missing operand"),
     ],
 )
