@@ -15,12 +15,13 @@ _new = tuple.__new__
 
 def address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
     """(the address ``sum`` of the compiled operands ``cops`` (a register's immediate:
-    its shift), its taint): a
-    :class:`Sym`, a symbolic value, or None when it is no location."""
+    its shift), its taint): a :class:`Sym`, a symbolic value, or None when it is no
+    location."""
     base: AnyValue | None = None
     off = 0
     t = 0
     sym: list[AnyValue] = []
+    v: AnyValue
     for slot, imm in cops:
         if slot < 0:
             v = imm
