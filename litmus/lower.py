@@ -123,7 +123,7 @@ def _thread(code: tuple[CodeItem, ...], aarch64_: bool) -> Thread:
     origins: list[str] = []
     joined: list[int] = []
     # branches to offsets (AArch64's B .+8) go to a label of their own at their target
-    offsets = cells.offset_targets(code)
+    offsets = cells.offset_targets(code) if aarch64_ else {}
     at = {t: f"@{t}" for t in offsets.values()}  # no label of a test is so named
     n = 0
     for i, (item, text) in enumerate(zip(code, texts, strict=True)):
