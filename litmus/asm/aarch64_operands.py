@@ -139,8 +139,8 @@ def _memory(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
         raise CellError(at, f"expected a base register in the memory operand of '{m}'")
     bk, btext, bpos = parts[0][0]
     base = _reg_operand(btext, bpos) if bk == "name" else None
-    if base is None or base.bits != 64 or base.reg in ("ZR", "SP"):
-        raise CellError(bpos, f"the base of a memory operand must be X0..X30, not '{btext}'")
+    if base is None or base.bits != 64 or base.reg == "ZR":
+        raise CellError(bpos, f"the base of a memory operand must be X0..X30 or SP, not '{btext}'")
     after = close + 1
     btext = rname("X", base.reg)
     if after < n and toks[after][1] == "!":  # pre-indexed: [Xn,#k]!
@@ -217,8 +217,6 @@ def reg(o: Arg, m: str, view: int | None = None, zr: bool = True) -> str:
     if view is not None and o.bits != view:
         which = "a W register" if view == 32 else "an X register"
         raise CellError(o.pos, f"expected {which} as operand of '{m}', found '{o.text}'")
-    if o.reg == "SP":
-        raise CellError(o.pos, f"the stack pointer is not supported as operand of '{m}'")
     if o.reg == "ZR" and not zr:
         raise CellError(o.pos, f"the zero register cannot be used here in '{m}'")
     return o.reg

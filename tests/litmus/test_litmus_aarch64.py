@@ -112,6 +112,13 @@ def test_indexed_and_pairs() -> None:
     assert own.more == (Load("X1", (Reg("X1"),), 8),)
 
 
+def test_stack_pointer() -> None:
+    """``SP`` is a register as herd reads it (a base, an operand): its tests A172-A174."""
+    assert one("ldr X1,[SP]").op == Load("X1", (Reg("SP"),), 8)
+    assert one("add X2,SP,#8").text == "ADD X2,SP,#8"
+    assert one("mov X6,SP").op == Op("X6", "mov", (Reg("SP"),))
+
+
 def test_branch_offsets() -> None:
     """``B .+8``: herd's text kept (pictures, hash), the IR branching to a label of its
     own at the target instruction (the end of the code here)."""
