@@ -45,6 +45,8 @@ def rname(view: str, reg: str) -> str:
         return view + "ZR"
     if reg == "SP":
         return "SP" if view == "X" else "WSP"
+    if reg.startswith("%"):  # a symbolic register: X%name
+        return view + reg
     return view + reg[1:]
 
 
@@ -91,6 +93,12 @@ def _reg_operand(text: str, pos: int) -> Arg | None:
     return Arg("reg", text, pos, reg=reg, bits=32 if view == "W" else 64)
 
 
+def _symbolic(text: str, pos: int) -> Arg:
+    """herd's symbolic register ``X%name`` (``W%name`` its low word), IR register ``%name``."""
+    view, _, name = text.partition("%")
+    return Arg("reg", text, pos, reg="%" + name, bits=32 if view in ("W", "w") else 64)
+
+
 def _num(text: str) -> int:
     return int(text[1:] if text.startswith("#") else text)
 
@@ -106,7 +114,7 @@ def operand(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
     if kind == "off":  # a branch offset .+8: ``value`` the bytes
         return Arg("off", text, pos, int(text[1:])), i + 1
     if kind == "sreg":
-        raise CellError(pos, f"symbolic registers such as '{text}' are not supported")
+        return _symbolic(text, pos), i + 1
     if kind == "name":
         got = _reg_operand(text, pos)
         if got is not None:
@@ -139,6 +147,8 @@ def _memory(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
         raise CellError(at, f"expected a base register in the memory operand of '{m}'")
     bk, btext, bpos = parts[0][0]
     base = _reg_operand(btext, bpos) if bk == "name" else None
+    if bk == "sreg":
+        base = _symbolic(btext, bpos)
     if base is None or base.bits != 64 or base.reg == "ZR":
         raise CellError(bpos, f"the base of a memory operand must be X0..X30 or SP, not '{btext}'")
     after = close + 1

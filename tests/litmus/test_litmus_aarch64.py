@@ -119,6 +119,12 @@ def test_stack_pointer() -> None:
     assert one("mov X6,SP").op == Op("X6", "mov", (Reg("SP"),))
 
 
+def test_symbolic_registers() -> None:
+    """herd's symbolic registers ``X%name``: IR register ``%name`` (A127)."""
+    assert one("MOV X0,%r").text == "MOV X0,X%r"
+    assert one("LDR W1,[X%y]").op == Load("X1", (Reg("%y"),), 4, widen=32)
+
+
 def test_branch_offsets() -> None:
     """``B .+8``: herd's text kept (pictures, hash), the IR branching to a label of its
     own at the target instruction (the end of the code here)."""
