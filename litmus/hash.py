@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from types import ModuleType
 
+from herdsman.litmus.asm.cells import branch_offset
 from herdsman.litmus.base.ir import Branch, Condition, Label, Loc, RegLoc, SymRegLoc
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.table import ASSEMBLERS
@@ -126,8 +127,8 @@ def _label_names(code: tuple[CodeItem, ...]) -> frozenset[str]:
     for ins in code:
         if isinstance(ins, Label):
             names.add(ins.name)
-        elif isinstance(ins.op, Branch):
-            names.add(ins.op.target)
+        elif isinstance(ins.op, Branch) and branch_offset(ins.op.target) is None:
+            names.add(ins.op.target)  # a label (an offset, .+8, is shown as it is)
     return frozenset(names)
 
 

@@ -8,17 +8,19 @@ immediates, observed locations) is a memory location with an initial write.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from herdsman.litmus.asm import aarch64
+from herdsman.litmus.asm import aarch64, cells
 from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, c_cast, cast_value
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Atom,
+    Branch,
     Condition,
     Imm,
+    Instr,
     Label,
     Load,
     Loc,
@@ -112,12 +114,41 @@ def lower(test: LitmusTest) -> Program:
 @by_identity(maxsize=1 << 14)
 def _thread(code: tuple[CodeItem, ...], aarch64_: bool) -> Thread:
     """The IR thread of a test's thread ``code``."""
-    ops = tuple(item.op if isinstance(item, Instruction) else item for item in code)
-    if aarch64_:
-        origins = aarch64.event_texts(code)
-    else:
-        origins = tuple(item.text if isinstance(item, Instruction) else "" for item in code)
-    return Thread(ops, origins)
+    texts = (
+        aarch64.event_texts(code)
+        if aarch64_
+        else tuple(item.text if isinstance(item, Instruction) else "" for item in code)
+    )
+    ops: list[Instr] = []
+    origins: list[str] = []
+    joined: list[int] = []
+    # branches to offsets (AArch64's B .+8) go to a label of their own at their target
+    offsets = cells.offset_targets(code) if aarch64_ else {}
+    at = {t: f"@{t}" for t in offsets.values()}  # no label of a test is so named
+    n = 0
+    for i, (item, text) in enumerate(zip(code, texts, strict=True)):
+        if not isinstance(item, Instruction):
+            ops.append(item)
+            origins.append(text)
+            continue
+        if n in at:
+            ops.append(Label(at[n]))
+            origins.append("")
+        n += 1
+        op = item.op
+        if i in offsets:
+            assert isinstance(op, Branch)
+            op = replace(op, target=at[offsets[i]])
+        ops.append(op)
+        origins.append(text)
+        for more in item.more:  # the instruction's further operations: one poi
+            joined.append(len(ops))
+            ops.append(more)
+            origins.append(text)
+    if n in at:  # a branch to the end
+        ops.append(Label(at[n]))
+        origins.append("")
+    return Thread(tuple(ops), tuple(origins), frozenset(joined))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +193,7 @@ def _code_symbols(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
     for item in code:
         if isinstance(item, Label):
             continue
-        for op in _operands(item.op):
+        for op in (x for ins in (item.op, *item.more) for x in _operands(ins)):
             if type(op) is Imm and type(op.value) is Sym:
                 out[op.value.name] = None
     return tuple(out)

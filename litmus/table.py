@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from herdsman.litmus.asm import aarch64, arm, ppc, riscv, x86, x86_64
+from herdsman.litmus.asm import aarch64, arm, cells, ppc, riscv, x86, x86_64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.ir import Branch, Label
 from herdsman.litmus.base.source import Source
@@ -177,7 +177,7 @@ def _column(arch: str, cells: tuple[str, ...]) -> tuple[CodeItem, ...] | None:
                 return None
             code.extend(ops)
     marks = [(item, 0) for item in code if isinstance(item, Label) or isinstance(item.op, Branch)]
-    if _label_problem(0, marks):
+    if _label_problem(0, marks) or (arch == "AArch64" and _offset_problem(tuple(code), marks)):
         return None
     if len(_CODES) >= 1 << 14:
         _CODES.clear()
@@ -224,7 +224,28 @@ def _checked_threads(
     for tid in range(n):
         if marks[tid]:
             _check_labels(src, tid, marks[tid])
+            if arch != "AArch64":  # only AArch64's branches may go to offsets (.+8)
+                continue
+            problem = _offset_problem(tuple(threads[tid]), marks[tid])
+            if problem is not None:
+                raise src.error(*problem)
     return tuple(tuple(t) for t in threads)
+
+
+def _offset_problem(
+    code: tuple[CodeItem, ...], marks: list[tuple[CodeItem, int]]
+) -> tuple[int, str] | None:
+    """The first branch of ``code`` to an offset that is no instruction of it (``.+6``,
+    beyond the end): where (its cell's position in ``marks``) and why; else None."""
+    try:
+        cells.offset_targets(code)
+    except ValueError as e:
+        bad = str(e).split("'")[1]
+        for x, at in marks:
+            if isinstance(x, Instruction) and isinstance(x.op, Branch) and x.op.target == bad:
+                return at, str(e)
+        return 0, str(e)
+    return None
 
 
 @lru_cache(maxsize=1 << 15)
@@ -253,6 +274,6 @@ def _label_problem(tid: int, marks: list[tuple[CodeItem, int]]) -> tuple[int, st
             defined.add(ins.name)
     for ins, at in marks:
         if isinstance(ins, Instruction) and isinstance(ins.op, Branch):
-            if ins.op.target not in defined:
+            if ins.op.target not in defined and cells.branch_offset(ins.op.target) is None:
                 return at, f"branch to label '{ins.op.target}', which thread P{tid} does not define"
     return None

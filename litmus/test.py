@@ -33,6 +33,9 @@ class Instruction:
     text: str
     mnemonic: str
     op: Instr
+    #: the instruction's further operations, after ``op`` (one instruction, several
+    #: effects: ``LDP``'s second read, a post-indexed access's register update)
+    more: tuple[Instr, ...] = ()
 
 
 #: An item of a thread's code: a label or an instruction.

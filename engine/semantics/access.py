@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from herdsman.engine.semantics.arith import AnyValue, EvalError, Expr, apply_op
 from herdsman.engine.semantics.state import ThreadState
-from herdsman.litmus.base.ir import Sym, Value
+from herdsman.litmus.base.ir import Load, Sym, Value
 
 _new = tuple.__new__
 
 
 def address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> tuple:
-    """(the address ``sum`` of the compiled operands ``cops``, its taint): a
-    :class:`Sym`, a symbolic value, or None when it is no location."""
+    """(the address ``sum`` of the compiled operands ``cops`` (a register's immediate:
+    its shift), its taint): a :class:`Sym`, a symbolic value, or None when it is no
+    location."""
     base: AnyValue | None = None
     off = 0
     t = 0
     sym: list[AnyValue] = []
+    v: AnyValue
     for slot, imm in cops:
         if slot < 0:
             v = imm
@@ -28,6 +30,10 @@ def address(regs: tuple, taint: tuple, cops: tuple[tuple[int, Value], ...]) -> t
             if v is None:
                 continue
             t |= taint[slot]
+            if imm:  # a scaled index register (ir.Reg.shift)
+                if type(v) is Sym:
+                    return None, t
+                v = apply_op("shl", [v, imm])
         tv = type(v)
         if tv is int:
             off += v  # type: ignore[operator]
@@ -83,6 +89,16 @@ def widened(code: int, v: AnyValue) -> AnyValue:
     return apply_op("conv", [v, code])
 
 
+def loaded(ins: Load, v: AnyValue) -> AnyValue:
+    """The value a load ``ins`` that read ``v`` puts in its register: the bytes it read
+    (sign-extended with ``Load.sign``), widened as ``Load.widen`` says."""
+    if ins.sign:
+        v = widened(-8 * ins.size, v)
+    elif not ins.widen:
+        return sized(ins.size, v)
+    return widened(ins.widen, v) if ins.widen else v
+
+
 def state_at(st: ThreadState, pc: int, regs: tuple, taint: tuple, n: int, poi: int) -> ThreadState:
     """``st`` with these fields replaced (the hot path: no keyword ``_replace``)."""
     return _new(
@@ -101,4 +117,4 @@ def set_reg(regs: tuple, taint: tuple, slot: int, v: AnyValue, t: int) -> tuple[
     return tuple(r), tuple(k)
 
 
-__all__ = ["address", "loc_name", "set_reg", "sized", "state_at"]
+__all__ = ["address", "loaded", "loc_name", "set_reg", "sized", "state_at", "widened"]

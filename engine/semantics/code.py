@@ -22,6 +22,7 @@ class CompiledThread(Protocol):
     tid: int
     code: tuple[Instr, ...]
     origins: tuple[str, ...]
+    joined: frozenset[int]  # operations continuing their predecessor's instruction
     slots: dict[str, int]
     names: tuple[str, ...]
     order: tuple[tuple[int, str], ...]

@@ -91,6 +91,7 @@ class ThreadBase:
         self._live: list[tuple[int, ...] | None] | None = None
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
+        self.joined = thread.joined  # their events take the poi of the operation before
         self.branch_commit = branch_commit
         self.store_data_port = store_data_port
         self.unroll = unroll
@@ -122,7 +123,10 @@ class ThreadBase:
         self.addr_ops: list[tuple[tuple[int, Value], ...]] = []
         self.const_loc: list[str | None] = []
         for _regs, operands, naddr in infos:
-            cargs = tuple([(slots[x], 0) if isinstance(x, str) else (-1, x) for _, x in operands])
+            # a register's immediate: its shift in an address (ir.Reg.shift)
+            cargs = tuple(
+                [(slots[x], k) if isinstance(x, str) else (-1, x) for _, x, k in operands]
+            )
             self.args.append(cargs)
             ops = cargs[:naddr]
             self.addr_ops.append(ops)
@@ -322,7 +326,7 @@ class ThreadBase:
 
 #: An operation's registers, value operands (is a register, its name or the immediate
 #: value) and how many of them make the address (see :func:`_info`).
-_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value], ...], int]
+_Info = tuple[tuple[str, ...], tuple[tuple[bool, str | Value, int], ...], int]
 _NO_INFO: _Info = ((), (), 0)
 
 #: The most states (an operation and loop counts) an estimate of a thread's longest run
@@ -332,9 +336,9 @@ ESTIMATE_STATES = 10_000
 
 def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
-    register name or immediate value) in a fixed order (an Op's arguments; the address
-    of an access, then a store's or RMW's source, a CAS's expected and desired values),
-    and how many of them make the address."""
+    register name or immediate value, a register's shift) in a fixed order (an Op's
+    arguments; the address of an access, then a store's or RMW's source, a CAS's
+    expected and desired values), and how many of them make the address."""
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
@@ -371,7 +375,9 @@ def _info(ins: Instr) -> _Info:
     elif isinstance(ins, Assume | Assert):
         out = [ins.creg]
     regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
-    operands = tuple([(True, o.name) if isinstance(o, Reg) else (False, o.value) for o in ops])
+    operands = tuple(
+        [(True, o.name, o.shift) if isinstance(o, Reg) else (False, o.value, 0) for o in ops]
+    )
     return regs, operands, naddr
 
 

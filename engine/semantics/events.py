@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import cast
 
 from herdsman.engine.semantics.access import address as _address
+from herdsman.engine.semantics.access import loaded as _loaded
 from herdsman.engine.semantics.access import loc_name as _loc_name
 from herdsman.engine.semantics.access import set_reg as _set
 from herdsman.engine.semantics.access import sized as _sized
 from herdsman.engine.semantics.access import state_at as _state
-from herdsman.engine.semantics.access import widened as _widened
 from herdsman.engine.semantics.arith import (
     AnyValue,
     EvalError,
@@ -225,10 +225,8 @@ class EventSteps(ThreadBase):
         regs, taint = st.regs, st.taint
         try:
             if isinstance(ins, Load):
-                if ins.widen:  # a load of part of the register's width
-                    value = _widened(ins.widen, value)
-                elif ins.size < 4:  # a byte or half-word load: the low bits, zero-extended
-                    value = _sized(ins.size, value)
+                if ins.widen or ins.size < 4 or ins.sign:  # part of the register's width
+                    value = _loaded(ins, value)
                 regs, taint = _set(regs, taint, th.slots[ins.dst], value, 1 << r)
                 if ins.reserve is not None:
                     ops = cast(tuple[tuple[int, Value], ...], th.addr_ops[st.pc])

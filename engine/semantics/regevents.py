@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from herdsman.engine.semantics import rmwevents
-from herdsman.engine.semantics.access import address, set_reg, sized, state_at, widened
+from herdsman.engine.semantics.access import address, loaded, set_reg, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regqueue import dequeue, queued, reg_event
@@ -119,6 +119,8 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
             return _new(ThreadDone, (st.regs, False, th.slots, th.order, st.freed))
         if pc != st.pc:
             st = st._replace(pc=pc)
+        if th.joined and pc in th.joined:  # more of the instruction before: its poi
+            st = st._replace(poi=st.poi - 1)
         ins = code[pc]
         cls = type(ins)
         try:
@@ -278,8 +280,8 @@ def after_read(th: CompiledThread, read: Read, value: AnyValue) -> ThreadState:
     after = th.plain_after_read(_new(Read, (read.event, plain, read.address)), value)
     r = st.n
     # part of the register's width (a byte or half-word load: its low bits)
-    loaded = widened(ins.widen, value) if ins.widen else sized(ins.size, value)
-    writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, loaded, iico=1 << r)]
+    got = loaded(ins, value)
+    writes = [reg_event(th, plain, r + 1, "Wreg", ins.dst, got, iico=1 << r)]
     if ins.reserve is not None:
         a, _ = address(plain.regs, plain.taint, th.addr_ops[st.pc])
         addr_reads = sum(1 << p for name, p in acc.reads)

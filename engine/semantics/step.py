@@ -134,12 +134,15 @@ class ThreadCode(EventSteps):
             if self.bound_blocks:
                 return _LOOP_BOUND
             return _new(ThreadDone, (st.regs, True, self.slots, self.order, st.freed))
+        joined = th.joined
         while pc < len(code):
             ins = code[pc]
             cls = type(ins)
             if cls is Label:
                 pc += 1
                 continue
+            if joined and pc in joined:  # more of the instruction before: its poi
+                poi -= 1
             try:
                 if cls is Op:
                     assert isinstance(ins, Op)

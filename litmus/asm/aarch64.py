@@ -33,6 +33,7 @@ other condition codes, SIMD...) are errors naming them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from herdsman.litmus.asm import aarch64_alu as alu
@@ -50,6 +51,7 @@ from herdsman.litmus.asm.aarch64_operands import (
     rt,
     value,
     want,
+    writeback,
 )
 from herdsman.litmus.asm.cells import (
     CellError,
@@ -63,7 +65,7 @@ from herdsman.litmus.asm.cells import (
     unknown_instruction,
 )
 from herdsman.litmus.base.armops import CONDITIONS
-from herdsman.litmus.base.ir import CAS, RMW, Branch, Load, Store, StoreCond
+from herdsman.litmus.base.ir import CAS, RMW, Branch, Instr, Load, Store, StoreCond
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The IR register of the exclusive reservation (herd's name).
@@ -91,17 +93,28 @@ _STORES = {"STR": frozenset(), "STLR": frozenset({"L"})}
 _STORE_CONDS = {"STXR": frozenset({"X"}), "STLXR": frozenset({"X", "L"})}
 
 
+def _indexed(m: str, o: Arg, d: str) -> None:
+    """Refuse a pre- or post-indexed access whose base register is ``d``, the register
+    it loads (the Arm ARM leaves it unpredictable)."""
+    mem = o.mem
+    assert mem is not None
+    if mem.mode and mem.base == d:
+        raise CellError(o.pos, f"'{m}' loads its written-back base register {rt(o)}")
+
+
 def _load(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rt,[Xn...]", end)
     d = reg(o[0], m)
-    mem = mem_of(o[1], m, plain=up != "LDR")
+    mem = mem_of(o[1], m, plain=up != "LDR", indexed=True)
     size = 4 if o[0].bits == 32 else 8
     res = RESERVATION if "X" in _LOADS[up] else None
     text = f"{up} {rt(o[0])},{mem.text}"
     if d == "ZR":
         raise CellError(o[0].pos, f"loads into the zero register are not supported ('{m}')")
+    _indexed(m, o[1], d)
     widen = 32 if size == 4 else 0  # a W register: the low word, zero-extended
-    return Instruction(text, m, Load(d, address(mem), size, _LOADS[up], res, widen))
+    load = Load(d, address(mem), size, _LOADS[up], res, widen)
+    return Instruction(text, m, load, writeback(mem))
 
 
 #: the byte and half-word accesses (W registers, the addresses of LDR/STR) and their sizes
@@ -114,11 +127,67 @@ def _bytes(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     ``-variant mixed``: the location's value is accessed whole, its low bits moved)."""
     arity(m, o, 2, "Wt,[Xn...]", end)
     d = reg(o[0], m, 32, zr=up.startswith("ST"))
-    mem = mem_of(o[1], m)
+    mem = mem_of(o[1], m, indexed=True)
     text = f"{up} {rt(o[0])},{mem.text}"
     if up.startswith("ST"):
-        return Instruction(text, m, Store(value(o[0]), address(mem), _BYTES[up]))
-    return Instruction(text, m, Load(d, address(mem), _BYTES[up]))
+        store = Store(value(o[0]), address(mem), _BYTES[up])
+        return Instruction(text, m, store, writeback(mem))
+    _indexed(m, o[1], d)
+    return Instruction(text, m, Load(d, address(mem), _BYTES[up]), writeback(mem))
+
+
+#: the sign-extending loads and the bytes they read
+_SIGNED = {"LDRSB": 1, "LDRSH": 2, "LDRSW": 4}
+
+
+def _signed(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDRSB``/``LDRSH Rt,<addr>``, ``LDRSW Xt,<addr>``: the low byte (half-word, word)
+    of the location, sign-extended to the register (herd's ``ldrs``: to 32 bits then
+    zero-extended for a W register)."""
+    arity(m, o, 2, "Rt,[Xn...]", end)
+    d = reg(o[0], m, 64 if up == "LDRSW" else None, zr=False)
+    mem = mem_of(o[1], m, indexed=True)
+    _indexed(m, o[1], d)
+    size = _SIGNED[up]
+    text = f"{up} {rt(o[0])},{mem.text}"
+    widen = 32 if o[0].bits == 32 else 0
+    load = Load(d, address(mem), size, widen=widen, sign=True)
+    return Instruction(text, m, load, writeback(mem))
+
+
+#: the pair accesses: loads, and LDPSW's sign-extended words
+_PAIRS = ("LDP", "STP", "LDPSW")
+
+
+def _pair(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``LDP``/``STP Rt1,Rt2,<addr>`` (``[Xn{,#k}]``, ``[Xn,#k]!``, ``[Xn],#k``): two
+    accesses of one instruction, at the address and the next register's width further,
+    then the base register's update (herd's ``ldp``/``stp``); ``LDPSW Xt1,Xt2,<addr>``
+    loads two words, sign-extended."""
+    arity(m, o, 3, "Rt1,Rt2,[Xn...]", end)
+    store = up == "STP"
+    r1 = reg(o[0], m, 64 if up == "LDPSW" else None, zr=store)
+    r2 = reg(o[1], m, o[0].bits, zr=store)
+    mem = mem_of(o[2], m, indexed=True)
+    if mem.index is not None:
+        raise CellError(o[2].pos, f"'{m}' takes no index register, not '{mem.text}'")
+    sz = 4 if o[0].bits == 32 or up == "LDPSW" else 8
+    text = f"{up} {rt(o[0])},{rt(o[1])},{mem.text}"
+    if store:
+        first: Instr = Store(value(o[0]), address(mem), sz)
+        second: Instr = Store(value(o[1]), address(mem, sz), sz)
+        return Instruction(text, m, first, (second, *writeback(mem)))
+    if r1 == r2:
+        raise CellError(o[1].pos, f"'{m}' loads {rt(o[1])} twice")
+    _indexed(m, o[2], r1)
+    _indexed(m, o[2], r2)
+    widen = 32 if o[0].bits == 32 else 0
+    sign = up == "LDPSW"
+    first = Load(r1, address(mem), sz, widen=widen, sign=sign)
+    second = Load(r2, address(mem, sz), sz, widen=widen, sign=sign)
+    if r1 == mem.base:  # the second read first: its address is the base's old value
+        first, second = second, first
+    return Instruction(text, m, first, (second, *writeback(mem)))
 
 
 def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -137,10 +206,11 @@ def _ldur(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 def _store(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rt,[Xn...]", end)
     reg(o[0], m)
-    mem = mem_of(o[1], m, plain=up != "STR")
+    mem = mem_of(o[1], m, plain=up != "STR", indexed=True)
     size = 4 if o[0].bits == 32 else 8
     text = f"{up} {rt(o[0])},{mem.text}"
-    return Instruction(text, m, Store(value(o[0]), address(mem), size, _STORES[up]))
+    store = Store(value(o[0]), address(mem), size, _STORES[up])
+    return Instruction(text, m, store, writeback(mem))
 
 
 def _store_cond(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -230,7 +300,7 @@ def _cas(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 
 def _branch(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 1, "label", end)
-    want(o[0], ("name",), "a label", m)
+    want(o[0], ("name", "off"), "a label", m)
     target = o[0].text
     if up == "B":
         return branch(f"B {target}", m, target)
@@ -243,7 +313,7 @@ def _branch(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 def _cbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rt,label", end)
     r = reg(o[0], m)
-    want(o[1], ("name",), "a label", m)
+    want(o[1], ("name", "off"), "a label", m)
     target = o[1].text
     text = f"{up} {rt(o[0])},{target}"
     if r == "ZR":  # herd reads ZR as 0 without an event: the branch is decided
@@ -256,7 +326,7 @@ def _tbz(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 3, "Rt,#k,label", end)
     r = reg(o[0], m)
     want(o[1], ("num",), "a bit number", m)
-    want(o[2], ("name",), "a label", m)
+    want(o[2], ("name", "off"), "a label", m)
     k, target = o[1].value, o[2].text
     if not 0 <= k < o[0].bits:
         raise CellError(o[1].pos, f"bit number {k} of '{m}' is out of range (0..{o[0].bits - 1})")
@@ -289,6 +359,8 @@ SPEC: dict[str, Builder] = {
     **{k: _load for k in _LOADS},
     "LDUR": _ldur,
     **{k: _bytes for k in _BYTES},
+    **{k: _signed for k in _SIGNED},
+    **{k: _pair for k in _PAIRS},
     **{k: _store for k in _STORES},
     **{k: _store_cond for k in _STORE_CONDS},
     **{f"SWP{o}": _swp for o in _ORDERS},
@@ -309,15 +381,15 @@ SPEC: dict[str, Builder] = {
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
-    *("ADR", "SXTW", "RBIT", "REV", "REV16", "REV32", "REV64", "ABS"),
-    *("LDRSB", "LDRSH", "LDRSW", "STUR"),
-    *("LDP", "STP", "LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
+    *("ADR",),
+    *("STUR",),
+    *("LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
     *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "EXTR"),
     *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
-    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "LDPSW", "STILP", "LDIAPP"),
+    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "STILP", "LDIAPP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )
 
@@ -352,12 +424,15 @@ def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
 
 # ----------------------------------------------------------------------------- texts
 
+#: a post-indexed address ending an instruction's text: ``[Xn]`` then ``#k``
+_POST = re.compile(r"(\[[^\[\]]*\]),(#-?[0-9]+)$")
+
 
 def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
     """herd's text of ``ins`` for the hash (``dump_instruction_hash``; labels renamed)."""
     if isinstance(ins.op, Branch):
         head, _, rest = ins.text.rpartition(",") if "," in ins.text else ins.text.partition(" ")
-        target = rename[ins.op.target]
+        target = rename.get(ins.op.target, ins.op.target)  # an offset stays
         if "," in ins.text:
             return f"{head},{target}"
         return f"{head} {target}"
@@ -366,6 +441,10 @@ def hash_text(ins: Instruction, rename: dict[str, str]) -> str:
         word, _, rest = ins.text.partition(" ")
         rs, _, addr = rest.partition(",")
         return f"LD{word[2:]} {rs},{rs[0]}ZR,{addr}"
+    post = _POST.search(ins.text)
+    if post is not None:  # herd hashes ``[Xn],#k`` as ``[Xn]#k`` (`` [Xn]#k`` in a pair)
+        space = " " if ins.text.split(" ", 1)[0] in _PAIRS else ""
+        return f"{ins.text[: post.start()]}{space}{post.group(1)}{post.group(2)}"
     return alu.hash_text(ins)
 
 

@@ -14,6 +14,8 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
 - ``ADDS``, ``SUBS``, ``ANDS``, ``BICS``, ``NEGS`` write their destination and ``NZCV``
   (the IR's ``Op.flags``); ``CMP``, ``TST`` only ``NZCV`` (herd has no ``CMN``);
 - ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
+  ``ABS``, ``RBIT``, ``REV``, ``REV16``, ``REV32``, ``REV64``, ``SXTW``; ``ADD``/``SUB``
+  with an extended register (``ADD X0,X1,W2,SXTB #2``: ``add.sxtb2.x``);
 - ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
   ``CSINC Rd,ZR,ZR,GT``: it computes and shows ``LE``, as herd does).
 """
@@ -141,11 +143,14 @@ def _addsubext(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     reg(o[1], m, o[0].bits)
     reg(o[2], m)
     ext = o[3]
-    if ext.text not in _EXT_ONLY or ext.value not in (-1, 0):
-        raise CellError(ext.pos, f"extension '{ext.text}' of '{m}' is not supported")
+    if not 0 <= max(ext.value, 0) <= 4:
+        raise CellError(ext.pos, f"the extension of '{m}' shifts by 0 to 4, not {ext.value}")
     amount = "" if ext.value < 0 else f" #{ext.value}"
     text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])},{ext.text}{amount}"
-    return op(text, m, d, _PLAIN[up], (value(o[1]), value(o[2])))
+    args = (value(o[1]), value(o[2]))
+    if ext.text in _EXT_ONLY and ext.value in (-1, 0):
+        return op(text, m, d, _PLAIN[up], args)
+    return op(text, m, d, f"{_PLAIN[up]}.{ext.text.lower()}{max(ext.value, 0)}.{_w(o[0])}", args)
 
 
 def _cmp(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -185,6 +190,33 @@ def _unary(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     if up == "NEG":
         return op(text, m, d, fn, args)
     return Instruction(text, m, Op(d, fn, args, flags=(FLAGS, _fn("nzcv.sub", kind, k, w))))
+
+
+#: the one-register word operations: their function and the view they take (None: both)
+_BITS = {
+    "ABS": ("abs", None),
+    "RBIT": ("rbit", None),
+    "REV": ("rev", None),
+    "REV16": ("rev16", None),
+    "REV32": ("rev32", 64),
+    "REV64": ("rev", 64),
+}
+
+
+def _bits(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``ABS``, ``RBIT``, ``REV``, ``REV16``, ``REV32``, ``REV64 Rd,Rn``: the word's
+    absolute value, bits reversed, bytes reversed (in each half-word, word); herd shows
+    ``REV64`` as ``REV``.  ``SXTW Xd,Wn``: the low word sign-extended."""
+    arity(m, o, 2, "Rd,Rn", end)
+    if up == "SXTW":
+        d = reg(o[0], m, 64, zr=False)
+        reg(o[1], m, 32)
+        return op(f"SXTW {rt(o[0])},{rt(o[1])}", m, d, "conv", (value(o[1]), Imm(-32)))
+    fn, view = _BITS[up]
+    d = reg(o[0], m, view, zr=False)
+    reg(o[1], m, o[0].bits)
+    word = "REV" if up == "REV64" else up
+    return op(f"{word} {rt(o[0])},{rt(o[1])}", m, d, f"{fn}.{_w(o[0])}", (value(o[1]),))
 
 
 def _movw(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -281,6 +313,7 @@ SPEC: dict[str, Builder] = {
     "CSETM": _cset,
     "UBFM": _bfm,
     "SBFM": _bfm,
+    **{k: _bits for k in (*_BITS, "SXTW")},
 }
 
 

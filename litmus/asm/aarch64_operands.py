@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from herdsman.litmus.asm.cells import CellError, Token
-from herdsman.litmus.base.ir import Imm, Reg
+from herdsman.litmus.base.ir import Imm, Op, Reg
 from herdsman.litmus.base.ir import Operand as IrOperand
 
 TOKEN = re.compile(
@@ -45,6 +45,8 @@ def rname(view: str, reg: str) -> str:
         return view + "ZR"
     if reg == "SP":
         return "SP" if view == "X" else "WSP"
+    if reg.startswith("%"):  # a symbolic register: X%name
+        return view + reg
     return view + reg[1:]
 
 
@@ -54,7 +56,9 @@ def rname(view: str, reg: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Mem:
     """A memory operand: base register, immediate offset or index register (view, IR
-    register) with its extension (``SXTW``...) and shift amount (-1: none), herd's text."""
+    register) with its extension (``SXTW``...) and shift amount (-1: none), herd's text;
+    ``mode`` "pre" (``[Xn,#k]!``: the access at ``Xn+k``, then ``Xn <- Xn+k``) or "post"
+    (``[Xn],#k``: the access at ``Xn``, then ``Xn <- Xn+k``), else ""."""
 
     base: str
     offset: int
@@ -62,12 +66,14 @@ class Mem:
     ext: str | None
     amount: int
     text: str
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One written operand: ``kind`` is reg (``bits`` 32 or 64, ``reg`` the IR register
-    or ``ZR``), num (``value``), mem (``mem``), name (a label or an option), shift (an
+    or ``ZR``), num (``value``), mem (``mem``), name (a label or an option), off (a
+    branch offset ``.+8``: ``value`` its bytes), shift (an
     extension or shift keyword in ``text``, its amount in ``value``, -1 for none)."""
 
     kind: str
@@ -87,6 +93,12 @@ def _reg_operand(text: str, pos: int) -> Arg | None:
     return Arg("reg", text, pos, reg=reg, bits=32 if view == "W" else 64)
 
 
+def _symbolic(text: str, pos: int) -> Arg:
+    """herd's symbolic register ``X%name`` (``W%name`` its low word), IR register ``%name``."""
+    view, _, name = text.partition("%")
+    return Arg("reg", text, pos, reg="%" + name, bits=32 if view in ("W", "w") else 64)
+
+
 def _num(text: str) -> int:
     return int(text[1:] if text.startswith("#") else text)
 
@@ -99,10 +111,10 @@ def operand(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
         return _memory(toks, i, m)
     if kind == "num":
         return Arg("num", text, pos, _num(text)), i + 1
-    if kind == "off":
-        raise CellError(pos, f"branch offsets such as '{text}' are not supported (use a label)")
+    if kind == "off":  # a branch offset .+8: ``value`` the bytes
+        return Arg("off", text, pos, int(text[1:])), i + 1
     if kind == "sreg":
-        raise CellError(pos, f"symbolic registers such as '{text}' are not supported")
+        return _symbolic(text, pos), i + 1
     if kind == "name":
         got = _reg_operand(text, pos)
         if got is not None:
@@ -135,14 +147,24 @@ def _memory(toks: list[Token], i: int, m: str) -> tuple[Arg, int]:
         raise CellError(at, f"expected a base register in the memory operand of '{m}'")
     bk, btext, bpos = parts[0][0]
     base = _reg_operand(btext, bpos) if bk == "name" else None
-    if base is None or base.bits != 64 or base.reg in ("ZR", "SP"):
-        raise CellError(bpos, f"the base of a memory operand must be X0..X30, not '{btext}'")
+    if bk == "sreg":
+        base = _symbolic(btext, bpos)
+    if base is None or base.bits != 64 or base.reg == "ZR":
+        raise CellError(bpos, f"the base of a memory operand must be X0..X30 or SP, not '{btext}'")
     after = close + 1
-    if after < n and toks[after][1] == "!":
-        raise CellError(toks[after][2], f"pre-indexed addressing of '{m}' is not supported")
-    if after + 1 < n and toks[after][1] == "," and toks[after + 1][0] == "num":
-        raise CellError(toks[after][2], f"post-indexed addressing of '{m}' is not supported")
     btext = rname("X", base.reg)
+    if after < n and toks[after][1] == "!":  # pre-indexed: [Xn,#k]!
+        if len(parts) != 2 or len(parts[1]) != 1 or parts[1][0][0] != "num":
+            raise CellError(toks[after][2], f"pre-indexing of '{m}' takes [Xn,#k]!")
+        k = _num(parts[1][0][1])
+        mem = Mem(base.reg, k, None, None, -1, f"[{btext},#{k}]!", "pre")
+        return Arg("mem", mem.text, pos, reg=base.reg, mem=mem), after + 1
+    if after + 1 < n and toks[after][1] == "," and toks[after + 1][0] == "num":
+        if len(parts) != 1:  # post-indexed: [Xn],#k
+            raise CellError(toks[after][2], f"post-indexing of '{m}' takes [Xn],#k")
+        k = _num(toks[after + 1][1])
+        mem = Mem(base.reg, k, None, None, -1, f"[{btext}],#{k}", "post")
+        return Arg("mem", mem.text, pos, reg=base.reg, mem=mem), after + 2
     if len(parts) == 1:
         mem = Mem(base.reg, 0, None, None, -1, f"[{btext}]")
     elif len(parts) == 2 and len(parts[1]) == 1 and parts[1][0][0] == "num":
@@ -205,8 +227,6 @@ def reg(o: Arg, m: str, view: int | None = None, zr: bool = True) -> str:
     if view is not None and o.bits != view:
         which = "a W register" if view == 32 else "an X register"
         raise CellError(o.pos, f"expected {which} as operand of '{m}', found '{o.text}'")
-    if o.reg == "SP":
-        raise CellError(o.pos, f"the stack pointer is not supported as operand of '{m}'")
     if o.reg == "ZR" and not zr:
         raise CellError(o.pos, f"the zero register cannot be used here in '{m}'")
     return o.reg
@@ -221,22 +241,35 @@ def rt(o: Arg) -> str:
     return rname("W" if o.bits == 32 else "X", o.reg)
 
 
-def address(mem: Mem) -> tuple[IrOperand, ...]:
+def address(mem: Mem, extra: int = 0) -> tuple[IrOperand, ...]:
+    """The address an access of ``mem`` reads or writes (``extra`` bytes further: the
+    second access of a pair); a post-indexed one accesses the base register's value."""
     out: list[IrOperand] = [Reg(mem.base)]
+    off = extra + (0 if mem.mode == "post" else mem.offset)
     if mem.index is not None:
-        if mem.amount > 0:
-            raise CellError(0, "shifted index registers are not supported")
         if mem.index[1] != "ZR":
-            out.append(Reg(mem.index[1]))
-    elif mem.offset:
-        out.append(Imm(mem.offset))
+            out.append(Reg(mem.index[1], max(mem.amount, 0)))
+    if off:
+        out.append(Imm(off))
     return tuple(out)
 
 
-def mem_of(o: Arg, m: str, plain: bool = False) -> Mem:
+def writeback(mem: Mem) -> tuple[Op, ...]:
+    """The base register's update after a pre- or post-indexed access (none for an
+    offset of 0, which leaves it as it is), as herd's ``write_reg`` of the address."""
+    if not mem.mode or not mem.offset:
+        return ()
+    return (Op(mem.base, "add", (Reg(mem.base), Imm(mem.offset))),)
+
+
+def mem_of(o: Arg, m: str, plain: bool = False, indexed: bool = False) -> Mem:
+    """The memory operand ``o`` of ``m``: a plain one ``[Xn]`` with ``plain``; pre- and
+    post-indexing only with ``indexed``."""
     want(o, ("mem",), "a memory operand [Xn...]", m)
     mem = o.mem
     assert mem is not None
     if plain and (mem.index is not None or mem.offset):
         raise CellError(o.pos, f"'{m}' takes a plain address [Xn], not '{mem.text}'")
+    if mem.mode and not indexed:
+        raise CellError(o.pos, f"'{m}' takes no pre- or post-indexed address '{mem.text}'")
     return mem

@@ -5,8 +5,10 @@ Syntax and canonical text follow herd (``lib/ARMLexer.mll``, ``lib/ARMParser.mly
 
 - mnemonics in upper or lower case; immediates ``#k`` or ``k``; registers ``R0``..``R12``
   (``IP`` is ``R12``), ``SP``, ``FP``, ``LR``, ``PC``, in any case;
-- ``LDR rt,[rn]`` (also ``LDR rt,rn``), ``LDR rt,[rn,rm]`` and ``LDR rt,[rn,#k]`` load
-  from ``rn``, ``rn+rm``, ``rn+k``; ``STR`` likewise (its register is a data port);
+- ``LDR rt,[rn]`` (also ``LDR rt,rn``), ``LDR rt,[rn,rm]``, ``LDR rt,[rn,rm,lsl #k]``
+  and ``LDR rt,[rn,#k]`` load from ``rn``, ``rn+rm``, ``rn+(rm<<k)``, ``rn+k``; ``STR``
+  likewise (its register is a data port); ``LDM``/``LDMIB rn,{r1,r2(,r3)}`` and
+  ``LDRD r1,(r2,)[rn(,#k)]`` load consecutive words in one instruction;
 - ``MOV``, ``ADD``, ``SUB``, ``AND``, ``ORR``, ``EOR`` (and the flag-setting ``ADDS``,
   ``SUBS``, ``ANDS``, ``EORS``) compute in registers;
 - the flags are one compare register (``cr0``, as X86's): ``CMP a,b`` writes
@@ -18,8 +20,8 @@ Syntax and canonical text follow herd (``lib/ARMLexer.mll``, ``lib/ARMParser.mly
 - ``LDREX``/``STREX`` are a load-reserve and a store-conditional (set ``X``).
 
 Instructions herd's ARM parser knows whose effect the IR does not model (conditional
-execution ``LDRNE``/``MOVEQ``..., the multiple loads ``LDM``/``LDRD``, shifted offsets,
-``LDA``/``STL``, indirect branches, SIMD) are errors naming them.
+execution ``LDRNE``/``MOVEQ``..., ``PUSH``/``POP``, ``LDA``/``STL``, indirect branches,
+SIMD) are errors naming them.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ _UNMODELLED = {
         for m in ("LDRNE", "LDREQ", "STRNE", "STREQ", "MOVNE", "MOVEQ", "MOVWEQ", "MOVTEQ")
     },
     **{m: "conditional execution" for m in ("ANDEQ",)},
-    **{m: "multiple-register load" for m in ("LDM", "LDMIB", "LDRD", "PUSH", "POP")},
+    **{m: "multiple-register load" for m in ("PUSH", "POP")},
     "LDA": "load-acquire",
     "LDAEX": "load-acquire exclusive",
     "STL": "store-release",
@@ -67,7 +69,7 @@ _KNOWN = (
     set(_ARITH)
     | {m + "S" for m in ("ADD", "SUB", "AND", "EOR")}
     | {"XOR", "MOV", "CMP", "LDR", "STR", "LDREX", "STREX", "B", "BEQ", "BNE", "CBZ", "CBNZ"}
-    | {"MOVW", "MOVT"}
+    | {"MOVW", "MOVT", "LDM", "LDMIB", "LDRD"}
     | {"DMB", "DSB", "ISB", "NOP"}
     | set(_UNMODELLED)
 )
@@ -90,14 +92,27 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
                 if j == n:
                     break
             part, j = _operand(toks, j, m)
-            if part.kind == "name" and part.text.upper() == "LSL":
-                raise CellError(part.pos, f"shifted offsets are not supported in '{m}'")
-            if part.kind == "mem":
+            if part.kind == "name" and part.text in ("LSL", "lsl"):  # lsl #k: a shift
+                if j == n or toks[j][0] != "num":
+                    raise CellError(part.pos, f"expected 'lsl #k' in the address of '{m}'")
+                k = cells.literal(toks[j][1].lstrip("#"), toks[j][2])
+                part = Operand("shift", "lsl", part.pos, k)
+                j += 1
+            if part.kind in ("mem", "list"):
                 raise CellError(part.pos, f"nested '[' in the address of '{m}'")
             parts.append(part)
         if j == n:
             raise CellError(toks[-1][2] + 1, f"missing ']' in the address of '{m}'")
         return _memory(parts, pos, m), j + 1
+    if text == "{":  # a register list {R1,R2}: kind list, ``text`` the registers
+        close = next((j for j in range(i + 1, n) if toks[j][1] == "}"), -1)
+        if close < 0:
+            raise CellError(pos, f"missing '}}' in the register list of '{m}'")
+        regs = [t for t in toks[i + 1 : close] if t[1] != ","]
+        names = [cells.plain_operand(t, m, arm_register) for t in regs]
+        for r in names:
+            _kind(r, "reg", "a register", m)
+        return Operand("list", ",".join(r.reg for r in names), pos), close + 1
     return cells.plain_operand(toks[i], m, arm_register), i + 1
 
 
@@ -112,8 +127,10 @@ def _memory(parts: list[Operand], pos: int, m: str) -> Operand:
     if len(parts) == 1:
         return Operand("mem", "", pos, 0, base.reg)
     off = parts[1]
-    if len(parts) > 2:
-        raise CellError(parts[2].pos, f"shifted offsets are not supported in '{m}'")
+    if len(parts) > 3 or (len(parts) == 3 and (parts[2].kind != "shift" or off.kind != "reg")):
+        raise CellError(parts[-1].pos, f"malformed address in '{m}' ([rn,rm,lsl #k])")
+    if len(parts) == 3:  # [rn,rm,lsl #k]: ``value`` the shift (1 more: 0 is no shift)
+        return Operand("mem", off.reg, pos, parts[2].value + 1, base.reg)
     if off.kind == "reg":
         return Operand("mem", off.reg, pos, 0, base.reg)
     if off.kind == "num":
@@ -133,13 +150,59 @@ def _address(o: Operand) -> tuple[str, tuple[IrOperand, ...]]:
         return f"[{o.reg}]", (Reg(o.reg),)
     if o.text == "#":
         return f"[{o.reg},#{o.value}]", (Reg(o.reg), Imm(o.value))
+    if o.value:  # a shifted index register
+        return f"[{o.reg},{o.text},lsl #{o.value - 1}]", (Reg(o.reg), Reg(o.text, o.value - 1))
     return f"[{o.reg},{o.text}]", (Reg(o.reg), Reg(o.text))
+
+
+def _multiple(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
+    """``LDM``/``LDMIB rn,{r1,r2(,r3)}`` and ``LDRD r1,(r2,)[rn(,#k)]`` (``r2`` is
+    ``r1``'s next register): words read at ``rn`` (``rn+4`` with IB, ``rn+k``) and on,
+    in one instruction, every read before the registers are written (herd's ``ldm``,
+    ``ldrd``)."""
+    if canon == "LDRD":
+        if len(ops) == 2 and ops[0].kind == "reg":
+            num = ops[0].reg[1:]
+            if not num.isdigit() or int(num) >= 12:
+                raise CellError(ops[0].pos, f"'{m}' needs a register R0..R11 here")
+            ops = [ops[0], Operand("reg", "", ops[0].pos, reg=f"R{int(num) + 1}"), ops[1]]
+        cells.arity(m, ops, 3, "r1,r2,[rn{,#k}]", end)
+        r1, r2, mem = ops
+        _kind(r1, "reg", "a register", m)
+        _kind(r2, "reg", "a register", m)
+        _kind(mem, "mem", "an address [rn{,#k}]", m)
+        if mem.text not in ("", "#"):
+            raise CellError(mem.pos, f"'{m}' takes an address [rn] or [rn,#k]")
+        regs, base, off = [r1.reg, r2.reg], mem.reg, mem.value
+        where = f"[{base}, #{off}]" if mem.text == "#" else f"[{base}]"
+        text = f"LDRD {r1.reg}, {r2.reg}, {where}"
+    else:
+        cells.arity(m, ops, 2, "rn,{r1,r2...}", end)
+        rn, rl = ops
+        _kind(rn, "reg", "a register", m)
+        _kind(rl, "list", "a register list {r1,r2...}", m)
+        regs = rl.text.split(",")
+        if len(regs) not in (2, 3):
+            raise CellError(rl.pos, f"'{m}' loads two or three registers")
+        base, off = rn.reg, 4 if canon == "LDMIB" else 0
+        text = f"{canon} {base}, {{{','.join(regs)}}}"
+    if len(set(regs)) != len(regs):
+        raise CellError(ops[1].pos, f"'{m}' loads a register twice")
+    loads = [
+        ir.Load(r, (Reg(base), Imm(off + 4 * i)) if off + 4 * i else (Reg(base),))
+        for i, r in enumerate(regs)
+    ]
+    # the base register's read comes first: the load that overwrites it last
+    loads.sort(key=lambda x: x.dst == base)
+    return Instruction(text, m, loads[0], tuple(loads[1:]))
 
 
 def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     """The IR of ``canon ops`` (``m`` as written)."""
     if canon in _UNMODELLED:
         raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
+    if canon in ("LDM", "LDMIB", "LDRD"):
+        return _multiple(m, canon, ops, end)
     if canon in ("LDR", "STR", "LDREX"):
         cells.arity(m, ops, 2, "rt,[rn{,rm|,#k}]", end)
         rt, mem = ops

@@ -43,14 +43,16 @@ def literal(text: str, offset: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Operand:
-    """One written operand: ``kind`` is reg, num, mem (``d(rA)``: ``value`` d, ``reg`` rA),
-    cr (``crN``), name (a label or symbol), str (a quoted string) or deref (X86 ``[...]``)."""
+    """One written operand: ``kind`` is reg, num, mem (``d(rA)``: ``value`` d, ``reg`` rA;
+    ``index``: a scaled index register and its shift, X86's ``(%rA,%rB,8)``), cr
+    (``crN``), name (a label or symbol), str (a quoted string) or deref (X86 ``[...]``)."""
 
     kind: str
     text: str
     pos: int
     value: int = 0
     reg: str = ""
+    index: tuple[str, int] | None = None
 
 
 def describe(op: Operand) -> str:
@@ -206,6 +208,44 @@ def plain_operand(tok: Token, m: str, register: Callable[[str], str | None]) -> 
         reg = register(text)
         return Operand("name", text, pos) if reg is None else Operand("reg", text, pos, reg=reg)
     raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
+
+
+#: a branch target written as an offset in bytes from the branch (AArch64's ``.+8``)
+_OFFSET = re.compile(r"\.[-+][0-9]+")
+#: the bytes of one instruction, for branch offsets
+INSTRUCTION_BYTES = 4
+
+
+def branch_offset(target: str) -> int | None:
+    """The bytes of a branch target ``.+8`` (8; ``.-8``: -8), None for a label."""
+    return int(target[1:]) if _OFFSET.fullmatch(target) is not None else None
+
+
+def offset_targets(code: tuple[CodeItem, ...]) -> dict[int, int]:
+    """Per item of ``code`` that is a branch to an offset, the number of the instruction
+    it jumps to (instructions counted from 0; the count of instructions: the end);
+    a ValueError for an offset that is no whole instruction or leaves the code."""
+    index = [0] * len(code)
+    n = 0
+    for i, item in enumerate(code):
+        index[i] = n
+        if not isinstance(item, Label):
+            n += 1
+    out: dict[int, int] = {}
+    for i, item in enumerate(code):
+        if isinstance(item, Instruction) and isinstance(item.op, ir.Branch):
+            off = branch_offset(item.op.target)
+            if off is None:
+                continue
+            k = off // INSTRUCTION_BYTES
+            if off % INSTRUCTION_BYTES:
+                raise ValueError(
+                    f"branch offset '{item.op.target}' is not a multiple of {INSTRUCTION_BYTES}"
+                )
+            if not 0 <= index[i] + k <= n:
+                raise ValueError(f"branch offset '{item.op.target}' leaves the thread's code")
+            out[i] = index[i] + k
+    return out
 
 
 def branch_hash_text(ins: Instruction, rename: dict[str, str]) -> str:

@@ -10,10 +10,11 @@ Mnemonics, operand shapes and semantics follow herd (``lib/PPCLexer.mll``,
 - ``cmpw``/``cmpwi``/``cmplwi`` write ``crN`` (default ``cr0``) with fn ``cmp``/``cmpu``;
   dotted forms and ``andi.`` also set ``cr0``; branches test ``cr0``;
 - ``sync``/``hwsync`` are SYNC fences, ``lwsync``, ``isync``, ``eieio`` likewise;
-  ``lwarx`` is a load in set ``EX``; ``dcbf``, ``nop`` and ``com "..."`` do nothing.
+  ``lwarx`` is a load in set ``EX``; ``dcbf``, ``nop`` and ``com "..."`` do nothing;
+- ``rlwinm``/``rlwimi`` rotate and mask as herd computes it (``litmus.base.ppcops``).
 
 Instructions of herd's list whose effect the IR cannot express as one operation (update
-forms, ``stwcx.``, link-register and multiple-register instructions, rotate-and-mask) are
+forms, ``stwcx.``, link-register and multiple-register instructions) are
 rejected with an error naming them.  The canonical text of ``cmplwi``, ``lis``, ``addis``,
 ``lwa``, ``lwax`` and ``clrldi`` (absent from herd's version of ``dump_instruction`` we
 follow) is written by analogy with the others.
@@ -179,6 +180,21 @@ def _extsw(m: str, o: list[Operand]) -> Instruction:
     """``extsw rA,rS``: the low word of ``rS`` sign-extended."""
     d, a = o[0].reg, o[1].reg
     return op(f"extsw {d}, {a}", m, d, "conv", (Reg(a), Imm(-32)))  # herd's ", "
+
+
+def _rotate(m: str, o: list[Operand]) -> Instruction:
+    """``rlwinm rA,rS,SH,MB,ME``: the low word of ``rS`` rotated by ``SH``, masked by
+    ``MB``..``ME``; ``rlwimi`` inserts it into ``rA`` under the mask
+    (:mod:`litmus.base.ppcops`)."""
+    d, a = o[0].reg, o[1].reg
+    sh, mb, me = (x.value for x in o[2:])
+    for k in o[2:]:
+        if not 0 <= k.value <= 31:
+            raise CellError(k.pos, f"'{m}' takes SH, MB and ME from 0 to 31, not {k.value}")
+    text = f"{m} {d},{a},{sh}, {mb},{me}"  # herd's text: ", " before MB
+    fn = f"{m}.{sh}.{mb}.{me}"
+    args = (Reg(a),) if m == "rlwinm" else (Reg(d), Reg(a))
+    return op(text, m, d, fn, args)
 
 
 def _li(m: str, o: list[Operand]) -> Instruction:
@@ -350,8 +366,8 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "mfcr": ("R", "rD", _unsupported("whole condition register")),
     "lmw": ("RM", "rD,d(rA)", _unsupported("multiple registers")),
     "stmw": ("RM", "rS,d(rA)", _unsupported("multiple registers")),
-    "rlwinm": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
-    "rlwimi": ("RRKKK", "rA,rS,SH,MB,ME", _unsupported("rotate and mask")),
+    "rlwinm": ("RRKKK", "rA,rS,SH,MB,ME", _rotate),
+    "rlwimi": ("RRKKK", "rA,rS,SH,MB,ME", _rotate),
     "extsw": ("RR", "rA,rS", _extsw),
 }
 

@@ -7,7 +7,7 @@ Syntax and canonical text follow herd (``lib/X86_64Lexer.mll``, ``lib/X86_64Pars
 - operands are ``src,dst``; registers ``%rax``/``%eax``/``%r8d``... (the ``%`` may be
   left out) are one IR register per base register, named by its 64-bit name (``rax``:
   the only names herd accepts in an initial state or a condition); immediates ``$k``;
-  memory ``(x)``, ``[x]``, ``(%rbx)``, ``8(%rbx)``;
+  memory ``(x)``, ``[x]``, ``(%rbx)``, ``8(%rbx)``, ``8(%rbx,%rcx,4)`` (a scaled index);
 - ``mov``/``movb``/``movw``/``movl``/``movq`` move, load or store; ``movnti`` is a store
   annotated ``NT``;
 - ``add``, ``xor``, ``or``, ``and``, ``shl`` on a register, ``inc``/``dec``, and ``cmp``
@@ -20,7 +20,7 @@ Syntax and canonical text follow herd (``lib/X86_64Lexer.mll``, ``lib/X86_64Pars
   ``endbr64`` do nothing.
 
 Forms the IR cannot express (writes to 8- and 16-bit register parts, which keep the
-register's other bits; scaled-index addresses; ``cmpxchg``, whose flags an IR
+register's other bits; ``cmpxchg``, whose flags an IR
 compare-and-swap does not set; ``cmovc``, ``setnb``, ``ret``, ``movd``, ``movntdqa``,
 ``clflush``, ``uxch``) are errors naming the instruction.
 """
@@ -101,8 +101,8 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
         kind, text, pos = toks[i]
     if text in ("(", "["):
         close = ")" if text == "(" else "]"
-        if i + 2 < n and toks[i + 2][1] == ",":
-            raise CellError(toks[i + 2][2], f"scaled-index addresses are not supported in '{m}'")
+        if i + 2 < n and toks[i + 2][1] == "," and close == ")":
+            return _scaled(toks, i, off, m)
         if i + 2 >= n or toks[i + 2][1] != close:
             at = toks[i + 2][2] if i + 2 < n else toks[i][2] + 1
             raise CellError(at, f"malformed memory operand of '{m}' (expected (x) or (%reg))")
@@ -131,6 +131,28 @@ def _operand(toks: list[Token], i: int, m: str) -> tuple[Operand, int]:
     raise CellError(pos, f"expected an operand of '{m}', found '{text}'")
 
 
+#: the scales of an index register and their shifts
+_SCALES = {1: 0, 2: 1, 4: 2, 8: 3}
+
+
+def _scaled(toks: list[Token], i: int, off: int, m: str) -> tuple[Operand, int]:
+    """``k(%rA,%rB,s)`` from the ``(`` at token ``i``: the address ``rA + k + rB*s``
+    (herd's ``Rm64_scaled``; ``s`` 1, 2, 4 or 8), herd's text ``k(%rA, %rB,s)``."""
+    pos = toks[i][2]
+    got = toks[i + 1 : i + 7]
+    shape = [t[1] for t in got[1::2]] == [",", ",", ")"] and got[4][0] == "num"
+    base = _register(got[0][1], got[0][2]) if shape else None
+    index = _register(got[2][1], got[2][2]) if shape else None
+    if base is None or index is None:
+        raise CellError(pos, f"malformed memory operand of '{m}' (expected k(%rA,%rB,s))")
+    scale = int(got[4][1])
+    if scale not in _SCALES:
+        raise CellError(got[4][2], f"the scale of an index register is 1, 2, 4 or 8, not {scale}")
+    shown = f"{off if off else ''}(%{base.text}, %{index.text},{scale})"
+    mem = Operand("mem", shown, pos, off, base.reg, (index.reg, _SCALES[scale]))
+    return mem, i + 7
+
+
 def _text(o: Operand) -> str:
     """herd's text of an operand: ``$1``, ``%eax``, ``(x)``, ``8(%rbx)``."""
     if o.kind == "imm":
@@ -143,7 +165,8 @@ def _text(o: Operand) -> str:
 def _addr(o: Operand) -> tuple[IrOperand, ...]:
     if o.reg.startswith("&"):
         return (Imm(Sym(o.reg[1:])),)
-    return (Reg(o.reg),) if o.value == 0 else (Reg(o.reg), Imm(o.value))
+    scaled = () if o.index is None else (Reg(*o.index),)
+    return (Reg(o.reg), *scaled) if o.value == 0 else (Reg(o.reg), *scaled, Imm(o.value))
 
 
 def _src(o: Operand) -> IrOperand:

@@ -79,6 +79,11 @@ def _binary(bits: int) -> dict[str, Callable[[int, int], int]]:
         "asr": lambda a, b: w(signed(a, bits) >> _shift(b, bits)),
         "ror": lambda a, b: w(_ror(a & mask, _shift(b, bits), bits)),
         **{f"movk{s}": _movk(s, bits) for s in range(0, bits, 16)},
+        "abs": lambda a, b: w(abs(signed(a, bits))),
+        "rbit": lambda a, b: w(int(format(a & mask, f"0{bits}b")[::-1], 2)),
+        "rev": lambda a, b: w(_rev(a & mask, bits, bits)),
+        "rev16": lambda a, b: w(_rev(a & mask, 16, bits)),
+        "rev32": lambda a, b: w(_rev(a & mask, 32, bits)),
         "nzcv.add": lambda a, b: add_with_carry(a, b, 0, bits)[1],
         "nzcv.sub": lambda a, b: add_with_carry(a, ~b, 1, bits)[1],
         "nzcv.and": lambda a, b: logic_flags(a & b, bits),
@@ -89,6 +94,16 @@ def _binary(bits: int) -> dict[str, Callable[[int, int], int]]:
 def _movk(s: int, bits: int) -> Callable[[int, int], int]:
     """``MOVK``'s insertion of a 16-bit immediate at bit ``s`` of a ``bits``-bit word."""
     return lambda a, b: signed((a & ~(0xFFFF << s)) | ((b & 0xFFFF) << s), bits)
+
+
+def _rev(v: int, container: int, bits: int) -> int:
+    """``v``'s bytes reversed in each ``container``-bit part of a ``bits``-bit word
+    (``REV``, ``REV16``, ``REV32``)."""
+    out = 0
+    for at in range(0, bits, container):
+        part = (v >> at) & ((1 << container) - 1)
+        out |= int.from_bytes(part.to_bytes(container // 8, "little"), "big") << at
+    return out
 
 
 def _ror(v: int, k: int, bits: int) -> int:
@@ -148,13 +163,13 @@ def _bit_test(k: int, value: int) -> Callable[[int], bool]:
     return lambda v: (v >> k) & 1 == value
 
 
+#: The register functions of one argument (they ignore their second).
+_UNARY = ("mov", "neg", "cset", "csetm", "abs", "rbit", "rev", "rev16", "rev32")
 #: The register functions, by IR name, each of two arguments (one-argument ones ignore
-#: their second: ``mov``, ``neg``, ``cset``).
+#: their second: ``mov``, ``neg``, ``cset``...).
 OPS: dict[str, Callable[[int, int], int]] = _tables()
 #: Their arities, for ``OP_FUNCTIONS``.
-ARITIES: dict[str, int] = {
-    k: 1 if k.split(".")[0] in ("mov", "neg", "cset", "csetm") else 2 for k in OPS
-}
+ARITIES: dict[str, int] = {k: 1 if k.split(".")[0] in _UNARY else 2 for k in OPS}
 #: Branch conditions: on the flags register, ``nzcv.eq`` ... (see the module docstring);
 #: on one bit of a register, ``tbz<k>`` (bit ``k`` clear) and ``tbnz<k>`` (set).
 BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
@@ -164,7 +179,9 @@ BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
 }
 
 
-_SHIFTED = re.compile(r"(.+)\.(lsl|lsr|asr|ror)([0-9]+)\.([wx])")
+_SHIFTED = re.compile(r"(.+)\.(lsl|lsr|asr|ror|[su]xt[bhwx])([0-9]+)\.([wx])")
+#: the extensions of a register operand: its low bits, signed or not
+_EXTENDS = {"b": 8, "h": 16, "w": 32, "x": 64}
 _BITFIELD = re.compile(r"([us])bfm\.([0-9]+)\.([0-9]+)\.([wx])")
 
 
@@ -188,7 +205,8 @@ def bitfield(signed_: bool, immr: int, imms: int, bits: int) -> Callable[[int, i
 
 def shifted(name: str) -> Callable[[int, int], int] | None:
     """The function named ``name`` = ``<op>.<shift><k>.<w|x>`` (``add.lsl2.x``: ``add.x``
-    of its first argument and its second shifted) or ``ubfm.<immr>.<imms>.<w|x>``
+    of its first argument and its second shifted; ``add.sxtb2.x``: its second's low byte
+    sign-extended, shifted left by 2) or ``ubfm.<immr>.<imms>.<w|x>``
     (``sbfm``...), None for another name."""
     b = _BITFIELD.fullmatch(name)
     if b is not None:
@@ -200,10 +218,13 @@ def shifted(name: str) -> Callable[[int, int], int] | None:
     if m is None:
         return None
     base, kind, k, w = m.groups()
-    fn, shift = OPS.get(f"{base}.{w}"), OPS[f"{kind}.{w}"]
-    if fn is None or int(k) >= WIDTHS[w]:
+    fn, amount = OPS.get(f"{base}.{w}"), int(k)
+    if fn is None or amount >= WIDTHS[w]:
         return None
-    amount = int(k)
+    if kind[1:3] == "xt":  # an extended register (``sxtb``...), then shifted left
+        ext, sign, lsl = _EXTENDS[kind[3]], kind[0] == "s", OPS[f"lsl.{w}"]
+        return lambda a, b: fn(a, lsl(word(b, ext, sign), amount))
+    shift = OPS[f"{kind}.{w}"]
     return lambda a, b: fn(a, shift(b, amount))
 
 

@@ -43,7 +43,11 @@ from herdsman.litmus.base.values import value_key as value_key
 
 @dataclass(frozen=True, slots=True)
 class Reg:
+    """A register; in an address, ``shift`` scales it (its value shifted left by that
+    much: AArch64's ``[X1,X2,LSL #3]``, X86's ``[rbx+8*rcx]``)."""
+
     name: str
+    shift: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +96,8 @@ class Load:
     writes the address to that register (the reservation a :class:`StoreCond` reads).
     ``widen``: the value read goes to ``dst`` converted as by the ``conv`` operation of
     that code (its low bits, sign-extended when negative: AArch64's ``LDR Wt`` is 32);
-    0: as it is (a byte or half-word load: its low bits, by ``size``)."""
+    0: as it is (a byte or half-word load: its low bits, by ``size``).  ``sign``: the
+    ``size`` bytes read are sign-extended first (AArch64's ``LDRSB``...)."""
 
     dst: str
     addr: tuple[Operand, ...]
@@ -100,6 +105,7 @@ class Load:
     annots: frozenset[str] = frozenset()
     reserve: str | None = None
     widen: int = 0
+    sign: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,10 +518,14 @@ def eval_prop(p: Prop, state: dict[Loc, Value]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Thread:
-    """One thread: its operations and, per operation, the front-end's text for it."""
+    """One thread: its operations and, per operation, the front-end's text for it.
+    ``joined``: the positions of the operations that continue the instruction of the
+    operation before them (an instruction with several effects, AArch64's ``LDP`` or a
+    post-indexed ``LDR``: its events share herd's ``poi``)."""
 
     code: tuple[Instr, ...]
     origins: tuple[str, ...]
+    joined: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         if len(self.origins) != len(self.code):

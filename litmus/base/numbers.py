@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from herdsman.litmus.base import armops
+from herdsman.litmus.base import armops, ppcops
 
 #: Every value's magnitude is below this: 2^64.
 VALUE_LIMIT = 1 << 64
@@ -153,6 +153,8 @@ def int_op(fn: str, a: int, b: int = 0) -> int:
     f = _OPS.get(fn)
     if f is None:
         f = armops.shifted(fn)  # AArch64's shifted operands: ``add.lsl2.x``
+        if f is None:
+            f = ppcops.rotate(fn)  # PPC's rotate-and-mask: ``rlwinm.5.0.31``
         if f is None:
             raise KeyError(fn)
         if len(_OPS) < 4096:

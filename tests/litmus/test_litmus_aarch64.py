@@ -14,6 +14,7 @@ from herdsman.litmus.base.arch import arch
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Branch, Fence, Imm, Label, Load, Op, Reg, Store, StoreCond, Sym
 from herdsman.litmus.hash import herd_hash
+from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file, parse_text
 from herdsman.litmus.test import Instruction
 
@@ -77,6 +78,64 @@ def test_canonical_text(written: str, canonical: str) -> None:
     assert one(written).text == canonical
 
 
+def test_indexed_and_pairs() -> None:
+    """Pre-/post-indexed accesses, scaled index registers, sign-extending loads and
+    pairs: one instruction, its further operations in ``more`` (herd's ``ldr``,
+    ``ldp``, ``stp``, ``ldrs``)."""
+    post = one("LDR X0,[X1],#8")
+    assert post.text == "LDR X0,[X1],#8"
+    assert post.op == Load("X0", (Reg("X1"),), 8)
+    assert post.more == (Op("X1", "add", (Reg("X1"), Imm(8))),)
+    assert aarch64.hash_text(post, {}) == "LDR X0,[X1]#8"
+    pre = one("STR W2,[X1,#-4]!")
+    assert pre.text == "STR W2,[X1,#-4]!"
+    assert pre.op == Store(Reg("X2"), (Reg("X1"), Imm(-4)), 4)
+    assert pre.more == (Op("X1", "add", (Reg("X1"), Imm(-4))),)
+    assert one("STR W0,[X1],#0").more == ()
+    assert one("LDR W0,[X1,X2,LSL #2]").op == Load("X0", (Reg("X1"), Reg("X2", 2)), 4, widen=32)
+    assert one("LDRSB W0,[X1]").op == Load("X0", (Reg("X1"),), 1, widen=32, sign=True)
+    assert one("LDRSW X0,[X1]").op == Load("X0", (Reg("X1"),), 4, sign=True)
+    ldp = one("LDP W0,W2,[X1,#8]")
+    assert ldp.text == "LDP W0,W2,[X1,#8]"
+    assert ldp.op == Load("X0", (Reg("X1"), Imm(8)), 4, widen=32)
+    assert ldp.more == (Load("X2", (Reg("X1"), Imm(12)), 4, widen=32),)
+    stp = one("STP X1,X2,[X3],#16")
+    assert stp.op == Store(Reg("X1"), (Reg("X3"),), 8)
+    assert stp.more == (
+        Store(Reg("X2"), (Reg("X3"), Imm(8)), 8),
+        Op("X3", "add", (Reg("X3"), Imm(16))),
+    )
+    assert aarch64.hash_text(stp, {}) == "STP X1,X2, [X3]#16"
+    # a pair loading its own base: the other read first, at the base's old value
+    own = one("LDP X1,X2,[X1]")
+    assert own.op == Load("X2", (Reg("X1"), Imm(8)), 8)
+    assert own.more == (Load("X1", (Reg("X1"),), 8),)
+
+
+def test_stack_pointer() -> None:
+    """``SP`` is a register as herd reads it (a base, an operand): its tests A172-A174."""
+    assert one("ldr X1,[SP]").op == Load("X1", (Reg("SP"),), 8)
+    assert one("add X2,SP,#8").text == "ADD X2,SP,#8"
+    assert one("mov X6,SP").op == Op("X6", "mov", (Reg("SP"),))
+
+
+def test_symbolic_registers() -> None:
+    """herd's symbolic registers ``X%name``: IR register ``%name`` (A127)."""
+    assert one("MOV X0,%r").text == "MOV X0,X%r"
+    assert one("LDR W1,[X%y]").op == Load("X1", (Reg("%y"),), 4, widen=32)
+
+
+def test_branch_offsets() -> None:
+    """``B .+8``: herd's text kept (pictures, hash), the IR branching to a label of its
+    own at the target instruction (the end of the code here)."""
+    test = parse_text("AArch64 T\n{ }\n P0 ;\n CBNZ W0,.+8 ;\n MOV W0,#1 ;\nexists (0:X0=1)\n")
+    (thread,) = lower(test).threads
+    assert test.threads[0][0].text == "CBNZ W0,.+8"
+    assert thread.code[0] == Branch("@2", "ne", "X0")
+    assert thread.code[-1] == Label("@2")
+    assert thread.origins[0] == "CBNZ W0,.+8"
+
+
 def test_operations() -> None:
     assert one("MOV W1,#2").op == Op("X1", "mov", (Imm(2),))
     assert one("EOR W2,W0,W0").op == Op("X2", "xor", (Reg("X0"), Reg("X0")))
@@ -121,16 +180,20 @@ def test_operations() -> None:
         ("SWP W0,W1,[X2,#4]", "takes a plain address"),
         ("STADD W0,W1,[X2]", "too many operands"),
         ("B.XY L", "unknown AArch64 instruction 'B.XY'"),
-        ("LDR W0,[X1],#4", "post-indexed"),
-        ("LDR W0,[X1,#4]!", "pre-indexed"),
-        ("LDR W0,[X1,X2,LSL #2]", "shifted index"),
+        ("LDR X1,[X1],#4", "loads its written-back base register X1"),
+        ("LDUR W0,[X1,#4]!", "takes no pre- or post-indexed address '[X1,#4]!'"),
+        ("LDR W0,[X1,X2],#4", "post-indexing of 'LDR' takes [Xn],#k"),
+        ("LDR W0,[X1]!", "pre-indexing of 'LDR' takes [Xn,#k]!"),
+        ("LDP X0,X0,[X1]", "loads X0 twice"),
+        ("STP W0,X1,[X2]", "expected a W register"),
+        ("LDP X0,X1,[X2,X3]", "takes no index register"),
+        ("LDRSW W0,[X1]", "expected an X register"),
         ("FOO W0", "unknown AArch64 instruction 'FOO'"),
         ("Mov W0,#1", "unknown AArch64 instruction 'Mov'"),
         ("LDR W0,[W1]", "the base of a memory operand must be X0..X30"),
         ("MOV W0,X1", "expected a W register"),
         ("DMB XY", "unknown barrier option 'XY'"),
         ("LDAR W0,[X1,#4]", "takes a plain address"),
-        ("B.NE .+4", "branch offsets"),
         ("ADD W0,W1", "missing operand"),
     ],
 )

@@ -148,7 +148,7 @@ def test_every_condition_code_is_its_flags() -> None:
         ("MOVZ W0,#70000", "16 bits"),
         ("ADD X0,X1,X2,LSL #64", "out of range"),
         ("ADD X0,X1,#1,ASR #2", "only be shifted by LSL"),
-        ("ADD X0,X1,W2,SXTB", "extension 'SXTB'"),
+        ("ADD X0,X1,W2,SXTB #5", "shifts by 0 to 4, not 5"),
         ("NEG W0", "missing operand"),
         ("CMP", "missing operand"),
         ("ADR X0,L", "unsupported AArch64 instruction 'ADR'"),
@@ -161,3 +161,23 @@ def test_clean_errors(cell: str, message: str) -> None:
     with pytest.raises(CellError) as exc:
         aarch64.parse_cell(cell)
     assert message in exc.value.message
+
+
+def test_bit_and_byte_operations() -> None:
+    """``ABS``, ``RBIT``, ``REV``/``REV16``/``REV32``/``REV64``, ``SXTW`` and extended
+    registers of ``ADD``: herd's texts and values (its instruction tests L088-L097)."""
+    assert one("REV64 X4,X3").text == "REV X4,X3"
+    assert one("rbit w2,w1").op == Op("X2", "rbit.w", (Reg("X1"),))
+    assert one("SXTW X4,W0").op == Op("X4", "conv", (Reg("X0"), Imm(-32)))
+    ext = one("ADD X0,X1,W2,SXTB 2")
+    assert ext.text == "ADD X0,X1,W2,SXTB #2"
+    assert ext.op == Op("X0", "add.sxtb2.x", (Reg("X1"), Reg("X2")))
+    assert int_op("add.sxtb2.x", 2, 255) == -2
+    assert int_op("rbit.x", 0xFEDCBA87654321) == 0x84C2A6E15D3B7F00 - (1 << 64)
+    assert int_op("rev.w", 0x87654321) == 0x21436587
+    assert int_op("rev16.x", 0xFEDCBA87654321) == 0xFE00BADC65872143 - (1 << 64)
+    assert int_op("rev32.x", 0xFEDCBA87654321) == 0xBADCFE0021436587 - (1 << 64)
+    assert int_op("abs.w", 0x80000000) == -(1 << 31)
+    assert armops.ARITIES["abs.w"] == 1
+    with pytest.raises(CellError, match="expected an X register"):
+        aarch64.parse_cell("REV32 W0,W1")

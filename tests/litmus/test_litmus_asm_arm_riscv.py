@@ -151,14 +151,41 @@ def test_x86_64_memory_arithmetic() -> None:
     assert isinstance(plain, RMW) and plain.annots == frozenset()
 
 
+def test_x86_64_scaled_index() -> None:
+    scaled = one(x86_64, "movq 8(%rax,%ebx,4),%rcx")
+    assert scaled.text == "movq 8(%rax, %ebx,4),%rcx"
+    assert scaled.op == Load("rcx", (Reg("rax"), Reg("rbx", 2), Imm(8)), 8)
+
+
+def test_arm_multiple_loads_and_shifts() -> None:
+    """``LDM``/``LDMIB``/``LDRD``: consecutive words, one instruction (the load that
+    overwrites the base register last); ``[rn,rm,lsl #k]``: a scaled index register."""
+    ldm = one(arm, "LDMIB R0,{R0,R1}")
+    assert ldm.text == "LDMIB R0, {R0,R1}"
+    assert ldm.op == Load("R1", (Reg("R0"), Imm(8)))
+    assert ldm.more == (Load("R0", (Reg("R0"), Imm(4))),)
+    ldrd = one(arm, "LDRD R4,[R1,#8]")
+    assert ldrd.text == "LDRD R4, R5, [R1, #8]"
+    assert (ldrd.op, ldrd.more) == (
+        Load("R4", (Reg("R1"), Imm(8))),
+        (Load("R5", (Reg("R1"), Imm(12))),),
+    )
+    shifted = one(arm, "STR R2,[R4,R3,lsl #2]")
+    assert shifted.text == "STR R2,[R4,R3,lsl #2]"
+    assert shifted.op == Store(Reg("R2"), (Reg("R4"), Reg("R3", 2)))
+
+
 @pytest.mark.parametrize(
     ("module", "text", "words"),
     [
         (arm, "LDRNE R0,[R1]", "unsupported ARM instruction 'LDRNE' (conditional execution)"),
-        (arm, "LDM R0,{R1,R2}", "unsupported ARM instruction 'LDM'"),
+        (arm, "LDM R0,{R1,R1}", "'LDM' loads a register twice"),
+        (arm, "LDRD R12,[R1]", "needs a register R0..R11"),
+        (arm, "LDM R0,{R1}", "loads two or three registers"),
         (arm, "FOO R0", "unknown ARM instruction 'FOO'"),
         (arm, "DMB XX", "unknown barrier option 'XX'"),
-        (arm, "LDR R0,[R1,R2,LSL #2]", "shifted offsets are not supported"),
+        (arm, "LDR R0,[R1,R2,LSL R3]", "expected 'lsl #k'"),
+        (arm, "LDR R0,[R1,#4,LSL #2]", "malformed address"),
         (riscv, "sltu x5,x6,x7", "unsupported RISC-V instruction 'sltu' (herd does not"),
         (riscv, "amomaxu.w x5,x6,(x7)", "unsupported RISC-V instruction 'amomaxu.w'"),
         (riscv, "jalr x0,x10,0", "unknown RISC-V instruction 'jalr'"),
@@ -168,7 +195,8 @@ def test_x86_64_memory_arithmetic() -> None:
         (x86_64, "cmpxchgq %rbx,(x)", "unsupported X86_64 instruction 'cmpxchgq'"),
         (x86_64, "movw $1,%ax", "writing the 16-bit register 'ax' is not supported"),
         (x86_64, "lock; orq $1,(x)", "illegal lock prefix"),
-        (x86_64, "movq (%rax,%rbx,8),%rcx", "scaled-index addresses are not supported"),
+        (x86_64, "movq (%rax,%rbx,3),%rcx", "the scale of an index register is 1, 2, 4 or 8"),
+        (x86_64, "movq (%rax,%rbx),%rcx", "expected k(%rA,%rB,s)"),
     ],
 )
 def test_unmodelled_is_one_clean_error(module, text: str, words: str) -> None:

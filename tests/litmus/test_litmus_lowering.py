@@ -348,6 +348,18 @@ PPC_CASES = [
     ("bgt L1", asm.branch("bgt  L1", "bgt", "L1", "gt", "cr0"), ("cr0",), ()),
     ("ble L1", asm.branch("ble  L1", "ble", "L1", "le", "cr0"), ("cr0",), ()),
     ("bng L1", asm.branch("ble  L1", "bng", "L1", "le", "cr0"), ("cr0",), ()),
+    (
+        "rlwinm r3,r4,5,0,31",
+        asm.op("rlwinm r3,r4,5, 0,31", "rlwinm", "r3", "rlwinm.5.0.31", (Reg("r4"),)),
+        ("r4",),
+        ("r3",),
+    ),
+    (
+        "rlwimi r3,r4,4,30,31",
+        asm.op("rlwimi r3,r4,4, 30,31", "rlwimi", "r3", "rlwimi.4.30.31", (Reg("r3"), Reg("r4"))),
+        ("r3", "r4"),
+        ("r3",),
+    ),
 ]
 
 PPC_UNSUPPORTED = [
@@ -361,8 +373,6 @@ PPC_UNSUPPORTED = [
     "mfcr r1",
     "lmw r28,0(r2)",
     "stmw r28,0(r2)",
-    "rlwinm r1,r2,0,0,31",
-    "rlwimi r1,r2,0,0,31",
 ]
 
 

@@ -1,0 +1,45 @@
+"""Instructions with several effects or scaled addresses, end to end and concurrent:
+``herdsman herd7`` on the tests of ``tests/data/instructions`` prints herd7 7.57's block
+beside each (``.expected``, without ``Time``; hashes included).
+
+- ``A64-MPstp``, ``A64-LBstp``, ``A64-SBpair``: ``STP``/``LDP`` (two accesses of one
+  instruction, post-indexed too) against single accesses and each other;
+- ``A64-MPpostnodep``: a post-indexed load's base update depends on the base only (an
+  access through the updated base carries no dependency on the load);
+- ``A64-MPldpdep``, ``A64-LBpre``: an address dependency from a pair's second read
+  through a scaled index ``[X0,X7,LSL #3]``; pre-indexed loads and stores;
+- ``ARM-MPldm``: ``LDM``, ``LDRD`` and ``[rn,rm,lsl #2]`` under herd's ``arm.cat``;
+- ``X86_64-SBscaled``: scaled index addresses ``k(%rA,%rB,s)``;
+- ``PPC-RL``: ``rlwinm``/``rlwimi`` values, herd's rotation count included.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
+from herdsman.herd_compat.cli.run import run_tests
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "instructions"
+NAMES = sorted(p.stem for p in DATA.glob("*.litmus"))
+
+
+def _block(path: Path) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    cfg, _ = parse_herd7_args([str(path)])
+    assert run_tests(cfg, out, err) in (0, 1), err.getvalue()
+    return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
+
+
+def test_every_test_has_its_block() -> None:
+    assert len(NAMES) == 9
+    assert all((DATA / f"{n}.expected").exists() for n in NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_blocks_are_herds(name: str) -> None:
+    want = (DATA / f"{name}.expected").read_text()
+    assert _block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
