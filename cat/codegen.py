@@ -358,7 +358,9 @@ class CodeGen(NodeCode):
     # ------------------------------------------------------------------ needed nodes
     def compute_needed(self) -> None:
         """Nodes reachable from what the (specialised) program reads."""
-        self.needed = {n.id for n in walk(self.map(v) for v in program_values(self.c))}
+        read = [self.map(v) for v in program_values(self.c)]
+        self.read = {v.id for v in read if type(v) is Node}
+        self.needed = {n.id for n in walk(read)}
 
     def generate(self) -> Generated:
         self.compute_needed()

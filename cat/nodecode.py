@@ -39,6 +39,15 @@ _CALLS = {
     "toid": "ident",
 }
 
+#: Ops whose value is empty when an operand is (None: any operand; k: one of the first k).
+_EMPTIED: dict[str, int | None] = {"seq": None, "inter": None, "prod": None, "diff": 1}
+#: Plain relational operations: code computing them may be skipped (nothing can fail).
+_PLAIN = frozenset(
+    {"input", "union", "inter", "diff", "seq", "inv", "plus", "domain", "range", "prod", "toid"}
+)
+#: Variables of the generated code that are never empty.
+_NONEMPTY = frozenset({"ALL", "ID", "FULL"})
+
 #: First lines of the generated ``statics`` and ``make``: the relalg kernels as locals.
 _PRELUDE = [
     "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
@@ -68,6 +77,10 @@ class NodeCode:
         self.sp = sp
         self.precomputed = precomputed
         self.made_hoisted: set[str] = set()  # static parts of unions and intersections
+        #: per node, the nodes using it (made when first asked)
+        self.users: dict[int, set[int]] | None = None
+        #: the nodes the program reads itself (checks, shows...)
+        self.read: set[int] = set()
 
     def const(self, v) -> str:
         self.consts.append(v)
@@ -113,6 +126,13 @@ class NodeCode:
             sc.avail[n.id] = str(n.info)
             return str(n.info)
         hoist = self.hoists(n, sc)
+        empty = self.empty_when(n, sc, hoist)
+        if empty is not None:  # a static operand is empty: so is n, its operands unmade
+            self.emit(sc, f"if {empty}:")
+            self.emit(sc, f"    {var} = 0")
+            self.emit(sc, "else:")
+            made = set(sc.avail)
+            sc.ind += 1
         args = [self.ensure(a, sc) for a in n.args if a.deps or not hoist]
         if hoist:  # its static operands in one, once per skeleton
             args.append(self.hoisted(n))
@@ -122,8 +142,87 @@ class NodeCode:
             self.emit_memoised(sc, var, self.memo_table(f"m{n.id}"), key, expr)
         else:
             self.emit(sc, f"{var} = {expr}")
+        if empty is not None:  # what the branch made is not made on the other one
+            sc.ind -= 1
+            for k in [k for k in sc.avail if k not in made]:
+                del sc.avail[k]
         sc.avail[n.id] = var
         return var
+
+    def empty_when(self, n: Node, sc: Scope, hoist: bool) -> str | None:
+        """For a set or relation ``n`` computed per candidate that is empty when one of
+        its static operands is (a sequence, intersection or product; a difference's first
+        operand): the test of those operands' emptiness (``not (s1 and s2)``), under which
+        the code skips the call and the operands only ``n`` uses (a skeleton without
+        fences, without read-modify-writes...); the operands others use too are made
+        first, here.  None when that saves nothing, or when an operand to skip is not a
+        plain relational operation (nothing skipped could fail)."""
+        op = n.op
+        if (
+            op not in _EMPTIED
+            or sc.lines is self.static.lines
+            or sc.in_fix
+            or not n.deps
+            or (n.type != SET and n.type != REL)
+        ):
+            return None
+        if hoist:  # an intersection's static operands, hoisted into one
+            tests = [self.hoisted(n)]
+        else:
+            k = _EMPTIED[op]
+            tests = [
+                self.ensure(a, sc)
+                for a in (n.args if k is None else n.args[:k])
+                if not a.deps and (a.type == SET or a.type == REL)
+            ]
+        tests = [t for t in tests if t.isidentifier() and t not in _NONEMPTY]
+        if not tests:
+            return None
+        pending = self.pending(n, sc)
+        if pending is None:
+            return None
+        own = self.own(n, pending)
+        if not own and op != "seq" and op != "prod":
+            return None
+        for i in sorted(pending):  # made whatever the operands' emptiness (arguments first)
+            if i not in own:
+                self.ensure(pending[i], sc)
+        return f"not ({' and '.join(tests)})" if len(tests) > 1 else f"not {tests[0]}"
+
+    def pending(self, n: Node, sc: Scope) -> dict[int, Node] | None:
+        """The per-candidate nodes computing ``n`` needs that ``sc`` has not made yet
+        (None when one of them is not a plain relational operation)."""
+        out: dict[int, Node] = {}
+        stack = [a for a in n.args if a.deps]
+        while stack:
+            a = stack.pop()
+            if a.id in out or a.id in sc.avail:
+                continue
+            if a.op not in _PLAIN:
+                return None
+            out[a.id] = a
+            stack.extend(b for b in a.args if b.deps)
+        return out
+
+    def own(self, n: Node, pending: dict[int, Node]) -> set[int]:
+        """The nodes of ``pending`` that only ``n`` and those nodes use (the program reads
+        none of them itself)."""
+        users = self.users
+        if users is None:
+            users = self.users = {}
+            for m in self.g.nodes:
+                for a in m.args:
+                    if type(a) is Node:
+                        users.setdefault(a.id, set()).add(m.id)
+        inside = set(pending)
+        changed = True
+        while changed:
+            changed = False
+            for i in list(inside):
+                if i in self.read or any(u != n.id and u not in inside for u in users[i]):
+                    inside.discard(i)
+                    changed = True
+        return inside
 
     def hoists(self, n: Node, sc: Scope) -> bool:
         """Whether the union or intersection ``n``, computed in ``sc`` per candidate (or
