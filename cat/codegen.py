@@ -391,6 +391,7 @@ class CodeGen(NodeCode):
         """``statics``: every static node the unspecialised program may use."""
         statics = {n.id: n for n in walk(program_values(self.c), stop=is_static) if not n.deps}
         ids = sorted(statics)
+        self.read = set(ids)  # returned, each: none is made only under a test
         for i in ids:
             self.ensure(statics[i], self.static)
         head = self.head("statics(U, N, K, RT, EV)")
