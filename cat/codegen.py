@@ -358,7 +358,9 @@ class CodeGen(NodeCode):
     # ------------------------------------------------------------------ needed nodes
     def compute_needed(self) -> None:
         """Nodes reachable from what the (specialised) program reads."""
-        self.needed = {n.id for n in walk(self.map(v) for v in program_values(self.c))}
+        read = [self.map(v) for v in program_values(self.c)]
+        self.read = {v.id for v in read if type(v) is Node}
+        self.needed = {n.id for n in walk(read)}
 
     def generate(self) -> Generated:
         self.compute_needed()
@@ -389,6 +391,7 @@ class CodeGen(NodeCode):
         """``statics``: every static node the unspecialised program may use."""
         statics = {n.id: n for n in walk(program_values(self.c), stop=is_static) if not n.deps}
         ids = sorted(statics)
+        self.read = set(ids)  # returned, each: none is made only under a test
         for i in ids:
             self.ensure(statics[i], self.static)
         head = self.head("statics(U, N, K, RT, EV)")

@@ -39,6 +39,17 @@ _CALLS = {
     "toid": "ident",
 }
 
+#: Ops whose value is empty when an operand is (None: any operand; k: one of the first k).
+_EMPTIED: dict[str, int | None] = {"seq": None, "inter": None, "prod": None, "diff": 1}
+#: Plain relational operations: code computing them may be skipped (nothing can fail).
+_PLAIN = frozenset(
+    {"input", "union", "inter", "diff", "seq", "inv", "plus", "domain", "range", "prod", "toid"}
+)
+#: ... and the leaves of static code (names, constants), cheap and sure to succeed.
+_LEAVES = frozenset({"name", "const", "all", "id", "full"})
+#: Variables of the generated code that are never empty.
+_NONEMPTY = frozenset({"ALL", "ID", "FULL"})
+
 #: First lines of the generated ``statics`` and ``make``: the relalg kernels as locals.
 _PRELUDE = [
     "    seq = U.seq; inverse = U.inverse; plus = U.plus; domain = U.domain",
@@ -68,6 +79,14 @@ class NodeCode:
         self.sp = sp
         self.precomputed = precomputed
         self.made_hoisted: set[str] = set()  # static parts of unions and intersections
+        #: per node, the nodes using it (those of the graph's first ``users_of`` nodes)
+        self.users: dict[int, set[int]] = {}
+        self.users_of = 0
+        #: per code (its list of lines), the variables the tests around the line to come
+        #: test for emptiness (a test nested in them need not test them again)
+        self.tested: dict[int, list[str]] = {}
+        #: the nodes the program reads itself (checks, shows...)
+        self.read: set[int] = set()
 
     def const(self, v) -> str:
         self.consts.append(v)
@@ -113,6 +132,13 @@ class NodeCode:
             sc.avail[n.id] = str(n.info)
             return str(n.info)
         hoist = self.hoists(n, sc)
+        empty = self.empty_when(n, sc, hoist)
+        if empty is not None:  # a static operand is empty: so is n, its operands unmade
+            self.emit(sc, f"if {empty}:")
+            self.emit(sc, f"    {var} = 0")
+            self.emit(sc, "else:")
+            made = set(sc.avail)
+            sc.ind += 1
         args = [self.ensure(a, sc) for a in n.args if a.deps or not hoist]
         if hoist:  # its static operands in one, once per skeleton
             args.append(self.hoisted(n))
@@ -122,8 +148,104 @@ class NodeCode:
             self.emit_memoised(sc, var, self.memo_table(f"m{n.id}"), key, expr)
         else:
             self.emit(sc, f"{var} = {expr}")
+        if empty is not None:  # what the branch made is not made on the other one
+            sc.ind -= 1
+            del self.tested[id(sc.lines)][-(empty.count(" and ") + 1) :]
+            for k in [k for k in sc.avail if k not in made]:
+                del sc.avail[k]
         sc.avail[n.id] = var
         return var
+
+    def empty_when(self, n: Node, sc: Scope, hoist: bool) -> str | None:
+        """For a set or relation ``n`` that is empty when one of its operands is (a
+        sequence, intersection or product; a difference's first operand), and one of
+        those is made already (a static operand of per-candidate code; an event set of
+        herd's names, or what one empties, in the static code): the test of their
+        emptiness (``not (s1 and s2)``), under which the code skips the call and the
+        operands only ``n`` uses (a skeleton without fences, without read-modify-writes...);
+        the operands others use too are made first, here.  None when that saves nothing,
+        or when an operand to skip is not a plain relational operation (nothing skipped
+        could fail)."""
+        static = sc.lines is self.static.lines
+        if (
+            n.op not in _EMPTIED
+            or sc.in_fix
+            or not (static or n.deps)
+            or (n.type != SET and n.type != REL)
+        ):
+            return None
+        tests = [self.hoisted(n)] if hoist else self.empty_tests(n, sc, static, 3)
+        tested = self.tested.get(id(sc.lines), ())  # by the tests around (code is nested)
+        tests = list(
+            dict.fromkeys(
+                t for t in tests if t.isidentifier() and t not in _NONEMPTY and t not in tested
+            )
+        )
+        if not tests:
+            return None
+        pending = self.pending(n, sc, static)
+        if pending is None:
+            return None
+        own = self.own(n, pending)
+        if not own and n.op != "seq" and n.op != "prod":
+            return None
+        for i in sorted(pending):  # made whatever the operands' emptiness (arguments first)
+            if i not in own:
+                self.ensure(pending[i], sc)
+        tests = tests[:3]
+        self.tested.setdefault(id(sc.lines), []).extend(tests)
+        return f"not ({' and '.join(tests)})" if len(tests) > 1 else f"not {tests[0]}"
+
+    def empty_tests(self, n: Node, sc: Scope, static: bool, depth: int) -> list[str]:
+        """Variables made (or cheap to make: herd's names) whose emptiness empties ``n``:
+        its operands' that empty it, or theirs (``depth`` levels down)."""
+        k = _EMPTIED[n.op]
+        out: list[str] = []
+        for a in n.args if k is None else n.args[:k]:
+            if a.type != SET and a.type != REL or a.op in _CONSTS:
+                continue
+            if a.id in sc.avail or not a.deps and not static or static and a.op == "name":
+                out.append(self.ensure(a, sc))
+            elif depth > 1 and a.op in _EMPTIED and (static or a.deps):
+                out += self.empty_tests(a, sc, static, depth - 1)
+        return out
+
+    def pending(self, n: Node, sc: Scope, static: bool) -> dict[int, Node] | None:
+        """The nodes computing ``n`` needs that ``sc`` has not made yet (per-candidate
+        ones, in per-candidate code); None when one of them is not a plain relational
+        operation."""
+        out: dict[int, Node] = {}
+        plain = _PLAIN | _LEAVES if static else _PLAIN
+        stack = [a for a in n.args if static or a.deps]
+        while stack:
+            a = stack.pop()
+            if a.id in out or a.id in sc.avail:
+                continue
+            if a.op not in plain:
+                return None
+            out[a.id] = a
+            stack.extend(b for b in a.args if static or b.deps)
+        return out
+
+    def own(self, n: Node, pending: dict[int, Node]) -> set[int]:
+        """The nodes of ``pending`` that only ``n`` and those nodes use (the program reads
+        none of them itself)."""
+        users = self.users
+        nodes = self.g.nodes
+        for m in nodes[self.users_of : len(nodes)]:  # the graph grows as code is made
+            for a in m.args:
+                if type(a) is Node:
+                    users.setdefault(a.id, set()).add(m.id)
+        self.users_of = len(nodes)
+        inside = set(pending)
+        changed = True
+        while changed:
+            changed = False
+            for i in list(inside):
+                if i in self.read or any(u != n.id and u not in inside for u in users.get(i, ())):
+                    inside.discard(i)
+                    changed = True
+        return inside
 
     def hoists(self, n: Node, sc: Scope) -> bool:
         """Whether the union or intersection ``n``, computed in ``sc`` per candidate (or

@@ -216,11 +216,12 @@ done:
     return res;
 }
 
-enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC };
+enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
 
 /* The operators of one relation: plus(n, cap, r), the transitive closure r+ (Warshall);
  * inverse(n, cap, r), the pairs (j, i) of the pairs (i, j) of r; acyclic(n, cap, r),
- * whether r has no cycle (the closure, stopping at the first event that reaches itself).
+ * whether r has no cycle (the closure, stopping at the first event that reaches itself);
+ * domain(n, cap, r) and range(n, cap, r), the events with a successor, with a predecessor.
  * Buffers: r's words, its rows, an output's words; on the stack for small universes. */
 static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
     Shape sh;
@@ -263,6 +264,23 @@ static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usag
                 }
         res = from_words(out, nw);
         break;
+    case OP_DOMAIN:
+        memset(out, 0, (size_t)rw * sizeof(uint64_t));
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (Py_ssize_t k = 0; k < rw; k++)
+                if (rows[i * rw + k]) {
+                    out[i >> 6] |= ((uint64_t)1) << (i & 63);
+                    break;
+                }
+        res = from_words(out, rw);
+        break;
+    case OP_RANGE:
+        memset(out, 0, (size_t)rw * sizeof(uint64_t));
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (Py_ssize_t k = 0; k < rw; k++)
+                out[k] |= rows[i * rw + k];
+        res = from_words(out, rw);
+        break;
     default:
         res = PyBool_FromLong(!close_rows(rows, n, rw, 1));
     }
@@ -287,6 +305,16 @@ static PyObject *relalg_acyclic(PyObject *self, PyObject *const *args, Py_ssize_
     return unary(args, nargs, "acyclic(n, cap, r)", OP_ACYCLIC);
 }
 
+static PyObject *relalg_domain(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    return unary(args, nargs, "domain(n, cap, r)", OP_DOMAIN);
+}
+
+static PyObject *relalg_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    return unary(args, nargs, "range(n, cap, r)", OP_RANGE);
+}
+
 static PyMethodDef methods[] = {
     {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
     {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
@@ -294,6 +322,10 @@ static PyMethodDef methods[] = {
      "inverse(n, cap, r): r^-1"},
     {"acyclic", (PyCFunction)(void (*)(void))relalg_acyclic, METH_FASTCALL,
      "acyclic(n, cap, r): whether r has no cycle"},
+    {"domain", (PyCFunction)(void (*)(void))relalg_domain, METH_FASTCALL,
+     "domain(n, cap, r): the events with a successor"},
+    {"range", (PyCFunction)(void (*)(void))relalg_range, METH_FASTCALL,
+     "range(n, cap, r): the events with a predecessor"},
     {NULL, NULL, 0, NULL},
 };
 

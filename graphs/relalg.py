@@ -80,6 +80,8 @@ class Universe:
         "plus",
         "inverse",
         "acyclic",
+        "domain",
+        "range",
     )
 
     def __init__(self, n: int, cap: int | None = None) -> None:
@@ -125,16 +127,22 @@ class Universe:
         self.plus: Callable[[int], int]
         self.inverse: Callable[[int], int]
         self.acyclic: Callable[[int], bool]
+        self.domain: Callable[[int], int]  # events with a successor in r
+        self.range: Callable[[int], int]  # events with a predecessor in r
         if KERNEL:
             self.seq = partial(_kernel.seq, n, cap)
             self.plus = partial(_kernel.plus, n, cap)
             self.inverse = partial(_kernel.inverse, n, cap)
             self.acyclic = partial(_kernel.acyclic, n, cap)
+            self.domain = partial(_kernel.domain, n, cap)
+            self.range = partial(_kernel.range, n, cap)
         else:
             self.seq = self.seq_py
             self.plus = self.plus_py
             self.inverse = self.inverse_py
             self.acyclic = self.acyclic_py
+            self.domain = self.domain_py
+            self.range = self.range_py
 
     def __getstate__(self) -> tuple[int, int]:
         return (self.n, self.cap)
@@ -247,16 +255,16 @@ class Universe:
         """Identity restricted to s: [s]."""
         return self.ID & (self.COL0 * s) if s != self.ALL else self.ID
 
-    def domain(self, r: int) -> int:
-        """Events with a successor in r."""
+    def domain_py(self, r: int) -> int:
+        """Events with a successor in r, in Python."""
         if not r:
             return 0
         for k in self._row_fold:  # OR each row onto its column 0, then read column 0
             r |= r >> k
         return self.unspread(r & self.COL0)
 
-    def range(self, r: int) -> int:
-        """Events with a predecessor in r."""
+    def range_py(self, r: int) -> int:
+        """Events with a predecessor in r, in Python."""
         for mask, shift in self._range_steps:
             r = (r & mask) | (r >> shift)
         return r & self.ROW

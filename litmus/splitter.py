@@ -28,8 +28,9 @@ _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_/.\-]*)[ \t]*=[ \t]*([^\n]*)\n")
 # followed by a name character (whether it starts a token is checked by _in_name)
 _KEY_LINES = re.compile(rf"(?:\n|{_KEY_LINE.pattern})*")
 _PROG_STOP = re.compile(
-    r"\(\*|\"|~[ \t]*exists"
-    r"|(?:final|forall|exists|cases|observed|Observed|locations|filter)(?![A-Za-z0-9_/.\-])"
+    r"(?=[(\"~fecolO])"  # the first characters: the search skips the others quickly
+    r"(?:\(\*|\"|~[ \t]*exists"
+    r"|(?:final|forall|exists|cases|observed|Observed|locations|filter)(?![A-Za-z0-9_/.\-]))"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.-")
 _COND_END = re.compile(r"\(\*|<<")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
+from typing import Any, Generic, ParamSpec, Self, TypeVar, cast, overload
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,9 +29,10 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
         # per key (the arguments' ids) the arguments, kept alive so that their ids are
         # not reused while remembered (a key found is the same objects), and the result
         kept: dict[object, tuple[tuple[object, ...], R]] = {}
+        call = cast("Callable[..., R]", fn)
         lock = threading.Lock()
 
-        def remembered(*args: P.args, **kwargs: P.kwargs) -> R:
+        def remembered(*args: Any) -> R:  # positional only: no dict of keywords per call
             n = len(args)  # keys of one and two arguments built without a loop: the usual
             key = (
                 id(args[0])
@@ -43,15 +44,14 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
             got = kept.get(key)
             if got is not None:
                 return got[1]
-            assert not kwargs, "by_identity takes positional arguments"
-            out = fn(*args, **kwargs)
+            out = call(*args)
             with lock:
                 if len(kept) >= maxsize:
                     kept.clear()
                 kept[key] = (args, out)
             return out
 
-        return functools.update_wrapper(remembered, fn)
+        return cast("Callable[P, R]", functools.update_wrapper(remembered, fn))
 
     return wrap
 

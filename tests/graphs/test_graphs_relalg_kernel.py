@@ -62,6 +62,9 @@ def test_kernel_matches_python(case: tuple[Universe, int, int]) -> None:
     dag = _upper(U, r)  # no cycle by construction
     assert acyclic(dag) and U.acyclic_py(dag)
     assert acyclic(r | U.ID) == (U.n == 0)
+    assert k.domain(U.n, U.cap, r) == U.domain_py(r)
+    assert k.range(U.n, U.cap, r) == U.range_py(r)
+    assert k.domain(U.n, U.cap, inverse(r)) == U.range_py(r)
 
 
 def _upper(U: Universe, r: int) -> int:
