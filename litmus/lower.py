@@ -26,7 +26,6 @@ from herdsman.litmus.base.ir import (
     MemLoc,
     Op,
     Operand,
-    Or,
     Program,
     Prop,
     RegLoc,
@@ -208,19 +207,14 @@ _NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
 
 
 def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
-    """``loc = k`` as herd reads it at ``loc``'s type: ``loc`` holds ``k``, or ``k``'s
-    signed or unsigned word of that type (herdsman's values are those words or ``k``'s
-    width: a W register's result is signed, a byte load's zero-extended)."""
+    """``loc = k`` as herd reads it (``constraints.ml``): the location's value and ``k``
+    both masked to the bits of ``loc``'s type (an ``int`` when undeclared), then compared:
+    ``k`` as a word of that type, compared on its bits (:attr:`Atom.bits`)."""
     k = a.value
     if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
         return a
-    bits = types.get(a.loc, DEFAULT_CAST)[0]
-    if k >> (bits - 1) == 0:  # a word of ``bits`` bits read alike signed or not
-        return a
-    words = {k, cast_value(k, (bits, True)), cast_value(k, (bits, False))}
-    if len(words) == 1:
-        return a
-    return Or(tuple(Atom(a.loc, v) for v in sorted(words)))
+    cast = types.get(a.loc, DEFAULT_CAST)
+    return Atom(a.loc, cast_value(k, cast), cast[0])
 
 
 def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
@@ -230,7 +224,7 @@ def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
 def _cell_atom(a: Atom, cells: Mapping[str, str]) -> Atom:
     loc = _cell(a.loc, cells)
     v = _cell(a.value, cells) if isinstance(a.value, MemLoc) else a.value
-    return a if loc is a.loc and v is a.value else Atom(loc, v)
+    return a if loc is a.loc and v is a.value else Atom(loc, v, a.bits)
 
 
 def _initial_registers(init: tuple[InitItem, ...], nthreads: int) -> list[dict[str, Value]]:
