@@ -11,7 +11,11 @@ compares the values as they are.  The tests of ``tests/data/aarch64/words`` and 
 - ``W5`` (PPC): a 64-bit initial register moved, a ``uint32_t`` location loaded with
   ``ld`` and the location itself;
 - ``W6``: a ``uint64_t`` location read into an untyped and an ``int8_t`` register
-  (``0:X3=0x101`` holds on 8 bits), and a negated atom on the location.
+  (``0:X3=0x101`` holds on 8 bits), and a negated atom on the location;
+- ``W7`` (PPC), ``W8``: herd's initial writes hold a value's low bits of the location's
+  size (an ``int``'s 32 when undeclared), zero-extended: ``int x = -1`` is loaded as
+  ``4294967295`` by ``lwz``, ``ld``, ``LDR X`` and ``LDR W``, as ``-1`` by ``lwa``/``lwax``
+  (sign-extending); an ``int64_t`` location keeps ``-1``; an ``int8_t`` ``-1`` is ``255``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from herdsman.herd_compat.cli.run import run_tests
 DATA = Path(__file__).resolve().parents[1] / "data" / "aarch64" / "words"
 
 
-@pytest.mark.parametrize("name", ["W1", "W2", "W3", "W4", "W5", "W6"])
+@pytest.mark.parametrize("name", ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"])
 def test_blocks_are_herds(name: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     cfg, _ = parse_herd7_args([str(DATA / f"{name}.litmus")])
