@@ -241,9 +241,7 @@ def _access(canon: str, o: list[Operand]) -> tuple[str, tuple[IrOperand, ...]]:
     return f"{canon} {r},{a},{b}", _addr_x(a, b)
 
 
-def _load(
-    size: int, canon: str, annots: frozenset[str] = frozenset(), widen: int = 0
-) -> Builder:
+def _load(size: int, canon: str, annots: frozenset[str] = frozenset(), widen: int = 0) -> Builder:
     """A load; ``widen``: the conversion of the value read (``lwa``: its low word
     sign-extended, herd's ``Sxt Word``; the others move it as it is)."""
 
