@@ -30,6 +30,7 @@ from herdsman.litmus.base.ir import (
     SymRegLoc,
     Value,
     prop_locations,
+    same_word,
 )
 from herdsman.litmus.base.memo import by_identity
 
@@ -47,19 +48,20 @@ def needed_locations(observed: list[Loc], filter: Prop | None) -> list[Loc]:
     return needed
 
 
-def wanted_values(p: Prop) -> dict[Loc, Value]:
-    """The value each location must hold for ``p`` to hold, when ``p`` is a conjunction
-    of atoms ``loc = constant`` (herd's ``wanted_final_value``: ``And``, a one-element
-    ``Or``, atoms); any other part pins nothing.  Two different values for one location
-    (``p`` never holds) pin nothing either: the caller's full check decides then."""
-    out: dict[Loc, Value] = {}
+def wanted_values(p: Prop) -> dict[Loc, Atom]:
+    """The atom ``loc = constant`` each location must satisfy for ``p`` to hold (see
+    :func:`~litmus.base.ir.atom_holds`), when ``p`` is a conjunction of such atoms
+    (herd's ``wanted_final_value``: ``And``, a one-element ``Or``, atoms); any other part
+    pins nothing.  Two different atoms for one location pin nothing either: the caller's
+    full check decides then."""
+    out: dict[Loc, Atom] = {}
     clash = False
 
     def walk(q: Prop) -> None:
         nonlocal clash
         if isinstance(q, Atom) and not isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
-            old = out.setdefault(q.loc, q.value)
-            clash = clash or old != q.value
+            old = out.setdefault(q.loc, q)
+            clash = clash or old != q
         elif isinstance(q, And):
             for part in q.props:
                 walk(part)
@@ -83,9 +85,12 @@ def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
             if i is None:
                 return lambda s: s[j] == 0
             return lambda s: s[i] == s[j]
+        bits = p.bits
         if i is None:
-            res = w == 0
+            res = same_word(0, w, bits)
             return lambda s: res
+        if bits:
+            return lambda s: s[i] == w or same_word(s[i], w, bits)
         return lambda s: s[i] == w
     if isinstance(p, And):
         return _conjunction(_flat(p, And), index)
@@ -118,20 +123,32 @@ def _flat(p: And | Or, kind: type[And] | type[Or]) -> list[Prop]:
     return out
 
 
-def _pinned(q: Prop, index: dict[Loc, int]) -> tuple[int, Value] | None:
-    """(position, constant) of an atom ``loc = constant`` whose location the state holds."""
+#: An atom ``loc = constant`` of a state's location: its position, the constant and the
+#: bits it is compared on (:attr:`~litmus.base.ir.Atom.bits`).
+Pin = tuple[int, Value, int]
+
+
+def _pinned(q: Prop, index: dict[Loc, int]) -> Pin | None:
+    """The pin of an atom ``loc = constant`` whose location the state holds."""
     if not isinstance(q, Atom) or isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
         return None
     i = index.get(q.loc)
-    return None if i is None else (i, q.value)
+    return None if i is None else (i, q.value, q.bits)
+
+
+def _pins_hold(pins: list[Pin], s: State) -> bool:
+    """Whether every pin holds in ``s``, compared on its bits."""
+    for i, w, bits in pins:
+        if not same_word(s[i], w, bits):
+            return False
+    return True
 
 
 def _split(
     props: list[Prop], index: dict[Loc, int]
-) -> tuple[list[tuple[int, Value]], list[Callable[[State], bool]]]:
-    """The atoms ``loc = constant`` of ``props`` as (position, constant), the others
-    compiled."""
-    pins: list[tuple[int, Value]] = []
+) -> tuple[list[Pin], list[Callable[[State], bool]]]:
+    """The atoms ``loc = constant`` of ``props`` as pins, the others compiled."""
+    pins: list[Pin] = []
     rest: list[Callable[[State], bool]] = []
     for q in props:
         pin = _pinned(q, index)
@@ -154,13 +171,17 @@ def _conjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
             return True
 
         return every
-    get = itemgetter(*(i for i, _ in pins))
-    want = tuple(w for _, w in pins) if len(pins) > 1 else pins[0][1]
+    get = itemgetter(*(i for i, _, _ in pins))
+    want = tuple(w for _, w, _ in pins) if len(pins) > 1 else pins[0][1]
+    # equal values first; atoms compared on bits may hold for other values too
+    masked = any(bits for _, _, bits in pins)
     if not rest:
+        if masked:
+            return lambda s: get(s) == want or _pins_hold(pins, s)
         return lambda s: get(s) == want
 
     def pinned_then_every(s: State) -> bool:
-        if not get(s) == want:
+        if not get(s) == want and not (masked and _pins_hold(pins, s)):
             return False
         for f in rest:
             if not f(s):
@@ -173,14 +194,15 @@ def _conjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
 def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], bool]:
     """Any of ``props`` (pure, so the atoms ``loc = constant`` are compared first)."""
     pins, rest = _split(props, index)
-    if pins and not rest and len({i for i, _ in pins}) == 1:  # one location's values
-        i = pins[0][0]
-        values = tuple(w for _, w in pins)
+    masked = any(bits for _, _, bits in pins)
+    if pins and not rest and not masked and len({i for i, _, _ in pins}) == 1:
+        i = pins[0][0]  # one location's values
+        values = tuple(w for _, w, _ in pins)
         return lambda s: s[i] in values
 
     def some(s: State) -> bool:
-        for i, w in pins:
-            if s[i] == w:
+        for i, w, bits in pins:
+            if s[i] == w or bits and same_word(s[i], w, bits):
                 return True
         for f in rest:
             if f(s):

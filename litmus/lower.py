@@ -12,7 +12,14 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from herdsman.litmus.asm import aarch64, cells
-from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, c_cast, cast_value
+from herdsman.litmus.base.casts import (
+    DEFAULT_CAST,
+    SCALAR_BITS,
+    Cast,
+    c_cast,
+    cast_value,
+    stored_init,
+)
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
@@ -28,7 +35,6 @@ from herdsman.litmus.base.ir import (
     MemLoc,
     Op,
     Operand,
-    Or,
     Program,
     Prop,
     RegLoc,
@@ -80,7 +86,7 @@ def lower(test: LitmusTest) -> Program:
     init section, the condition: one object per text) is remembered per part."""
     aarch64_ = test.arch == "AArch64"  # herd shows its branches' targets as offsets
     threads = tuple([_thread(code, aarch64_) for code in test.threads])
-    init = _lowered_init(test.init, len(test.threads))
+    init = _lowered_init(test.init, len(test.threads), SCALAR_BITS.get(test.arch, 0))
     cells = init.cells
     observed = tuple(test.observed_locations())
     condition, filt = test.condition, test.filter
@@ -164,12 +170,14 @@ class _LoweredInit:
 
 
 @by_identity(maxsize=1 << 14)
-def _lowered_init(init: tuple[InitItem, ...], nthreads: int) -> _LoweredInit:
+def _lowered_init(init: tuple[InitItem, ...], nthreads: int, scalar: int) -> _LoweredInit:
+    """What the program takes from ``init`` (``scalar``: the bits of the architecture's
+    scalars, 0 when not known: see :func:`_initial_memory`)."""
     symbolic = tuple(
         (it.loc.name, init_value(it.value)) for it in init if isinstance(it.loc, SymRegLoc)
     )
     registers = tuple(_one(tuple(regs.items())) for regs in _initial_registers(init, nthreads))
-    memory = MappingProxyType(_initial_memory(init))
+    memory = MappingProxyType(_initial_memory(init, scalar))
     cells = MappingProxyType(_array_cells(init))
     return _LoweredInit(symbolic, registers, memory, cells, _declared_types(init))
 
@@ -202,7 +210,7 @@ def _code_symbols(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
 def array_cells(test: LitmusTest) -> Mapping[str, str]:
     """herd's name of each cell of the test's arrays (``v[1]``) and the memory location
     its address names (``v+8`` for 8-byte cells: :class:`Sym`'s text)."""
-    return _lowered_init(test.init, len(test.threads)).cells
+    return _lowered_init(test.init, len(test.threads), SCALAR_BITS.get(test.arch, 0)).cells
 
 
 def _array_cells(init: tuple[InitItem, ...]) -> dict[str, str]:
@@ -239,19 +247,14 @@ _NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
 
 
 def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
-    """``loc = k`` as herd reads it at ``loc``'s type: ``loc`` holds ``k``, or ``k``'s
-    signed or unsigned word of that type (herdsman's values are those words or ``k``'s
-    width: a W register's result is signed, a byte load's zero-extended)."""
+    """``loc = k`` as herd reads it (``constraints.ml``): the location's value and ``k``
+    both masked to the bits of ``loc``'s type (an ``int`` when undeclared), then compared:
+    ``k`` as a word of that type, compared on its bits (:attr:`Atom.bits`)."""
     k = a.value
     if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
         return a
-    bits = types.get(a.loc, DEFAULT_CAST)[0]
-    if k >> (bits - 1) == 0:  # a word of ``bits`` bits read alike signed or not
-        return a
-    words = {k, cast_value(k, (bits, True)), cast_value(k, (bits, False))}
-    if len(words) == 1:
-        return a
-    return Or(tuple(Atom(a.loc, v) for v in sorted(words)))
+    cast = types.get(a.loc, DEFAULT_CAST)
+    return Atom(a.loc, cast_value(k, cast), cast[0])
 
 
 def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
@@ -261,7 +264,7 @@ def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:
 def _cell_atom(a: Atom, cells: Mapping[str, str]) -> Atom:
     loc = _cell(a.loc, cells)
     v = _cell(a.value, cells) if isinstance(a.value, MemLoc) else a.value
-    return a if loc is a.loc and v is a.value else Atom(loc, v)
+    return a if loc is a.loc and v is a.value else Atom(loc, v, a.bits)
 
 
 def _initial_registers(init: tuple[InitItem, ...], nthreads: int) -> list[dict[str, Value]]:
@@ -283,7 +286,8 @@ def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) ->
     """Every memory location the test names (init items, addresses in init values and in
     the code, observed locations: ``observed`` when given), with its initial value (0 when
     unmentioned)."""
-    mem = dict(_lowered_init(test.init, len(test.threads)).memory)
+    scalar = SCALAR_BITS.get(test.arch, 0)
+    mem = dict(_lowered_init(test.init, len(test.threads), scalar).memory)
     for loc in test.observed_locations() if observed is None else observed:
         if isinstance(loc, MemLoc):
             mem.setdefault(loc.name, 0)
@@ -293,22 +297,32 @@ def initial_memory(test: LitmusTest, observed: tuple[Loc, ...] | None = None) ->
     return mem
 
 
-def _initial_memory(init: tuple[InitItem, ...]) -> dict[str, Value]:
+def _initial_memory(init: tuple[InitItem, ...], scalar: int) -> dict[str, Value]:
     """The memory locations of an init section (addresses in its values too) with their
-    initial values."""
+    initial values: as herd's initial writes hold them, zero-extended from the
+    location's size to the architecture's ``scalar`` bits (:func:`stored_init`; 0: read
+    at the declared type)."""
     mem: dict[str, Value] = {}
     for it in init:
         if isinstance(it.value, Sym):
             mem.setdefault(it.value.name, 0)
     for it in init:
         if isinstance(it.loc, MemLoc):
-            mem[it.loc.name] = typed_init(it, it.value)
+            mem[it.loc.name] = _stored(it, it.value, scalar)
     cells = _array_cells(init)
     for it in init:  # an array's cells
         if it.cells is not None and isinstance(it.loc, MemLoc):
             for i, v in enumerate(it.cells):
-                mem[cells[f"{it.loc.name}[{i}]"]] = typed_init(it, v)
+                mem[cells[f"{it.loc.name}[{i}]"]] = _stored(it, v, scalar)
     return mem
+
+
+def _stored(it: InitItem, v: Value | None, scalar: int) -> Value:
+    """The initial value ``v`` of memory init item ``it`` (see :func:`_initial_memory`)."""
+    if not scalar:
+        return typed_init(it, v)
+    cast = None if it.pointer else c_cast(it.ctype) if it.ctype else DEFAULT_CAST
+    return stored_init(init_value(v), cast, scalar)
 
 
 def _operands(ins: object) -> tuple[Operand, ...]:

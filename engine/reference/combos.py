@@ -17,7 +17,7 @@ from herdsman.engine.conditions import wanted_values
 from herdsman.engine.reference.skeletons import build_skeleton
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
 from herdsman.engine.semantics.state import ThreadFailed
-from herdsman.litmus.base.ir import Prop, RegLoc
+from herdsman.litmus.base.ir import Atom, Prop, RegLoc, atom_holds
 
 __all__ = ["by_compared_values", "combination_status", "wanted_execs"]
 
@@ -51,17 +51,17 @@ def by_compared_values(
 def wanted_execs(per_thread: list[list[ThreadExec]], prop: Prop) -> list[list[ThreadExec]]:
     """The thread executions whose final registers agree with those ``prop`` pins (a
     final state satisfying it needs them; see :func:`engine.conditions.wanted_values`)."""
-    wanted: dict[int, list[tuple[str, object]]] = {}
-    for loc, v in wanted_values(prop).items():
+    wanted: dict[int, list[tuple[str, Atom]]] = {}
+    for loc, a in wanted_values(prop).items():
         if isinstance(loc, RegLoc):
-            wanted.setdefault(loc.tid, []).append((loc.reg, v))
+            wanted.setdefault(loc.tid, []).append((loc.reg, a))
     if not wanted:
         return per_thread
     out = []
     for t, execs in enumerate(per_thread):
         pins = wanted.get(t)
         if pins:
-            execs = [te for te in execs if all(te.reg(r) == v for r, v in pins)]
+            execs = [te for te in execs if all(atom_holds(a, te.reg(r)) for r, a in pins)]
         out.append(execs)
     return out
 

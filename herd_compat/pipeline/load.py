@@ -40,6 +40,7 @@ from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.lower import cell_names, declared_types, lower
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
+from herdsman.litmus.sizes import check_sizes
 from herdsman.litmus.test import LitmusTest
 
 __all__ = [
@@ -241,7 +242,9 @@ def load_program(
         shown = tuple((x, types.get(x, DEFAULT_CAST)) for x in test.observed_locations())
     facts = HeaderFacts(test.name, test.arch, h, cond, shown, names, cfg.hexa)
     n = len(test.threads)
-    return Loaded(path, facts, lower(test), model, test.condition, n, None, cpu)
+    program = lower(test)
+    check_sizes(program, model.variants, path)  # herd's mixed-size rejections
+    return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 
 
 def _timed_model(models: ModelCache, spec: str) -> tuple[Model, float]:

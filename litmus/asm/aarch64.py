@@ -280,7 +280,10 @@ def _ldop(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     else:
         text = f"LD{name}{order} {rt(o[0])},{rname(view, dest)},[{base}]"
     dst = None if noret else dest
-    ldop = RMW(dst, address(mem), _AOPS[name], value(o[0]), size, read, write_annots=write)
+    fn = _AOPS[name]
+    if name in ("SMAX", "SMIN"):  # signed words of the access's size (herd's sxt_op)
+        fn = f"{fn}.{view.lower()}"
+    ldop = RMW(dst, address(mem), fn, value(o[0]), size, read, write_annots=write)
     return Instruction(text, m, ldop)
 
 

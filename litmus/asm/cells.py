@@ -284,8 +284,9 @@ def load(
     addr: tuple[ir.Operand, ...],
     size: int = 4,
     annots: frozenset[str] = frozenset(),
+    widen: int = 0,
 ) -> Instruction:
-    return Instruction(text, m, ir.Load(dst, addr, size, annots))
+    return Instruction(text, m, ir.Load(dst, addr, size, annots, widen=widen))
 
 
 def store(

@@ -63,6 +63,9 @@ class Arch:
     amo_pairs: bool = False
     #: an unconditional branch and a nop issue an event with no action (herd's NoAction)
     nop_events: bool = False
+    #: herd rejects a test accessing one location with two sizes, or a symbol at an
+    #: offset that is no array cell, unless ``-variant mixed`` (``litmus.sizes``)
+    reject_mixed: bool = False
 
 
 # ----------------------------------------------------------------------------- PPC
@@ -444,6 +447,7 @@ ARCHS: dict[str, Arch] = {
             exclusive_pairs=True,
             amo_pairs=True,
             nop_events=True,
+            reject_mixed=True,
         ),
         Arch(
             "C",  # its tests are read by litmus/c, not by the assembly splitter

@@ -74,6 +74,9 @@ def _binary(bits: int) -> dict[str, Callable[[int, int], int]]:
         "orn": lambda a, b: w(a | ~b),
         "mov": lambda a, b: w(a),
         "neg": lambda a, b: w(-a),
+        # LDSMAX/LDSMIN: the signed words compared (herd sign-extends both first)
+        "max": lambda a, b: max(w(a), w(b)),
+        "min": lambda a, b: min(w(a), w(b)),
         "lsl": lambda a, b: w(a << _shift(b, bits)),
         "lsr": lambda a, b: w((a & mask) >> _shift(b, bits)),
         "asr": lambda a, b: w(signed(a, bits) >> _shift(b, bits)),

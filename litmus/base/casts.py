@@ -47,6 +47,21 @@ def cast_value(v: Value, cast: Cast | None) -> Value:
 SCALAR_BITS = {"ARM": 32, "AArch64": 64, "RISCV": 64, "PPC": 64, "X86_64": 64}
 
 
+def stored_init(v: Value, cast: Cast | None, scalar: int | None) -> Value:
+    """An initial memory value as herd's initial write holds it (``eventsMonad.ml``'s
+    ``initwrites_non_mixed``): its low bits of the location's size (``cast``: its type,
+    :data:`DEFAULT_CAST` when undeclared; None: a pointer, kept) zero-extended to the
+    architecture's ``scalar`` bits (read as herd's signed scalar).  ``int x = -1`` holds
+    ``0xffffffff`` on a 64-bit architecture: ``lwz`` loads it so, ``lwa`` sign-extends it.
+    ``scalar`` None (an architecture herdsman does not know the scalars of): cast as the
+    type reads it."""
+    if cast is None or type(v) is not int:
+        return v
+    if scalar is None:
+        return cast_value(v, cast)
+    return word(word(v, cast[0], False), scalar, True)
+
+
 @by_identity(maxsize=1 << 14)
 def typed_condition(cond: Condition, bits: int | None) -> Condition:
     """``cond`` with each constant a register or memory location is compared with read as
@@ -69,4 +84,12 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
     return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
 
 
-__all__ = ["DEFAULT_CAST", "SCALAR_BITS", "Cast", "c_cast", "cast_value", "typed_condition"]
+__all__ = [
+    "DEFAULT_CAST",
+    "SCALAR_BITS",
+    "Cast",
+    "c_cast",
+    "cast_value",
+    "stored_init",
+    "typed_condition",
+]

@@ -408,10 +408,14 @@ class PFalse:
 
 @dataclass(frozen=True, slots=True)
 class Atom:
-    """``loc = value`` (``value`` may also be a location: ``loc = loc'``)."""
+    """``loc = value`` (``value`` may also be a location: ``loc = loc'``).  ``bits``: the
+    integers are compared as herd compares a location with a constant, at the location's
+    type: modulo ``2**bits`` (herd's ``mask_type``: a 64-bit register of no declared type
+    holding ``0x1fffffffe`` is ``-2`` as an ``int``); 0: exactly (see :func:`atom_holds`)."""
 
     loc: Loc
     value: Value | Loc
+    bits: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,14 +498,28 @@ def _prop_locations(p: Prop) -> tuple[Loc, ...]:
     return tuple(out)
 
 
+def same_word(v: Value, w: Value, bits: int) -> bool:
+    """Whether ``v`` and ``w`` are equal, integers modulo ``2**bits`` when ``bits``."""
+    if v == w:
+        return True
+    return bits > 0 and type(v) is int and type(w) is int and not (v - w) & ((1 << bits) - 1)
+
+
+def atom_holds(a: Atom, v: Value) -> bool:
+    """Whether ``a.loc = a.value`` holds when ``a.loc`` holds ``v`` (``a.value`` a constant)."""
+    w = a.value
+    assert not isinstance(w, RegLoc | MemLoc | SymRegLoc), "a constant atom"
+    return same_word(v, w, a.bits)
+
+
 def eval_prop(p: Prop, state: dict[Loc, Value]) -> bool:
     """Truth of ``p`` in a final state (locations absent from ``state`` hold 0)."""
     if isinstance(p, Atom):
         v = state.get(p.loc, 0)
         w = p.value
         if isinstance(w, RegLoc | MemLoc | SymRegLoc):
-            w = state.get(w, 0)
-        return v == w
+            return v == state.get(w, 0)
+        return same_word(v, w, p.bits)
     if isinstance(p, And):
         return all(eval_prop(q, state) for q in p.props)
     if isinstance(p, Or):

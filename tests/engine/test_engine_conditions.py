@@ -21,8 +21,14 @@ from herdsman.litmus.base.ir import (
 )
 
 LOCS = [RegLoc(0, "r1"), RegLoc(1, "r1"), MemLoc("x"), MemLoc("y")]
-VALUES = st.sampled_from([0, 1, 2, Sym("x")])
-ATOMS = st.builds(Atom, st.sampled_from(LOCS), st.one_of(VALUES, st.sampled_from(LOCS)))
+#: values that agree on 8 or 32 bits and not on more (herd's masked comparisons)
+VALUES = st.sampled_from([0, 1, 2, Sym("x"), 1 + (1 << 32), 257, -(1 << 32), (1 << 64) - 1, -1])
+ATOMS = st.builds(
+    Atom,
+    st.sampled_from(LOCS),
+    st.one_of(VALUES, st.sampled_from(LOCS)),
+    st.sampled_from([0, 0, 8, 32, 64]),
+)
 PROPS = st.recursive(
     st.one_of(ATOMS, st.just(PTrue()), st.just(PFalse())),
     lambda sub: st.one_of(
@@ -41,3 +47,16 @@ def test_compiled_prop_agrees_with_eval_prop(p, values):
     index = {loc: i for i, loc in enumerate(shown)}
     state = dict(zip(shown, values, strict=True))
     assert compile_prop(p, index)(tuple(values)) == eval_prop(p, state)
+
+
+def test_masked_atoms_compare_on_their_bits():
+    x = MemLoc("x")
+    index = {x: 0}
+    conj = And((Atom(x, 1, 32), Atom(x, 1, 8)))
+    disj = Or((Atom(x, 2, 32), Atom(x, 1, 32)))
+    for value, want in ((1, True), (1 + (1 << 32), True), (2 + (1 << 32), False)):
+        assert compile_prop(conj, index)((value,)) is want
+        assert compile_prop(Atom(x, 1, 32), index)((value,)) is want
+        assert compile_prop(disj, index)((value,)) is True
+    assert compile_prop(disj, index)((3 + (1 << 32),)) is False
+    assert not compile_prop(Atom(x, 1), index)((1 + (1 << 32),))

@@ -19,10 +19,10 @@ from herdsman.litmus.base.ir import (
     Nop,
     Not,
     Op,
-    Or,
     Reg,
     RegLoc,
     convert_code,
+    eval_prop,
 )
 from herdsman.litmus.base.numbers import int_op
 from herdsman.litmus.base.source import Source
@@ -131,10 +131,15 @@ def test_constants_compare_at_the_locations_type() -> None:
     x1, x2 = RegLoc(0, "X1"), RegLoc(0, "X2")
     assert program.condition.prop == And(
         (
-            Or((Atom(x1, -2), Atom(x1, 0xFFFFFFFE))),  # either word of uint32_t
-            Or((Atom(x2, -1), Atom(x2, 0xFFFFFFFF))),  # an undeclared int
-            Atom(MemLoc("x"), 1),
+            Atom(x1, 0xFFFFFFFE, 32),  # a uint32_t, compared on 32 bits
+            Atom(x2, -1, 32),  # an undeclared int
+            Atom(MemLoc("x"), 1, 8),
         )
     )
+    # herd masks both sides to the type's bits (its mask_type): any 64-bit value whose
+    # low word is 0xfffffffe satisfies the first atom, the constant read either way
+    x1_atom = program.condition.prop.props[0]
+    assert all(eval_prop(x1_atom, {x1: v}) for v in (-2, 0xFFFFFFFE, 0x1FFFFFFFE))
+    assert not eval_prop(x1_atom, {x1: 0xFFFFFFFF})
     assert dict(program.memory)["x"] == 1  # 257 read as an int8_t
     assert test.condition.prop.props[0] == Atom(x1, 0xFFFFFFFE)  # shown as written

@@ -255,7 +255,12 @@ PPC_CASES = [
     ("lwz r1,0(%x0)", asm.load("lwz r1,0(%x0)", "lwz", "r1", (R("%x0"),)), ("%x0",), ("r1",)),
     ("lbz r1,0(r2)", asm.load("lbz r1,0(r2)", "lbz", "r1", (R("r2"),), 1), ("r2",), ("r1",)),
     ("lhz r1,0(r2)", asm.load("lhz r1,0(r2)", "lhz", "r1", (R("r2"),), 2), ("r2",), ("r1",)),
-    ("lwa r1,0(r2)", asm.load("lwa r1,0(r2)", "lwa", "r1", (R("r2"),)), ("r2",), ("r1",)),
+    (
+        "lwa r1,0(r2)",
+        asm.load("lwa r1,0(r2)", "lwa", "r1", (R("r2"),), widen=-32),
+        ("r2",),
+        ("r1",),
+    ),
     ("ld r1,0(r2)", asm.load("ld r1,0(r2)", "ld", "r1", (R("r2"),), 8), ("r2",), ("r1",)),
     ("ld r1,0,r2", asm.load("ld r1,0(r2)", "ld", "r1", (R("r2"),), 8), ("r2",), ("r1",)),
     (
@@ -280,7 +285,7 @@ PPC_CASES = [
     ),
     (
         "lwax r4,r3,r5",
-        asm.load("lwax r4,r3,r5", "lwax", "r4", (R("r3"), R("r5"))),
+        asm.load("lwax r4,r3,r5", "lwax", "r4", (R("r3"), R("r5")), widen=-32),
         ("r3", "r5"),
         ("r4",),
     ),

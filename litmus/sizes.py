@@ -1,0 +1,216 @@
+"""herd's mixed-size rules: the tests herd7 rejects as mixed-size without ``-variant mixed``.
+
+herd7 (``herd/mem.ml``, facts only) refuses, with a user error and no result:
+
+- an access to a symbol with an offset that is no cell of an array (``[x+4]`` of an
+  ``int x``): "mixed-size test rejected (symbol [x+4]), consider option -variant mixed".
+  On every architecture for a load no write of the test feeds (such a location has no
+  initial write); on the architectures whose ``Arch.reject_mixed`` is set (AArch64), for
+  any access;
+- on those architectures, two accesses of different sizes to one location (a ``STR X``
+  and a ``LDR W`` of ``x``): "Illegal mixed-size test" (herd also prints the two events'
+  sizes, ``word vs. quad``);
+
+unless the run (or the test's ``Variant=`` line) has ``mixed`` (or ``memtag``,
+``morello``) or ``dontcheckmixed``.  herdsman has no mixed-size semantics: with ``mixed``
+such a test is refused as unsupported.
+
+The locations of the accesses are found statically (:func:`accesses`): each thread's
+registers are followed from their initial values through moves, additions and
+subtractions of constants and ``r xor r`` (herd's false dependencies); an access whose
+address is not known so is not judged, and neither is a load at an offset when some
+store's address is not known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from herdsman.litmus.base.arch import arch, is_arch
+from herdsman.litmus.base.errors import InputError
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Imm,
+    Instr,
+    Join,
+    Label,
+    Load,
+    Op,
+    Operand,
+    Program,
+    Reg,
+    Store,
+    StoreCond,
+    Sym,
+    Thread,
+    Value,
+)
+from herdsman.litmus.base.memo import by_identity
+
+__all__ = ["Access", "accesses", "check_sizes", "size_name"]
+
+#: herd's names of access sizes (MachSize.pp)
+_SIZE_NAMES = {1: "byte", 2: "short", 4: "word", 8: "quad"}
+
+#: the variants under which herd does not reject mixed-size tests (its own semantics)
+_MIXED = frozenset({"mixed", "memtag", "morello"})
+
+
+def size_name(size: int) -> str:
+    return _SIZE_NAMES.get(size, f"{size} bytes")
+
+
+class Access(NamedTuple):
+    """A memory access found statically: thread, position in its code, kind (``R``,
+    ``W``), size in bytes and address (None: not known statically)."""
+
+    tid: int
+    pos: int
+    kind: str
+    size: int
+    addr: Sym | None
+
+
+def check_sizes(program: Program, variants: frozenset[str], path: str) -> None:
+    """An InputError when herd7 rejects ``program`` as a mixed-size test (see the module
+    docstring), or when it needs ``-variant mixed``, which herdsman has not."""
+    if "dontcheckmixed" in variants or program.arch == "C":
+        return
+    found = accesses(program)
+    if not found:
+        return
+    mixed = bool(variants & _MIXED)
+    strict = is_arch(program.arch) and arch(program.arch).reject_mixed
+    cells = {x for x, _ in program.memory}
+    stores_known = all(a.addr is not None for a in found if a.kind == "W")
+    stored = {str(a.addr) for a in found if a.kind == "W"}
+    sizes: dict[str, int] = {}
+    for a in found:
+        if a.addr is None:
+            continue
+        loc = str(a.addr)
+        if a.addr.offset and loc not in cells:
+            if strict or a.kind == "R" and stores_known and loc not in stored:
+                _refuse(path, mixed, f"symbol [{loc}]")
+        if not strict:
+            continue
+        first = sizes.setdefault(loc, a.size)
+        if first != a.size:
+            _refuse(path, mixed, f"{loc} accessed as {size_name(first)} and {size_name(a.size)}")
+
+
+def _refuse(path: str, mixed: bool, what: str) -> None:
+    """herd's rejection (``what``: the symbol at an offset, or the location and its two
+    sizes); under ``-variant mixed``, herdsman's refusal."""
+    if mixed:
+        message = f"mixed-size accesses (-variant mixed) are not supported ({what})"
+    elif what.startswith("symbol"):
+        message = f"mixed-size test rejected ({what}), consider option -variant mixed"
+    else:
+        message = f"Illegal mixed-size test ({what})"
+    raise InputError(path, 0, 0, message)
+
+
+def accesses(program: Program) -> tuple[Access, ...]:
+    """The memory accesses of ``program``'s threads, with their addresses where known."""
+    out: list[Access] = []
+    for tid, thread in enumerate(program.threads):
+        regs = program.registers[tid] if tid < len(program.registers) else ()
+        out += _thread_accesses(thread, regs, tid)
+    return tuple(out)
+
+
+@by_identity(4096)
+def _thread_accesses(
+    thread: Thread, regs: tuple[tuple[str, Value], ...], tid: int
+) -> tuple[Access, ...]:
+    code = thread.code
+    written = {r for ins in code for r in _written(ins)}
+    env: dict[str, Value] = dict(regs)
+    out: list[Access] = []
+    for pos, ins in enumerate(code):
+        if isinstance(ins, Label):  # a join of paths: what the code writes is not known
+            for r in written:
+                env.pop(r, None)
+            continue
+        for kind, size, addr in _mem(ins):
+            out.append(Access(tid, pos, kind, size, _address(addr, env)))
+        value = _value(ins, env) if isinstance(ins, Op) else None
+        for r in _written(ins):
+            env.pop(r, None)
+        if value is not None and isinstance(ins, Op):
+            env[ins.dst] = value
+    return tuple(out)
+
+
+def _mem(ins: Instr) -> Iterator[tuple[str, int, tuple[Operand, ...]]]:
+    if isinstance(ins, Load):
+        yield "R", ins.size, ins.addr
+    elif isinstance(ins, Store | StoreCond):
+        yield "W", ins.size, ins.addr
+    elif isinstance(ins, RMW):
+        yield "R", ins.size, ins.addr
+        yield "W", ins.size, ins.addr
+
+
+def _written(ins: Instr) -> tuple[str, ...]:
+    """The registers ``ins`` writes (any it may write: a conservative answer)."""
+    if isinstance(ins, Op):
+        extra = (ins.flags[0],) if ins.flags else ()
+        return (ins.dst, *extra, *(("cr0",) if ins.sets_cr else ()))
+    if isinstance(ins, Load):
+        return (ins.dst, ins.reserve) if ins.reserve else (ins.dst,)
+    if isinstance(ins, StoreCond):
+        return (ins.status,)
+    if isinstance(ins, RMW | CAS):
+        return (ins.dst,) if ins.dst else ()
+    if isinstance(ins, Join):
+        return (ins.reg,) if ins.reg else ()
+    return ()
+
+
+def _operand(o: Operand, env: dict[str, Value]) -> Value | None:
+    if isinstance(o, Imm):
+        return o.value
+    if isinstance(o, Reg):
+        return env.get(o.name)
+    return None
+
+
+def _value(op: Op, env: dict[str, Value]) -> Value | None:
+    """The value ``op`` computes when it is known statically (None otherwise)."""
+    if op.fn == "xor" and len(op.args) == 2 and op.args[0] == op.args[1]:
+        return 0  # herd's false dependency: the value is 0 whatever the register holds
+    if op.fn not in ("mov", "add", "sub"):
+        return None
+    args = [_operand(a, env) for a in op.args]
+    if any(a is None for a in args):
+        return None
+    if op.fn == "mov":
+        return args[0]
+    return _add(args[0], args[1] if op.fn == "add" else _neg(args[1]))
+
+
+def _neg(v: Value | None) -> Value | None:
+    return -v if isinstance(v, int) else None
+
+
+def _add(a: Value | None, b: Value | None) -> Value | None:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(a, Sym) and isinstance(b, int):
+        return Sym(a.name, a.offset + b)
+    if isinstance(a, int) and isinstance(b, Sym):
+        return Sym(b.name, b.offset + a)
+    return None
+
+
+def _address(addr: tuple[Operand, ...], env: dict[str, Value]) -> Sym | None:
+    total: Value | None = 0
+    for o in addr:
+        total = _add(total, _operand(o, env))
+        if total is None:
+            return None
+    return total if isinstance(total, Sym) else None
