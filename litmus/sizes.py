@@ -175,7 +175,10 @@ def _operand(o: Operand, env: dict[str, Value]) -> Value | None:
     if isinstance(o, Imm):
         return o.value
     if isinstance(o, Reg):
-        return env.get(o.name)
+        v = env.get(o.name)
+        if o.shift:  # a scaled index register (an address of a symbol scaled is none)
+            return v << o.shift if isinstance(v, int) else None
+        return v
     return None
 
 

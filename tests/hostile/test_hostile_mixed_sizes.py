@@ -24,6 +24,11 @@ REJECTED = [
         "mixed-size test rejected (symbol [x+8]), consider option -variant mixed",
     ),
     ("SUB X3,X1,#0 ; STR X0,[X3] ; LDRH W0,[X1]", "0:X1=x;", "Illegal mixed-size test"),
+    (  # a scaled index register (herd7 7.57 names x+12)
+        "LDR W0,[X1,X2,LSL #2]",
+        "0:X1=x; 0:X2=3;",
+        "mixed-size test rejected (symbol [x+12]), consider option -variant mixed",
+    ),
 ]
 
 
