@@ -30,11 +30,9 @@ from typing import NamedTuple
 from herdsman.litmus.base.arch import arch, is_arch
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
-    CAS,
     RMW,
     Imm,
     Instr,
-    Join,
     Label,
     Load,
     Op,
@@ -48,6 +46,7 @@ from herdsman.litmus.base.ir import (
     Value,
 )
 from herdsman.litmus.base.memo import by_identity
+from herdsman.litmus.base.regflow import defines
 
 __all__ = ["Access", "accesses", "check_sizes", "size_name"]
 
@@ -127,7 +126,7 @@ def _thread_accesses(
     thread: Thread, regs: tuple[tuple[str, Value], ...], tid: int
 ) -> tuple[Access, ...]:
     code = thread.code
-    written = {r for ins in code for r in _written(ins)}
+    written = {r for ins in code for r in defines(ins)}
     env: dict[str, Value] = dict(regs)
     out: list[Access] = []
     for pos, ins in enumerate(code):
@@ -138,7 +137,7 @@ def _thread_accesses(
         for kind, size, addr in _mem(ins):
             out.append(Access(tid, pos, kind, size, _address(addr, env)))
         value = _value(ins, env) if isinstance(ins, Op) else None
-        for r in _written(ins):
+        for r in defines(ins):
             env.pop(r, None)
         if value is not None and isinstance(ins, Op):
             env[ins.dst] = value
@@ -153,22 +152,6 @@ def _mem(ins: Instr) -> Iterator[tuple[str, int, tuple[Operand, ...]]]:
     elif isinstance(ins, RMW):
         yield "R", ins.size, ins.addr
         yield "W", ins.size, ins.addr
-
-
-def _written(ins: Instr) -> tuple[str, ...]:
-    """The registers ``ins`` writes (any it may write: a conservative answer)."""
-    if isinstance(ins, Op):
-        extra = (ins.flags[0],) if ins.flags else ()
-        return (ins.dst, *extra, *(("cr0",) if ins.sets_cr else ()))
-    if isinstance(ins, Load):
-        return (ins.dst, ins.reserve) if ins.reserve else (ins.dst,)
-    if isinstance(ins, StoreCond):
-        return (ins.status,)
-    if isinstance(ins, RMW | CAS):
-        return (ins.dst,) if ins.dst else ()
-    if isinstance(ins, Join):
-        return (ins.reg,) if ins.reg else ()
-    return ()
 
 
 def _operand(o: Operand, env: dict[str, Value]) -> Value | None:

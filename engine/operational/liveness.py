@@ -26,8 +26,8 @@ from herdsman.litmus.base.ir import (
     Reg,
     Store,
     Unlock,
-    defines,
 )
+from herdsman.litmus.base.regflow import defines
 
 
 def _regs(ops: Iterable[Operand]) -> set[str]:

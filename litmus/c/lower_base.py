@@ -8,7 +8,8 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Branch, Instr, Label, Op, Operand, Sym, Value, defines
+from herdsman.litmus.base.ir import Branch, Instr, Label, Op, Operand, Sym, Value
+from herdsman.litmus.base.regflow import defines
 from herdsman.litmus.c.context import Context
 from herdsman.litmus.c.ctype import CType
 from herdsman.litmus.c.fold import op_value

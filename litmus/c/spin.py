@@ -38,10 +38,9 @@ from herdsman.litmus.base.ir import (
     Store,
     Unlock,
     convert_code,
-    defines,
-    uses,
 )
 from herdsman.litmus.base.numbers import ValueOutOfRange
+from herdsman.litmus.base.regflow import defines, uses
 from herdsman.litmus.c.fold import fold
 
 #: the most paths from a loop's head to a latch examined for compare-and-swaps

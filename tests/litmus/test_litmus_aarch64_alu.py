@@ -10,8 +10,9 @@ import pytest
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base import armops
-from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Store, defines
+from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Store
 from herdsman.litmus.base.numbers import int_op
+from herdsman.litmus.base.regflow import defines
 from herdsman.litmus.test import Instruction
 
 F = "NZCV"

@@ -12,9 +12,8 @@ from herdsman.litmus.base.ir import (
     Label,
     Reg,
     Sym,
-    defines,
-    uses,
 )
+from herdsman.litmus.base.regflow import defines, uses
 
 R = Reg
 X = Imm(Sym("x"))
