@@ -284,9 +284,9 @@ def load(
     addr: tuple[ir.Operand, ...],
     size: int = 4,
     annots: frozenset[str] = frozenset(),
-    widen: int = 0,
+    sign: bool = False,
 ) -> Instruction:
-    return Instruction(text, m, ir.Load(dst, addr, size, annots, widen=widen))
+    return Instruction(text, m, ir.Load(dst, addr, size, annots, sign=sign))
 
 
 def store(

@@ -257,13 +257,15 @@ def _access(canon: str, o: list[Operand]) -> tuple[str, tuple[IrOperand, ...]]:
     return f"{canon} {r},{a},{b}", _addr_x(a, b)
 
 
-def _load(size: int, canon: str, annots: frozenset[str] = frozenset(), widen: int = 0) -> Builder:
-    """A load; ``widen``: the conversion of the value read (``lwa``: its low word
-    sign-extended, herd's ``Sxt Word``; the others move it as it is)."""
+def _load(
+    size: int, canon: str, annots: frozenset[str] = frozenset(), sign: bool = False
+) -> Builder:
+    """A load; ``sign``: the bytes read are sign-extended (``lwa``: herd's ``Sxt Word``;
+    the others move them as they are)."""
 
     def build(m: str, o: list[Operand]) -> Instruction:
         text, addr = _access(canon, o)
-        return load(text, m, o[0].reg, addr, size, annots, widen)
+        return load(text, m, o[0].reg, addr, size, annots, sign)
 
     return build
 
@@ -327,12 +329,12 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "lbz": ("RM", "rD,d(rA)", _load(1, "lbz")),
     "lhz": ("RM", "rD,d(rA)", _load(2, "lhz")),
     "lwz": ("RM", "rD,d(rA)", _load(4, "lwz")),
-    "lwa": ("RM", "rD,d(rA)", _load(4, "lwa", widen=-32)),
+    "lwa": ("RM", "rD,d(rA)", _load(4, "lwa", sign=True)),
     "ld": ("RM", "rD,d(rA)", _load(8, "ld")),
     "lbzx": ("RRR", "rD,rA,rB", _load(1, "lbzx")),
     "lhzx": ("RRR", "rD,rA,rB", _load(2, "lhzx")),
     "lwzx": ("RRR", "rD,rA,rB", _load(4, "lwzx")),
-    "lwax": ("RRR", "rD,rA,rB", _load(4, "lwax", widen=-32)),
+    "lwax": ("RRR", "rD,rA,rB", _load(4, "lwax", sign=True)),
     "ldx": ("RRR", "rD,rA,rB", _load(8, "ldx")),
     "lwarx": ("RRR", "rD,rA,rB", _load(4, "lwarx", frozenset({"EX"}))),
     "stb": ("RM", "rS,d(rA)", _store(1, "stb")),

@@ -97,7 +97,7 @@ class Load:
     ``widen``: the value read goes to ``dst`` converted as by the ``conv`` operation of
     that code (its low bits, sign-extended when negative: AArch64's ``LDR Wt`` is 32);
     0: as it is (a byte or half-word load: its low bits, by ``size``).  ``sign``: the
-    ``size`` bytes read are sign-extended first (AArch64's ``LDRSB``...)."""
+    ``size`` bytes read are sign-extended first (AArch64's ``LDRSB``..., PPC's ``lwa``)."""
 
     dst: str
     addr: tuple[Operand, ...]

@@ -256,7 +256,7 @@ PPC_CASES = [
     ("lhz r1,0(r2)", asm.load("lhz r1,0(r2)", "lhz", "r1", (R("r2"),), 2), ("r2",), ("r1",)),
     (
         "lwa r1,0(r2)",
-        asm.load("lwa r1,0(r2)", "lwa", "r1", (R("r2"),), widen=-32),
+        asm.load("lwa r1,0(r2)", "lwa", "r1", (R("r2"),), sign=True),
         ("r2",),
         ("r1",),
     ),
@@ -284,7 +284,7 @@ PPC_CASES = [
     ),
     (
         "lwax r4,r3,r5",
-        asm.load("lwax r4,r3,r5", "lwax", "r4", (R("r3"), R("r5")), widen=-32),
+        asm.load("lwax r4,r3,r5", "lwax", "r4", (R("r3"), R("r5")), sign=True),
         ("r3", "r5"),
         ("r4",),
     ),
