@@ -54,8 +54,13 @@ from herdsman.herd_compat.campaigns.reports import (
     write_json,
     write_junit,
 )
-from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker
-from herdsman.herd_compat.campaigns.workers import TaskLost, TaskPool, WorkerStartError
+from herdsman.herd_compat.campaigns.worker import WorkerFactory, engine_worker, forked_from_here
+from herdsman.herd_compat.campaigns.workers import (
+    TaskLost,
+    TaskPool,
+    WorkerStartError,
+    start_method_now,
+)
 from herdsman.herd_compat.formats.compare import compare
 from herdsman.herd_compat.formats.dots import dot_base
 from herdsman.herd_compat.formats.herd_block import format_result
@@ -220,6 +225,8 @@ def _open_pool(cfg: CampaignConfig, worker: WorkerFactory) -> TaskPool[Done | Fa
         limits=workers.process_limits(cfg.limits),  # each worker's (worker.py)
     )
     kill = kill_after(cfg.limits.time_limit)
+    if not workers.on_dask:
+        worker = forked_from_here(worker, run_cfg, start_method_now())
     return open_pool(workers, cfg.limits, worker, run_cfg, kill)
 
 

@@ -22,10 +22,10 @@ Workers ignore SIGINT (the parent decides) and die with the parent (Linux
 from __future__ import annotations
 
 import collections
+import gc
 import multiprocessing as mp
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,6 +33,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from herdsman.herd_compat.campaigns.task_queue import TaskQueue
+from herdsman.herd_compat.pipeline.limits import threads_a_fork_would_cut
 from herdsman.litmus.base.errors import InputError
 
 R = TypeVar("R")
@@ -131,13 +132,31 @@ def _worker_main(conn: Connection, factory: Factory[Any], arg: Any, parent: int)
             return
 
 
-def start_method_now() -> str:
-    """How to start a worker now: ``fork`` while this process has one thread (the worker
-    then has the modules and code already loaded here, about 0.3 s of CPU time less per
-    worker), else ``spawn`` (a fork would copy the locks other threads hold)."""
-    if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
+def start_method_now(explicit: str | None = None) -> str:
+    """How to start a worker now: ``explicit``, else ``HERDSMAN_MP_START``, else ``fork``
+    while this process has no other thread than the CPU-time watchdog (the worker then has
+    the modules and code already loaded here, about 0.3 s of CPU time less per worker),
+    else ``spawn`` (a fork would copy the locks other threads hold)."""
+    chosen = explicit or os.environ.get("HERDSMAN_MP_START")
+    if chosen:
+        return chosen
+    if threads_a_fork_would_cut() == 0 and "fork" in mp.get_all_start_methods():
         return "fork"
     return "spawn"
+
+
+def _start(proc: Any, method: str) -> None:
+    """Start ``proc``; a forked one with what this process holds now out of the garbage
+    collector's way (``gc.freeze``): the worker's first collection does not visit (and so
+    copy) the pages it shares with this process."""
+    if method != "fork":
+        proc.start()
+        return
+    gc.freeze()
+    try:
+        proc.start()
+    finally:
+        gc.unfreeze()
 
 
 class _Worker:
@@ -145,13 +164,14 @@ class _Worker:
     ``started``), the others wait in its pipe, so that it never waits for the parent
     between tasks."""
 
-    def __init__(self, ctx: Any, factory: Factory[Any], arg: Any, slot: int) -> None:
+    def __init__(self, method: str, factory: Factory[Any], arg: Any, slot: int) -> None:
         self.slot = slot  # which run of the tasks it takes (task_queue.py)
+        ctx: Any = mp.get_context(method)  # typeshed's BaseContext lacks Process
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
             target=_worker_main, args=(child, factory, arg, os.getpid()), daemon=True
         )
-        self.proc.start()
+        _start(self.proc, method)
         child.close()
         self.ready = False
         self.sent: collections.deque[str] = collections.deque()
@@ -203,7 +223,7 @@ class WorkerPool(Generic[R]):
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self.start_timeout = start_timeout
-        self.start_method = start_method or os.environ.get("HERDSMAN_MP_START")
+        self.start_method = start_method
         self.workers: list[_Worker] = []
         self.restarts = 0
         self.start_failures = 0
@@ -213,8 +233,7 @@ class WorkerPool(Generic[R]):
         self.pending = TaskQueue((), 1)
 
     def _spawn(self, slot: int) -> _Worker:
-        ctx = mp.get_context(self.start_method or start_method_now())
-        w = _Worker(ctx, self.factory, self.arg, slot)
+        w = _Worker(start_method_now(self.start_method), self.factory, self.arg, slot)
         self.workers.append(w)
         return w
 

@@ -137,8 +137,8 @@ class _Watchdog:
         #: before it is woken
         self.looks_at: float | None = None
         self.wake = threading.Condition()
-        thread = threading.Thread(target=self._watch, name="herdsman-cpu-limit", daemon=True)
-        thread.start()
+        self.thread = threading.Thread(target=self._watch, name="herdsman-cpu-limit", daemon=True)
+        self.thread.start()
 
     def arm(self, due: float) -> None:
         """Signal once the process's CPU time reaches ``due``.  The watchdog is woken only
@@ -185,6 +185,15 @@ def _the_watchdog() -> _Watchdog:
     if _watchdog is None or _watchdog.pid != os.getpid():
         _watchdog = _Watchdog()
     return _watchdog
+
+
+def threads_a_fork_would_cut() -> int:
+    """How many threads of this process, besides the calling one, a fork would leave
+    behind in the middle of their work: all but the watchdog (a forked child has none of
+    the parent's threads, and starts its own watchdog, never touching the parent's)."""
+    me = threading.current_thread()
+    mine = _watchdog.thread if _watchdog is not None and _watchdog.pid == os.getpid() else None
+    return sum(1 for t in threading.enumerate() if t is not me and t is not mine)
 
 
 class CpuTimeLimit:
