@@ -91,7 +91,10 @@ class TerminalProgress:
 
 
 class ProgressBar:
-    """A rich progress bar with ETA on stderr, titled ``title`` (nothing when disabled)."""
+    """A rich progress bar with ETA on stderr, titled ``title`` (nothing when disabled).
+    It is drawn from the first finished test on: rich redraws it from a thread, and a
+    campaign's workers, started before that, are then forked (see
+    ``campaigns.workers.start_method_now``)."""
 
     def __init__(self, title: str, enabled: bool, total: int, done: int) -> None:
         self.p: Progress | None = None
@@ -119,11 +122,14 @@ class ProgressBar:
             transient=False,
         )
         self.task = self.p.add_task("", total=total, completed=done)
-        self.p.start()
+        self.started = False
 
     def advance(self, description: str) -> None:
         """One more test done; ``description`` follows the title."""
         if self.p is not None:
+            if not self.started:
+                self.p.start()
+                self.started = True
             self.p.update(self.task, advance=1, description=description)
 
     def stop(self) -> None:

@@ -17,6 +17,7 @@ from herdsman.herd_compat.campaigns.worker import EngineWorker, engine_worker, f
 from herdsman.herd_compat.campaigns.workers import start_method_now
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, threads_a_fork_would_cut
+from herdsman.herd_compat.pipeline.progress import ProgressBar
 
 
 def _oracle_like(cfg: RunConfig):  # any other factory: never loaded in the parent
@@ -83,3 +84,15 @@ def test_campaign_same_rows_forked_from_a_loaded_parent_or_spawned(
     )
     outcome = run_campaign(cfg, out=io.StringIO(), err=io.StringIO())
     assert [r.category for r in outcome.rows] == ["identical"] * 6
+
+
+def test_progress_bar_draws_from_its_thread_only_after_a_first_test() -> None:
+    before = threads_a_fork_would_cut()
+    bar = ProgressBar("validate", True, 3, 0)
+    try:
+        assert threads_a_fork_would_cut() == before  # the workers start now: forked
+        bar.advance("0 not identical")
+        assert threads_a_fork_would_cut() == before + 1  # rich's refresh thread
+    finally:
+        bar.stop()
+    ProgressBar("validate", True, 3, 0).stop()  # no test done: nothing to stop
