@@ -172,7 +172,9 @@ def slower_lines(outcome: CampaignOutcome, k: int = 10) -> list[str]:
     ]
 
 
-def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int, jobs: int = 1) -> list[str]:
+def side_by_side_lines(
+    model: str, outcome: CampaignOutcome, n: int, jobs: int = 1, workers_peak: str = "?"
+) -> list[str]:
     """herd7 run here on ``n`` of the campaign's tests: its CPU time beside ours on them,
     and beside its log's on them (how fast this machine runs herd7 against the log's)."""
     binary = herd7_binary()
@@ -191,6 +193,8 @@ def side_by_side_lines(model: str, outcome: CampaignOutcome, n: int, jobs: int =
         f"side by side on {len(files)} tests: herd7 here {herd.cpu:.2f} s CPU (its Time "
         f"lines {herd.time_lines:.2f} s, its log's {logged:.2f} s: x{scale:.2f}), ours "
         f"{mine:.2f} s: ratio {mine / max(herd.cpu, 1e-9):.3f}",
+        f"peak resident memory of the largest process: herd7 {herd.peak_mb:.0f} MB, "
+        f"herdsman's workers {workers_peak}",
     ]
     t = outcome.totals
     if t is not None and t.herd_cpu:
@@ -220,6 +224,11 @@ def run_set(s: Set, model: str, a: argparse.Namespace, worker: WorkerFactory) ->
         show_mismatches=a.show_mismatches,
     )
     return run_campaign(cfg, worker=worker)
+
+
+def children_peak_mb() -> float:
+    """The largest peak resident memory of the finished child processes so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 def process_cpu() -> tuple[float, float]:
@@ -290,9 +299,12 @@ def main(
         s = SETS[name]
         try:
             factory = engine_worker if worker is None else worker(s)
-            before = process_cpu()
+            before, peak_before = process_cpu(), children_peak_mb()
             outcome = run_set(s, models[s.model_key], a, factory)
             workers_cpu, parent_cpu = (x - y for x, y in zip(process_cpu(), before, strict=True))
+            peak = children_peak_mb()
+            # the largest finished child so far: this set's workers when it grew
+            workers_peak = f"{peak:.0f} MB" if peak > peak_before else f"at most {peak:.0f} MB"
         except InputError as e:
             print(e.render(), file=sys.stderr)
             status = 2
@@ -304,14 +316,16 @@ def main(
         grand_herd += t.herd_cpu or 0.0
         print(
             f"herdsman's processes in all: workers {workers_cpu:.2f} s CPU (with their "
-            f"start-up), parent {parent_cpu:.2f} s (with reading herd's log and comparing)"
+            f"start-up), parent {parent_cpu:.2f} s (with reading herd's log and comparing); "
+            f"the largest worker's peak resident memory {workers_peak}"
         )
         print(f"ten slowest tests of {name} (our CPU time beside herd's):")
         print("\n".join(slowest_lines(outcome)))
         for line in herd_slow_lines(outcome) + slower_lines(outcome):
             print(line)
         if a.herd_sample:
-            for line in side_by_side_lines(models[s.model_key], outcome, a.herd_sample, a.jobs):
+            model = models[s.model_key]
+            for line in side_by_side_lines(model, outcome, a.herd_sample, a.jobs, workers_peak):
                 print(line)
         print(flush=True)
     if len(names) > 1:

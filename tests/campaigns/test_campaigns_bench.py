@@ -104,6 +104,10 @@ def test_side_by_side_runs_herd7_on_a_sample(
     )
     assert side, out
     assert "whole campaign against herd7 at this machine's speed now" in out
+    # each herd7 process's own peak memory (wait4), beside the workers'
+    memory = re.search(r"peak resident memory of the largest process: herd7 (\d+) MB, ", out)
+    assert memory and int(memory.group(1)) > 0, out
+    assert re.search(r"the largest worker's peak resident memory (at most )?\d+ MB", out), out
     monkeypatch.setenv("HERD7", str(tmp_path / "none"))
     campaign.main([*argv, "--herd-sample", "3"], worker=lambda s: OracleWorker(str(s.log)))
     assert "side by side: no herd7 built here (set $HERD7)" in capsys.readouterr().out
