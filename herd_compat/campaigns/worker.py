@@ -11,13 +11,13 @@ other factories (herd's own answers, crashing or hanging workers) from Python.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.herd_compat.pipeline.config import RunConfig
+from herdsman.herd_compat.pipeline.heap import long_lived
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
 from herdsman.herd_compat.pipeline.load import warm_up_parser
 from herdsman.herd_compat.pipeline.models import ModelCache
@@ -25,10 +25,6 @@ from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_fi
 from herdsman.litmus.base.errors import InputError
 
 TaskFn = Callable[[str], Done | Failed]
-
-#: Allocations of containers between two collections of the young generation in a
-#: campaign worker (see :func:`long_lived`).
-YOUNG = 20_000
 
 
 class WorkerFactory(Protocol):
@@ -95,25 +91,3 @@ def forked_from_here(factory: WorkerFactory, cfg: RunConfig, start_method: str) 
         except (InputError, TimeLimitExceeded):
             pass  # each worker then fails to load it, and the campaign says so as ever
     return factory
-
-
-def long_lived() -> None:
-    """Keep what lives as long as the worker (the model, its code, the parsers, then the
-    caches the tests fill) out of the garbage collector's full passes: frozen now, and
-    after each full pass, what survived it.  A full pass then visits only what the tests
-    built since the last one (a few ms), not the worker's whole heap (up to 45 ms on the
-    POWER campaign, charged to whichever test was running).  The young generation is
-    collected less often than Python's default."""
-    gc.collect()
-    gc.freeze()
-    # a test builds thousands of short-lived containers, nearly all freed by their
-    # reference counts: a young collection every YOUNG of them (not Python's 700) looks
-    # at fewer of them alive (RISC-V worker loop: about 5 % less CPU)
-    gc.set_threshold(YOUNG, 20, 20)
-    if _freeze_survivors not in gc.callbacks:
-        gc.callbacks.append(_freeze_survivors)
-
-
-def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    if phase == "stop" and info["generation"] == 2:
-        gc.freeze()

@@ -1,0 +1,37 @@
+"""A process running many tests keeps its long-lived heap out of the collector's way
+(``pipeline/heap.py``): campaign workers, and ``herdsman herd7`` on a list of tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]  # tests/
+
+_PROBE = """
+import gc, sys
+from herdsman.herd_compat.cli.main import main
+try:
+    main(["herd7", *sys.argv[1:]])
+except SystemExit:
+    pass
+print(gc.get_threshold()[0], gc.get_freeze_count() > 0)
+"""
+
+
+def _after_run(*tests: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, "-model", "sc", *map(str, tests)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout.splitlines()[-1]
+
+
+def test_herd7_on_several_tests_runs_with_a_frozen_heap() -> None:
+    tests = sorted((HERE / "data" / "instructions").glob("*.litmus"))[:2]
+    assert len(tests) == 2
+    assert _after_run(*tests) == "20000 True"
+    assert _after_run(tests[0]) == "700 False"  # one test: the collector as Python has it
