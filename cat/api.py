@@ -191,6 +191,22 @@ class Predefined(Mapping[str, Any]):
 SPECIALISE_AFTER = 2000
 
 
+class _Reporting:
+    """``with``: a :class:`CatError` leaves as bad input (:meth:`CatSession.reporting`)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, e: BaseException | None, tb: object
+    ) -> None:
+        if isinstance(e, CatError):
+            raise e.to_input_error() from None
+
+
+_REPORTING = _Reporting()
+
+
 class CatSession:
     """A model prepared for one skeleton (see the module docstring).  ``specialise``,
     when given, makes the check code specialised to the skeleton's signature: the session
@@ -236,6 +252,18 @@ class CatSession:
             return self._check(rf, co, fw, explain, want_shows)
         except CatError as e:
             raise e.to_input_error() from None
+
+    def direct(self) -> tuple[CheckFn, PartialFn] | None:
+        """The check and partial functions themselves (the calls of :meth:`check` and
+        :meth:`partial_violation` without their frame), for a search that calls them
+        inside :meth:`reporting`; None while the session may still switch to its
+        specialised code."""
+        return None if self._specialise is not None else (self._check, self._partial)
+
+    def reporting(self) -> _Reporting:
+        """A context turning a model's error met by the functions of :meth:`direct`
+        into bad input (as :meth:`check` does)."""
+        return _REPORTING
 
     def partial_violation(self, rf: int, co: int | None = None) -> bool:
         """Whether a monotone check already fails on this partial candidate (some reads

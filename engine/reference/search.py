@@ -33,9 +33,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
-from herdsman.cat.api import PreparedModel
+from herdsman.cat.api import CatSession, PreparedModel
 from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
@@ -185,8 +186,15 @@ class Combo(Tables):
             compiled = goal.compiled[needed] = compiled_condition(goal.prop, goal.filter, needed)
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
-        self.partial = self.session.partial_violation
-        self.check = self.session.check
+        session = self.session
+        direct = session.direct() if isinstance(session, CatSession) else None
+        if direct is None:
+            self.partial = session.partial_violation
+            self.check = session.check
+            reporting: AbstractContextManager[None] = nullcontext()
+        else:  # the model's own functions, without the session's frame
+            self.check, self.partial = direct
+            reporting = session.reporting()
         self.show = goal.show is not None and goal.show != "none"
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
@@ -198,6 +206,12 @@ class Combo(Tables):
             and not self.blocked
             and not self.fails
         )
+        with reporting:
+            self._search(steps, last)
+
+    def _search(self, steps: list[tuple[str, int]], last: int) -> None:
+        """The search of :meth:`run` over ``steps`` (``last``: the last choice's)."""
+        goal = self.goal
         # checks between two looks at the clock: fewer on big skeletons, whose checks
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
@@ -490,7 +504,6 @@ class Combo(Tables):
         marks = self.loop_marks
         native = self.native
         check = self.check
-        session_check = self.session.check
         observed = sorted(self.observed_locs)
 
         def leaf(rf, co, masks, pending, finals) -> None:
@@ -512,7 +525,7 @@ class Combo(Tables):
                 fw = 0
                 for li in observed:
                     fw |= 1 << finals[li]
-                verdicts = session_check(rf, fw=fw)
+                verdicts = check(rf, fw=fw)
             for v in verdicts:
                 if v.allowed:
                     break
