@@ -253,12 +253,22 @@ class CatSession:
         except CatError as e:
             raise e.to_input_error() from None
 
-    def direct(self) -> tuple[CheckFn, PartialFn] | None:
-        """The check and partial functions themselves (the calls of :meth:`check` and
+    def direct(self) -> tuple[CheckFn, PartialFn]:
+        """The check and partial functions in use now (:meth:`check` and
         :meth:`partial_violation` without their frame), for a search that calls them
-        inside :meth:`reporting`; None while the session may still switch to its
-        specialised code."""
-        return None if self._specialise is not None else (self._check, self._partial)
+        inside :meth:`reporting` and tells :meth:`spent` how many calls it made."""
+        return self._check, self._partial
+
+    def spent(self, n: int) -> tuple[CheckFn, PartialFn] | None:
+        """``n`` more calls of the functions of :meth:`direct` made: the functions to call
+        from now on if the session has switched to its specialised code (None: the same)."""
+        if self._specialise is None:
+            return None
+        self._budget -= n
+        if self._budget > 0:
+            return None
+        self._switch()
+        return self._check, self._partial
 
     def reporting(self) -> _Reporting:
         """A context turning a model's error met by the functions of :meth:`direct`

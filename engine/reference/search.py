@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
-from herdsman.cat.api import CatSession, PreparedModel
+from herdsman.cat.api import CatSession, PreparedModel, Verdict
 from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
@@ -187,14 +187,18 @@ class Combo(Tables):
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         session = self.session
-        direct = session.direct() if isinstance(session, CatSession) else None
-        if direct is None:
-            self.partial = session.partial_violation
-            self.check = session.check
-            reporting: AbstractContextManager[None] = nullcontext()
-        else:  # the model's own functions, without the session's frame
-            self.check, self.partial = direct
+        reporting: AbstractContextManager[None] = nullcontext()
+        self.check: Callable[..., list[Verdict]]
+        self.partial: Callable[..., bool]
+        self._spent: (
+            Callable[[int], tuple[Callable[..., list[Verdict]], Callable[..., bool]] | None] | None
+        ) = None
+        if isinstance(session, CatSession):  # the model's functions, without its frame
+            self.check, self.partial = session.direct()
+            self._spent = session.spent
             reporting = session.reporting()
+        else:
+            self.check, self.partial = session.check, session.partial_violation
         self.show = goal.show is not None and goal.show != "none"
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
@@ -272,6 +276,10 @@ class Combo(Tables):
         reporter when it wants to hear from the search."""
         self._budget = self._every
         check_deadline(self.goal.deadline)
+        if self._spent is not None:  # the session may switch to its specialised code
+            switched = self._spent(self._every)
+            if switched is not None:
+                self.check, self.partial = switched
         tracker = self.tracker
         if tracker is not None and tracker.reporter.due():
             tracker.report()
@@ -503,7 +511,6 @@ class Combo(Tables):
         simple = self.simple
         marks = self.loop_marks
         native = self.native
-        check = self.check
         observed = sorted(self.observed_locs)
 
         def leaf(rf, co, masks, pending, finals) -> None:
@@ -519,13 +526,13 @@ class Combo(Tables):
                     stats.bump("unsolved")
                     return
             self.n_checks += 1
-            if native:
-                verdicts = check(rf, co)
+            if native:  # (self.check: the session may switch to specialised code)
+                verdicts = self.check(rf, co)
             else:
                 fw = 0
                 for li in observed:
                     fw |= 1 << finals[li]
-                verdicts = check(rf, fw=fw)
+                verdicts = self.check(rf, fw=fw)
             for v in verdicts:
                 if v.allowed:
                     break
