@@ -441,11 +441,12 @@ class Combo(Tables):
             keep: bool | None = kept
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
-            judged = self._judged[key] = (key[: self.nobs], sat, keep)
+            judged = self._judged[key] = (key[: self.nobs], sat, keep, False)
         if self.loops:
             variant = self.loop_variant
-            return (*judged, any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol)))
-        return (*judged, False)
+            loop = any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol))
+            return (*judged[:3], loop)
+        return judged
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
         tally = self.tally

@@ -106,21 +106,23 @@ class Tables:
         # a read never reads from the write of its own instruction (herd's default
         # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
+        cands, tid_of = self.cands, self.tid_of
         for li in range(len(self.loc_names)):
             srcs = [self.loc_init[li], *self.loc_writes[li]]
             for r in self.loc_reads[li]:
-                rm = self.rmask[r]
+                rm = rmask[r]
                 out = []
                 er = events[r]
+                tid, poi = er.tid, er.poi
                 for w in srcs:
                     ew = events[w]
-                    if ew.tid == er.tid and ew.poi == er.poi:
+                    if ew.tid == tid and ew.poi == poi:
                         continue
-                    cw = self.wconst[w]
+                    cw = wconst[w]
                     mk = None if cw is None else rm.get(cw, 0)
                     if mk != 0:
-                        out.append((w, 1 << (w * cap + r), mk, self.tid_of[w]))
-                self.cands[r] = out
+                        out.append((w, 1 << (w * cap + r), mk, tid_of[w]))
+                cands[r] = out
         self.valdep = sk.valdep
         self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0
         # observed locations (and those of the filter) -> how to get their final value
