@@ -59,7 +59,8 @@ class Tables:
                 for i, e in enumerate(vs[0].events):
                     kind = e.kind
                     if kind == "W":
-                        wconst[b + i] = known = e.value
+                        known = e.value
+                        wconst[b + i] = known
                     elif kind == "R":
                         known = e.value
                         rmask[b + i] = {known: 1}
