@@ -178,9 +178,9 @@ def test_deep_recursion_only_around_the_work() -> None:
 def _specialising_model(monkeypatch) -> tuple:
     """A PPC model whose sessions switch to their signature's code after 7 checks, and
     MP with an lwsync (no sync: a signature of its own)."""
-    from herdsman.cat import api
+    from herdsman.cat import session
 
-    monkeypatch.setattr(api, "SPECIALISE_AFTER", 7)
+    monkeypatch.setattr(session, "SPECIALISE_AFTER", 7)
     text = (
         'PPC m\ninclude "cos.cat"\nlet s = po; [SYNC]; po\nlet l = po; [LWSYNC]; po\n'
         "acyclic (po-loc | rf | co | fr) as uniproc\nacyclic (s | l | rfe | co | fr) as f\n"
