@@ -28,14 +28,11 @@ def fused_code(check: CheckFn, partial: PartialFn, f: Fused) -> tuple[CheckFn, P
     """``check`` and ``partial`` (made for ``f.sk``) on candidates of the original skeleton."""
 
     def check_original(
-        rf: int,
-        co: int | None = None,
-        fw: int | None = None,
-        explain: bool = False,
-        want_shows: bool = False,
+        rf: int, co: int | None = None, fw: int | None = None, *flags: bool
     ) -> list[Verdict]:
+        # flags: explain, want_shows (as check's, when given)
         fused_co = None if co is None else f.rel(co)
-        got = check(f.rel(rf), fused_co, None if fw is None else f.set(fw), explain, want_shows)
+        got = check(f.rel(rf), fused_co, None if fw is None else f.set(fw), *flags)
         return [_back(f, v) for v in got]
 
     def partial_original(rf: int, co: int | None = None, fw: int | None = None) -> bool:
