@@ -83,6 +83,7 @@ from herdsman.cat.parser import parse_text
 from herdsman.cat.program import Compiled
 from herdsman.cat.recursion import DeepRecursion
 from herdsman.cat.runtime import Runtime
+from herdsman.cat.session import CatSession
 from herdsman.cat.specialise import Specialiser, frontier, signature
 from herdsman.cat.values import VRel, VSet
 from herdsman.graphs.execution import Layout
@@ -184,69 +185,6 @@ class Predefined(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._names)
-
-
-#: A session running the unspecialised code switches to its signature's own code after
-#: this many checks (a search that long pays for generating and compiling it, ~2 ms).
-SPECIALISE_AFTER = 2000
-
-
-class CatSession:
-    """A model prepared for one skeleton (see the module docstring).  ``specialise``,
-    when given, makes the check code specialised to the skeleton's signature: the session
-    runs ``check``/``partial`` (unspecialised) for :data:`SPECIALISE_AFTER` checks, then
-    that code."""
-
-    def __init__(
-        self,
-        model: Model,
-        check: CheckFn,
-        partial: PartialFn,
-        runtime: Runtime,
-        specialise: Callable[[], tuple[CheckFn, PartialFn]] | None = None,
-    ) -> None:
-        self.model = model
-        self._check = check
-        self._partial = partial
-        self.runtime = runtime
-        self._specialise = specialise
-        self._budget = SPECIALISE_AFTER if specialise is not None else -1
-
-    def _switch(self) -> None:
-        """Run the specialised code from now on."""
-        assert self._specialise is not None
-        self._check, self._partial = self._specialise()
-        self._specialise = None
-
-    def check(
-        self,
-        rf: int,
-        co: int | None = None,
-        fw: int | None = None,
-        explain: bool = False,
-        want_shows: bool = False,
-    ) -> list[Verdict]:
-        """Run the model on one candidate: one Verdict per accepted or rejected ``with``
-        choice; [] when the candidate is not one of the model's (native co not extending
-        the model's base order, empty ``with`` set)."""
-        self._budget -= 1
-        try:
-            if not self._budget:
-                self._switch()
-            return self._check(rf, co, fw, explain, want_shows)
-        except CatError as e:
-            raise e.to_input_error() from None
-
-    def partial_violation(self, rf: int, co: int | None = None) -> bool:
-        """Whether a monotone check already fails on this partial candidate (some reads
-        without rf, co a partial order): then no completion is accepted."""
-        self._budget -= 1
-        try:
-            if not self._budget:
-                self._switch()
-            return self._partial(rf, co, None)
-        except CatError as e:
-            raise e.to_input_error() from None
 
 
 #: Consistency checkers: ``incremental`` (only what a new event can break; needs a model

@@ -15,9 +15,12 @@ from dataclasses import replace
 from herdsman.cat.contract import Failure, Verdict
 from herdsman.graphs.fuse import Fused
 
-#: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code).
+#: ``check(rf, co, fw, explain, want_shows)`` of a prepared model (generated code; every
+#: such function, fused or not, defaults them as ``CatSession.check`` does: callers may
+#: leave out the trailing ones).
 CheckFn = Callable[[int, int | None, int | None, bool, bool], list[Verdict]]
-#: ``partial(rf, co, fw)``: whether a monotone check already fails (generated code).
+#: ``partial(rf, co, fw)``: whether a monotone check already fails (generated code; ``co``
+#: and ``fw`` default to None).
 PartialFn = Callable[[int, int | None, int | None], bool]
 
 
@@ -25,13 +28,14 @@ def fused_code(check: CheckFn, partial: PartialFn, f: Fused) -> tuple[CheckFn, P
     """``check`` and ``partial`` (made for ``f.sk``) on candidates of the original skeleton."""
 
     def check_original(
-        rf: int, co: int | None, fw: int | None, explain: bool, want_shows: bool
+        rf: int, co: int | None = None, fw: int | None = None, *flags: bool
     ) -> list[Verdict]:
+        # flags: explain, want_shows (as check's, when given)
         fused_co = None if co is None else f.rel(co)
-        got = check(f.rel(rf), fused_co, None if fw is None else f.set(fw), explain, want_shows)
+        got = check(f.rel(rf), fused_co, None if fw is None else f.set(fw), *flags)
         return [_back(f, v) for v in got]
 
-    def partial_original(rf: int, co: int | None, fw: int | None) -> bool:
+    def partial_original(rf: int, co: int | None = None, fw: int | None = None) -> bool:
         return partial(f.rel(rf), None if co is None else f.rel(co), fw)
 
     return check_original, partial_original

@@ -63,6 +63,22 @@ def candidate_space(sem: Semantics) -> float:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _most_space(n: int) -> float:
+    """The largest :func:`candidate_space` of a program of ``n`` accesses: all of them on
+    one location (a location's ``w! (w+1)^r`` only grows with another's writes and reads
+    moved into it), ``w`` of them writes."""
+    return max(
+        math.lgamma(w + 1) / math.log(10) + (n - w) * math.log10(w + 1) for w in range(n + 1)
+    )
+
+
+@lru_cache(maxsize=THREAD_CACHE)
+def _count(th: ThreadCode) -> int:
+    """The accesses of one compiled thread, as written."""
+    return sum(w + r for w, r in _accesses(th).values())
+
+
 @lru_cache(maxsize=THREAD_CACHE)
 def _accesses(th: ThreadCode) -> dict[str, tuple[int, int]]:
     """The writes and reads of one compiled thread per location, as written (compiled
@@ -86,7 +102,10 @@ def auto_engine(model: PreparedModel, program: Program) -> str:
     sem = semantics_of(program)
     if sem.spawned or any(th.back for th in sem.threads):
         chosen = "rsmc"
-    elif candidate_space(sem) >= RSMC_FROM:
+    elif (
+        _most_space(sum(map(_count, sem.threads))) >= RSMC_FROM  # (a bound, at once)
+        and candidate_space(sem) >= RSMC_FROM
+    ):
         chosen = "rsmc-first"
     else:
         return "reference"

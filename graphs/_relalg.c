@@ -1,5 +1,6 @@
-/* The hot operators of graphs/relalg.py, compiled: sequence, transitive closure, inverse
- * and acyclicity of relations encoded as Python ints (pair (i, j) is bit i * cap + j, n events).
+/* The hot operators of graphs/relalg.py, compiled: sequence, transitive closure, inverse,
+ * acyclicity, domain, range of relations encoded as Python ints (pair (i, j) is bit
+ * i * cap + j, n events), and the product of two sets (event sets: bit i, event i).
  *
  * Optional: setup.py builds it when a C compiler is there; graphs/relalg.py falls back to
  * its pure-Python operators otherwise, with identical answers (tests/test_relalg_kernel.py
@@ -315,6 +316,90 @@ static PyObject *relalg_range(PyObject *self, PyObject *const *args, Py_ssize_t 
     return unary(args, nargs, "range(n, cap, r)", OP_RANGE);
 }
 
+/* product(n, cap, s, t): the pairs (i, j) of i in s and j in t (s spread to column 0,
+ * times t): t's words ORed into row i for each i of s.  Sets beyond the universe (s of
+ * more than n bits, t of more than cap: rows would overlap) are multiplied out as the
+ * Python twin does. */
+static PyObject *product_beyond(PyObject *s, PyObject *t, Py_ssize_t cap) {
+    if (!cap) /* every event's column bit is bit 0 */
+        return Py_NewRef(t);
+    PyObject *one = PyLong_FromLong(1), *col = PyLong_FromLong(0), *rest = Py_NewRef(s);
+    for (Py_ssize_t at = 0; one && col && rest && _PyLong_Sign(rest); at += cap) {
+        PyObject *low = PyNumber_And(rest, one);
+        int set = low ? PyObject_IsTrue(low) : -1;
+        Py_XDECREF(low);
+        if (set < 0)
+            break;
+        if (set) {
+            PyObject *shift = PyLong_FromSsize_t(at);
+            PyObject *row = shift ? PyNumber_Lshift(t, shift) : NULL;
+            Py_XDECREF(shift);
+            PyObject *sum = row ? PyNumber_Add(col, row) : NULL;
+            Py_XDECREF(row);
+            Py_SETREF(col, sum);
+        }
+        Py_SETREF(rest, PyNumber_Rshift(rest, one));
+    }
+    Py_XDECREF(one);
+    Py_XDECREF(rest);
+    if (PyErr_Occurred())
+        Py_CLEAR(col);
+    return col;
+}
+
+static PyObject *relalg_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "product(n, cap, s, t)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (n < 0 || cap < n || n > (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "bad universe");
+        return NULL;
+    }
+    PyObject *s = args[2], *t = args[3];
+    for (int k = 2; k < 4; k++)
+        if (!PyLong_CheckExact(args[k]) || _PyLong_Sign(args[k]) < 0) {
+            PyErr_SetString(PyExc_TypeError, "sets are non-negative ints");
+            return NULL;
+        }
+    if (!_PyLong_Sign(s) || !_PyLong_Sign(t))
+        return PyLong_FromLong(0);
+    size_t sb = _PyLong_NumBits(s), tb = _PyLong_NumBits(t);
+    if (sb == (size_t)-1 || tb == (size_t)-1)
+        return NULL;
+    if (sb > (size_t)n || tb > (size_t)cap)
+        return product_beyond(s, t, cap);
+    Py_ssize_t sw = (Py_ssize_t)sb / 64 + 1, tw = (Py_ssize_t)tb / 64 + 1, nw = n * cap / 64 + 1;
+    uint64_t stack[SMALL_WORDS + 4];
+    uint64_t *buf = stack;
+    if (nw + sw + tw > SMALL_WORDS + 4) {
+        buf = PyMem_Calloc((size_t)(nw + sw + tw), sizeof(uint64_t));
+        if (!buf)
+            return PyErr_NoMemory();
+    }
+    uint64_t *out = buf, *sv = buf + nw, *tv = sv + sw;
+    PyObject *res = NULL;
+    memset(out, 0, (size_t)nw * sizeof(uint64_t));
+    if (to_words(s, sv, sw) || to_words(t, tv, tw))
+        goto done;
+    for (Py_ssize_t q = 0; q < sw; q++)
+        for (uint64_t v = sv[q]; v; v &= v - 1) {
+            Py_ssize_t i = 64 * q + __builtin_ctzll(v);
+            for (Py_ssize_t k = 0; k < tw; k++)
+                if (tv[k])
+                    or_bits(out, nw, i * cap + 64 * k, tv[k]);
+        }
+    res = from_words(out, nw);
+done:
+    if (buf != stack)
+        PyMem_Free(buf);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
     {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
@@ -326,6 +411,8 @@ static PyMethodDef methods[] = {
      "domain(n, cap, r): the events with a successor"},
     {"range", (PyCFunction)(void (*)(void))relalg_range, METH_FASTCALL,
      "range(n, cap, r): the events with a predecessor"},
+    {"product", (PyCFunction)(void (*)(void))relalg_product, METH_FASTCALL,
+     "product(n, cap, s, t): the pairs of an event of s and one of t"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -178,13 +178,14 @@ _FRAMED = {
 @dataclass(frozen=True)
 class _Plan:
     """How each predefined name of an architecture is made: ``make`` (every name), and
-    which of them a skeleton sets at once: the names always empty (``none``), those of
+    which of them a skeleton sets at once: the names always empty (``none``: each with
+    its value, 0), those of
     an annotation (``by_annot``: annotation -> names) or fence kind (``by_fence``), those
     of event kinds (``kinds``), its dependencies (``deps``), and the relations of its
     frame (``framed``: name -> the frame's name of the relation) its frame has made."""
 
     make: dict[str, Maker]
-    none: tuple[str, ...]
+    none: dict[str, int]
     by_annot: dict[str, tuple[str, ...]]
     by_fence: dict[str, tuple[str, ...]]
     kinds: tuple[str, ...]
@@ -226,7 +227,7 @@ def _plan(arch: str) -> _Plan:
             by_fence.setdefault(fn.args[0], []).append(name)
     return _Plan(
         make,
-        tuple(none),
+        dict.fromkeys(none, 0),
         {a: tuple(names) for a, names in by_annot.items()},
         {f: tuple(names) for f, names in by_fence.items()},
         tuple(name for name in _BY_KIND if make[name] is _GENERAL[name]),
@@ -267,7 +268,7 @@ class StaticNames(Mapping[str, Tagged]):
         plan = _plan(arch)
         make = plan.make
         b = _Bits(sk, make)
-        b.update(dict.fromkeys(plan.none, 0))
+        b.update(plan.none)
         for a, s in sk.annotated.items():
             for name in plan.by_annot.get(a, ()):
                 b[name] = s

@@ -82,6 +82,7 @@ class Universe:
         "acyclic",
         "domain",
         "range",
+        "product",
     )
 
     def __init__(self, n: int, cap: int | None = None) -> None:
@@ -129,6 +130,10 @@ class Universe:
         self.acyclic: Callable[[int], bool]
         self.domain: Callable[[int], int]  # events with a successor in r
         self.range: Callable[[int], int]  # events with a predecessor in r
+        #: the cartesian product s1 * s2 of two sets
+        self.product: Callable[[int, int], int] = (
+            partial(_kernel.product, n, cap) if KERNEL and not self.wide else self.product_py
+        )
         if KERNEL:
             self.seq = partial(_kernel.seq, n, cap)
             self.plus = partial(_kernel.plus, n, cap)
@@ -243,8 +248,8 @@ class Universe:
         return r.bit_count()
 
     # ----------------------------------------------------------------- sets -> relations
-    def product(self, s1: int, s2: int) -> int:
-        """Cartesian product s1 * s2."""
+    def product_py(self, s1: int, s2: int) -> int:
+        """Cartesian product s1 * s2, in Python (:attr:`product`: compiled when it can)."""
         if self.wide:
             return widerel.product(s1, s2, self.n, self.cap)
         if s1 == self.ALL:

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
-from herdsman.cat.api import PreparedModel
+from herdsman.cat.api import CatSession, PreparedModel, Verdict
 from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
 from herdsman.engine.errors import ErrorFound, check_deadline
 from herdsman.engine.outcome import ENDED_LOOP_BOUND, ErrorRecord, OutcomeBuilder
@@ -185,8 +186,19 @@ class Combo(Tables):
             compiled = goal.compiled[needed] = compiled_condition(goal.prop, goal.filter, needed)
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
-        self.partial = self.session.partial_violation
-        self.check = self.session.check
+        session = self.session
+        reporting: AbstractContextManager[None] = nullcontext()
+        self.check: Callable[..., list[Verdict]]
+        self.partial: Callable[..., bool]
+        self._spent: (
+            Callable[[int], tuple[Callable[..., list[Verdict]], Callable[..., bool]] | None] | None
+        ) = None
+        if isinstance(session, CatSession):  # the model's functions, without its frame
+            self.check, self.partial = session.direct()
+            self._spent = session.spent
+            reporting = session.reporting()
+        else:
+            self.check, self.partial = session.check, session.partial_violation
         self.show = goal.show is not None and goal.show != "none"
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
@@ -198,6 +210,12 @@ class Combo(Tables):
             and not self.blocked
             and not self.fails
         )
+        with reporting:
+            self._search(steps, last)
+
+    def _search(self, steps: list[tuple[str, int]], last: int) -> None:
+        """The search of :meth:`run` over ``steps`` (``last``: the last choice's)."""
+        goal = self.goal
         # checks between two looks at the clock: fewer on big skeletons, whose checks
         # are slow (a time limit must hold whatever the program)
         self._every = 256 if self.U.n <= 64 else 16 if self.U.n <= 256 else 1
@@ -258,6 +276,10 @@ class Combo(Tables):
         reporter when it wants to hear from the search."""
         self._budget = self._every
         check_deadline(self.goal.deadline)
+        if self._spent is not None:  # the session may switch to its specialised code
+            switched = self._spent(self._every)
+            if switched is not None:
+                self.check, self.partial = switched
         tracker = self.tracker
         if tracker is not None and tracker.reporter.due():
             tracker.report()
@@ -419,11 +441,12 @@ class Combo(Tables):
             keep: bool | None = kept
             if keep and sat == self.irrelevant:  # speedcheck: it settles nothing
                 keep = None
-            judged = self._judged[key] = (key[: self.nobs], sat, keep)
+            judged = self._judged[key] = (key[: self.nobs], sat, keep, False)
         if self.loops:
             variant = self.loop_variant
-            return (*judged, any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol)))
-        return (*judged, False)
+            loop = any(variant[t][m.bit_length() - 1] for t, m in enumerate(sol))
+            return (*judged[:3], loop)
+        return judged
 
     def _leaf(self, rf, co, masks, pending, finals) -> None:
         tally = self.tally
@@ -489,8 +512,6 @@ class Combo(Tables):
         simple = self.simple
         marks = self.loop_marks
         native = self.native
-        check = self.check
-        session_check = self.session.check
         observed = sorted(self.observed_locs)
 
         def leaf(rf, co, masks, pending, finals) -> None:
@@ -506,13 +527,13 @@ class Combo(Tables):
                     stats.bump("unsolved")
                     return
             self.n_checks += 1
-            if native:
-                verdicts = check(rf, co)
+            if native:  # (self.check: the session may switch to specialised code)
+                verdicts = self.check(rf, co)
             else:
                 fw = 0
                 for li in observed:
                     fw |= 1 << finals[li]
-                verdicts = session_check(rf, fw=fw)
+                verdicts = self.check(rf, fw=fw)
             for v in verdicts:
                 if v.allowed:
                     break

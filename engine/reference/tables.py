@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any, cast
+from typing import Any
 
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import BuiltSkeleton
@@ -50,16 +50,28 @@ class Tables:
         self.rmask: dict[int, dict[Value, int]] = {}
         self.rvals: dict[int, list[Value]] = {}
         wconst, wvals, rmask, rvals = self.wconst, self.wvals, self.rmask, self.rvals
+        known: Any  # a value of an enumerated thread's event (known)
         for eid in lay.init_eid.values():
             wconst[eid] = events[eid].known_value
         for t, vs in enumerate(variants):
             b = lay.base[t]
-            # per variant its events' values (those of an enumerated thread are known)
-            values = [cast("list[Value]", [e.value for e in v.events]) for v in vs]
-            for i, e in enumerate(vs[0].events):
-                kind = e.kind
+            if len(vs) == 1:  # one execution: every value is known and constant
+                for i, e in enumerate(vs[0].events):
+                    kind = e.kind
+                    if kind == "W":
+                        known = e.value
+                        wconst[b + i] = known
+                    elif kind == "R":
+                        known = e.value
+                        rmask[b + i] = {known: 1}
+                        rvals[b + i] = [known]
+                continue
+            # per position, its event in each variant (an enumerated thread's values are
+            # known)
+            for i, col in enumerate(zip(*[v.events for v in vs], strict=True)):
+                kind = col[0].kind
                 if kind == "W":
-                    vals = [vv[i] for vv in values]
+                    vals: list = [e.value for e in col]
                     first = vals[0]
                     if vals.count(first) == len(vals):
                         wconst[b + i] = first
@@ -68,7 +80,7 @@ class Tables:
                         wvals[b + i] = vals
                 elif kind == "R":
                     m: dict[Value, int] = {}
-                    rv = [vv[i] for vv in values]
+                    rv: list = [e.value for e in col]
                     for k, val in enumerate(rv):
                         m[val] = m.get(val, 0) | (1 << k)
                     rmask[b + i] = m
@@ -95,21 +107,23 @@ class Tables:
         # a read never reads from the write of its own instruction (herd's default
         # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
+        cands, tid_of = self.cands, self.tid_of
         for li in range(len(self.loc_names)):
             srcs = [self.loc_init[li], *self.loc_writes[li]]
             for r in self.loc_reads[li]:
-                rm = self.rmask[r]
+                rm = rmask[r]
                 out = []
                 er = events[r]
+                tid, poi = er.tid, er.poi
                 for w in srcs:
                     ew = events[w]
-                    if ew.tid == er.tid and ew.poi == er.poi:
+                    if ew.tid == tid and ew.poi == poi:
                         continue
-                    cw = self.wconst[w]
+                    cw = wconst[w]
                     mk = None if cw is None else rm.get(cw, 0)
                     if mk != 0:
-                        out.append((w, 1 << (w * cap + r), mk, self.tid_of[w]))
-                self.cands[r] = out
+                        out.append((w, 1 << (w * cap + r), mk, tid_of[w]))
+                cands[r] = out
         self.valdep = sk.valdep
         self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0
         # observed locations (and those of the filter) -> how to get their final value
@@ -129,11 +143,8 @@ class Tables:
             else:
                 self.getters.append(("c", 0, self.threads.initial_value(loc)))
         for t, vs in enumerate(variants):
-            tab = []
             names = regnames[t]
-            for v in vs:
-                tab.append(v.regs_of(names))
-            regtabs.append(tab)
+            regtabs.append([v.regs_of(names) for v in vs] if names else [()] * len(vs))
         self.regtabs = regtabs
         # observed memory locations (generic mode: the only ones with a final-write choice)
         self.observed_locs = {

@@ -138,7 +138,11 @@ class ThreadBase:
                     self.outside.add(len(self.const_loc))
             self.const_loc.append(loc)
         back: dict[int, int] = {}
+        #: no branch nor choice: every execution runs the code once, straight through
+        self.straight = True
         for i, ins in enumerate(self.code):
+            if type(ins) is Choose or type(ins) is Branch:
+                self.straight = False
             if type(ins) is Choose:
                 for t in ins.targets:
                     tgt = self.labels.get(t)
@@ -215,6 +219,8 @@ class ThreadBase:
         end = len(code)
         if not end:  # a thread with no instructions
             return 0
+        if th.straight:  # one path: every operation once (as many states as operations)
+            return None if budget is not None and end > budget else sum(map(weight, range(end)))
         memo: dict[tuple[int, tuple[int, ...]], int] = {}
         start = (0, (0,) * len(th.back))
         stack = [start]

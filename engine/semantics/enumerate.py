@@ -14,7 +14,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
@@ -92,8 +92,11 @@ class ThreadExec(NamedTuple):
         """The final values of registers ``names`` (:meth:`reg` of each, in one go)."""
         done = self.done
         slots, values = done.slots, done.values
-        out = [0 if (i := slots.get(r)) is None or (x := values[i]) is None else x for r in names]
-        return cast("tuple[Value, ...]", tuple(out))  # enumerated threads: concrete values
+        # (enumerated threads: concrete values)
+        out: list = [
+            0 if (i := slots.get(r)) is None or (x := values[i]) is None else x for r in names
+        ]
+        return tuple(out)
 
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""

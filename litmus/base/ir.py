@@ -562,7 +562,18 @@ class Program:
 
     def has(self, *kinds: type) -> bool:
         """Whether some thread has an operation of one of these classes."""
-        return any(isinstance(ins, kinds) for th in self.threads for ins in th.code)
+        return any(issubclass(cls, kinds) for cls in self._classes)
+
+    @cached_property
+    def _classes(self) -> frozenset[type]:
+        """The classes of the threads' operations."""
+        return frozenset().union(*[_op_classes(th) for th in self.threads])
+
+
+@by_identity(maxsize=1 << 14)
+def _op_classes(thread: Thread) -> frozenset[type]:
+    """The classes of ``thread``'s operations (remembered: programs share threads)."""
+    return frozenset(map(type, thread.code))
 
 
 def convert_code(v: int, code: int) -> int:

@@ -175,19 +175,24 @@ def test_deep_recursion_only_around_the_work() -> None:
     assert sys.getrecursionlimit() == old
 
 
-def test_sessions_switch_to_their_signatures_code(monkeypatch) -> None:
-    """A skeleton whose signature has no code yet starts on the unspecialised code and,
-    after ``SPECIALISE_AFTER`` checks, runs its own; the verdicts never change, and the
-    next skeleton of that signature starts with it."""
-    from herdsman.cat import api
+def _specialising_model(monkeypatch) -> tuple:
+    """A PPC model whose sessions switch to their signature's code after 7 checks, and
+    MP with an lwsync (no sync: a signature of its own)."""
+    from herdsman.cat import session
 
-    monkeypatch.setattr(api, "SPECIALISE_AFTER", 7)
+    monkeypatch.setattr(session, "SPECIALISE_AFTER", 7)
     text = (
         'PPC m\ninclude "cos.cat"\nlet s = po; [SYNC]; po\nlet l = po; [LWSYNC]; po\n'
         "acyclic (po-loc | rf | co | fr) as uniproc\nacyclic (s | l | rfe | co | fr) as f\n"
     )
-    m = load_model_text(text, "m.cat")
-    b = shape("MP", "LWSYNC", None)
+    return load_model_text(text, "m.cat"), shape("MP", "LWSYNC", None)
+
+
+def test_sessions_switch_to_their_signatures_code(monkeypatch) -> None:
+    """A skeleton whose signature has no code yet starts on the unspecialised code and,
+    after ``SPECIALISE_AFTER`` checks, runs its own; the verdicts never change, and the
+    next skeleton of that signature starts with it."""
+    m, b = _specialising_model(monkeypatch)
     s = m.prepare(b.sk, "PPC")
     unit = m._unit("PPC")
     assert s._specialise is not None and list(unit.makes) == [0]  # no SYNC: a signature
@@ -204,3 +209,22 @@ def test_sessions_switch_to_their_signatures_code(monkeypatch) -> None:
     ]
     assert got == again
     assert any(a[0] for a, _ in got) and not all(a[0] for a, _ in got)
+
+
+def test_direct_functions_switch_when_spent(monkeypatch) -> None:
+    """A search calling a session's functions directly tells it how many calls it made:
+    past ``SPECIALISE_AFTER`` it gets the signature's own code (same verdicts); and a
+    model's error met inside ``reporting()`` leaves as bad input."""
+    from herdsman.cat.errors import CatError
+
+    m, b = _specialising_model(monkeypatch)
+    s = m.prepare(b.sk, "PPC")
+    check, partial = s.direct()
+    got = [[v.allowed for v in check(rf, co)] for rf, co in candidates(b)]
+    assert s.spent(6) is None and s._specialise is not None
+    switched = s.spent(1)
+    assert switched is not None and s._specialise is None and switched[0] is not check
+    assert [[v.allowed for v in switched[0](rf, co)] for rf, co in candidates(b)] == got
+    assert s.spent(10_000) is None  # already on its own code
+    with pytest.raises(InputError), s.reporting():
+        raise CatError(None, "set expected")

@@ -67,6 +67,26 @@ def test_kernel_matches_python(case: tuple[Universe, int, int]) -> None:
     assert k.domain(U.n, U.cap, inverse(r)) == U.range_py(r)
 
 
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(relations(), st.integers(0, 2**32 - 1))
+def test_kernel_product_matches_python(case: tuple[Universe, int, int], seed: int) -> None:
+    """The product of two sets (the domain and range of the drawn relations, any sets, and
+    sets beyond the universe, which the Python operator multiplies out)."""
+    U, r, s = case
+    product = partial(relalg._kernel.product, U.n, U.cap)
+    rnd = random.Random(seed)
+    sets = [U.domain_py(r), U.range_py(s), U.ALL, 0, rnd.getrandbits(U.n) if U.n else 0]
+    for a in sets:
+        for b in sets:
+            assert product(a, b) == U.product_py(a, b)
+    if not U.wide:  # (the wide operator takes sets of the universe only)
+        a, b = rnd.getrandbits(U.n + 3), rnd.getrandbits(U.cap + 9)
+        assert product(a, b) == U.product_py(a, b)
+    if U.n:
+        assert product(1 << (U.n - 1), U.ALL) == U.ROW << ((U.n - 1) * U.cap)
+
+
 def _upper(U: Universe, r: int) -> int:
     """The pairs (i, j) of r with i < j."""
     out = 0
@@ -86,6 +106,10 @@ def test_kernel_refuses_bad_arguments() -> None:
         relalg._kernel.acyclic(2, 2)
     with pytest.raises(TypeError):
         relalg._kernel.inverse(2, 2, 1.5)
+    with pytest.raises(TypeError):
+        relalg._kernel.product(2, 2, 1, -1)
+    with pytest.raises(ValueError):
+        relalg._kernel.product(3, 2, 1, 1)  # cap < n
 
 
 def test_pure_python_on_request() -> None:
@@ -98,10 +122,10 @@ def test_pure_python_on_request() -> None:
     assert out.stdout.split() == ["False", "seq_py"]
     code = (
         "from herdsman.graphs import relalg; U = relalg.Universe(3); "
-        "print(U.inverse.__name__, U.acyclic.__name__)"
+        "print(U.inverse.__name__, U.acyclic.__name__, U.product.__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert out.stdout.split() == ["inverse_py", "acyclic_py"]
+    assert out.stdout.split() == ["inverse_py", "acyclic_py", "product_py"]
 
 
 def test_universes_pickle_either_way() -> None:
