@@ -24,6 +24,7 @@ from herdsman.litmus.base.ir import (
     Op,
     Operand,
     Reg,
+    Select,
     Store,
     Unlock,
 )
@@ -38,6 +39,8 @@ def uses_defs(ins: Instr) -> tuple[set[str], set[str]]:
     """The registers an operation reads and those it writes."""
     if isinstance(ins, Op):
         return _regs(ins.args), set(defines(ins))
+    if isinstance(ins, Select):
+        return {ins.creg, *_regs((*ins.args, *ins.other))}, {ins.dst}
     if isinstance(ins, Load):
         return _regs(ins.addr), {ins.dst}
     if isinstance(ins, Store):

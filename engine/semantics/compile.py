@@ -37,6 +37,7 @@ from herdsman.litmus.base.ir import (
     Op,
     Operand,
     Reg,
+    Select,
     Spawn,
     Store,
     StoreCond,
@@ -342,7 +343,9 @@ def _info(ins: Instr) -> _Info:
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
-    if isinstance(ins, Op):
+    if isinstance(ins, Select):
+        ops, out = (*ins.args, *ins.other), [ins.dst, ins.creg]
+    elif isinstance(ins, Op):
         ops = ins.args
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
         if ins.flags is not None:
@@ -404,6 +407,8 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     if isinstance(ins, Branch):
         return int(branch_commit and ins.cond is not None)
     if cls is Assume or cls is Assert:
+        return int(branch_commit)
+    if isinstance(ins, Select):
         return int(branch_commit)
     return 0
 

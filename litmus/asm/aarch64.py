@@ -390,7 +390,7 @@ UNSUPPORTED = (
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
-    *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "EXTR"),
+    *("EXTR",),
     *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
     *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "STILP", "LDIAPP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),

@@ -37,7 +37,7 @@ from herdsman.litmus.asm.aarch64_operands import (
 )
 from herdsman.litmus.asm.cells import CellError, op
 from herdsman.litmus.base.armops import CONDITIONS, INVERSE
-from herdsman.litmus.base.ir import Imm, Op, Reg
+from herdsman.litmus.base.ir import Imm, Op, Reg, Select
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import Instruction
 
@@ -269,19 +269,67 @@ def condition(text: str, pos: int, m: str) -> str:
     return up
 
 
+#: the operation of each conditional selection on its second register when the
+#: condition fails (herd's ``csel_op``: ``Cpy``, ``Inc``, ``Inv``, ``Neg``)
+_SEL = {"CSEL": "mov", "CSINC": "add", "CSINV": "orn", "CSNEG": "sub"}
+
+
+def _select(m: str, up: str, d: Arg, n: Arg, k: Arg, cond: str) -> Instruction:
+    """``up Rd,Rn,Rm,cond`` (herd's ``I_CSEL``): ``Rd <- Rn`` when the flags say
+    ``cond``, else ``Rm`` (``CSEL``), ``Rm+1``, ``NOT Rm``, ``-Rm``, on the word; herd's
+    text (``CSET``/``CSETM`` for zero registers, ``CINC`` for one register twice)."""
+    w = _w(d)
+    inverse = _HERD_INVERSE[cond]
+    if n.reg == "ZR" and k.reg == "ZR" and up in ("CSINC", "CSINV"):
+        text = f"{'CSET' if up == 'CSINC' else 'CSETM'} {rt(d)},{inverse}"
+    elif n.reg == k.reg and up == "CSINC":
+        text = f"CINC {rt(d)},{rt(n)},{inverse}"
+    else:
+        text = f"{up} {rt(d)},{rt(n)},{rt(k)},{cond}"
+    first = "mov" if w == "x" else "mov.w"
+    other: tuple[IrOperand, ...] = (value(k),)
+    fn = first
+    if up == "CSINC":
+        fn, other = f"add.{w}", (value(k), Imm(1))
+    elif up != "CSEL":
+        fn, other = f"{_SEL[up]}.{w}", (Imm(0), value(k))
+    sel = Select(d.reg, FLAGS, f"nzcv.{cond.lower()}", first, (value(n),), fn, other, cond)
+    return Instruction(text, m, sel)
+
+
+def _csel(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CSEL``/``CSINC``/``CSINV``/``CSNEG Rd,Rn,Rm,cond``."""
+    arity(m, o, 4, "Rd,Rn,Rm,cond", end)
+    reg(o[0], m, zr=False)
+    for r in o[1:3]:
+        reg(r, m, o[0].bits)
+    want(o[3], ("name",), "a condition (EQ, NE, CS...)", m)
+    return _select(m, up, o[0], o[1], o[2], condition(o[3].text, o[3].pos, m))
+
+
+def _cinc(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CINC Rd,Rn,cond``: ``CSINC Rd,Rn,Rn,inverse(cond)`` (herd's parser)."""
+    arity(m, o, 3, "Rd,Rn,cond", end)
+    reg(o[0], m, zr=False)
+    reg(o[1], m, o[0].bits)
+    want(o[2], ("name",), "a condition (EQ, NE, CS...)", m)
+    cond = condition(o[2].text, o[2].pos, m)
+    return _select(m, "CSINC", o[0], o[1], o[1], _HERD_INVERSE[cond])
+
+
 def _cset(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    """``CSET``/``CSETM Rd,cond``: 1 (all ones) when the flags say ``cond``, else 0."""
+    """``CSET``/``CSETM Rd,cond``: 1 (all ones) when the flags say ``cond``, else 0:
+    herd reads them as ``CSINC``/``CSINV Rd,ZR,ZR,inverse(cond)`` (and shows that back
+    as ``CSET``/``CSETM inverse(inverse(cond))``, herd's inverse of GE being GT)."""
     arity(m, o, 2, "Rd,cond", end)
-    d = reg(o[0], m, zr=False)
+    reg(o[0], m, zr=False)
     want(o[1], ("name",), "a condition (EQ, NE, CS...)", m)
     cond = condition(o[1].text, o[1].pos, m)
     if cond == "AL":
         raise CellError(o[1].pos, f"'{m}' takes no AL condition")
-    # herd reads it as CSINC/CSINV Rd,ZR,ZR,inverse(cond) and shows that back as
-    # CSET/CSETM inverse(inverse(cond)), with herd's inverse of GE being GT
-    inner = _HERD_INVERSE[cond]
-    text = f"{up} {rt(o[0])},{_HERD_INVERSE[inner]}"
-    return op(text, m, d, f"{up.lower()}.{INVERSE[inner].lower()}", (Reg(FLAGS),))
+    zr = Arg("reg", "ZR", o[0].pos, reg="ZR", bits=o[0].bits)
+    word = "CSINC" if up == "CSET" else "CSINV"
+    return _select(m, word, o[0], zr, zr, _HERD_INVERSE[cond])
 
 
 #: herd's ``inverse_cond`` (``lib/AArch64Base.ml``): the inverse, except GE's, GT
@@ -311,6 +359,8 @@ SPEC: dict[str, Builder] = {
     "MOVK": _movw,
     "CSET": _cset,
     "CSETM": _cset,
+    **{k: _csel for k in _SEL},
+    "CINC": _cinc,
     "UBFM": _bfm,
     "SBFM": _bfm,
     **{k: _bits for k in (*_BITS, "SXTW")},

@@ -9,7 +9,7 @@ stays theirs (``litmus/test.py`` keeps herd's text of every instruction beside i
 operation).  A thread keeps, per operation, the front-end's text for it (its *origin*:
 herd's canonical instruction for a litmus test), which pictures and traces show.
 
-Operations: register computations (:class:`Op`), memory accesses (:class:`Load`,
+Operations: register computations (:class:`Op`, :class:`Select`), memory accesses (:class:`Load`,
 :class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`, store-conditionals
 :class:`StoreCond`), fences, branches,
 ``assume``/``assert``, locks, thread spawn and join.  Their meaning, one step at a time,
@@ -87,6 +87,24 @@ class Op:
     args: tuple[Operand, ...]
     sets_cr: bool = False
     flags: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """``dst <- fn(args)`` if ``cond`` holds of register ``creg`` (as for a
+    :class:`Branch`), else ``dst <- other_fn(other)`` (AArch64's ``CSEL`` family).  herd's
+    events: the read of ``creg``, the commit of a predicate (in ``B``, not a branch; its
+    text ``text`` when ``cond`` holds) controlling the reads of the chosen operands only,
+    then the write of ``dst``, fed by those reads alone."""
+
+    dst: str
+    creg: str
+    cond: str
+    fn: str
+    args: tuple[Operand, ...]
+    other_fn: str
+    other: tuple[Operand, ...]
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +301,7 @@ Instr = (
     Label
     | Nop
     | Op
+    | Select
     | Load
     | Store
     | StoreCond
