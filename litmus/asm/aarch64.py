@@ -391,7 +391,7 @@ UNSUPPORTED = (
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
     *("EXTR",),
-    *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
+    *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
     *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "STILP", "LDIAPP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )

@@ -16,6 +16,8 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
 - ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
   ``ABS``, ``RBIT``, ``REV``, ``REV16``, ``REV32``, ``REV64``, ``SXTW``; ``ADD``/``SUB``
   with an extended register (``ADD X0,X1,W2,SXTB #2``: ``add.sxtb2.x``);
+- ``MRS Xt,NZCV``/``MSR NZCV,Xt`` move the flags from and to bits 28..31 (no other
+  system register);
 - ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
   ``CSINC Rd,ZR,ZR,GT``: it computes and shows ``LE``, as herd does).
 """
@@ -336,6 +338,29 @@ def _cset(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 _HERD_INVERSE = {**INVERSE, "GE": "GT"}
 
 
+def _sysreg(o: Arg, m: str) -> None:
+    """Check that ``o`` names the flags, the one system register herdsman models."""
+    want(o, ("name",), "a system register", m)
+    if o.text != FLAGS:
+        raise CellError(o.pos, f"system register '{o.text}' of '{m}' is not supported")
+
+
+def _mrs(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``MRS Xt,NZCV``: the flags into bits 28..31 of ``Xt`` (herd's ``I_MRS``)."""
+    arity(m, o, 2, "Xt,NZCV", end)
+    d = reg(o[0], m, 64, zr=False)
+    _sysreg(o[1], m)
+    return op(f"MRS {rt(o[0])},{FLAGS}", m, d, "shl", (Reg(FLAGS), Imm(28)))
+
+
+def _msr(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``MSR NZCV,Xt``: bits 28..31 of ``Xt`` into the flags (herd's ``I_MSR``)."""
+    arity(m, o, 2, "NZCV,Xt", end)
+    _sysreg(o[0], m)
+    reg(o[1], m, 64)
+    return op(f"MSR {FLAGS},{rt(o[1])}", m, FLAGS, "ubfm.28.31.x", (value(o[1]),))
+
+
 def _mov(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 2, "Rd,#k|Rm", end)
     d = reg(o[0], m, zr=False)
@@ -361,6 +386,8 @@ SPEC: dict[str, Builder] = {
     "CSETM": _cset,
     **{k: _csel for k in _SEL},
     "CINC": _cinc,
+    "MRS": _mrs,
+    "MSR": _msr,
     "UBFM": _bfm,
     "SBFM": _bfm,
     **{k: _bits for k in (*_BITS, "SXTW")},

@@ -37,6 +37,8 @@ def one(text: str) -> Instruction:
         ("CSET W3,LT", "CSET W3,GT"),  # herd's inverse of GE is GT
         ("CSETM X3,VC", "CSETM X3,VC"),
         ("csel w3,w2,w1,ne", "CSEL W3,W2,W1,NE"),
+        ("mrs x0,NZCV", "MRS X0,NZCV"),
+        ("MSR NZCV,X1", "MSR NZCV,X1"),
         ("CSINC W3,WZR,WZR,EQ", "CSET W3,NE"),  # herd shows its own reading back
         ("CSINV X3,XZR,XZR,LT", "CSETM X3,GE"),
         ("CSINC W3,W2,W2,GT", "CINC W3,W2,LE"),
@@ -158,6 +160,8 @@ def test_every_condition_code_is_its_flags() -> None:
         ("CSEL W0,W1,X2,EQ", "expected a W register"),
         ("CSEL WZR,W1,W2,EQ", "zero register cannot be used"),
         ("CSINV W0,W1,W2", "missing operand"),
+        ("MRS X0,TPIDR_EL0", "system register 'TPIDR_EL0' of 'MRS' is not supported"),
+        ("MSR NZCV,W1", "expected an X register"),
         ("MOVZ W0,#1,LSL #32", "LSL #0, #16, #32 or #48"),
         ("MOVZ W0,#70000", "16 bits"),
         ("ADD X0,X1,X2,LSL #64", "out of range"),
@@ -187,6 +191,8 @@ def test_selections() -> None:
         "X1", F, "nzcv.ne", "mov.w", (Reg("X0"),), "sub.w", (Imm(0), Reg("X2")), "NE"
     )
     assert one("CSINV W1,W0,W2,NE").op.other_fn == "orn.w"
+    assert one("MRS X0,NZCV").op == Op("X0", "shl", (Reg(F), Imm(28)))
+    assert one("MSR NZCV,X2").op == Op(F, "ubfm.28.31.x", (Reg("X2"),))
     sel = one("CSINC W1,W0,W2,HI").op
     assert uses(sel) == (F, "X0", "X2") and defines(sel) == ("X1",)
 
