@@ -155,27 +155,48 @@ def _signed(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return Instruction(text, m, load, writeback(mem))
 
 
-#: the pair accesses: loads, and LDPSW's sign-extended words
-_PAIRS = ("LDP", "STP", "LDPSW")
+#: the pair accesses: loads, and LDPSW's sign-extended words; the non-temporal pairs
+#: (herd's annotation ``NT``); LDIAPP's ``Q`` reads and STILP's ``L`` writes, ordered
+#: inside the instruction (herd's ``iico_order``: ``graphs.skeleton.iico_order``)
+_PAIRS = ("LDP", "STP", "LDPSW", "LDNP", "STNP", "LDIAPP", "STILP")
+_PAIR_ANNOTS = {"LDNP": "NT", "STNP": "NT", "LDIAPP": "Q", "STILP": "L"}
+
+
+def _ordered_pair(m: str, up: str, mem: Mem, sz: int, pos: int) -> None:
+    """Refuse an ``LDIAPP`` (``STILP``) address herd's parser refuses: ``[Xn]``, or
+    post- (pre-) indexed by the pair's size (herd's ``ldp_instr``, ``stp_instr``)."""
+    plain = not mem.mode and not mem.offset and mem.index is None
+    step = 2 * sz if up == "LDIAPP" else -2 * sz
+    mode = "post" if up == "LDIAPP" else "pre"
+    if not plain and (mem.mode != mode or mem.offset != step):
+        shown = f"[Xn],#{step}" if mode == "post" else f"[Xn,#{step}]!"
+        raise CellError(pos, f"'{m}' takes an address [Xn] or {shown}, not '{mem.text}'")
 
 
 def _pair(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     """``LDP``/``STP Rt1,Rt2,<addr>`` (``[Xn{,#k}]``, ``[Xn,#k]!``, ``[Xn],#k``): two
     accesses of one instruction, at the address and the next register's width further,
     then the base register's update (herd's ``ldp``/``stp``); ``LDPSW Xt1,Xt2,<addr>``
-    loads two words, sign-extended."""
+    loads two words, sign-extended; ``LDNP``/``STNP``, ``LDIAPP``/``STILP`` likewise,
+    annotated (a pre-indexed ``STILP`` writes its second register first, as herd
+    orders them)."""
     arity(m, o, 3, "Rt1,Rt2,[Xn...]", end)
-    store = up == "STP"
+    store = up.startswith("ST")
     r1 = reg(o[0], m, 64 if up == "LDPSW" else None, zr=store)
     r2 = reg(o[1], m, o[0].bits, zr=store)
     mem = mem_of(o[2], m, indexed=True)
     if mem.index is not None:
         raise CellError(o[2].pos, f"'{m}' takes no index register, not '{mem.text}'")
     sz = 4 if o[0].bits == 32 or up == "LDPSW" else 8
+    annots = frozenset({_PAIR_ANNOTS[up]}) if up in _PAIR_ANNOTS else frozenset()
+    if up in ("LDIAPP", "STILP"):
+        _ordered_pair(m, up, mem, sz, o[2].pos)
     text = f"{up} {rt(o[0])},{rt(o[1])},{mem.text}"
     if store:
-        first: Instr = Store(value(o[0]), address(mem), sz)
-        second: Instr = Store(value(o[1]), address(mem, sz), sz)
+        first: Instr = Store(value(o[0]), address(mem), sz, annots)
+        second: Instr = Store(value(o[1]), address(mem, sz), sz, annots)
+        if up == "STILP" and mem.mode == "pre":
+            first, second = second, first
         return Instruction(text, m, first, (second, *writeback(mem)))
     if r1 == r2:
         raise CellError(o[1].pos, f"'{m}' loads {rt(o[1])} twice")
@@ -183,8 +204,8 @@ def _pair(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     _indexed(m, o[2], r2)
     widen = 32 if o[0].bits == 32 else 0
     sign = up == "LDPSW"
-    first = Load(r1, address(mem), sz, widen=widen, sign=sign)
-    second = Load(r2, address(mem, sz), sz, widen=widen, sign=sign)
+    first = Load(r1, address(mem), sz, annots, widen=widen, sign=sign)
+    second = Load(r2, address(mem, sz), sz, annots, widen=widen, sign=sign)
     if r1 == mem.base:  # the second read first: its address is the base's old value
         first, second = second, first
     return Instruction(text, m, first, (second, *writeback(mem)))
@@ -386,13 +407,13 @@ SPEC: dict[str, Builder] = {
 UNSUPPORTED = (
     *("ADR",),
     *("STUR",),
-    *("LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
+    *("LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
     *("EXTR",),
     *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
-    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "STILP", "LDIAPP"),
+    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )
 
