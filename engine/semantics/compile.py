@@ -409,7 +409,7 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     if cls is Assume or cls is Assert:
         return int(branch_commit)
     if isinstance(ins, Select):
-        return int(branch_commit)
+        return int(branch_commit and ins.commit)
     return 0
 
 

@@ -130,7 +130,7 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         try:
             if isinstance(ins, Op):
                 return _op(th, ins, st)
-            if isinstance(ins, Select):
+            if isinstance(ins, Select) and ins.commit:
                 return select.reg_step(th, ins, st)
             if isinstance(ins, Branch):
                 got = _branch(th, ins, st)

@@ -10,7 +10,9 @@ destination's dependencies are those of the chosen operands only: the condition 
 it through ``iico_ctrl`` (``aarch64.cat``'s ``pick`` dependencies), not ``iico_data``,
 and no ``ctrl`` starts at the commit (it is no branch).  Without register events the
 commit (on architectures whose branches commit) takes its data from the condition's
-reads and the destination its taint from the chosen operands'.
+reads and the destination its taint from the chosen operands'.  A selection without a
+commit (``Select.commit`` False: ARM's conditional execution, whose failing condition
+leaves the destination as it was) issues no event (and has no register view).
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def plain_step(
     if isinstance(got, Stall):
         return got
     taken, _, regs, taint, t = got
-    if not commits:
+    if not commits or not ins.commit:
         return state_at(st, st.pc + 1, regs, taint, st.n, st.poi + 1)
     commit = _commit(th, ins, st, st.n, taken)._replace(data=t)
     return _new(Emit, (commit, state_at(st, st.pc + 1, regs, taint, st.n + 1, st.poi + 1), None))
@@ -113,7 +115,7 @@ def reg_step(th: CompiledThread, ins: Select, st: ThreadState) -> Step:
 def max_events(ins: Select, regs: bool) -> int:
     """The events a selection issues at most (with register events or without)."""
     if not regs:
-        return 1
+        return int(ins.commit)
     n = len({a.name for a in ins.args if isinstance(a, Reg)})
     m = len({a.name for a in ins.other if isinstance(a, Reg)})
     return 3 + max(n, m)

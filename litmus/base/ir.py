@@ -105,6 +105,7 @@ class Select:
     other_fn: str
     other: tuple[Operand, ...]
     text: str = ""
+    commit: bool = True  # False: no predicate commit (ARM's MOVEQ: a guard only)
 
 
 @dataclass(frozen=True, slots=True)
