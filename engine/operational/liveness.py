@@ -18,6 +18,7 @@ from herdsman.litmus.base.ir import (
     Assert,
     Assume,
     Branch,
+    Exit,
     Instr,
     Load,
     Lock,
@@ -67,6 +68,8 @@ def live_slots(code: ThreadCode, observed: Iterable[str]) -> list[tuple[bool, ..
         if isinstance(ins, Branch):
             tgt = code.labels[ins.target]
             succ.append([tgt] if ins.cond is None else [i + 1, tgt])
+        elif isinstance(ins, Exit):  # the thread ends: on to its end
+            succ.append([n])
         else:
             succ.append([i + 1])
     info = [uses_defs(ins) for ins in ops]

@@ -26,6 +26,7 @@ from herdsman.litmus.base.ir import (
     Branch,
     Choose,
     Effect,
+    Exit,
     Fence,
     Free,
     Instr,
@@ -254,6 +255,8 @@ class ThreadBase:
             nxt = [pc + 1] if pc + 1 < n else []
             if type(ins) is Choose:
                 nxt = [labels[t] for t in ins.targets]
+            elif type(ins) is Exit:
+                nxt = []
             elif type(ins) is Branch:
                 tgt = labels[ins.target]
                 if ins.cond is None:
@@ -295,6 +298,8 @@ class ThreadBase:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
         nxt = [(pc + 1, loops)]
+        if type(ins) is Exit:  # on to the end of the thread
+            return [(len(th.code), loops)]
         if type(ins) is Choose:
             return [(th.labels[t], loops) for t in ins.targets]
         if type(ins) is Branch:

@@ -53,6 +53,7 @@ from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Branch,
+    Exit,
     Fence,
     Instr,
     Label,
@@ -147,6 +148,8 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
                 return _reads(th, ins, st)
             if cls is Fence:
                 return th.event_step(ins, st)
+            if cls is Exit:  # herd's B.Exit: the thread ends here, with no event
+                return _new(ThreadDone, (st.regs, False, th.slots, th.order, st.freed))
             if cls is RMW or cls is CAS:
                 reads, accs = rmwevents.reads(th, st)
                 if len(accs) == 1:

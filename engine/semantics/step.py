@@ -78,6 +78,7 @@ from herdsman.litmus.base.ir import (
     Assume,
     Branch,
     Choose,
+    Exit,
     Free,
     Instr,
     Kill,
@@ -178,6 +179,9 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
+                if cls is Exit:  # herd's B.Exit: the thread ends here, finished
+                    st = _state(st, pc, regs, taint, st.n, poi)
+                    return _new(ThreadDone, (st.regs, False, self.slots, self.order, st.freed))
                 if cls is Kill:  # GenMC's loop bound ends the thread (unfinished for a join)
                     return _new(ThreadDone, (regs, True, self.slots, self.order, st.freed))
                 if isinstance(ins, Free):

@@ -65,7 +65,7 @@ from herdsman.litmus.asm.cells import (
     unknown_instruction,
 )
 from herdsman.litmus.base.armops import CONDITIONS
-from herdsman.litmus.base.ir import CAS, RMW, Branch, Instr, Load, Store, StoreCond
+from herdsman.litmus.base.ir import CAS, RMW, Branch, Exit, Instr, Load, Store, StoreCond
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The IR register of the exclusive reservation (herd's name).
@@ -373,6 +373,15 @@ def _barrier(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return fence(f"{up} {opt}", m, f"{up}.{opt}")
 
 
+def _ret(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``RET``: the thread's end under ``-variant telechat`` (:mod:`litmus.returns`);
+    ``RET Xn`` jumps to a register's value, which herdsman does not model."""
+    if o:
+        raise CellError(o[0].pos, f"'{m}' to a register (an indirect jump) is not supported")
+    arity(m, o, 0, "", end)
+    return Instruction("RET", m, Exit())
+
+
 def _nop(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 0, "", end)
     return nop("NOP", m)
@@ -401,6 +410,7 @@ SPEC: dict[str, Builder] = {
     "DSB": _barrier,
     "ISB": _barrier,
     "NOP": _nop,
+    "RET": _ret,
 }
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
@@ -412,7 +422,7 @@ UNSUPPORTED = (
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
     *("EXTR",),
-    *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
+    *("BR", "BL", "BLR", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
     *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP"),
     *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )

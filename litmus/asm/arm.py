@@ -59,7 +59,7 @@ _UNMODELLED = {
     "LDAEX": "load-acquire exclusive",
     "STL": "store-release",
     "STLEX": "store-release exclusive",
-    "BX": "indirect branch",
+    "BX": "indirect branch",  # but BX LR, a return: litmus.returns
     "SADD16": "SIMD (herd does not implement it)",
     "SEL": "SIMD (herd does not implement it)",
 }
@@ -233,6 +233,8 @@ def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     """The IR of ``canon ops`` (``m`` as written)."""
     if canon in _CONDITIONAL:
         return _conditional(m, canon, ops, end)
+    if canon == "BX" and len(ops) == 1 and ops[0].kind == "reg" and ops[0].reg == "LR":
+        return Instruction("BX LR", m, ir.Exit())  # a return: litmus.returns
     if canon in _UNMODELLED:
         raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     if canon in ("LDM", "LDMIB", "LDRD"):
@@ -356,7 +358,7 @@ def parse_cell(text: str) -> tuple[CodeItem, ...]:
 def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
     canon, m, pos = cells.mnemonic_at(toks, i, _mnemonic, "ARM")
-    if canon in _UNMODELLED:  # before its operands, which may be of forms not read here
+    if canon in _UNMODELLED and canon != "BX":  # before its operands (forms not read here)
         raise CellError(pos, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     ops = cells.operands(toks, i + 1, m, _operand)
     return cells.lower_at(pos, _lower, m, canon, ops, len(text))

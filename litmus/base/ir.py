@@ -91,11 +91,9 @@ class Op:
 
 @dataclass(frozen=True, slots=True)
 class Select:
-    """``dst <- fn(args)`` if ``cond`` holds of register ``creg`` (as for a
-    :class:`Branch`), else ``dst <- other_fn(other)`` (AArch64's ``CSEL`` family).  herd's
-    events: the read of ``creg``, the commit of a predicate (in ``B``, not a branch; its
-    text ``text`` when ``cond`` holds) controlling the reads of the chosen operands only,
-    then the write of ``dst``, fed by those reads alone."""
+    """``dst <- fn(args)`` if ``cond`` holds of register ``creg`` (as for a :class:`Branch`),
+    else ``dst <- other_fn(other)`` (AArch64's ``CSEL``): herd reads ``creg``, commits a
+    predicate (no branch; text ``text`` when ``cond`` holds), reads the chosen operands."""
 
     dst: str
     creg: str
@@ -298,6 +296,12 @@ class Kill:
     whose join then waits for ever (blocked)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """The thread ends here, finished (herd's ``B.Exit``: a return under ``-variant
+    telechat``, AArch64's ``RET``, PPC's ``blr``...): no event."""
+
+
 Instr = (
     Label
     | Nop
@@ -308,7 +312,6 @@ Instr = (
     | StoreCond
     | RMW
     | CAS
-    | StoreCond
     | Fence
     | Branch
     | Assume
@@ -321,6 +324,7 @@ Instr = (
     | Join
     | Free
     | Kill
+    | Exit
 )
 
 #: A barrier's state (``barrier`` below): its generation, its count and the arrivals it
