@@ -424,7 +424,6 @@ UNSUPPORTED = (
     *("EXTR",),
     *("BR", "BL", "BLR", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
     *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP"),
-    *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
 )
 
 

@@ -16,6 +16,8 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
 - ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
   ``ABS``, ``RBIT``, ``REV``, ``REV16``, ``REV32``, ``REV64``, ``SXTW``; ``ADD``/``SUB``
   with an extended register (``ADD X0,X1,W2,SXTB #2``: ``add.sxtb2.x``);
+- ``SMADDL``, ``SMSUBL``, ``UMADDL``, ``UMSUBL`` and ``SMULL``, ``SMNEGL``, ``UMULL``,
+  ``UMNEGL`` (long multiplications: armops' ``smaddl``...);
 - ``MRS Xt,NZCV``/``MSR NZCV,Xt`` move the flags from and to bits 28..31 (no other
   system register);
 - ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
@@ -338,6 +340,30 @@ def _cset(m: str, up: str, o: list[Arg], end: int) -> Instruction:
 _HERD_INVERSE = {**INVERSE, "GE": "GT"}
 
 
+#: the long multiplications: (signed, subtracting), with an accumulator or without
+_MOPL = {"SMADDL": "smaddl", "SMSUBL": "smsubl", "UMADDL": "umaddl", "UMSUBL": "umsubl"}
+_MOPLZ = {"SMULL": "SMADDL", "SMNEGL": "SMSUBL", "UMULL": "UMADDL", "UMNEGL": "UMSUBL"}
+
+
+def _mopl(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``SMADDL``/``SMSUBL``/``UMADDL``/``UMSUBL Xd,Wn,Wm,Xa``: ``Xa`` plus (minus) the
+    product of the words, sign- (zero-) extended; ``SMULL``... ``Xd,Wn,Wm``: with ``XZR``
+    (herd's ``I_MOPL``)."""
+    plain = up in _MOPLZ
+    arity(m, o, 3 if plain else 4, "Xd,Wn,Wm" if plain else "Xd,Wn,Wm,Xa", end)
+    d = reg(o[0], m, 64, zr=False)
+    reg(o[1], m, 32)
+    reg(o[2], m, 32)
+    acc: IrOperand = Imm(0)
+    text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])}"
+    if not plain:
+        reg(o[3], m, 64)
+        acc = value(o[3])
+        text += f",{rt(o[3])}"
+    fn = _MOPL[_MOPLZ.get(up, up)]
+    return op(text, m, d, fn, (value(o[1]), value(o[2]), acc))
+
+
 def _sysreg(o: Arg, m: str) -> None:
     """Check that ``o`` names the flags, the one system register herdsman models."""
     want(o, ("name",), "a system register", m)
@@ -387,6 +413,7 @@ SPEC: dict[str, Builder] = {
     **{k: _csel for k in _SEL},
     "CINC": _cinc,
     "MRS": _mrs,
+    **{k: _mopl for k in (*_MOPL, *_MOPLZ)},
     "MSR": _msr,
     "UBFM": _bfm,
     "SBFM": _bfm,

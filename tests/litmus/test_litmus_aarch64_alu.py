@@ -38,6 +38,8 @@ def one(text: str) -> Instruction:
         ("CSETM X3,VC", "CSETM X3,VC"),
         ("csel w3,w2,w1,ne", "CSEL W3,W2,W1,NE"),
         ("mrs x0,NZCV", "MRS X0,NZCV"),
+        ("smull x3,w2,w1", "SMULL X3,W2,W1"),
+        ("UMSUBL X8,W1,W1,X10", "UMSUBL X8,W1,W1,X10"),
         ("MSR NZCV,X1", "MSR NZCV,X1"),
         ("CSINC W3,WZR,WZR,EQ", "CSET W3,NE"),  # herd shows its own reading back
         ("CSINV X3,XZR,XZR,LT", "CSETM X3,GE"),
@@ -162,6 +164,8 @@ def test_every_condition_code_is_its_flags() -> None:
         ("CSINV W0,W1,W2", "missing operand"),
         ("MRS X0,TPIDR_EL0", "system register 'TPIDR_EL0' of 'MRS' is not supported"),
         ("MSR NZCV,W1", "expected an X register"),
+        ("SMADDL X0,X1,W2,X3", "expected a W register"),
+        ("UMULL X0,W1", "missing operand"),
         ("MOVZ W0,#1,LSL #32", "LSL #0, #16, #32 or #48"),
         ("MOVZ W0,#70000", "16 bits"),
         ("ADD X0,X1,X2,LSL #64", "out of range"),
@@ -179,6 +183,16 @@ def test_clean_errors(cell: str, message: str) -> None:
     with pytest.raises(CellError) as exc:
         aarch64.parse_cell(cell)
     assert message in exc.value.message
+
+
+def test_long_multiplications() -> None:
+    """``SMADDL``... on sign- or zero-extended words, 64-bit results (herd's L098)."""
+    assert one("SMNEGL X5,W1,W1").op == Op("X5", "smsubl", (Reg("X1"), Reg("X1"), Imm(0)))
+    mull = armops.TERNARY
+    assert mull["smaddl"](-1, 15, 3840) == 3825
+    assert mull["umaddl"](-1, -1, 0) == -8589934591  # 0xfffffffe00000001, signed
+    assert mull["umsubl"](-2, -2, 1) == 17179869181
+    assert mull["smsubl"](-2, -2, 1) == -3
 
 
 def test_selections() -> None:
