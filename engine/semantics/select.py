@@ -18,7 +18,7 @@ leaves the destination as it was) issues no event (and has no register view).
 from __future__ import annotations
 
 from herdsman.engine.semantics.access import set_reg, state_at
-from herdsman.engine.semantics.arith import apply_op, branch_taken, is_known, reads_of
+from herdsman.engine.semantics.arith import AnyValue, apply_op, branch_taken, is_known, reads_of
 from herdsman.engine.semantics.code import CompiledThread
 from herdsman.engine.semantics.regqueue import dequeue, reg_event
 from herdsman.engine.semantics.state import Emit, Queued, Stall, Step, ThreadState
@@ -43,7 +43,7 @@ def _choose(
     cargs = th.args[st.pc]
     n = len(ins.args)
     chosen = cargs[:n] if taken else cargs[n:]
-    args = []
+    args: list[AnyValue] = []
     slots: list[int] = []
     t = 0
     for s, imm in chosen:

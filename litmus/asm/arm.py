@@ -212,7 +212,8 @@ def _conditional(m: str, canon: str, ops: list[Operand], end: int) -> Instructio
         if rd == rn == rm:  # herd's parser: the historical no-op
             return cells.nop("NOP", m)
         text = f"ANDEQ {rd}, {rn}, {rm}"
-        fn, args = "and", (Reg(rn), Reg(rm))
+        fn = "and"
+        args: tuple[IrOperand, ...] = (Reg(rn), Reg(rm))
     else:
         base = _lower(m, _CONDITIONAL[canon], ops, end)
         assert isinstance(base.op, ir.Op)
