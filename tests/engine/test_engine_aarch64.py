@@ -135,6 +135,36 @@ def test_operations_read_each_register_once() -> None:
     assert [name(e) for e in plain[0][0].events] == ["B:None"]
 
 
+def test_selection_reads_the_chosen_register_only() -> None:
+    """``CSEL``: the flags' read feeds herd's predicate commit (in ``B``, not ``BCC``; its
+    text the condition when it holds), which controls the read of the chosen register
+    alone (a data port), which feeds the write (``AArch64Sem.ml``'s ``I_CSEL``)."""
+    text = "AArch64 S\n{ 0:X1=1; 0:X2=2; }\n P0 ;\n CMP W1,#1 ;\n"
+    text += " CSEL W3,W1,W2,EQ ;\n CSINC W4,W2,W1,EQ ;\nexists (0:X3=1 /\\ 0:X4=2)\n"
+    _, execs = executions(text)
+    (te,) = execs[0]
+    evs = te.events
+    assert [name(e) for e in evs][2:] == [
+        "Rreg:NZCV",
+        "B:None",
+        "Rreg:X1",
+        "Wreg:X3",
+        "Rreg:NZCV",
+        "B:None",
+        "Rreg:X2",
+        "Wreg:X4",
+    ]
+    assert evs[3].fence == "EQ" and te.reg("X3") == 1 and te.reg("X4") == 2
+    assert ("Rreg:NZCV", "B:None") in pairs(lambda e: e.iico, evs)
+    assert ("Rreg:X1", "Wreg:X3") in pairs(lambda e: e.iico, evs)
+    assert pairs(lambda e: e.iico_ctrl, evs) == {("B:None", "Rreg:X1"), ("B:None", "Rreg:X2")}
+    assert "DATA" in evs[4].annots
+    sk = Skeleton((*te.events,), 1)
+    assert sk.B != 0 and sk.BCC == 0  # predicate commits, no branch
+    _, plain = executions(text, regs=False)  # without register events: the commits only
+    assert [e.fence for e in plain[0][0].events] == ["EQ", "EQ"]
+
+
 def test_graph_growing_engines_refuse_store_conditionals() -> None:
     program = lower(parse_text(EXCLUSIVE, "t.litmus"))
     assert program_refusal(program) is not None
