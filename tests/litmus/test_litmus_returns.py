@@ -47,7 +47,16 @@ def test_only_under_telechat() -> None:
     check_returns(program, frozenset({"telechat"}), "r.litmus")
     with pytest.raises(InputError) as exc:
         check_returns(program, frozenset({"mixed"}), "r.litmus")
-    assert exc.value.header() == (
+    assert exc.value.header() == (  # the file is not there: no position
         "r.litmus:0:0: error: unsupported X86_64 instruction 'ret' "
         "(a return: only with -variant telechat)"
     )
+
+
+def test_refusal_names_the_cell(tmp_path) -> None:
+    p = tmp_path / "r.litmus"
+    p.write_text(_TEST.replace(" ret         ;", " RET         ;"))
+    program = lower(parse_text(p.read_text(), str(p)))
+    with pytest.raises(InputError) as exc:
+        check_returns(program, frozenset(), str(p))
+    assert (exc.value.line, exc.value.col) == (5, 2)
