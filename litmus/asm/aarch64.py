@@ -65,7 +65,19 @@ from herdsman.litmus.asm.cells import (
     unknown_instruction,
 )
 from herdsman.litmus.base.armops import CONDITIONS
-from herdsman.litmus.base.ir import CAS, RMW, Branch, Exit, Instr, Load, Store, StoreCond
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Branch,
+    Exit,
+    Instr,
+    Load,
+    Operand,
+    Reg,
+    Select,
+    Store,
+    StoreCond,
+)
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The IR register of the exclusive reservation (herd's name).
@@ -509,10 +521,28 @@ def event_texts(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
 
 
 def source_text(ins: Instruction) -> str:
-    """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
+    """Text that parses back to ``ins``: its canonical text with the mnemonic as written
+    (a selection herd shows as ``CSET``/``CINC``: its registers and condition again)."""
     text = ins.text
-    _, sep, rest = text.partition(" ")
+    word, sep, rest = text.partition(" ")
+    sel = ins.op
+    if isinstance(sel, Select) and ins.mnemonic.upper() in _SELECTS and word not in _SELECTS:
+        view = rest[0]
+        second = (
+            sel.other[0] if len(sel.other) == 1 or sel.other_fn.startswith("add") else sel.other[1]
+        )
+        regs = [_shown(view, o) for o in (Reg(sel.dst), sel.args[0], second)]
+        return f"{ins.mnemonic} {','.join(regs)},{sel.text}"
     return f"{ins.mnemonic}{sep}{rest}"
+
+
+#: the selections herd shows otherwise when their registers repeat (``CSET``, ``CINC``)
+_SELECTS = ("CSEL", "CSINC", "CSINV", "CSNEG")
+
+
+def _shown(view: str, o: Operand) -> str:
+    """A register operand in the ``W`` or ``X`` view (the zero register for 0)."""
+    return rname(view, o.name if isinstance(o, Reg) else "ZR")
 
 
 __all__ = ["FLAGS", "RESERVATION", "SPEC", "event_texts", "parse_cell", "hash_text", "source_text"]

@@ -13,6 +13,9 @@ from herdsman.litmus.base import armops
 from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Select, Store
 from herdsman.litmus.base.numbers import int_op
 from herdsman.litmus.base.regflow import defines, uses
+from herdsman.litmus.jsonir import from_json, to_json
+from herdsman.litmus.parser import parse_text
+from herdsman.litmus.printer import print_test
 from herdsman.litmus.test import Instruction
 
 F = "NZCV"
@@ -229,3 +232,14 @@ def test_bit_and_byte_operations() -> None:
     assert armops.ARITIES["abs.w"] == 1
     with pytest.raises(CellError, match="expected an X register"):
         aarch64.parse_cell("REV32 W0,W1")
+
+
+def test_selections_print_back() -> None:
+    """A test printed back (the mnemonic as written) reads back to itself, also where herd
+    shows a selection otherwise (``CSINC W3,WZR,WZR,EQ`` is shown ``CSET W3,NE``)."""
+    cells = ("CSINC W3,WZR,WZR,EQ", "csinv x6,xzr,xzr,lt", "CSINC W4,W2,W2,GT", "CINC W5,W2,GE")
+    cells += ("CSNEG X1,XZR,X2,EQ", "CSINV W1,W2,WZR,HI", "MRS X8,NZCV", "SMULL X9,W1,W2")
+    text = "AArch64 A\n{ }\n P0 ;\n" + "".join(f" {c} ;\n" for c in cells) + "exists (0:X3=0)\n"
+    t = parse_text(text, "a.litmus")
+    assert parse_text(print_test(t), "a.litmus") == t
+    assert from_json(to_json(t)) == t  # the IR's JSON knows selections

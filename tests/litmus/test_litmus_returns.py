@@ -10,6 +10,7 @@ from herdsman.litmus.asm import aarch64, arm, ppc, x86_64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Exit
+from herdsman.litmus.jsonir import from_json, to_json
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_text
 from herdsman.litmus.returns import check_returns
@@ -43,7 +44,9 @@ def test_other_indirect_jumps_stay_refused() -> None:
 
 
 def test_only_under_telechat() -> None:
-    program = lower(parse_text(_TEST, "r.litmus"))
+    test = parse_text(_TEST, "r.litmus")
+    assert from_json(to_json(test)) == test  # the IR's JSON knows returns
+    program = lower(test)
     check_returns(program, frozenset({"telechat"}), "r.litmus")
     with pytest.raises(InputError) as exc:
         check_returns(program, frozenset({"mixed"}), "r.litmus")
