@@ -158,8 +158,10 @@ def event_action(e: Event) -> str:
         if e.fence:
             return fence_picture(e.fence)
         return f"F[{','.join(sorted(e.annots))}]" if e.annots else "F"
-    if e.kind == "B":  # a predicate's commit (an AArch64 CAS) carries its text
-        return f"Branching(pred)({e.fence})" if e.fence else "Branching(bcc)"
+    if e.kind == "B":  # a predicate's commit (AArch64's CAS, CSEL) carries its text, or ""
+        if e.fence is None:
+            return "Branching(bcc)"
+        return f"Branching(pred)({e.fence})" if e.fence else "Branching(pred)"
     if e.kind == "N":  # herd's event with no action (an AArch64 jump)
         return ""
     if e.kind == "K":  # herd's lock and SRCU events (herd/CAction.ml pp_action)

@@ -64,7 +64,6 @@ GENERIC_SETS = (
 #: ``deps`` gives them (``iico_data``, ``iico_ctrl`` and ``rf-reg`` are set apart: see
 #: :func:`static_names`).
 EMPTY_RELS = (
-    "iico_order",
     "tst",
     "depend",
     "success",
@@ -147,6 +146,7 @@ _GENERAL: dict[str, Maker] = {
     # With register events (catdep models) the events declare it, iico_ctrl and rf-reg.
     "iico_data": _rel(lambda sk: sk.iico_data),
     "iico_ctrl": _rel(lambda sk: sk.iico_ctrl),
+    "iico_order": _rel(lambda sk: sk.iico_order),  # LDIAPP's, STILP's pairs
     "rf-reg": _rel(lambda sk: sk.rf_reg),
     # the memory events whose addresses have the same low-order bits (their offsets)
     "same-low-order-bits": _rel(lambda sk: same_low_order_bits(sk)),

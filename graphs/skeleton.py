@@ -339,6 +339,22 @@ class Skeleton:
         return self.U.from_columns(cols) if any(cols) else 0
 
     @cached
+    def iico_order(self) -> int:
+        """herd's ``iico_order``: the two accesses of a pair its instruction orders, the
+        first issued before the second (``M.seq_mem``: AArch64's ``LDIAPP`` reads, both
+        ``Q``, and ``STILP`` writes, both ``L``; no other instruction has two such)."""
+        cols = [0] * len(self.events)
+        earlier: dict[tuple[int, int, str], int] = {}
+        for i, e in enumerate(self.events):
+            kind = "Q" if e.kind == "R" else "L" if e.kind == "W" else ""
+            if e.tid < 0 or not kind or kind not in e.annots:
+                continue
+            key = (e.tid, e.poi, kind)
+            cols[i] = earlier.get(key, 0)
+            earlier[key] = cols[i] | (1 << i)
+        return self.U.from_columns(cols) if any(cols) else 0
+
+    @cached
     def po_iico(self) -> int:
         """po | iico: herd's ``po_iico``, the order its ``pco`` and ``pos`` are built on."""
         return self.po | self.iico

@@ -38,6 +38,7 @@ from herdsman.litmus.base.ir import (
     Program,
     Prop,
     RegLoc,
+    Select,
     Store,
     Sym,
     SymRegLoc,
@@ -328,6 +329,8 @@ def _stored(it: InitItem, v: Value | None, scalar: int) -> Value:
 def _operands(ins: object) -> tuple[Operand, ...]:
     if isinstance(ins, Op):
         return ins.args
+    if isinstance(ins, Select):
+        return (*ins.args, *ins.other)
     if isinstance(ins, Load | Lock | Unlock):
         return ins.addr
     if isinstance(ins, Store | RMW):

@@ -18,12 +18,14 @@ from herdsman.litmus.base.ir import (
     Assert,
     Assume,
     Branch,
+    Exit,
     Instr,
     Load,
     Lock,
     Op,
     Operand,
     Reg,
+    Select,
     Store,
     Unlock,
 )
@@ -38,6 +40,8 @@ def uses_defs(ins: Instr) -> tuple[set[str], set[str]]:
     """The registers an operation reads and those it writes."""
     if isinstance(ins, Op):
         return _regs(ins.args), set(defines(ins))
+    if isinstance(ins, Select):
+        return {ins.creg, *_regs((*ins.args, *ins.other))}, {ins.dst}
     if isinstance(ins, Load):
         return _regs(ins.addr), {ins.dst}
     if isinstance(ins, Store):
@@ -64,6 +68,8 @@ def live_slots(code: ThreadCode, observed: Iterable[str]) -> list[tuple[bool, ..
         if isinstance(ins, Branch):
             tgt = code.labels[ins.target]
             succ.append([tgt] if ins.cond is None else [i + 1, tgt])
+        elif isinstance(ins, Exit):  # the thread ends: on to its end
+            succ.append([n])
         else:
             succ.append([i + 1])
     info = [uses_defs(ins) for ins in ops]

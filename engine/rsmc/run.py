@@ -34,7 +34,7 @@ from herdsman.engine.tally import Tally, picture
 from herdsman.engine.trust.run import has_rmw, program_refusal
 from herdsman.graphs.execution import Layout
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Assert, Program
+from herdsman.litmus.base.ir import Assert, Program, Select
 
 __all__ = ["RsmcRun", "explore_program", "run_rsmc", "rsmc_refusal"]
 
@@ -59,9 +59,23 @@ class RsmcRun:
     stats: Stats
 
 
+def _fetch_refusal(program: Program) -> str | None:
+    """Why RSMC's fetching cannot run ``program``: a conditional selection (the IR's
+    ``Select``) waits for its condition's read, where RSMC fetches a thread's later
+    events before committing its reads (stalled there, it would miss the executions
+    where a later write it does not depend on is read early)."""
+    if program.has(Select):
+        return "conditional selections (CSEL, CSET, MOVEQ...) are explored by the reference engine"
+    return None
+
+
 def rsmc_refusal(model: PreparedModel, program: Program) -> str | None:
     """Why RSMC cannot explore ``program`` under ``model`` (None: it can)."""
-    return program_refusal(program) or choose(model, program.arch, has_rmw(program)).refusal
+    return (
+        program_refusal(program)
+        or _fetch_refusal(program)
+        or choose(model, program.arch, has_rmw(program)).refusal
+    )
 
 
 def explore_program(program: Program, model: PreparedModel, opts: RunOptions) -> RsmcRun:
@@ -70,7 +84,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     check_show_mode(where, opts.show)
     if opts.preemption_bound is not None:
         raise InputError(where, 0, 0, "a preemption bound needs the TruSt engine")
-    msg = program_refusal(program)
+    msg = program_refusal(program) or _fetch_refusal(program)
     if msg is not None:
         raise InputError(where, 0, 0, f"RSMC cannot explore this program: {msg}")
     why = choose(model, program.arch, has_rmw(program))

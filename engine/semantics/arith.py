@@ -101,6 +101,14 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         if not all(is_known(x) for x in args):
             return Expr(fn, tuple(args))
         return Sym(heap_name(*args))
+    if fn in armops.TERNARY:  # AArch64 long multiplications
+        if not all(is_known(x) for x in args):
+            return Expr(fn, tuple(args))
+        if not all(type(x) is int for x in args):
+            raise EvalError(f"'{fn}' of an address")
+        x, y, z = args
+        assert isinstance(x, int) and isinstance(y, int) and isinstance(z, int)
+        return armops.TERNARY[fn](x, y, z)
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
     assert not isinstance(a, ReadValue | Expr) and not isinstance(b, ReadValue | Expr)

@@ -26,6 +26,7 @@ from herdsman.litmus.base.ir import (
     Branch,
     Choose,
     Effect,
+    Exit,
     Fence,
     Free,
     Instr,
@@ -37,6 +38,7 @@ from herdsman.litmus.base.ir import (
     Op,
     Operand,
     Reg,
+    Select,
     Spawn,
     Store,
     StoreCond,
@@ -259,6 +261,8 @@ class ThreadBase:
             nxt = [pc + 1] if pc + 1 < n else []
             if type(ins) is Choose:
                 nxt = [labels[t] for t in ins.targets]
+            elif type(ins) is Exit:
+                nxt = []
             elif type(ins) is Branch:
                 tgt = labels[ins.target]
                 if ins.cond is None:
@@ -300,6 +304,8 @@ class ThreadBase:
         """The (pc, loop counts) after the operation at ``pc``, every way it may go."""
         ins = th.code[pc]
         nxt = [(pc + 1, loops)]
+        if type(ins) is Exit:  # on to the end of the thread
+            return [(len(th.code), loops)]
         if type(ins) is Choose:
             return [(th.labels[t], loops) for t in ins.targets]
         if type(ins) is Branch:
@@ -348,7 +354,9 @@ def _info(ins: Instr) -> _Info:
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
-    if isinstance(ins, Op):
+    if isinstance(ins, Select):
+        ops, out = (*ins.args, *ins.other), [ins.dst, ins.creg]
+    elif isinstance(ins, Op):
         ops = ins.args
         out = [ins.dst, "cr0"] if ins.sets_cr else [ins.dst]
         if ins.flags is not None:
@@ -411,6 +419,8 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
         return int(branch_commit and ins.cond is not None)
     if cls is Assume or cls is Assert:
         return int(branch_commit)
+    if isinstance(ins, Select):
+        return int(branch_commit and ins.commit)
     return 0
 
 

@@ -17,6 +17,7 @@ register reads, its memory access (or branch commit), its register writes, as he
   feeding the memory write;
 * a store-conditional: :mod:`engine.semantics.storecond`;
 * a conditional branch: the read of its register, feeding the commit;
+* a conditional selection: :mod:`engine.semantics.select`;
 * a read-modify-write: :mod:`engine.semantics.rmwevents`.
 
 The instruction's events after the first wait in the state (:class:`state.Queued`; an
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from herdsman.engine.semantics import rmwevents
+from herdsman.engine.semantics import rmwevents, select
 from herdsman.engine.semantics.access import address, loaded, set_reg, state_at
 from herdsman.engine.semantics.arith import AnyValue, EvalError, evaluate
 from herdsman.engine.semantics.code import CompiledThread
@@ -52,12 +53,14 @@ from herdsman.litmus.base.ir import (
     CAS,
     RMW,
     Branch,
+    Exit,
     Fence,
     Instr,
     Label,
     Load,
     Nop,
     Op,
+    Select,
     Store,
     StoreCond,
     Value,
@@ -82,6 +85,8 @@ def events_of(ins: Instr, args: tuple[tuple[int, Value], ...], nop_events: bool)
     regs = sum(1 for slot, _ in args if slot >= 0)
     if isinstance(ins, Op):
         return regs + 1 + int(ins.sets_cr) + int(ins.flags is not None)
+    if isinstance(ins, Select):
+        return select.max_events(ins, True)
     if isinstance(ins, Load):
         return regs + 2 + int(ins.reserve is not None)
     if cls is Store:
@@ -126,6 +131,8 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
         try:
             if isinstance(ins, Op):
                 return _op(th, ins, st)
+            if isinstance(ins, Select) and ins.commit:
+                return select.reg_step(th, ins, st)
             if isinstance(ins, Branch):
                 got = _branch(th, ins, st)
                 if isinstance(got, ThreadState):
@@ -141,6 +148,8 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
                 return _reads(th, ins, st)
             if cls is Fence:
                 return th.event_step(ins, st)
+            if cls is Exit:  # herd's B.Exit: the thread ends here, with no event
+                return _new(ThreadDone, (st.regs, False, th.slots, th.order, st.freed))
             if cls is RMW or cls is CAS:
                 reads, accs = rmwevents.reads(th, st)
                 if len(accs) == 1:

@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 
-from herdsman.engine.semantics import regevents
+from herdsman.engine.semantics import regevents, select
 from herdsman.engine.semantics.access import set_reg as _set
 from herdsman.engine.semantics.access import state_at as _state
 from herdsman.engine.semantics.arith import (
@@ -78,6 +78,7 @@ from herdsman.litmus.base.ir import (
     Assume,
     Branch,
     Choose,
+    Exit,
     Free,
     Instr,
     Kill,
@@ -85,6 +86,7 @@ from herdsman.litmus.base.ir import (
     Nop,
     Op,
     Program,
+    Select,
     Spawn,
     StoreCond,
     Thread,
@@ -162,6 +164,14 @@ class ThreadCode(EventSteps):
                         st = _state(st, len(code), regs, taint, st.n, poi)
                         return _new(ThreadDone, (st.regs, True, self.slots, self.order, st.freed))
                     continue
+                if cls is Select:
+                    assert isinstance(ins, Select)
+                    here = _state(st, pc, regs, taint, st.n, poi)
+                    got = select.plain_step(th, ins, here, self.branch_commit)
+                    if not isinstance(got, ThreadState):
+                        return got
+                    st, pc, regs, taint, poi = got, got.pc, got.regs, got.taint, got.poi
+                    continue
                 if cls is Nop:
                     if self.nop_events:
                         here = _state(st, pc + 1, regs, taint, st.n + 1, poi + 1)
@@ -169,6 +179,9 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
+                if cls is Exit:  # herd's B.Exit: the thread ends here, finished
+                    st = _state(st, pc, regs, taint, st.n, poi)
+                    return _new(ThreadDone, (st.regs, False, self.slots, self.order, st.freed))
                 if cls is Kill:  # GenMC's loop bound ends the thread (unfinished for a join)
                     return _new(ThreadDone, (regs, True, self.slots, self.order, st.freed))
                 if isinstance(ins, Free):

@@ -40,6 +40,7 @@ from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.lower import cell_names, declared_types, lower
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
+from herdsman.litmus.returns import check_returns
 from herdsman.litmus.sizes import check_sizes
 from herdsman.litmus.test import LitmusTest
 
@@ -244,6 +245,7 @@ def load_program(
     n = len(test.threads)
     program = lower(test)
     check_sizes(program, model.variants, path)  # herd's mixed-size rejections
+    check_returns(program, model.variants, path)  # returns end threads under telechat
     return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 
 

@@ -65,7 +65,19 @@ from herdsman.litmus.asm.cells import (
     unknown_instruction,
 )
 from herdsman.litmus.base.armops import CONDITIONS
-from herdsman.litmus.base.ir import CAS, RMW, Branch, Instr, Load, Store, StoreCond
+from herdsman.litmus.base.ir import (
+    CAS,
+    RMW,
+    Branch,
+    Exit,
+    Instr,
+    Load,
+    Operand,
+    Reg,
+    Select,
+    Store,
+    StoreCond,
+)
 from herdsman.litmus.test import CodeItem, Instruction
 
 #: The IR register of the exclusive reservation (herd's name).
@@ -155,27 +167,48 @@ def _signed(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return Instruction(text, m, load, writeback(mem))
 
 
-#: the pair accesses: loads, and LDPSW's sign-extended words
-_PAIRS = ("LDP", "STP", "LDPSW")
+#: the pair accesses: loads, and LDPSW's sign-extended words; the non-temporal pairs
+#: (herd's annotation ``NT``); LDIAPP's ``Q`` reads and STILP's ``L`` writes, ordered
+#: inside the instruction (herd's ``iico_order``: ``graphs.skeleton.iico_order``)
+_PAIRS = ("LDP", "STP", "LDPSW", "LDNP", "STNP", "LDIAPP", "STILP")
+_PAIR_ANNOTS = {"LDNP": "NT", "STNP": "NT", "LDIAPP": "Q", "STILP": "L"}
+
+
+def _ordered_pair(m: str, up: str, mem: Mem, sz: int, pos: int) -> None:
+    """Refuse an ``LDIAPP`` (``STILP``) address herd's parser refuses: ``[Xn]``, or
+    post- (pre-) indexed by the pair's size (herd's ``ldp_instr``, ``stp_instr``)."""
+    plain = not mem.mode and not mem.offset and mem.index is None
+    step = 2 * sz if up == "LDIAPP" else -2 * sz
+    mode = "post" if up == "LDIAPP" else "pre"
+    if not plain and (mem.mode != mode or mem.offset != step):
+        shown = f"[Xn],#{step}" if mode == "post" else f"[Xn,#{step}]!"
+        raise CellError(pos, f"'{m}' takes an address [Xn] or {shown}, not '{mem.text}'")
 
 
 def _pair(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     """``LDP``/``STP Rt1,Rt2,<addr>`` (``[Xn{,#k}]``, ``[Xn,#k]!``, ``[Xn],#k``): two
     accesses of one instruction, at the address and the next register's width further,
     then the base register's update (herd's ``ldp``/``stp``); ``LDPSW Xt1,Xt2,<addr>``
-    loads two words, sign-extended."""
+    loads two words, sign-extended; ``LDNP``/``STNP``, ``LDIAPP``/``STILP`` likewise,
+    annotated (a pre-indexed ``STILP`` writes its second register first, as herd
+    orders them)."""
     arity(m, o, 3, "Rt1,Rt2,[Xn...]", end)
-    store = up == "STP"
+    store = up.startswith("ST")
     r1 = reg(o[0], m, 64 if up == "LDPSW" else None, zr=store)
     r2 = reg(o[1], m, o[0].bits, zr=store)
     mem = mem_of(o[2], m, indexed=True)
     if mem.index is not None:
         raise CellError(o[2].pos, f"'{m}' takes no index register, not '{mem.text}'")
     sz = 4 if o[0].bits == 32 or up == "LDPSW" else 8
+    annots = frozenset({_PAIR_ANNOTS[up]}) if up in _PAIR_ANNOTS else frozenset()
+    if up in ("LDIAPP", "STILP"):
+        _ordered_pair(m, up, mem, sz, o[2].pos)
     text = f"{up} {rt(o[0])},{rt(o[1])},{mem.text}"
     if store:
-        first: Instr = Store(value(o[0]), address(mem), sz)
-        second: Instr = Store(value(o[1]), address(mem, sz), sz)
+        first: Instr = Store(value(o[0]), address(mem), sz, annots)
+        second: Instr = Store(value(o[1]), address(mem, sz), sz, annots)
+        if up == "STILP" and mem.mode == "pre":
+            first, second = second, first
         return Instruction(text, m, first, (second, *writeback(mem)))
     if r1 == r2:
         raise CellError(o[1].pos, f"'{m}' loads {rt(o[1])} twice")
@@ -183,8 +216,8 @@ def _pair(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     _indexed(m, o[2], r2)
     widen = 32 if o[0].bits == 32 else 0
     sign = up == "LDPSW"
-    first = Load(r1, address(mem), sz, widen=widen, sign=sign)
-    second = Load(r2, address(mem, sz), sz, widen=widen, sign=sign)
+    first = Load(r1, address(mem), sz, annots, widen=widen, sign=sign)
+    second = Load(r2, address(mem, sz), sz, annots, widen=widen, sign=sign)
     if r1 == mem.base:  # the second read first: its address is the base's old value
         first, second = second, first
     return Instruction(text, m, first, (second, *writeback(mem)))
@@ -352,6 +385,15 @@ def _barrier(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     return fence(f"{up} {opt}", m, f"{up}.{opt}")
 
 
+def _ret(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``RET``: the thread's end under ``-variant telechat`` (:mod:`litmus.returns`);
+    ``RET Xn`` jumps to a register's value, which herdsman does not model."""
+    if o:
+        raise CellError(o[0].pos, f"'{m}' to a register (an indirect jump) is not supported")
+    arity(m, o, 0, "", end)
+    return Instruction("RET", m, Exit())
+
+
 def _nop(m: str, up: str, o: list[Arg], end: int) -> Instruction:
     arity(m, o, 0, "", end)
     return nop("NOP", m)
@@ -380,20 +422,20 @@ SPEC: dict[str, Builder] = {
     "DSB": _barrier,
     "ISB": _barrier,
     "NOP": _nop,
+    "RET": _ret,
 }
 
 #: herd's other AArch64 mnemonics (a selection): known to herd, not modelled here.
 UNSUPPORTED = (
     *("ADR",),
     *("STUR",),
-    *("LDNP", "STNP", "LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
+    *("LDXP", "LDAXP", "STXP", "STLXP", "LDARB", "LDARH"),
     *("STLRB", "STLRH", "LDXRB", "LDXRH", "STXRB", "STXRH", "LDAXRB", "STLXRB", "LDAPRB"),
     *("CASP", "CASPA", "CASPL", "CASPAL", "CASB", "CASH", "SWPB", "SWPH", "LDADDB"),
     *("LDADDH", "STADDB", "STADDH", "LDUMAX", "LDUMIN", "STUMAX", "STUMIN"),
-    *("CSEL", "CSINC", "CSINV", "CSNEG", "CINC", "EXTR"),
-    *("BR", "BL", "BLR", "RET", "ERET", "DC", "IC", "TLBI", "MRS", "MSR", "HINT", "HLT"),
-    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP", "STILP", "LDIAPP"),
-    *("SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULL", "UMULL", "SMNEGL", "UMNEGL"),
+    *("EXTR",),
+    *("BR", "BL", "BLR", "ERET", "DC", "IC", "TLBI", "HINT", "HLT"),
+    *("UDF", "STG", "STZG", "LDG", "FMOV", "MOVI", "DUP"),
 )
 
 
@@ -479,10 +521,28 @@ def event_texts(code: tuple[CodeItem, ...]) -> tuple[str, ...]:
 
 
 def source_text(ins: Instruction) -> str:
-    """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
+    """Text that parses back to ``ins``: its canonical text with the mnemonic as written
+    (a selection herd shows as ``CSET``/``CINC``: its registers and condition again)."""
     text = ins.text
-    _, sep, rest = text.partition(" ")
+    word, sep, rest = text.partition(" ")
+    sel = ins.op
+    if isinstance(sel, Select) and ins.mnemonic.upper() in _SELECTS and word not in _SELECTS:
+        view = rest[0]
+        second = (
+            sel.other[0] if len(sel.other) == 1 or sel.other_fn.startswith("add") else sel.other[1]
+        )
+        regs = [_shown(view, o) for o in (Reg(sel.dst), sel.args[0], second)]
+        return f"{ins.mnemonic} {','.join(regs)},{sel.text}"
     return f"{ins.mnemonic}{sep}{rest}"
+
+
+#: the selections herd shows otherwise when their registers repeat (``CSET``, ``CINC``)
+_SELECTS = ("CSEL", "CSINC", "CSINV", "CSNEG")
+
+
+def _shown(view: str, o: Operand) -> str:
+    """A register operand in the ``W`` or ``X`` view (the zero register for 0)."""
+    return rname(view, o.name if isinstance(o, Reg) else "ZR")
 
 
 __all__ = ["FLAGS", "RESERVATION", "SPEC", "event_texts", "parse_cell", "hash_text", "source_text"]

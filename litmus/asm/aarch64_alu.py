@@ -16,6 +16,10 @@ and flags are :mod:`litmus.base.armops`'s (``add.w``, ``nzcv.sub.x``, ``cset.eq`
 - ``MOVZ``, ``MOVN``, ``MOVK`` (``#k`` with ``LSL #0/16/32/48``); ``UBFM``/``SBFM``;
   ``ABS``, ``RBIT``, ``REV``, ``REV16``, ``REV32``, ``REV64``, ``SXTW``; ``ADD``/``SUB``
   with an extended register (``ADD X0,X1,W2,SXTB #2``: ``add.sxtb2.x``);
+- ``SMADDL``, ``SMSUBL``, ``UMADDL``, ``UMSUBL`` and ``SMULL``, ``SMNEGL``, ``UMULL``,
+  ``UMNEGL`` (long multiplications: armops' ``smaddl``...);
+- ``MRS Xt,NZCV``/``MSR NZCV,Xt`` move the flags from and to bits 28..31 (no other
+  system register);
 - ``CSET``/``CSETM`` read ``NZCV`` (every condition code; herd reads ``CSET Rd,GE`` as
   ``CSINC Rd,ZR,ZR,GT``: it computes and shows ``LE``, as herd does).
 """
@@ -37,7 +41,7 @@ from herdsman.litmus.asm.aarch64_operands import (
 )
 from herdsman.litmus.asm.cells import CellError, op
 from herdsman.litmus.base.armops import CONDITIONS, INVERSE
-from herdsman.litmus.base.ir import Imm, Op, Reg
+from herdsman.litmus.base.ir import Imm, Op, Reg, Select
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.test import Instruction
 
@@ -269,23 +273,118 @@ def condition(text: str, pos: int, m: str) -> str:
     return up
 
 
+#: the operation of each conditional selection on its second register when the
+#: condition fails (herd's ``csel_op``: ``Cpy``, ``Inc``, ``Inv``, ``Neg``)
+_SEL = {"CSEL": "mov", "CSINC": "add", "CSINV": "orn", "CSNEG": "sub"}
+
+
+def _select(m: str, up: str, d: Arg, n: Arg, k: Arg, cond: str) -> Instruction:
+    """``up Rd,Rn,Rm,cond`` (herd's ``I_CSEL``): ``Rd <- Rn`` when the flags say
+    ``cond``, else ``Rm`` (``CSEL``), ``Rm+1``, ``NOT Rm``, ``-Rm``, on the word; herd's
+    text (``CSET``/``CSETM`` for zero registers, ``CINC`` for one register twice)."""
+    w = _w(d)
+    inverse = _HERD_INVERSE[cond]
+    if n.reg == "ZR" and k.reg == "ZR" and up in ("CSINC", "CSINV"):
+        text = f"{'CSET' if up == 'CSINC' else 'CSETM'} {rt(d)},{inverse}"
+    elif n.reg == k.reg and up == "CSINC":
+        text = f"CINC {rt(d)},{rt(n)},{inverse}"
+    else:
+        text = f"{up} {rt(d)},{rt(n)},{rt(k)},{cond}"
+    first = "mov" if w == "x" else "mov.w"
+    other: tuple[IrOperand, ...] = (value(k),)
+    fn = first
+    if up == "CSINC":
+        fn, other = f"add.{w}", (value(k), Imm(1))
+    elif up != "CSEL":
+        fn, other = f"{_SEL[up]}.{w}", (Imm(0), value(k))
+    sel = Select(d.reg, FLAGS, f"nzcv.{cond.lower()}", first, (value(n),), fn, other, cond)
+    return Instruction(text, m, sel)
+
+
+def _csel(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CSEL``/``CSINC``/``CSINV``/``CSNEG Rd,Rn,Rm,cond``."""
+    arity(m, o, 4, "Rd,Rn,Rm,cond", end)
+    reg(o[0], m, zr=False)
+    for r in o[1:3]:
+        reg(r, m, o[0].bits)
+    want(o[3], ("name",), "a condition (EQ, NE, CS...)", m)
+    return _select(m, up, o[0], o[1], o[2], condition(o[3].text, o[3].pos, m))
+
+
+def _cinc(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``CINC Rd,Rn,cond``: ``CSINC Rd,Rn,Rn,inverse(cond)`` (herd's parser)."""
+    arity(m, o, 3, "Rd,Rn,cond", end)
+    reg(o[0], m, zr=False)
+    reg(o[1], m, o[0].bits)
+    want(o[2], ("name",), "a condition (EQ, NE, CS...)", m)
+    cond = condition(o[2].text, o[2].pos, m)
+    return _select(m, "CSINC", o[0], o[1], o[1], _HERD_INVERSE[cond])
+
+
 def _cset(m: str, up: str, o: list[Arg], end: int) -> Instruction:
-    """``CSET``/``CSETM Rd,cond``: 1 (all ones) when the flags say ``cond``, else 0."""
+    """``CSET``/``CSETM Rd,cond``: 1 (all ones) when the flags say ``cond``, else 0:
+    herd reads them as ``CSINC``/``CSINV Rd,ZR,ZR,inverse(cond)`` (and shows that back
+    as ``CSET``/``CSETM inverse(inverse(cond))``, herd's inverse of GE being GT)."""
     arity(m, o, 2, "Rd,cond", end)
-    d = reg(o[0], m, zr=False)
+    reg(o[0], m, zr=False)
     want(o[1], ("name",), "a condition (EQ, NE, CS...)", m)
     cond = condition(o[1].text, o[1].pos, m)
     if cond == "AL":
         raise CellError(o[1].pos, f"'{m}' takes no AL condition")
-    # herd reads it as CSINC/CSINV Rd,ZR,ZR,inverse(cond) and shows that back as
-    # CSET/CSETM inverse(inverse(cond)), with herd's inverse of GE being GT
-    inner = _HERD_INVERSE[cond]
-    text = f"{up} {rt(o[0])},{_HERD_INVERSE[inner]}"
-    return op(text, m, d, f"{up.lower()}.{INVERSE[inner].lower()}", (Reg(FLAGS),))
+    zr = Arg("reg", "ZR", o[0].pos, reg="ZR", bits=o[0].bits)
+    word = "CSINC" if up == "CSET" else "CSINV"
+    return _select(m, word, o[0], zr, zr, _HERD_INVERSE[cond])
 
 
 #: herd's ``inverse_cond`` (``lib/AArch64Base.ml``): the inverse, except GE's, GT
 _HERD_INVERSE = {**INVERSE, "GE": "GT"}
+
+
+#: the long multiplications: (signed, subtracting), with an accumulator or without
+_MOPL = {"SMADDL": "smaddl", "SMSUBL": "smsubl", "UMADDL": "umaddl", "UMSUBL": "umsubl"}
+_MOPLZ = {"SMULL": "SMADDL", "SMNEGL": "SMSUBL", "UMULL": "UMADDL", "UMNEGL": "UMSUBL"}
+
+
+def _mopl(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``SMADDL``/``SMSUBL``/``UMADDL``/``UMSUBL Xd,Wn,Wm,Xa``: ``Xa`` plus (minus) the
+    product of the words, sign- (zero-) extended; ``SMULL``... ``Xd,Wn,Wm``: with ``XZR``
+    (herd's ``I_MOPL``)."""
+    plain = up in _MOPLZ
+    arity(m, o, 3 if plain else 4, "Xd,Wn,Wm" if plain else "Xd,Wn,Wm,Xa", end)
+    d = reg(o[0], m, 64, zr=False)
+    reg(o[1], m, 32)
+    reg(o[2], m, 32)
+    acc: IrOperand = Imm(0)
+    text = f"{up} {rt(o[0])},{rt(o[1])},{rt(o[2])}"
+    if not plain:
+        reg(o[3], m, 64)
+        acc = value(o[3])
+        text += f",{rt(o[3])}"
+    fn = _MOPL[_MOPLZ.get(up, up)]
+    return op(text, m, d, fn, (value(o[1]), value(o[2]), acc))
+
+
+def _sysreg(o: Arg, m: str) -> None:
+    """Check that ``o`` names the flags, the one system register herdsman models."""
+    want(o, ("name",), "a system register", m)
+    if o.text != FLAGS:
+        raise CellError(o.pos, f"system register '{o.text}' of '{m}' is not supported")
+
+
+def _mrs(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``MRS Xt,NZCV``: the flags into bits 28..31 of ``Xt`` (herd's ``I_MRS``)."""
+    arity(m, o, 2, "Xt,NZCV", end)
+    d = reg(o[0], m, 64, zr=False)
+    _sysreg(o[1], m)
+    return op(f"MRS {rt(o[0])},{FLAGS}", m, d, "shl", (Reg(FLAGS), Imm(28)))
+
+
+def _msr(m: str, up: str, o: list[Arg], end: int) -> Instruction:
+    """``MSR NZCV,Xt``: bits 28..31 of ``Xt`` into the flags (herd's ``I_MSR``)."""
+    arity(m, o, 2, "NZCV,Xt", end)
+    _sysreg(o[0], m)
+    reg(o[1], m, 64)
+    return op(f"MSR {FLAGS},{rt(o[1])}", m, FLAGS, "ubfm.28.31.x", (value(o[1]),))
 
 
 def _mov(m: str, up: str, o: list[Arg], end: int) -> Instruction:
@@ -311,6 +410,11 @@ SPEC: dict[str, Builder] = {
     "MOVK": _movw,
     "CSET": _cset,
     "CSETM": _cset,
+    **{k: _csel for k in _SEL},
+    "CINC": _cinc,
+    "MRS": _mrs,
+    **{k: _mopl for k in (*_MOPL, *_MOPLZ)},
+    "MSR": _msr,
     "UBFM": _bfm,
     "SBFM": _bfm,
     **{k: _bits for k in (*_BITS, "SXTW")},

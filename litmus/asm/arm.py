@@ -17,10 +17,12 @@ Syntax and canonical text follow herd (``lib/ARMLexer.mll``, ``lib/ARMParser.mly
 - ``DMB``/``DSB`` with an option (``SY`` — the default —, ``ST``, ``ISH``, ``ISHST``,
   ``NSH``, ``NSHST``, ``OSH``, ``OSHST``) and ``ISB`` are fences of kind ``DMB``,
   ``DMB.ST``, ``DSB.ISH``..., herd's names of the barriers;
-- ``LDREX``/``STREX`` are a load-reserve and a store-conditional (set ``X``).
+- ``LDREX``/``STREX`` are a load-reserve and a store-conditional (set ``X``);
+- ``MOVEQ``/``MOVNE``, ``MOVWEQ``, ``MOVTEQ``, ``ANDEQ`` compute only when the flags say
+  so (the IR's :class:`Select` without a commit).
 
 Instructions herd's ARM parser knows whose effect the IR does not model (conditional
-execution ``LDRNE``/``MOVEQ``..., ``PUSH``/``POP``, ``LDA``/``STL``, indirect branches,
+execution of accesses ``LDRNE``/``STREQ``..., ``PUSH``/``POP``, ``LDA``/``STL``, indirect branches,
 SIMD) are errors naming them.
 """
 
@@ -51,25 +53,25 @@ OPTIONS = ("SY", "ST", "ISH", "ISHST", "NSH", "NSHST", "OSH", "OSHST")
 _ARITH = {"ADD": "add", "SUB": "sub", "AND": "and", "ORR": "or", "EOR": "xor"}
 #: Mnemonics herd reads (``ARMLexer.mll``) that herdsman does not model, and why.
 _UNMODELLED = {
-    **{
-        m: "conditional execution"
-        for m in ("LDRNE", "LDREQ", "STRNE", "STREQ", "MOVNE", "MOVEQ", "MOVWEQ", "MOVTEQ")
-    },
-    **{m: "conditional execution" for m in ("ANDEQ",)},
+    **{m: "conditional execution" for m in ("LDRNE", "LDREQ", "STRNE", "STREQ")},
     **{m: "multiple-register load" for m in ("PUSH", "POP")},
     "LDA": "load-acquire",
     "LDAEX": "load-acquire exclusive",
     "STL": "store-release",
     "STLEX": "store-release exclusive",
-    "BX": "indirect branch",
+    "BX": "indirect branch",  # but BX LR, a return: litmus.returns
     "SADD16": "SIMD (herd does not implement it)",
     "SEL": "SIMD (herd does not implement it)",
 }
+#: the register instructions herd executes under a condition (``ARMSem.ml``'s
+#: ``checkZ``), each with its unconditional form
+_CONDITIONAL = {"MOVEQ": "MOV", "MOVNE": "MOV", "MOVWEQ": "MOVW", "MOVTEQ": "MOVT", "ANDEQ": "AND"}
 _KNOWN = (
     set(_ARITH)
     | {m + "S" for m in ("ADD", "SUB", "AND", "EOR")}
     | {"XOR", "MOV", "CMP", "LDR", "STR", "LDREX", "STREX", "B", "BEQ", "BNE", "CBZ", "CBNZ"}
     | {"MOVW", "MOVT", "LDM", "LDMIB", "LDRD"}
+    | set(_CONDITIONAL)
     | {"DMB", "DSB", "ISB", "NOP"}
     | set(_UNMODELLED)
 )
@@ -197,8 +199,43 @@ def _multiple(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     return Instruction(text, m, loads[0], tuple(loads[1:]))
 
 
+def _conditional(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
+    """``MOVEQ``, ``MOVNE``, ``MOVWEQ``, ``MOVTEQ``, ``ANDEQ``: the instruction's effect
+    when the Z flag says so (``cr0`` = 0, or not), else nothing (herd's ``checkZ``: the
+    flag's read guards the effect, with no commit), herd's texts."""
+    cond = canon[-2:]
+    if canon == "ANDEQ":  # three registers (herd's I_ANDC)
+        cells.arity(m, ops, 3, "rd,rn,rm", end)
+        for o in ops:
+            _kind(o, "reg", "a register", m)
+        rd, rn, rm = (o.reg for o in ops)
+        if rd == rn == rm:  # herd's parser: the historical no-op
+            return cells.nop("NOP", m)
+        text = f"ANDEQ {rd}, {rn}, {rm}"
+        fn = "and"
+        args: tuple[IrOperand, ...] = (Reg(rn), Reg(rm))
+    else:
+        base = _lower(m, _CONDITIONAL[canon], ops, end)
+        assert isinstance(base.op, ir.Op)
+        rd, fn, args = base.op.dst, base.op.fn, base.op.args
+        word, _, rest = base.text.partition(" ")
+        if canon.startswith("MOVW"):  # herd's "MOVWR0, #1" with the condition
+            text = f"MOVW{cond}{base.text[4:]}"
+        elif canon.startswith("MOVT"):
+            text = f"MOVT {cond}{rest}"
+        else:
+            text = f"{word}{cond} {rest}"
+    keep = (Reg(rd),)  # a failing condition leaves the register as it was
+    sel = ir.Select(rd, FLAGS, cond.lower(), fn, args, "mov", keep, commit=False)
+    return Instruction(text, m, sel)
+
+
 def _lower(m: str, canon: str, ops: list[Operand], end: int) -> Instruction:
     """The IR of ``canon ops`` (``m`` as written)."""
+    if canon in _CONDITIONAL:
+        return _conditional(m, canon, ops, end)
+    if canon == "BX" and len(ops) == 1 and ops[0].kind == "reg" and ops[0].reg == "LR":
+        return Instruction("BX LR", m, ir.Exit())  # a return: litmus.returns
     if canon in _UNMODELLED:
         raise CellError(0, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     if canon in ("LDM", "LDMIB", "LDRD"):
@@ -322,7 +359,7 @@ def parse_cell(text: str) -> tuple[CodeItem, ...]:
 def _instruction(text: str, toks: list[Token], i: int) -> Instruction:
     """The instruction of the cell ``text`` from token ``i`` (its mnemonic) to the end."""
     canon, m, pos = cells.mnemonic_at(toks, i, _mnemonic, "ARM")
-    if canon in _UNMODELLED:  # before its operands, which may be of forms not read here
+    if canon in _UNMODELLED and canon != "BX":  # before its operands (forms not read here)
         raise CellError(pos, f"unsupported ARM instruction '{m}' ({_UNMODELLED[canon]})")
     ops = cells.operands(toks, i + 1, m, _operand)
     return cells.lower_at(pos, _lower, m, canon, ops, len(text))
@@ -337,7 +374,13 @@ hash_text = cells.branch_hash_text
 
 def source_text(ins: Instruction) -> str:
     """Text that parses back to ``ins``: its canonical text with the mnemonic as written."""
-    _, _, rest = ins.text.partition(" ")
+    text = ins.text
+    if ins.mnemonic.upper() == "ANDEQ" and text == "NOP":  # ANDEQ Rx,Rx,Rx, herd's no-op
+        return f"{ins.mnemonic} R0,R0,R0"
+    for glued in ("MOVWEQ", "MOVT EQ", "MOVW"):  # herd's texts with no space after them
+        if text.startswith(glued) and not text.startswith(glued + " "):
+            return f"{ins.mnemonic} {text[len(glued) :]}"
+    _, _, rest = text.partition(" ")
     return f"{ins.mnemonic} {rest}".rstrip()
 
 

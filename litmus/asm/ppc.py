@@ -41,7 +41,7 @@ from herdsman.litmus.asm.cells import (
     store,
     unknown_instruction,
 )
-from herdsman.litmus.base.ir import Branch, Imm, Reg
+from herdsman.litmus.base.ir import Branch, Exit, Imm, Reg
 from herdsman.litmus.base.ir import Operand as IrOperand
 from herdsman.litmus.state import check_register
 from herdsman.litmus.test import CodeItem, Instruction
@@ -306,6 +306,11 @@ def _unsupported(reason: str) -> Builder:
     return build
 
 
+def _return(m: str, o: list[Operand]) -> Instruction:
+    """``blr``: the thread's end under ``-variant telechat`` (:mod:`litmus.returns`)."""
+    return Instruction("blr", m, Exit())
+
+
 # mnemonic -> (operand form, syntax shown in errors, builder)
 SPEC: dict[str, tuple[str, str, Builder]] = {
     "nop": ("", "", _nop),
@@ -365,7 +370,7 @@ SPEC: dict[str, tuple[str, str, Builder]] = {
     "stwu": ("RM", "rS,d(rA)", _unsupported("update form: it writes two registers")),
     "stwcx.": ("RRR", "rS,rA,rB", _unsupported("store conditional")),
     "bl": ("L", "label", _unsupported("calls are not supported")),
-    "blr": ("", "", _unsupported("calls are not supported")),
+    "blr": ("", "", _return),
     "mtlr": ("R", "rS", _unsupported("link register")),
     "mflr": ("R", "rD", _unsupported("link register")),
     "mfcr": ("R", "rD", _unsupported("whole condition register")),

@@ -173,6 +173,25 @@ _UNARY = ("mov", "neg", "cset", "csetm", "abs", "rbit", "rev", "rev16", "rev32")
 OPS: dict[str, Callable[[int, int], int]] = _tables()
 #: Their arities, for ``OP_FUNCTIONS``.
 ARITIES: dict[str, int] = {k: 1 if k.split(".")[0] in _UNARY else 2 for k in OPS}
+
+
+def _mull(signed_: bool, sub: bool) -> Callable[[int, int, int], int]:
+    """``SMADDL``... ``Xd,Wn,Wm,Xa``: ``Xa`` plus (minus) the product of the two words,
+    sign- (zero-) extended, on 64 bits (herd's ``I_MOPL``)."""
+
+    def f(a: int, b: int, c: int) -> int:
+        p = word(a, 32, signed_) * word(b, 32, signed_)
+        return signed(c - p if sub else c + p, 64)
+
+    return f
+
+
+#: The register functions of three arguments: the long multiplications
+#: (``smaddl``, ``smsubl``, ``umaddl``, ``umsubl``).
+TERNARY: dict[str, Callable[[int, int, int], int]] = {
+    f"{s}m{op}l": _mull(s == "s", op == "sub") for s in "su" for op in ("add", "sub")
+}
+ARITIES.update(dict.fromkeys(TERNARY, 3))
 #: Branch conditions: on the flags register, ``nzcv.eq`` ... (see the module docstring);
 #: on one bit of a register, ``tbz<k>`` (bit ``k`` clear) and ``tbnz<k>`` (set).
 BRANCH_TESTS: dict[str, Callable[[int], bool]] = {
@@ -245,6 +264,7 @@ __all__ = [
     "CONDITIONS",
     "INVERSE",
     "OPS",
+    "TERNARY",
     "address_flags",
     "shifted",
     "signed",

@@ -9,7 +9,7 @@ stays theirs (``litmus/test.py`` keeps herd's text of every instruction beside i
 operation).  A thread keeps, per operation, the front-end's text for it (its *origin*:
 herd's canonical instruction for a litmus test), which pictures and traces show.
 
-Operations: register computations (:class:`Op`), memory accesses (:class:`Load`,
+Operations: register computations (:class:`Op`, :class:`Select`), memory accesses (:class:`Load`,
 :class:`Store`, read-modify-writes :class:`RMW` and :class:`CAS`, store-conditionals
 :class:`StoreCond`), fences, branches,
 ``assume``/``assert``, locks, thread spawn and join.  Their meaning, one step at a time,
@@ -87,6 +87,23 @@ class Op:
     args: tuple[Operand, ...]
     sets_cr: bool = False
     flags: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """``dst <- fn(args)`` if ``cond`` holds of register ``creg`` (as for a :class:`Branch`),
+    else ``dst <- other_fn(other)`` (AArch64's ``CSEL``): herd reads ``creg``, commits a
+    predicate (no branch; text ``text`` when ``cond`` holds), reads the chosen operands."""
+
+    dst: str
+    creg: str
+    cond: str
+    fn: str
+    args: tuple[Operand, ...]
+    other_fn: str
+    other: tuple[Operand, ...]
+    text: str = ""
+    commit: bool = True  # False: no predicate commit (ARM's MOVEQ: a guard only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,16 +296,22 @@ class Kill:
     whose join then waits for ever (blocked)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """The thread ends here, finished (herd's ``B.Exit``: a return under ``-variant
+    telechat``, AArch64's ``RET``, PPC's ``blr``...): no event."""
+
+
 Instr = (
     Label
     | Nop
     | Op
+    | Select
     | Load
     | Store
     | StoreCond
     | RMW
     | CAS
-    | StoreCond
     | Fence
     | Branch
     | Assume
@@ -301,6 +324,7 @@ Instr = (
     | Join
     | Free
     | Kill
+    | Exit
 )
 
 #: A barrier's state (``barrier`` below): its generation, its count and the arrivals it

@@ -19,6 +19,7 @@ from herdsman.litmus.base.ir import (
     Op,
     Operand,
     Reg,
+    Select,
     Store,
     StoreCond,
     Unlock,
@@ -35,6 +36,8 @@ def uses(ins: Instr) -> tuple[str, ...]:
     """Registers an operation reads (address and value registers alike)."""
     if isinstance(ins, Op):
         return tuple(_regs(ins.args))
+    if isinstance(ins, Select):
+        return (ins.creg, *_regs((*ins.args, *ins.other)))
     if isinstance(ins, Load | Lock | Unlock | Effect | Free):
         return tuple(_regs(ins.addr))
     if isinstance(ins, Store | RMW):
@@ -60,6 +63,8 @@ def defines(ins: Instr) -> tuple[str, ...]:
         if ins.flags is not None:
             return (ins.dst, ins.flags[0])
         return (ins.dst, "cr0") if ins.sets_cr and ins.dst != "cr0" else (ins.dst,)
+    if isinstance(ins, Select):
+        return (ins.dst,)
     if isinstance(ins, Load):
         return (ins.dst,) if ins.reserve is None else (ins.dst, ins.reserve)
     if isinstance(ins, StoreCond):

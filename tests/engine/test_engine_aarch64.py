@@ -14,6 +14,7 @@ from conftest import shared_path
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
+from herdsman.engine.rsmc.run import rsmc_refusal
 from herdsman.engine.run import run_program
 from herdsman.engine.semantics.enumerate import thread_executions
 from herdsman.engine.trust.run import program_refusal
@@ -133,6 +134,51 @@ def test_operations_read_each_register_once() -> None:
     ]
     _, plain = executions(text, regs=False)
     assert [name(e) for e in plain[0][0].events] == ["B:None"]
+
+
+def test_selection_reads_the_chosen_register_only() -> None:
+    """``CSEL``: the flags' read feeds herd's predicate commit (in ``B``, not ``BCC``; its
+    text the condition when it holds), which controls the read of the chosen register
+    alone (a data port), which feeds the write (``AArch64Sem.ml``'s ``I_CSEL``)."""
+    text = "AArch64 S\n{ 0:X1=1; 0:X2=2; }\n P0 ;\n CMP W1,#1 ;\n"
+    text += " CSEL W3,W1,W2,EQ ;\n CSINC W4,W2,W1,EQ ;\nexists (0:X3=1 /\\ 0:X4=2)\n"
+    _, execs = executions(text)
+    (te,) = execs[0]
+    evs = te.events
+    assert [name(e) for e in evs][2:] == [
+        "Rreg:NZCV",
+        "B:None",
+        "Rreg:X1",
+        "Wreg:X3",
+        "Rreg:NZCV",
+        "B:None",
+        "Rreg:X2",
+        "Wreg:X4",
+    ]
+    assert evs[3].fence == "EQ" and te.reg("X3") == 1 and te.reg("X4") == 2
+    assert ("Rreg:NZCV", "B:None") in pairs(lambda e: e.iico, evs)
+    assert ("Rreg:X1", "Wreg:X3") in pairs(lambda e: e.iico, evs)
+    assert pairs(lambda e: e.iico_ctrl, evs) == {("B:None", "Rreg:X1"), ("B:None", "Rreg:X2")}
+    assert "DATA" in evs[4].annots
+    sk = Skeleton((*te.events,), 1)
+    assert sk.B != 0 and sk.BCC == 0  # predicate commits, no branch
+    _, plain = executions(text, regs=False)  # without register events: the commits only
+    assert [e.fence for e in plain[0][0].events] == ["EQ", "EQ"]
+
+
+def test_rsmc_leaves_selections_to_the_reference_engine() -> None:
+    """RSMC fetches past uncommitted reads; a selection waits for its flags' read, so
+    RSMC would miss load buffering past a ``CSET``: it refuses, ``auto`` runs the
+    reference engine (herd: ``Sometimes``)."""
+    text = "AArch64 L\n{ 0:X1=x; 0:X4=y; 1:X1=y; 1:X4=x; }\n P0 | P1 ;\n"
+    text += " LDR W0,[X1] | LDR W0,[X1] ;\n CMP W0,#1 | CMP W0,#1 ;\n CSET W2,EQ | CSET W2,EQ ;\n"
+    text += " MOV W3,#1 | MOV W3,#1 ;\n STR W3,[X4] | STR W3,[X4] ;\nexists (0:X0=1 /\\ 1:X0=1)\n"
+    program = lower(parse_text(text, "l.litmus"))
+    model = load_model("aarch64")
+    assert "conditional selections" in (rsmc_refusal(model, program) or "")
+    r = run_program(program, model, RunOptions())
+    block = herd_result(r, "L", "", "", arch="AArch64")
+    assert "Observation L Sometimes 1 3" in format_result(block)
 
 
 def test_graph_growing_engines_refuse_store_conditionals() -> None:

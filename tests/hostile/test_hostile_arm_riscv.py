@@ -36,7 +36,8 @@ exists (1:rax=1)
 
 CASES = [
     ("arm-unknown", ARM_MP, "FROB R0", "unknown ARM instruction 'FROB'"),
-    ("arm-cond", ARM_MP, "MOVEQ R0,#1", "unsupported ARM instruction 'MOVEQ'"),
+    ("arm-cond", ARM_MP, "LDRNE R0,[R1]", "unsupported ARM instruction 'LDRNE'"),
+    ("arm-bx", ARM_MP, "BX R1", "unsupported ARM instruction 'BX' (indirect branch)"),
     ("arm-simd", ARM_MP, "SEL R0,R1,R2", "unsupported ARM instruction 'SEL'"),
     ("arm-reg", ARM_MP, "LDR R0,[R99]", "expected a base register"),
     ("arm-bracket", ARM_MP, "LDR R0,[R1", "missing ']'"),
@@ -51,7 +52,7 @@ CASES = [
     ("x86_64-cmpxchg", X86_64_MP, "cmpxchgq %rbx,(x)", "its flags are not modelled"),
     ("x86_64-mem2mem", X86_64_MP, "movq (x),(y)", "no memory-to-memory move"),
     ("x86_64-lock", X86_64_MP, "lock; movq $1,(x)", "illegal lock prefix"),
-    ("x86_64-ret", X86_64_MP, "ret", "unsupported X86_64 instruction 'ret'"),
+    ("x86_64-ret", X86_64_MP, "ret", "'ret' (a return: only with -variant telechat)"),
 ]
 
 

@@ -106,6 +106,16 @@ def test_indexed_and_pairs() -> None:
         Op("X3", "add", (Reg("X3"), Imm(16))),
     )
     assert aarch64.hash_text(stp, {}) == "STP X1,X2, [X3]#16"
+    # the non-temporal pairs (herd's NT), LDIAPP's Q reads, STILP's L writes: a
+    # pre-indexed STILP writes its second register first (herd's order of the two)
+    nt = frozenset({"NT"})
+    assert one("LDNP W1,W2,[X0]").op == Load("X1", (Reg("X0"),), 4, nt, widen=32)
+    ilp = one("ldiapp x3,x4,[x2],#16")
+    assert ilp.text == "LDIAPP X3,X4,[X2],#16"
+    assert ilp.more[0] == Load("X4", (Reg("X2"), Imm(8)), 8, frozenset({"Q"}))
+    stilp = one("STILP X0,X1,[X2,#-16]!")
+    assert stilp.op == Store(Reg("X1"), (Reg("X2"), Imm(-8)), 8, frozenset({"L"}))
+    assert stilp.more[0] == Store(Reg("X0"), (Reg("X2"), Imm(-16)), 8, frozenset({"L"}))
     # a pair loading its own base: the other read first, at the base's old value
     own = one("LDP X1,X2,[X1]")
     assert own.op == Load("X2", (Reg("X1"), Imm(8)), 8)
@@ -185,6 +195,9 @@ def test_operations() -> None:
         ("LDR W0,[X1,X2],#4", "post-indexing of 'LDR' takes [Xn],#k"),
         ("LDR W0,[X1]!", "pre-indexing of 'LDR' takes [Xn,#k]!"),
         ("LDP X0,X0,[X1]", "loads X0 twice"),
+        ("LDIAPP X0,X1,[X2,#16]", "takes an address [Xn] or [Xn],#16"),
+        ("LDIAPP W0,W1,[X2],#16", "takes an address [Xn] or [Xn],#8"),
+        ("STILP X0,X1,[X2],#16", "takes an address [Xn] or [Xn,#-16]!"),
         ("STP W0,X1,[X2]", "expected a W register"),
         ("LDP X0,X1,[X2,X3]", "takes no index register"),
         ("LDRSW W0,[X1]", "expected an X register"),

@@ -10,9 +10,12 @@ import pytest
 from herdsman.litmus.asm import aarch64
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base import armops
-from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Store
+from herdsman.litmus.base.ir import Branch, Imm, Load, Op, Reg, Select, Store
 from herdsman.litmus.base.numbers import int_op
-from herdsman.litmus.base.regflow import defines
+from herdsman.litmus.base.regflow import defines, uses
+from herdsman.litmus.jsonir import from_json, to_json
+from herdsman.litmus.parser import parse_text
+from herdsman.litmus.printer import print_test
 from herdsman.litmus.test import Instruction
 
 F = "NZCV"
@@ -36,6 +39,16 @@ def one(text: str) -> Instruction:
         ("CSET W3, MI", "CSET W3,MI"),
         ("CSET W3,LT", "CSET W3,GT"),  # herd's inverse of GE is GT
         ("CSETM X3,VC", "CSETM X3,VC"),
+        ("csel w3,w2,w1,ne", "CSEL W3,W2,W1,NE"),
+        ("mrs x0,NZCV", "MRS X0,NZCV"),
+        ("smull x3,w2,w1", "SMULL X3,W2,W1"),
+        ("UMSUBL X8,W1,W1,X10", "UMSUBL X8,W1,W1,X10"),
+        ("MSR NZCV,X1", "MSR NZCV,X1"),
+        ("CSINC W3,WZR,WZR,EQ", "CSET W3,NE"),  # herd shows its own reading back
+        ("CSINV X3,XZR,XZR,LT", "CSETM X3,GE"),
+        ("CSINC W3,W2,W2,GT", "CINC W3,W2,LE"),
+        ("CINC W3,W2,GE", "CINC W3,W2,LE"),  # CSINC W3,W2,W2,GT shown back
+        ("CSNEG X1,X0,X2,EQ", "CSNEG X1,X0,X2,EQ"),
         ("MOVZ X0, #42, LSL #16", "MOVZ X0,#42,,LSL #16"),
         ("MOVK W0,#1", "MOVK W0,#1"),
         ("MOVN W0,#0", "MOVN W0,#0"),
@@ -64,8 +77,12 @@ def test_operations() -> None:
     assert one("CMP W0,#1").op == Op(F, "nzcv.sub.w", (Reg("X0"), Imm(1)))
     assert one("TST X0,X1").op == Op(F, "nzcv.and.x", (Reg("X0"), Reg("X1")))
     assert one("CMP XZR,X1,ASR #1").op == Op(F, "nzcv.sub.asr1.x", (Imm(0), Reg("X1")))
-    assert one("CSET W3,EQ").op == Op("X3", "cset.eq", (Reg(F),))
-    assert one("CSET W3,GE").op == Op("X3", "cset.le", (Reg(F),))  # as herd computes it
+    # herd's CSINC W3,WZR,WZR,inverse(cond): 0 when the inverse holds, else 0+1
+    one_ = (Imm(0), Imm(1))
+    cset_eq = Select("X3", F, "nzcv.ne", "mov.w", (Imm(0),), "add.w", one_, "NE")
+    assert one("CSET W3,EQ").op == cset_eq
+    cset_ge = Select("X3", F, "nzcv.gt", "mov.w", (Imm(0),), "add.w", one_, "GT")
+    assert one("CSET W3,GE").op == cset_ge  # as herd computes it: herd's inverse of GE is GT
     assert one("MOVZ X0,#42,LSL #16").op == Op("X0", "mov.x", (Imm(42 << 16),))
     assert one("MOVK X0,#1,LSL #48").op == Op("X0", "movk48.x", (Reg("X0"), Imm(1)))
     assert one("ADD X0,X1,X2,LSL #2").op == Op("X0", "add.lsl2.x", (Reg("X1"), Reg("X2")))
@@ -145,6 +162,13 @@ def test_every_condition_code_is_its_flags() -> None:
         ("B.HS L", "unknown AArch64 instruction 'B.HS'"),
         ("CSET W0,AL", "takes no AL condition"),
         ("CSET W0,XX", "unknown condition 'XX'"),
+        ("CSEL W0,W1,X2,EQ", "expected a W register"),
+        ("CSEL WZR,W1,W2,EQ", "zero register cannot be used"),
+        ("CSINV W0,W1,W2", "missing operand"),
+        ("MRS X0,TPIDR_EL0", "system register 'TPIDR_EL0' of 'MRS' is not supported"),
+        ("MSR NZCV,W1", "expected an X register"),
+        ("SMADDL X0,X1,W2,X3", "expected a W register"),
+        ("UMULL X0,W1", "missing operand"),
         ("MOVZ W0,#1,LSL #32", "LSL #0, #16, #32 or #48"),
         ("MOVZ W0,#70000", "16 bits"),
         ("ADD X0,X1,X2,LSL #64", "out of range"),
@@ -162,6 +186,32 @@ def test_clean_errors(cell: str, message: str) -> None:
     with pytest.raises(CellError) as exc:
         aarch64.parse_cell(cell)
     assert message in exc.value.message
+
+
+def test_long_multiplications() -> None:
+    """``SMADDL``... on sign- or zero-extended words, 64-bit results (herd's L098)."""
+    assert one("SMNEGL X5,W1,W1").op == Op("X5", "smsubl", (Reg("X1"), Reg("X1"), Imm(0)))
+    mull = armops.TERNARY
+    assert mull["smaddl"](-1, 15, 3840) == 3825
+    assert mull["umaddl"](-1, -1, 0) == -8589934591  # 0xfffffffe00000001, signed
+    assert mull["umsubl"](-2, -2, 1) == 17179869181
+    assert mull["smsubl"](-2, -2, 1) == -3
+
+
+def test_selections() -> None:
+    """The ``CSEL`` family: the first register when the condition holds, else the
+    second one copied, incremented, inverted or negated on the word."""
+    assert one("CSEL X3,X2,XZR,EQ").op == Select(
+        "X3", F, "nzcv.eq", "mov", (Reg("X2"),), "mov", (Imm(0),), "EQ"
+    )
+    assert one("CSNEG W1,W0,W2,NE").op == Select(
+        "X1", F, "nzcv.ne", "mov.w", (Reg("X0"),), "sub.w", (Imm(0), Reg("X2")), "NE"
+    )
+    assert one("CSINV W1,W0,W2,NE").op.other_fn == "orn.w"
+    assert one("MRS X0,NZCV").op == Op("X0", "shl", (Reg(F), Imm(28)))
+    assert one("MSR NZCV,X2").op == Op(F, "ubfm.28.31.x", (Reg("X2"),))
+    sel = one("CSINC W1,W0,W2,HI").op
+    assert uses(sel) == (F, "X0", "X2") and defines(sel) == ("X1",)
 
 
 def test_bit_and_byte_operations() -> None:
@@ -182,3 +232,14 @@ def test_bit_and_byte_operations() -> None:
     assert armops.ARITIES["abs.w"] == 1
     with pytest.raises(CellError, match="expected an X register"):
         aarch64.parse_cell("REV32 W0,W1")
+
+
+def test_selections_print_back() -> None:
+    """A test printed back (the mnemonic as written) reads back to itself, also where herd
+    shows a selection otherwise (``CSINC W3,WZR,WZR,EQ`` is shown ``CSET W3,NE``)."""
+    cells = ("CSINC W3,WZR,WZR,EQ", "csinv x6,xzr,xzr,lt", "CSINC W4,W2,W2,GT", "CINC W5,W2,GE")
+    cells += ("CSNEG X1,XZR,X2,EQ", "CSINV W1,W2,WZR,HI", "MRS X8,NZCV", "SMULL X9,W1,W2")
+    text = "AArch64 A\n{ }\n P0 ;\n" + "".join(f" {c} ;\n" for c in cells) + "exists (0:X3=0)\n"
+    t = parse_text(text, "a.litmus")
+    assert parse_text(print_test(t), "a.litmus") == t
+    assert from_json(to_json(t)) == t  # the IR's JSON knows selections

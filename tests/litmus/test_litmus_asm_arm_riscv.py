@@ -18,6 +18,7 @@ from herdsman.litmus.base.ir import (
     Nop,
     Op,
     Reg,
+    Select,
     Store,
     StoreCond,
     Sym,
@@ -55,6 +56,33 @@ ARM_TEXTS = [
     ("DMB ST", "DMB ST", Fence("DMB.ST")),
     ("dsb ish", "DSB ISH", Fence("DSB.ISH")),
     ("ISB", "ISB", Fence("ISB")),
+    # conditional execution: the effect when Z says so, else the register kept
+    (
+        "moveq R1,#2",
+        "MOVEQ R1,#2",
+        Select("R1", "cr0", "eq", "mov", (Imm(2),), "mov", (Reg("R1"),), commit=False),
+    ),
+    (
+        "MOVNE R1,R2",
+        "MOVNE R1,R2",
+        Select("R1", "cr0", "ne", "mov", (Reg("R2"),), "mov", (Reg("R1"),), commit=False),
+    ),
+    (
+        "MOVWEQ R1,#2",
+        "MOVWEQR1, #2",
+        Select("R1", "cr0", "eq", "mov.w", (Imm(2),), "mov", (Reg("R1"),), commit=False),
+    ),
+    (
+        "MOVTEQ R2,#2",
+        "MOVT EQR2, #2",
+        Select("R2", "cr0", "eq", "mov.w", (Imm(0x20000),), "mov", (Reg("R2"),), commit=False),
+    ),
+    (
+        "ANDEQ R2,R1,R3",
+        "ANDEQ R2, R1, R3",
+        Select("R2", "cr0", "eq", "and", (Reg("R1"), Reg("R3")), "mov", (Reg("R2"),), commit=False),
+    ),
+    ("ANDEQ R0,R0,R0", "NOP", Nop()),  # herd's parser: the historical no-op
 ]
 
 

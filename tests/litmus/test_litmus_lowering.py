@@ -8,12 +8,14 @@ from herdsman.litmus.asm import cells as asm
 from herdsman.litmus.asm import ppc, x86
 from herdsman.litmus.asm.cells import CellError
 from herdsman.litmus.base.ir import (
+    Exit,
     Imm,
     Label,
     Reg,
     Sym,
 )
 from herdsman.litmus.base.regflow import defines, uses
+from herdsman.litmus.test import Instruction
 
 R = Reg
 X = Imm(Sym("x"))
@@ -341,6 +343,7 @@ PPC_CASES = [
     ("lwsync", asm.fence("lwsync", "lwsync", "LWSYNC"), (), ()),
     ("isync", asm.fence("isync", "isync", "ISYNC"), (), ()),
     ("eieio", asm.fence("eieio", "eieio", "EIEIO"), (), ()),
+    ("blr", Instruction("blr", "blr", Exit()), (), ()),  # a return: litmus.returns
     ("dcbf r1,r2", asm.nop("dcbf r1,r2", "dcbf"), (), ()),
     ('com "hi there"', asm.nop('com "hi there"', "com"), (), ()),
     ("b L0", asm.branch("b   L0", "b", "L0", None, "cr0"), (), ()),
@@ -371,7 +374,6 @@ PPC_UNSUPPORTED = [
     "stwu r1,0(r2)",
     "stwcx. r1,r0,r2",
     "bl L0",
-    "blr",
     "mtlr r1",
     "mflr r1",
     "mfcr r1",
