@@ -35,6 +35,7 @@ from herdsman.litmus.base.values import RegLoc as RegLoc
 from herdsman.litmus.base.values import Sym as Sym
 from herdsman.litmus.base.values import SymRegLoc as SymRegLoc
 from herdsman.litmus.base.values import Value as Value
+from herdsman.litmus.base.values import Vector as Vector
 from herdsman.litmus.base.values import show_value as show_value
 from herdsman.litmus.base.values import value_key as value_key
 
@@ -370,7 +371,7 @@ class Atom:
     holding ``0x1fffffffe`` is ``-2`` as an ``int``); 0: exactly (see :func:`atom_holds`)."""
 
     loc: Loc
-    value: Value | Loc
+    value: Value | Loc | Vector
     bits: int = 0
 
 
@@ -454,8 +455,9 @@ def _prop_locations(p: Prop) -> tuple[Loc, ...]:
     return tuple(out)
 
 
-def same_word(v: Value, w: Value, bits: int) -> bool:
-    """Whether ``v`` and ``w`` are equal, integers modulo ``2**bits`` when ``bits``."""
+def same_word(v: Value, w: Value | Vector, bits: int) -> bool:
+    """Whether ``v`` and ``w`` are equal, integers modulo ``2**bits`` when ``bits`` (a
+    location's value never equals a :class:`Vector`)."""
     if v == w:
         return True
     return bits > 0 and type(v) is int and type(w) is int and not (v - w) & ((1 << bits) - 1)
