@@ -117,6 +117,7 @@ def lower(test: LitmusTest) -> Program:
         symbolic=init.symbolic,
         filter=filt,
         path=test.path,
+        computed_init=False,  # herd: a location at a computed address has no initial write
     )
 
 

@@ -527,7 +527,10 @@ class Program:
     argument, with no memory access between the two spawns: GenMC's symmetry
     reduction), or -1; ``branch_events``: whether its conditional branches issue commit
     events where its architecture's do (False for a model that never looks at them, such
-    as RC11: a long loop then adds no event, and the executions are the same)."""
+    as RC11: a long loop then adds no event, and the executions are the same);
+    ``computed_init``: whether a memory location reached only by a computed address (not
+    in ``memory``) has an initial write of 0 (C), or none (herd's litmus tests: a read
+    there reads a store of the test)."""
 
     name: str
     arch: str
@@ -542,6 +545,7 @@ class Program:
     loop_bound: str = "cut"
     symmetric: tuple[int, ...] = ()
     branch_events: bool = True
+    computed_init: bool = True
 
     @property
     def where(self) -> str:
@@ -556,6 +560,10 @@ class Program:
         if isinstance(loc, SymRegLoc):
             return self._initial[1].get(loc.name, 0)
         return 0
+
+    def initially_written(self, name: str) -> bool:
+        """Whether memory location ``name`` has an initial write (see ``computed_init``)."""
+        return self.computed_init or name in self._initial[0]
 
     @cached_property
     def _initial(self) -> tuple[dict[str, Value], dict[str, Value]]:
