@@ -242,6 +242,22 @@ def whole_arrays(test: LitmusTest) -> dict[MemLoc, tuple[MemLoc, ...]]:
     return out
 
 
+def declared_sizes(test: LitmusTest) -> Mapping[str, int]:
+    """The bytes of each memory location declared of a sized type (an array's cells by
+    the names their addresses give, ``v+8``)."""
+    return _declared_sizes(test.init)
+
+
+@by_identity(maxsize=1 << 12)
+def _declared_sizes(init: tuple[InitItem, ...]) -> Mapping[str, int]:
+    cells = _array_cells(init)
+    out: dict[str, int] = {}
+    for loc, (bits, _) in _declared_types(init).items():
+        if isinstance(loc, MemLoc):
+            out[cells.get(loc.name, loc.name)] = bits // 8
+    return MappingProxyType(out)
+
+
 def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
     """The memory location of each array cell and herd's name for it (``v+8`` -> ``v[1]``)."""
     return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}

@@ -13,7 +13,8 @@ herd7 (``herd/mem.ml``, facts only) refuses, with a user error and no result:
 
 unless the run (or the test's ``Variant=`` line) has ``mixed`` (or ``memtag``,
 ``morello``) or ``dontcheckmixed``.  herdsman has no mixed-size semantics: with ``mixed``
-such a test is refused as unsupported.
+such a test is refused as unsupported, and so is one with an access whose size is not its
+location's declared type's (a word stored into a ``uint8_t`` array's cell).
 
 The locations of the accesses are found statically (:func:`accesses`): each thread's
 registers are followed from their initial values through moves, additions and
@@ -24,7 +25,8 @@ store's address is not known.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 from herdsman.litmus.base.arch import arch, is_arch
@@ -72,15 +74,28 @@ class Access(NamedTuple):
     addr: Sym | None
 
 
-def check_sizes(program: Program, variants: frozenset[str], path: str) -> None:
+def check_sizes(
+    program: Program,
+    variants: frozenset[str],
+    path: str,
+    declared: Mapping[str, int] = MappingProxyType({}),
+) -> None:
     """An InputError when herd7 rejects ``program`` as a mixed-size test (see the module
-    docstring), or when it needs ``-variant mixed``, which herdsman has not."""
+    docstring), or when it needs ``-variant mixed``, which herdsman has not (also for an
+    access whose size is not the bytes ``declared`` for its location: under ``mixed``
+    herd writes the bytes beyond it, an array's next cells)."""
     if "dontcheckmixed" in variants or program.arch == "C":
         return
     found = accesses(program)
     if not found:
         return
     mixed = bool(variants & _MIXED)
+    if mixed:
+        for a in found:
+            size = None if a.addr is None else declared.get(str(a.addr))
+            if size is not None and size != a.size:
+                what = f"{a.addr} of {size_name(size)} accessed as {size_name(a.size)}"
+                _refuse(path, mixed, what)
     strict = is_arch(program.arch) and arch(program.arch).reject_mixed
     cells = {x for x, _ in program.memory}
     stores_known = all(a.addr is not None for a in found if a.kind == "W")

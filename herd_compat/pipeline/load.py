@@ -37,7 +37,13 @@ from herdsman.litmus.c import (
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.lower import cell_names, declared_types, lower, whole_arrays
+from herdsman.litmus.lower import (
+    cell_names,
+    declared_sizes,
+    declared_types,
+    lower,
+    whole_arrays,
+)
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
 from herdsman.litmus.sizes import check_sizes
@@ -258,7 +264,7 @@ def load_program(
     facts = HeaderFacts(test.name, test.arch, h, cond, typed, names, cfg.hexa, shown)
     n = len(test.threads)
     program = lower(test)
-    check_sizes(program, model.variants, path)  # herd's mixed-size rejections
+    check_sizes(program, model.variants, path, declared_sizes(test))  # herd's mixed-size rules
     return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 
 

@@ -109,3 +109,21 @@ def test_an_address_not_known_statically_is_not_judged(tmp_path: Path) -> None:
     )
     program = lower(parse_file(str(test)))
     assert [a.addr for a in accesses(program)][1] is None
+
+
+def test_variant_mixed_refuses_an_access_wider_than_its_cell(tmp_path: Path) -> None:
+    """A word stored into a ``uint8_t`` array's cell: herd's mixed-size semantics writes
+    the next cells too (its M001), which herdsman's has not: refused, not answered."""
+    test = tmp_path / "W.litmus"
+    test.write_text(
+        "AArch64 W\nVariant=mixed\n{\nuint8_t t[4]; 0:X2=t;\n}\n P0 ;\n MOV W0,#1 ;\n"
+        " STR W0,[X2] ;\nlocations [t;]\n"
+    )
+    status, out, err = _run(str(test))
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        f"{test}:0:0: error: mixed-size accesses (-variant mixed) are not supported "
+        "(t of byte accessed as word)"
+    ]
+    status, out, err = _run(str(DATA / "S4.litmus"), "-variant", "mixed")
+    assert status == 0 and out.startswith("Test S4 "), err  # accesses of the cells' size

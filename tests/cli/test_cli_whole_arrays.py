@@ -58,9 +58,7 @@ def test_a_vector_is_a_condition_constant_compared_cell_by_cell() -> None:
     assert test.observed_locations() == [MemLoc("v")]
     program = lower(test)
     assert program.observed == (MemLoc("v"), MemLoc("v+4"))
-    assert program.condition.prop == And(
-        (Atom(MemLoc("v"), 1, 32), Atom(MemLoc("v+4"), -1, 32))
-    )
+    assert program.condition.prop == And((Atom(MemLoc("v"), 1, 32), Atom(MemLoc("v+4"), -1, 32)))
     assert lower(parse_text(_TEST.format("exists (0:X1={1})"))).condition.prop == PFalse()
 
 
