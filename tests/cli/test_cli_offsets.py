@@ -6,30 +6,21 @@ RSMC; a C program's location at a computed address still starts at 0
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
+from support.herdrun import herd7_block
 
-from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
-from herdsman.herd_compat.cli.run import run_tests
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_file
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "offsets"
 
 
-def _block(path: Path, *options: str) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    cfg, _ = parse_herd7_args([*options, str(path)])
-    assert run_tests(cfg, out, err) in (0, 1), err.getvalue()
-    return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
-
-
 @pytest.mark.parametrize("engine", ["reference", "rsmc"])
 def test_reads_at_an_offset_read_the_stores(engine: str) -> None:
     want = (DATA / "OF-fed.expected").read_text()
-    got = _block(DATA / "OF-fed.litmus", "-engine", engine)
+    got = herd7_block(DATA / "OF-fed.litmus", "-engine", engine)
     assert got.rstrip("\n") == want.rstrip("\n")
 
 

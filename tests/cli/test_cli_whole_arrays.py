@@ -14,13 +14,11 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
+from support.herdrun import herd7_block
 
-from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
-from herdsman.herd_compat.cli.run import run_tests
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import And, Atom, MemLoc, PFalse, Vector
 from herdsman.litmus.lower import lower
@@ -31,13 +29,6 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "arrays"
 NAMES = sorted(p.stem for p in DATA.glob("*.litmus"))
 
 
-def _block(path: Path) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    cfg, _ = parse_herd7_args([str(path)])
-    assert run_tests(cfg, out, err) in (0, 1), err.getvalue()
-    return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
-
-
 def test_every_test_has_its_block() -> None:
     assert len(NAMES) == 4
     assert all((DATA / f"{n}.expected").exists() for n in NAMES)
@@ -46,7 +37,7 @@ def test_every_test_has_its_block() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_blocks_are_herds(name: str) -> None:
     want = (DATA / f"{name}.expected").read_text()
-    assert _block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
+    assert herd7_block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
 
 
 _TEST = "AArch64 A\n{{ int v[2] = {{1,2}}; 0:X2=v; }}\nP0 ;\nLDR W1,[X2] ;\n{}\n"
