@@ -41,6 +41,7 @@ _TYPES: dict[str, type] = {
         ir.PTrue,
         ir.PFalse,
         ir.Atom,
+        ir.Vector,
         ir.Not,
         ir.And,
         ir.Or,

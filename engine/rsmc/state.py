@@ -210,7 +210,8 @@ class RsmcState:
         thread wrote or read before it: the earlier ones would break coherence)."""
         li = self.g.loc(r)
         cands = [li, *self.g.co[li]]
-        if not self.sem.program.initially_written(self.event(r).loc):
+        loc = self.event(r).loc
+        if loc is not None and not self.sem.program.initially_written(loc):
             cands[0] = -1  # herd's test: no initial write to read from (Program.computed_init)
         if self.coherent:
             cands = cands[self.co_floor(r, li) :]

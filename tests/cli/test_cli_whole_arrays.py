@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from support.herdrun import herd7_block
 
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import And, Atom, MemLoc, PFalse, Vector
+from herdsman.litmus.jsonir import from_json, to_json
 from herdsman.litmus.lower import lower
 from herdsman.litmus.parser import parse_text
 from herdsman.litmus.printer import print_test
@@ -53,9 +55,10 @@ def test_a_vector_is_a_condition_constant_compared_cell_by_cell() -> None:
     assert lower(parse_text(_TEST.format("exists (0:X1={1})"))).condition.prop == PFalse()
 
 
-def test_vectors_print_back() -> None:
-    test = parse_text(_TEST.format("exists (v={1,2} /\\ v<>{2,1})"))
+def test_vectors_print_back_and_travel_as_json() -> None:
+    test = parse_text(_TEST.format("exists (v={1,2} /\\ v<>{y,1})"))
     assert parse_text(print_test(test)) == test
+    assert from_json(json.loads(json.dumps(to_json(test)))) == test
 
 
 @pytest.mark.parametrize("cond", ["exists (v={})", "exists (v={1", "exists (v={{1}})"])
