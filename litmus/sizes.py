@@ -20,12 +20,14 @@ The locations of the accesses are found statically (:func:`accesses`): each thre
 registers are followed from their initial values through moves, additions and
 subtractions of constants and ``r xor r`` (herd's false dependencies); an access whose
 address is not known so is not judged, and neither is a load at an offset when some
-store's address is not known.
+store's address is not known.  herd judges sizes per execution: a location the code
+accesses with two sizes is refused only when executions do (the caller's ``together``,
+``engine.mixed``: not on a path no execution takes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -74,16 +76,23 @@ class Access(NamedTuple):
     addr: Sym | None
 
 
+#: For a location, two sizes its accesses have in one execution (None: none do).
+Together = Callable[[str], "tuple[int, int] | None"]
+
+
 def check_sizes(
     program: Program,
     variants: frozenset[str],
     path: str,
     declared: Mapping[str, int] = MappingProxyType({}),
+    together: Together | None = None,
 ) -> None:
     """An InputError when herd7 rejects ``program`` as a mixed-size test (see the module
     docstring), or when it needs ``-variant mixed``, which herdsman has not (also for an
     access whose size is not the bytes ``declared`` for its location: under ``mixed``
-    herd writes the bytes beyond it, an array's next cells)."""
+    herd writes the bytes beyond it, an array's next cells).  ``together``: for a location
+    the code accesses with two sizes, whether its executions do (herd judges executions:
+    ``engine.mixed``); None: the code's paths are taken to be executions."""
     if "dontcheckmixed" in variants or program.arch == "C":
         return
     found = accesses(program)
@@ -111,8 +120,11 @@ def check_sizes(
         if not strict:
             continue
         first = sizes.setdefault(loc, a.size)
-        if first != a.size:
-            _refuse(path, mixed, f"{loc} accessed as {size_name(first)} and {size_name(a.size)}")
+        if first == a.size:
+            continue
+        pair = (first, a.size) if mixed or together is None else together(loc)
+        if pair is not None:
+            _refuse(path, mixed, f"{loc} accessed as {size_name(pair[0])} and {size_name(pair[1])}")
 
 
 def _refuse(path: str, mixed: bool, what: str) -> None:

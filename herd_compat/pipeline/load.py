@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from herdsman.cat.api import Model
+from herdsman.engine.mixed import sizes_together
+from herdsman.engine.options import DEFAULT_UNROLL
 from herdsman.herd_compat.formats.conds import replace_condition
 from herdsman.herd_compat.formats.herd_block import Cast, Whole, c_cast
 from herdsman.herd_compat.pipeline.config import InputKind, RunConfig
@@ -264,7 +266,11 @@ def load_program(
     facts = HeaderFacts(test.name, test.arch, h, cond, typed, names, cfg.hexa, shown)
     n = len(test.threads)
     program = lower(test)
-    check_sizes(program, model.variants, path, declared_sizes(test))  # herd's mixed-size rules
+    # herd's mixed-size rules: a location of two sizes judged on its executions
+    unroll = DEFAULT_UNROLL if cfg.unroll is None else cfg.unroll
+    check_sizes(
+        program, model.variants, path, declared_sizes(test), sizes_together(program, unroll)
+    )
     return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 
 

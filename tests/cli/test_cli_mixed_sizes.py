@@ -8,8 +8,10 @@
 - ``M4``: the two sizes through addresses computed with herd's false dependency
   (``EOR W3,W2,W2``) and moves;
 - ``M6``: PPC, which accepts mixed sizes, still rejects a load of ``[x+4]`` no store feeds;
-- ``S1``-``S4``: accepted (one size per location; byte accesses on both sides; an ``int``
-  location accessed as ``X``; an array's cell at ``[x+4]``).
+- ``M7``, ``M8``: a second size on a path some execution takes (one thread, two threads);
+- ``S1``-``S5``: accepted (one size per location; byte accesses on both sides; an ``int``
+  location accessed as ``X``; an array's cell at ``[x+4]``; a second size on a path no
+  execution takes: herd judges executions, ``engine.mixed``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _herd_rejection(name: str) -> str:
     raise AssertionError(f"no herd7 line for {name}")
 
 
-@pytest.mark.parametrize("name", ["M1", "M2", "M3", "M4", "M5", "M6"])
+@pytest.mark.parametrize("name", ["M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"])
 def test_herd_rejects_are_refused(name: str) -> None:
     path = DATA / f"{name}.litmus"
     status, out, err = _run(str(path))
@@ -60,7 +62,7 @@ def test_herd_rejects_are_refused(name: str) -> None:
         assert message == herd
 
 
-@pytest.mark.parametrize("name", ["S1", "S2", "S3", "S4"])
+@pytest.mark.parametrize("name", ["S1", "S2", "S3", "S4", "S5"])
 def test_accepted_tests_print_herds_blocks(name: str) -> None:
     status, out, err = _run(str(DATA / f"{name}.litmus"))
     assert status in (0, 1), err
