@@ -23,28 +23,25 @@ __all__ = ["sizes_together"]
 def sizes_together(program: Program, unroll: int) -> Callable[[str], tuple[int, int] | None]:
     """For a location of ``program``, two sizes it is accessed with in its executions
     (threads unrolled ``unroll`` times), or None; the executions are enumerated once, at
-    the first question."""
-    # an access's size by its thread, instruction and kind (one instruction's accesses of
-    # one kind have one size: LDP's two reads, a CAS's read and write)
-    size: dict[tuple[int, str, str], int] = {}
-    for a in accesses(program):
-        origin = program.threads[a.tid].origins[a.pos]
-        size[(a.tid, origin, a.kind)] = a.size
+    the first question (most tests never ask)."""
     found: dict[str, tuple[int, int]] | None = None
 
     def together(loc: str) -> tuple[int, int] | None:
         nonlocal found
         if found is None:
-            found = _conflicts(program, unroll, size)
+            found = _conflicts(program, unroll)
         return found.get(loc)
 
     return together
 
 
-def _conflicts(
-    program: Program, unroll: int, size: dict[tuple[int, str, str], int]
-) -> dict[str, tuple[int, int]]:
+def _conflicts(program: Program, unroll: int) -> dict[str, tuple[int, int]]:
     """Per location accessed with two sizes in the thread executions, two of them."""
+    # an access's size by its thread, instruction and kind (one instruction's accesses of
+    # one kind have one size: LDP's two reads, a CAS's read and write)
+    size: dict[tuple[int, str, str], int] = {}
+    for a in accesses(program):
+        size[(a.tid, program.threads[a.tid].origins[a.pos], a.kind)] = a.size
     out: dict[str, tuple[int, int]] = {}
     before: dict[str, set[int]] = {}  # per location: the sizes earlier threads use
     for tid, execs in enumerate(thread_executions(program, unroll).execs):
