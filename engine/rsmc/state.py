@@ -210,12 +210,9 @@ class RsmcState:
         thread wrote or read before it: the earlier ones would break coherence)."""
         li = self.g.loc(r)
         cands = [li, *self.g.co[li]]
-        loc = self.event(r).loc
-        if loc is not None and not self.sem.program.initially_written(loc):
-            cands[0] = -1  # herd's test: no initial write to read from (Program.computed_init)
         if self.coherent:
             cands = cands[self.co_floor(r, li) :]
-        return [w for w in cands if w >= 0 and self.read_allowed(r, w)]
+        return [w for w in cands if self.read_allowed(r, w)]
 
     def co_floor(self, e: int, li: int) -> int:
         """For a coherent model: the co index (0: the initial write) of the co-last write
