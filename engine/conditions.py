@@ -29,6 +29,7 @@ from herdsman.litmus.base.ir import (
     RegLoc,
     SymRegLoc,
     Value,
+    Vector,
     prop_locations,
     same_word,
 )
@@ -125,7 +126,7 @@ def _flat(p: And | Or, kind: type[And] | type[Or]) -> list[Prop]:
 
 #: An atom ``loc = constant`` of a state's location: its position, the constant and the
 #: bits it is compared on (:attr:`~litmus.base.ir.Atom.bits`).
-Pin = tuple[int, Value, int]
+Pin = tuple[int, Value | Vector, int]
 
 
 def _pinned(q: Prop, index: dict[Loc, int]) -> Pin | None:

@@ -29,6 +29,16 @@ class NewLocation(Exception):
         self.loc = loc
 
 
+class NoInitialWrite(Exception):
+    """An explorer met a location the program gives no initial write (herd's location at
+    a computed address: ``Program.computed_init``); only the reference engine reads such
+    a location as herd does (from the test's stores only)."""
+
+    def __init__(self, loc: str) -> None:
+        super().__init__(loc)
+        self.loc = loc
+
+
 class ErrorFound(Exception):
     """An assertion failed and the run stops at the first error
     (``RunOptions.stop_on_error``); the outcome so far has it."""

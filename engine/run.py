@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from herdsman.cat.api import PreparedModel
 from herdsman.engine.choice import RSMC_BUDGET, auto_engine
-from herdsman.engine.errors import TimeLimitExceeded
+from herdsman.engine.errors import NoInitialWrite, TimeLimitExceeded
 from herdsman.engine.operational.run import run_operational
 from herdsman.engine.options import ENGINES, SPEEDCHECKS, RunOptions
 from herdsman.engine.outcome import Outcome, check_show_mode
@@ -60,7 +60,25 @@ def run_program(program: Program, model: PreparedModel, opts: RunOptions | None 
 
 
 def _explore(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
-    """:func:`run_program` once its options are checked: the explorer's outcome."""
+    """:func:`run_program` once its options are checked: the explorer's outcome (a
+    location with no initial write, herd's, is the reference engine's: ``auto`` turns to
+    it, another engine refuses)."""
+    try:
+        return _chosen(program, model, opts)
+    except NoInitialWrite as e:
+        if opts.engine != "auto":
+            raise InputError(
+                program.where,
+                0,
+                0,
+                f"the {opts.engine} engine meets location {e.loc}, which has no initial write "
+                "(herd's location at a computed address): use --engine reference",
+            ) from None
+    return run_reference(program, model, opts)
+
+
+def _chosen(program: Program, model: PreparedModel, opts: RunOptions) -> Outcome:
+    """:func:`_explore`'s explorer, as the options and the program choose it."""
     where = program.where
     if program.has(Choose, Effect):  # herd's alternatives and lock events: herd's search
         if opts.engine not in ("auto", "reference"):

@@ -17,6 +17,7 @@ from types import ModuleType
 from herdsman.litmus.asm.cells import branch_offset
 from herdsman.litmus.base.ir import Branch, Condition, Label, Loc, RegLoc, SymRegLoc
 from herdsman.litmus.base.memo import by_identity
+from herdsman.litmus.base.values import array_cell
 from herdsman.litmus.table import ASSEMBLERS
 from herdsman.litmus.test import CodeItem, InitItem, LitmusTest, observed_of
 
@@ -33,14 +34,17 @@ def _md5_of(s: str) -> bytes:
     return _md5(s)
 
 
-def loc_key(loc: Loc) -> tuple[int, int, str]:
+def loc_key(loc: Loc) -> tuple[int, int, str, int]:
     """herd's order of locations: registers by (thread, name as a string), then symbolic
-    registers, then globals by name."""
+    registers, then globals by name, then arrays' cells (by array, then index)."""
     if isinstance(loc, RegLoc):
-        return (0, loc.tid, loc.reg)
+        return (0, loc.tid, loc.reg, 0)
     if isinstance(loc, SymRegLoc):
-        return (1, 0, loc.name)
-    return (2, 0, loc.name)
+        return (1, 0, loc.name, 0)
+    cell = array_cell(loc)
+    if cell is not None:
+        return (3, 0, *cell)
+    return (2, 0, loc.name, 0)
 
 
 def _init_loc(loc: Loc) -> str:
@@ -82,7 +86,7 @@ def init_digest_text(t: LitmusTest) -> str:
 @by_identity(maxsize=1 << 12)
 def _init_digest_text(init: tuple[InitItem, ...]) -> str:
     """:func:`init_digest_text` of an init section (remembered: tests share them)."""
-    seen: set[tuple[int, int, str]] = set()
+    seen: set[tuple[int, int, str, int]] = set()
     out: list[str] = []
     for it in sorted(init, key=lambda i: loc_key(_as_written(i.loc, i.written))):
         k = loc_key(_as_written(it.loc, it.written))

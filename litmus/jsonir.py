@@ -43,6 +43,7 @@ _TYPES: dict[str, type] = {
         ir.PTrue,
         ir.PFalse,
         ir.Atom,
+        ir.Vector,
         ir.Not,
         ir.And,
         ir.Or,

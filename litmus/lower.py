@@ -23,6 +23,7 @@ from herdsman.litmus.base.casts import (
 from herdsman.litmus.base.ir import (
     CAS,
     RMW,
+    And,
     Atom,
     Branch,
     Condition,
@@ -35,6 +36,7 @@ from herdsman.litmus.base.ir import (
     MemLoc,
     Op,
     Operand,
+    PFalse,
     Program,
     Prop,
     RegLoc,
@@ -45,6 +47,7 @@ from herdsman.litmus.base.ir import (
     Thread,
     Unlock,
     Value,
+    Vector,
     map_atoms,
 )
 from herdsman.litmus.base.memo import by_identity
@@ -94,12 +97,12 @@ def lower(test: LitmusTest) -> Program:
     # herd compares a location's value and a constant at the location's type (an int
     # when undeclared): the constant, or either of its words of that type
     types = init.types
-    prop = _typed_prop(condition.prop, types)
+    prop = _typed_prop(_whole_arrays(condition.prop, cells), types)
     if prop is not condition.prop:
         condition = Condition(condition.quant, prop, condition.written)
-    filt = None if filt is None else _typed_prop(filt, types)
+    filt = None if filt is None else _typed_prop(_whole_arrays(filt, cells), types)
     if cells:  # herd's v[1] is the memory location its address names, v+8
-        observed = tuple(_cell(loc, cells) for loc in observed)
+        observed = _observed_cells(observed, cells)
         prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
         condition = Condition(condition.quant, prop, condition.written)
         filt = None if filt is None else map_atoms(filt, lambda a: _cell_atom(a, cells))
@@ -115,6 +118,7 @@ def lower(test: LitmusTest) -> Program:
         symbolic=init.symbolic,
         filter=filt,
         path=test.path,
+        computed_init=False,  # herd: a location at a computed address has no initial write
     )
 
 
@@ -225,6 +229,36 @@ def _array_cells(init: tuple[InitItem, ...]) -> dict[str, str]:
     return out
 
 
+def whole_arrays(test: LitmusTest) -> dict[MemLoc, tuple[MemLoc, ...]]:
+    """The arrays the test observes whole (herd's ``v={1,2}``), each with herd's names of
+    its cells (``v[0]``, ``v[1]``...: :func:`cell_names`)."""
+    cells = array_cells(test)
+    out: dict[MemLoc, tuple[MemLoc, ...]] = {}
+    if not cells:
+        return out
+    for loc in test.observed_locations():
+        names = _cells_of(loc, cells)
+        if names and isinstance(loc, MemLoc):
+            out[loc] = tuple([MemLoc(c) for c in names])
+    return out
+
+
+def declared_sizes(test: LitmusTest) -> Mapping[str, int]:
+    """The bytes of each memory location declared of a sized type (an array's cells by
+    the names their addresses give, ``v+8``)."""
+    return _declared_sizes(test.init)
+
+
+@by_identity(maxsize=1 << 12)
+def _declared_sizes(init: tuple[InitItem, ...]) -> Mapping[str, int]:
+    cells = _array_cells(init)
+    out: dict[str, int] = {}
+    for loc, (bits, _) in _declared_types(init).items():
+        if isinstance(loc, MemLoc):
+            out[cells.get(loc.name, loc.name)] = bits // 8
+    return MappingProxyType(out)
+
+
 def cell_names(test: LitmusTest) -> dict[Loc, Loc]:
     """The memory location of each array cell and herd's name for it (``v+8`` -> ``v[1]``)."""
     return {MemLoc(loc): MemLoc(cell) for cell, loc in array_cells(test).items()}
@@ -256,6 +290,65 @@ def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
         return a
     cast = types.get(a.loc, DEFAULT_CAST)
     return Atom(a.loc, cast_value(k, cast), cast[0])
+
+
+def _whole_arrays(p: Prop, cells: Mapping[str, str]) -> Prop:
+    """``p`` with each atom comparing an array observed whole as herd does, cell by cell
+    (``v={k0,...}`` is ``v[0]=k0 /\\ ...``, ``v=w`` is ``v[0]=w[0] /\\ ...``); false when
+    the other side is no array of as many cells (a constant, a register, a scalar: herd's
+    vector never equals them)."""
+    return _cellwise(p, cells) if cells else _no_arrays(p)
+
+
+@by_identity(maxsize=1 << 14)
+def _no_arrays(p: Prop) -> Prop:
+    """:func:`_whole_arrays` of a test without arrays (its vectors compared with scalars)."""
+    return map_atoms(p, lambda a: PFalse() if isinstance(a.value, Vector) else a)
+
+
+@by_identity(maxsize=1 << 14)
+def _cellwise(p: Prop, cells: Mapping[str, str]) -> Prop:
+    """:func:`_whole_arrays` of a test with arrays."""
+
+    def whole(a: Atom) -> Prop:
+        v = a.value
+        left = _cells_of(a.loc, cells)
+        if isinstance(v, Vector):
+            right: list[Value | Loc] = list(v.cells)
+        elif isinstance(v, MemLoc) and (names := _cells_of(v, cells)):
+            right = [MemLoc(c) for c in names]
+        elif left:
+            return PFalse()
+        else:
+            return a
+        if len(left) != len(right):
+            return PFalse()
+        return And(tuple([Atom(MemLoc(c), k) for c, k in zip(left, right, strict=True)]))
+
+    return map_atoms(p, whole)
+
+
+def _cells_of(loc: Loc, cells: Mapping[str, str]) -> list[str]:
+    """herd's names of the cells of ``loc`` (``v[0]``, ``v[1]``...) when it is an array
+    (else none)."""
+    if not isinstance(loc, MemLoc) or f"{loc.name}[0]" not in cells:
+        return []
+    out: list[str] = []
+    while (name := f"{loc.name}[{len(out)}]") in cells:
+        out.append(name)
+    return out
+
+
+def _observed_cells(observed: tuple[Loc, ...], cells: Mapping[str, str]) -> tuple[Loc, ...]:
+    """The memory locations holding ``observed``: an array observed whole is its cells."""
+    out: dict[Loc, None] = {}
+    for loc in observed:
+        whole = _cells_of(loc, cells)
+        if whole:
+            out.update((MemLoc(cells[name]), None) for name in whole)
+        else:
+            out.setdefault(_cell(loc, cells))
+    return tuple(out)
 
 
 def _cell(loc: Loc, cells: Mapping[str, str]) -> Loc:

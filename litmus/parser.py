@@ -49,8 +49,8 @@ def parse_source(src: Source) -> LitmusTest:
 def _check_cells(
     src: Source, at: int, init: tuple[InitItem, ...], cond: Condition, locs: tuple[Loc, ...]
 ) -> None:
-    """Every ``v[i]`` the condition names is a cell of an array of the init section, and no
-    array is observed whole (herd prints ``v={1,2}``: herdsman does not)."""
+    """Every ``v[i]`` the condition names is a cell of an array of the init section (an
+    array observed whole, ``v``, prints as herd's ``v={1,2}``)."""
     problem = _cells_problem(init, cond, locs)
     if problem is not None:
         raise src.error(at, problem)
@@ -70,8 +70,6 @@ def _cells_problem(
         if not isinstance(loc, MemLoc):
             continue
         name, bracket, index = loc.name.partition("[")
-        if not bracket and name in arrays:
-            return f"observing the whole array '{name}' is not supported"
         if bracket and int(index[:-1]) >= arrays.get(name, 0):
             return f"'{loc.name}' is no cell of an array of the init section"
     return None

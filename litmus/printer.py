@@ -28,6 +28,7 @@ from herdsman.litmus.base.ir import (
     Sym,
     SymRegLoc,
     Value,
+    Vector,
 )
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.jsonir import to_json
@@ -50,14 +51,24 @@ def loc_text(loc: Loc) -> str:
     return f"[{loc.name}]"
 
 
-def value_text(v: Value | Loc) -> str:
+def value_text(v: Value | Loc | Vector) -> str:
     if isinstance(v, bool):  # not a litmus value, but never print True as 1
         raise TypeError(f"bad value {v!r}")
     if isinstance(v, int):
         return str(v)
     if isinstance(v, Sym):
         return str(v)
+    if isinstance(v, Vector):
+        return "{" + ",".join([value_text(k) for k in v.cells]) + "}"
     return loc_text(v)
+
+
+def atom_loc_text(a: Atom) -> str:
+    """An atom's location as herd prints it there: an array compared whole without
+    brackets (``x={1,2}``), a memory location otherwise with them (``[x]=1``)."""
+    if isinstance(a.value, Vector) and isinstance(a.loc, MemLoc):
+        return a.loc.name
+    return loc_text(a.loc)
 
 
 _TOP, _AND, _OR, _IMPLIES = range(4)
@@ -75,11 +86,13 @@ def _needs_paren(above: int, here: int, safe: bool, left: bool) -> bool:
     return here == _IMPLIES  # above is \/
 
 
-def hexa_text(v: Value | Loc, bits: int = 64) -> str:
+def hexa_text(v: Value | Loc | Vector, bits: int = 64) -> str:
     """A value as herd's ``-hexa true`` prints it: an integer in hexadecimal, as an
-    unsigned word of ``bits`` bits."""
+    unsigned word of ``bits`` bits (a vector's cells each so)."""
     if isinstance(v, int) and not isinstance(v, bool):
         return f"0x{v & ((1 << bits) - 1):x}"
+    if isinstance(v, Vector):
+        return "{" + ",".join([hexa_text(k, bits) for k in v.cells]) + "}"
     return value_text(v)
 
 
@@ -92,8 +105,8 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
     def go(q: Prop, above: int, left: bool = False) -> str:
         if isinstance(q, Atom):
             if hexa is not None:
-                return f"{loc_text(q.loc)}={hexa_text(q.value, hexa.get(q.loc, 64))}"
-            return f"{loc_text(q.loc)}={value_text(q.value)}"
+                return f"{atom_loc_text(q)}={hexa_text(q.value, hexa.get(q.loc, 64))}"
+            return f"{atom_loc_text(q)}={value_text(q.value)}"
         if isinstance(q, Not):
             return f"not ({go(q.prop, _TOP)})"
         if isinstance(q, PTrue):
@@ -178,7 +191,7 @@ def _observed_text(p: Prop) -> str:
         for a in g.props:
             if isinstance(a, Not):
                 assert isinstance(a.prop, Atom)
-                atoms.append(f"{loc_text(a.prop.loc)}<>{value_text(a.prop.value)};")
+                atoms.append(f"{atom_loc_text(a.prop)}<>{value_text(a.prop.value)};")
             else:
                 atoms.append(f"{prop_text(a)};")
         groups.append(" ".join(atoms))

@@ -13,18 +13,22 @@ herd7 (``herd/mem.ml``, facts only) refuses, with a user error and no result:
 
 unless the run (or the test's ``Variant=`` line) has ``mixed`` (or ``memtag``,
 ``morello``) or ``dontcheckmixed``.  herdsman has no mixed-size semantics: with ``mixed``
-such a test is refused as unsupported.
+such a test is refused as unsupported, and so is one with an access whose size is not its
+location's declared type's (a word stored into a ``uint8_t`` array's cell).
 
 The locations of the accesses are found statically (:func:`accesses`): each thread's
 registers are followed from their initial values through moves, additions and
 subtractions of constants and ``r xor r`` (herd's false dependencies); an access whose
 address is not known so is not judged, and neither is a load at an offset when some
-store's address is not known.
+store's address is not known.  herd judges sizes per execution: a location the code
+accesses with two sizes is refused only when executions do (the caller's ``together``,
+``engine.mixed``: not on a path no execution takes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 from herdsman.litmus.base.arch import arch, is_arch
@@ -72,15 +76,35 @@ class Access(NamedTuple):
     addr: Sym | None
 
 
-def check_sizes(program: Program, variants: frozenset[str], path: str) -> None:
+#: For a location, two sizes its accesses have in one execution (None: none do).
+Together = Callable[[str], "tuple[int, int] | None"]
+
+
+def check_sizes(
+    program: Program,
+    variants: frozenset[str],
+    path: str,
+    declared: Mapping[str, int] = MappingProxyType({}),
+    together: Together | None = None,
+) -> None:
     """An InputError when herd7 rejects ``program`` as a mixed-size test (see the module
-    docstring), or when it needs ``-variant mixed``, which herdsman has not."""
+    docstring), or when it needs ``-variant mixed``, which herdsman has not (also for an
+    access whose size is not the bytes ``declared`` for its location: under ``mixed``
+    herd writes the bytes beyond it, an array's next cells).  ``together``: for a location
+    the code accesses with two sizes, whether its executions do (herd judges executions:
+    ``engine.mixed``); None: the code's paths are taken to be executions."""
     if "dontcheckmixed" in variants or program.arch == "C":
         return
     found = accesses(program)
     if not found:
         return
     mixed = bool(variants & _MIXED)
+    if mixed:
+        for a in found:
+            size = None if a.addr is None else declared.get(str(a.addr))
+            if size is not None and size != a.size:
+                what = f"{a.addr} of {size_name(size)} accessed as {size_name(a.size)}"
+                _refuse(path, mixed, what)
     strict = is_arch(program.arch) and arch(program.arch).reject_mixed
     cells = {x for x, _ in program.memory}
     stores_known = all(a.addr is not None for a in found if a.kind == "W")
@@ -96,8 +120,11 @@ def check_sizes(program: Program, variants: frozenset[str], path: str) -> None:
         if not strict:
             continue
         first = sizes.setdefault(loc, a.size)
-        if first != a.size:
-            _refuse(path, mixed, f"{loc} accessed as {size_name(first)} and {size_name(a.size)}")
+        if first == a.size:
+            continue
+        pair = (first, a.size) if mixed or together is None else together(loc)
+        if pair is not None:
+            _refuse(path, mixed, f"{loc} accessed as {size_name(pair[0])} and {size_name(pair[1])}")
 
 
 def _refuse(path: str, mixed: bool, what: str) -> None:

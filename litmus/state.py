@@ -35,6 +35,7 @@ from herdsman.litmus.base.ir import (
     Sym,
     SymRegLoc,
     Value,
+    Vector,
 )
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
@@ -233,6 +234,22 @@ class _Build(Transformer):
 
     def a_loc(self, c: list) -> Prop:
         return Atom(c[0], c[1])
+
+    def vector(self, c: list) -> Vector:
+        return Vector(tuple(v for v, _ in c))
+
+    def a_vector(self, c: list) -> Prop:
+        """``loc={k0,...}``: herd's array observed whole (a register or a scalar never
+        holds a vector: the atom is false then); an array's cell is no whole array."""
+        loc = c[0]
+        if isinstance(loc, MemLoc) and loc.name.endswith("]"):
+            raise _RelError(self.pos, f"the cell '{loc.name}' is compared with a vector")
+        return Atom(loc, c[1])
+
+    def a_not_vector(self, c: list) -> Prop:
+        atom = self.a_vector([c[0], c[2]])
+        assert isinstance(atom, Atom)
+        return Not(atom)
 
     def a_not_value(self, c: list) -> Prop:
         return Not(Atom(c[0], c[2][0]))

@@ -108,8 +108,11 @@ class Tables:
         # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
         cands, tid_of = self.cands, self.tid_of
+        program = self.threads.program
         for li in range(len(self.loc_names)):
             srcs = [self.loc_init[li], *self.loc_writes[li]]
+            if not program.initially_written(self.loc_names[li]):
+                del srcs[0]  # herd's test: no initial write to read from
             for r in self.loc_reads[li]:
                 rm = rmask[r]
                 out = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.errors import NewLocation, model_refusal
+from herdsman.engine.errors import NewLocation, NoInitialWrite, model_refusal
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.rsmc.cb import CB_ORDERS
@@ -114,6 +114,8 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 stats = ex.explore_all()
             break
         except NewLocation as e:  # an address computed at run time: initially 0
+            if not program.initially_written(e.loc):
+                raise NoInitialWrite(e.loc) from None
             memory[e.loc] = 0
     stats.extra["cb"] = float(list(CB_ORDERS).index(why.order))
     stats.extra["filtered"] = tally.filtered

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from herdsman.cat.api import PreparedModel
-from herdsman.engine.errors import NewLocation, TimeLimitExceeded, model_refusal
+from herdsman.engine.errors import (
+    NewLocation,
+    NoInitialWrite,
+    TimeLimitExceeded,
+    model_refusal,
+)
 from herdsman.engine.options import RunOptions
 from herdsman.engine.outcome import Outcome, Stats, check_show_mode
 from herdsman.engine.semantics.paths import PathTree
@@ -177,6 +182,8 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
                 stats = ex.run()
             break
         except NewLocation as e:  # an address computed at run time
+            if not program.initially_written(e.loc):
+                raise NoInitialWrite(e.loc) from None
             for loc in cells.near(e.loc) if cells is not None else (e.loc,):
                 memory.setdefault(loc, initial.get(loc, 0))
             check_events(program, room, len(memory))

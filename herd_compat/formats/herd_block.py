@@ -24,7 +24,8 @@ from herdsman.engine.outcome import Outcome
 from herdsman.litmus.base.arch import ARCHS, parsed_archs
 from herdsman.litmus.base.casts import DEFAULT_CAST, Cast, cast_value
 from herdsman.litmus.base.casts import c_cast as c_cast
-from herdsman.litmus.base.ir import Loc, RegLoc, SymRegLoc, Value, value_key
+from herdsman.litmus.base.ir import Loc, MemLoc, RegLoc, SymRegLoc, Value, value_key
+from herdsman.litmus.base.values import array_cell
 from herdsman.litmus.printer import hexa_text, loc_text, value_text
 
 #: herd's kind word for each quantifier.
@@ -100,12 +101,24 @@ def reg_key(arch: str, reg: str) -> tuple:
 
 def location_key(arch: str, loc: Loc) -> tuple:
     """Sort key of a displayed location: registers (thread, register order), then symbolic
-    registers, then memory locations by name."""
+    registers, then memory locations by name, then arrays' cells (by array, then index)."""
     if isinstance(loc, RegLoc):
         return (0, loc.tid, reg_key(arch, loc.reg), "")
     if isinstance(loc, SymRegLoc):
         return (1, 0, (), loc.name)
+    cell = array_cell(loc)
+    if cell is not None:
+        return (3, 0, cell, "")
     return (2, 0, (), loc.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Whole:
+    """An array observed whole, herd's ``x={1,2}``: its location and the locations of an
+    outcome holding its cells, in order (``x[0]``, ``x[1]``...)."""
+
+    loc: MemLoc
+    cells: tuple[Loc, ...]
 
 
 def state_lines(
@@ -114,23 +127,28 @@ def state_lines(
     arch: str = "",
     casts: Mapping[Loc, Cast | None] | None = None,
     hexa: bool = False,
+    shown: Sequence[Loc | Whole] | None = None,
 ) -> list[str]:
     """herd's state lines, sorted as herd prints them (``arch`` empty: guessed from the
     register names); ``casts`` gives the C locations' types (:func:`c_cast`), which
     change how their values print, not how the states sort; ``hexa``: values in
-    hexadecimal, as unsigned words of their type (herd's ``-hexa true``)."""
+    hexadecimal, as unsigned words of their type (herd's ``-hexa true``); ``shown``:
+    the locations herd displays when they are not ``observed`` (arrays observed whole,
+    each value ``{v0,v1}`` of its cells)."""
+    if shown is not None:
+        return _whole_state_lines(observed, states, arch, casts or {}, hexa, shown)
     order, heads = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
     if hexa or casts or _beyond_int(rows):  # herd prints a location of no type as an int
         types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
-
-        def text(v: Value, c: Cast | None) -> str:
-            typed = cast_value(v, c)
-            return hexa_text(typed, (c or DEFAULT_CAST)[0]) if hexa else value_text(typed)
-
         return [
-            "".join([f"{h}{text(v, c)};" for h, v, c in zip(heads, row, types, strict=True)])
+            "".join(
+                [
+                    f"{h}{_typed_text(v, c, hexa)};"
+                    for h, v, c in zip(heads, row, types, strict=True)
+                ]
+            )
             for row in rows
         ]
     if all(type(v) is int for row in rows for v in row):  # the usual case: plain integers
@@ -140,6 +158,59 @@ def state_lines(
     return [
         "".join([f"{h}{value_text(v)};" for h, v in zip(heads, row, strict=True)]) for row in rows
     ]
+
+
+def _whole_state_lines(
+    observed: Sequence[Loc],
+    states: Iterable[tuple[Value, ...]],
+    arch: str,
+    casts: Mapping[Loc, Cast | None],
+    hexa: bool,
+    shown: Sequence[Loc | Whole],
+) -> list[str]:
+    """:func:`state_lines` of the locations ``shown``, arrays observed whole among them:
+    herd sorts a whole array's values cell by cell, and prints them ``{v0,v1}``."""
+    locs = tuple([x.loc if isinstance(x, Whole) else x for x in shown])
+    order, _ = _display(locs, arch or guess_arch(observed))
+    heads = [("" if k == 0 else " ") + _shown_text(shown[i]) + "=" for k, i in enumerate(order)]
+    at = {loc: i for i, loc in enumerate(observed)}
+    columns = [
+        tuple([at[c] for c in x.cells]) if isinstance(x, Whole) else at[x]
+        for x in (shown[i] for i in order)
+    ]
+    types = [casts.get(locs[i], DEFAULT_CAST) for i in order]
+
+    def key(st: tuple[Value, ...]) -> tuple:
+        return tuple(
+            [
+                tuple([value_key(st[j]) for j in col])
+                if isinstance(col, tuple)
+                else value_key(st[col])
+                for col in columns
+            ]
+        )
+
+    lines = []
+    for st in sorted(states, key=key):
+        parts = []
+        for h, col, c in zip(heads, columns, types, strict=True):
+            if isinstance(col, tuple):
+                parts.append(f"{h}{{{','.join([_typed_text(st[j], c, hexa) for j in col])}}};")
+            else:
+                parts.append(f"{h}{_typed_text(st[col], c, hexa)};")
+        lines.append("".join(parts))
+    return lines
+
+
+def _typed_text(v: Value, c: Cast | None, hexa: bool) -> str:
+    """A value as herd prints it in a location of type ``c`` (in hexadecimal: ``hexa``)."""
+    typed = cast_value(v, c)
+    return hexa_text(typed, (c or DEFAULT_CAST)[0]) if hexa else value_text(typed)
+
+
+def _shown_text(x: Loc | Whole) -> str:
+    """A displayed location as herd prints it in states (a whole array without brackets)."""
+    return x.loc.name if isinstance(x, Whole) else loc_text(x)
 
 
 @lru_cache(maxsize=4096)
@@ -193,18 +264,19 @@ def herd_result(
     candidates: bool = False,
     casts: Mapping[Loc, Cast | None] | None = None,
     hexa: bool = False,
+    shown: Sequence[Loc | Whole] | None = None,
 ) -> HerdBlock:
     """herd's block for an outcome of the test named ``name`` (its hash and condition as
     herd prints them; ``arch`` orders the registers, guessed when empty).  ``time`` is
     the test's CPU time (default: the engine's); ``candidates`` adds herd's
     ``Candidates`` line (``-candidates true``); ``casts``: the types of a C test's
-    locations (see :func:`state_lines`)."""
+    locations and ``shown`` the displayed ones when they differ (see :func:`state_lines`)."""
     pos, neg = outcome.positive, outcome.negative
     quant = outcome.quantifier
     return HerdBlock(
         name=name,
         kind=KINDS.get(quant, "Required"),
-        states=state_lines(outcome.observed, outcome.states, arch, casts, hexa),
+        states=state_lines(outcome.observed, outcome.states, arch, casts, hexa, shown),
         verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,

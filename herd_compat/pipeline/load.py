@@ -20,13 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from herdsman.cat.api import Model
+from herdsman.engine.mixed import sizes_together
+from herdsman.engine.options import DEFAULT_UNROLL
 from herdsman.herd_compat.formats.conds import replace_condition
-from herdsman.herd_compat.formats.herd_block import Cast, c_cast
+from herdsman.herd_compat.formats.herd_block import Cast, Whole, c_cast
 from herdsman.herd_compat.pipeline.config import InputKind, RunConfig
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.casts import DEFAULT_CAST
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.base.ir import Condition, Loc, Program, prop_locations
+from herdsman.litmus.base.ir import Condition, Loc, MemLoc, Program, prop_locations
 from herdsman.litmus.base.source import read_source
 from herdsman.litmus.c import (
     CLitmus,
@@ -37,7 +39,13 @@ from herdsman.litmus.c import (
 from herdsman.litmus.c.herdhash import c_litmus_hash
 from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
-from herdsman.litmus.lower import cell_names, declared_types, lower
+from herdsman.litmus.lower import (
+    cell_names,
+    declared_sizes,
+    declared_types,
+    lower,
+    whole_arrays,
+)
 from herdsman.litmus.parser import parse_source, parse_text
 from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
 from herdsman.litmus.returns import check_returns
@@ -73,6 +81,9 @@ class HeaderFacts:
     names: tuple[tuple[Loc, Loc], ...] = ()
     #: values in hexadecimal (herd's ``-hexa true``; the condition text is already so)
     hexa: bool = False
+    #: the locations herd displays when some array is observed whole (empty: the
+    #: outcome's, named as ``names`` says)
+    shown: tuple[Loc | Whole, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,13 +249,29 @@ def load_program(
     cond = condition_text(test.condition, cfg.hexa)
     # herd prints a declared location's values at its type; the others as ints
     types = declared_types(test)
-    shown: tuple[tuple[Loc, Cast | None], ...] = ()
-    if types:
-        shown = tuple((x, types.get(x, DEFAULT_CAST)) for x in test.observed_locations())
-    facts = HeaderFacts(test.name, test.arch, h, cond, shown, names, cfg.hexa)
+    observed = test.observed_locations()
+    wholes = whole_arrays(test)
+    shown: tuple[Loc | Whole, ...] = ()
+    if wholes:
+        shown = tuple(
+            Whole(x, wholes[x]) if isinstance(x, MemLoc) and x in wholes else x for x in observed
+        )
+    typed: tuple[tuple[Loc, Cast | None], ...] = ()
+    if types:  # a whole array's values at its cells' type
+        typed = tuple(
+            (x.loc, types.get(x.cells[0], DEFAULT_CAST))
+            if isinstance(x, Whole)
+            else (x, types.get(x, DEFAULT_CAST))
+            for x in shown or observed
+        )
+    facts = HeaderFacts(test.name, test.arch, h, cond, typed, names, cfg.hexa, shown)
     n = len(test.threads)
     program = lower(test)
-    check_sizes(program, model.variants, path)  # herd's mixed-size rejections
+    # herd's mixed-size rules: a location of two sizes judged on its executions
+    unroll = DEFAULT_UNROLL if cfg.unroll is None else cfg.unroll
+    check_sizes(
+        program, model.variants, path, declared_sizes(test), sizes_together(program, unroll)
+    )
     check_returns(program, model.variants, path)  # returns end threads under telechat
     return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 

@@ -96,6 +96,7 @@ class Done:
             candidates=candidates,
             casts=dict(t.casts),
             hexa=t.hexa,
+            shown=t.shown or None,
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from herdsman.litmus.base.armops import word
 from herdsman.litmus.base.ir import Atom, Condition, RegLoc, map_atoms
 from herdsman.litmus.base.memo import by_identity
-from herdsman.litmus.base.values import MemLoc, Value
+from herdsman.litmus.base.values import MemLoc, Value, Vector
 
 #: A location's type as herd reads its values: its bits and whether it is signed.
 Cast = tuple[int, bool]
@@ -71,13 +71,21 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
         return cond
     word: Cast = (bits, True)
 
+    def scalar(v: Value) -> Value:
+        if type(v) is not int or -1 <= v >> (bits - 1) <= 0:  # a signed word already
+            return v
+        return cast_value(v, word)
+
     def typed(a: Atom) -> Atom:
         v = a.value
-        if type(v) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+        if not isinstance(a.loc, RegLoc | MemLoc):
             return a
-        if -1 <= v >> (bits - 1) <= 0:  # a signed word of ``bits`` bits already
+        if isinstance(v, Vector):  # an array observed whole: each cell's constant
+            cells = tuple([scalar(k) for k in v.cells])
+            return a if cells == v.cells else Atom(a.loc, Vector(cells), a.bits)
+        if type(v) is not int:
             return a
-        got = cast_value(v, word)
+        got = scalar(v)
         return a if got == v else Atom(a.loc, got)
 
     prop = map_atoms(cond.prop, typed)

@@ -35,6 +35,7 @@ from herdsman.litmus.base.values import RegLoc as RegLoc
 from herdsman.litmus.base.values import Sym as Sym
 from herdsman.litmus.base.values import SymRegLoc as SymRegLoc
 from herdsman.litmus.base.values import Value as Value
+from herdsman.litmus.base.values import Vector as Vector
 from herdsman.litmus.base.values import show_value as show_value
 from herdsman.litmus.base.values import value_key as value_key
 
@@ -394,7 +395,7 @@ class Atom:
     holding ``0x1fffffffe`` is ``-2`` as an ``int``); 0: exactly (see :func:`atom_holds`)."""
 
     loc: Loc
-    value: Value | Loc
+    value: Value | Loc | Vector
     bits: int = 0
 
 
@@ -478,8 +479,9 @@ def _prop_locations(p: Prop) -> tuple[Loc, ...]:
     return tuple(out)
 
 
-def same_word(v: Value, w: Value, bits: int) -> bool:
-    """Whether ``v`` and ``w`` are equal, integers modulo ``2**bits`` when ``bits``."""
+def same_word(v: Value, w: Value | Vector, bits: int) -> bool:
+    """Whether ``v`` and ``w`` are equal, integers modulo ``2**bits`` when ``bits`` (a
+    location's value never equals a :class:`Vector`)."""
     if v == w:
         return True
     return bits > 0 and type(v) is int and type(w) is int and not (v - w) & ((1 << bits) - 1)
@@ -549,7 +551,10 @@ class Program:
     argument, with no memory access between the two spawns: GenMC's symmetry
     reduction), or -1; ``branch_events``: whether its conditional branches issue commit
     events where its architecture's do (False for a model that never looks at them, such
-    as RC11: a long loop then adds no event, and the executions are the same)."""
+    as RC11: a long loop then adds no event, and the executions are the same);
+    ``computed_init``: whether a memory location reached only by a computed address (not
+    in ``memory``) has an initial write of 0 (C), or none (herd's litmus tests: a read
+    there reads a store of the test)."""
 
     name: str
     arch: str
@@ -564,6 +569,7 @@ class Program:
     loop_bound: str = "cut"
     symmetric: tuple[int, ...] = ()
     branch_events: bool = True
+    computed_init: bool = True
 
     @property
     def where(self) -> str:
@@ -578,6 +584,10 @@ class Program:
         if isinstance(loc, SymRegLoc):
             return self._initial[1].get(loc.name, 0)
         return 0
+
+    def initially_written(self, name: str) -> bool:
+        """Whether memory location ``name`` has an initial write (see ``computed_init``)."""
+        return self.computed_init or name in self._initial[0]
 
     @cached_property
     def _initial(self) -> tuple[dict[str, Value], dict[str, Value]]:

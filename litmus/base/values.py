@@ -26,6 +26,18 @@ class Sym:
 Value = int | Sym
 
 
+@dataclass(frozen=True, slots=True)
+class Vector:
+    """herd's ``{k0,k1,...}``: the values of an array's cells, compared in a condition
+    with an array observed whole (``x={2,1}``); a condition's constant only, never a
+    location's value in the program IR (lowering compares the cells one by one)."""
+
+    cells: tuple[Value, ...]
+
+    def __str__(self) -> str:
+        return "{" + ",".join(str(v) for v in self.cells) + "}"
+
+
 def value_key(v: Value) -> tuple[int, int, str, int]:
     """herd's order of values in state lines: integers first (numerically), then symbols."""
     if isinstance(v, int):
@@ -82,4 +94,25 @@ class SymRegLoc:
 
 Loc = RegLoc | MemLoc | SymRegLoc
 
-__all__ = ["Loc", "MemLoc", "RegLoc", "Sym", "SymRegLoc", "Value", "show_value", "value_key"]
+
+def array_cell(loc: Loc) -> tuple[str, int] | None:
+    """The array and index of herd's ``v[i]``, an array's cell (herd's ``Deref``: in
+    states and hashes it comes after every other location), else None."""
+    if not isinstance(loc, MemLoc) or not loc.name.endswith("]"):
+        return None
+    name, _, index = loc.name[:-1].partition("[")
+    return name, int(index)
+
+
+__all__ = [
+    "Loc",
+    "array_cell",
+    "MemLoc",
+    "RegLoc",
+    "Sym",
+    "SymRegLoc",
+    "Value",
+    "Vector",
+    "show_value",
+    "value_key",
+]

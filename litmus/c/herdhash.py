@@ -97,7 +97,7 @@ def code_digest_text(code: Sequence[CCodeItem]) -> str:
 def init_digest_text(init: Iterable[InitItem]) -> str:
     """The init section as herd prints it for the hash: items sorted by location,
     repeated locations once, ``[TYPE ][*]loc=value`` with values as written."""
-    seen: set[tuple[int, int, str]] = set()
+    seen: set[tuple[int, int, str, int]] = set()
     out: list[str] = []
     for it in sorted(init, key=lambda i: loc_key(i.loc)):
         k = loc_key(it.loc)

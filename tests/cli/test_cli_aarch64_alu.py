@@ -23,6 +23,7 @@ import io
 from pathlib import Path
 
 import pytest
+from support.herdrun import herd7_block
 
 from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
 from herdsman.herd_compat.cli.run import run_tests
@@ -30,17 +31,10 @@ from herdsman.herd_compat.cli.run import run_tests
 DATA = Path(__file__).resolve().parents[1] / "data" / "aarch64" / "alu"
 
 
-def _block(path: Path) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    cfg, _ = parse_herd7_args([str(path)])
-    assert run_tests(cfg, out, err) in (0, 1), err.getvalue()
-    return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
-
-
 @pytest.mark.parametrize("name", ["F2", "F3", "F4", "F5", "F6", "F7"])
 def test_blocks_are_herds(name: str) -> None:
     want = (DATA / f"{name}.expected").read_text()
-    assert _block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
+    assert herd7_block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
 
 
 def test_word_load_of_an_address_is_an_error(tmp_path: Path) -> None:

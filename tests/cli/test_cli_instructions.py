@@ -21,23 +21,13 @@ beside each (``.expected``, without ``Time``; hashes included).
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-
-from herdsman.herd_compat.cli.herd7opts import parse_herd7_args
-from herdsman.herd_compat.cli.run import run_tests
+from support.herdrun import herd7_block
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "instructions"
 NAMES = sorted(p.stem for p in DATA.glob("*.litmus"))
-
-
-def _block(path: Path) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    cfg, _ = parse_herd7_args([str(path)])
-    assert run_tests(cfg, out, err) in (0, 1), err.getvalue()
-    return "".join(x + "\n" for x in out.getvalue().split("\n") if not x.startswith("Time "))
 
 
 def test_every_test_has_its_block() -> None:
@@ -48,4 +38,4 @@ def test_every_test_has_its_block() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_blocks_are_herds(name: str) -> None:
     want = (DATA / f"{name}.expected").read_text()
-    assert _block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")
+    assert herd7_block(DATA / f"{name}.litmus").rstrip("\n") == want.rstrip("\n")

@@ -8,8 +8,10 @@
 - ``M4``: the two sizes through addresses computed with herd's false dependency
   (``EOR W3,W2,W2``) and moves;
 - ``M6``: PPC, which accepts mixed sizes, still rejects a load of ``[x+4]`` no store feeds;
-- ``S1``-``S4``: accepted (one size per location; byte accesses on both sides; an ``int``
-  location accessed as ``X``; an array's cell at ``[x+4]``).
+- ``M7``, ``M8``: a second size on a path some execution takes (one thread, two threads);
+- ``S1``-``S5``: accepted (one size per location; byte accesses on both sides; an ``int``
+  location accessed as ``X``; an array's cell at ``[x+4]``; a second size on a path no
+  execution takes: herd judges executions, ``engine.mixed``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _herd_rejection(name: str) -> str:
     raise AssertionError(f"no herd7 line for {name}")
 
 
-@pytest.mark.parametrize("name", ["M1", "M2", "M3", "M4", "M5", "M6"])
+@pytest.mark.parametrize("name", ["M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"])
 def test_herd_rejects_are_refused(name: str) -> None:
     path = DATA / f"{name}.litmus"
     status, out, err = _run(str(path))
@@ -60,7 +62,7 @@ def test_herd_rejects_are_refused(name: str) -> None:
         assert message == herd
 
 
-@pytest.mark.parametrize("name", ["S1", "S2", "S3", "S4"])
+@pytest.mark.parametrize("name", ["S1", "S2", "S3", "S4", "S5"])
 def test_accepted_tests_print_herds_blocks(name: str) -> None:
     status, out, err = _run(str(DATA / f"{name}.litmus"))
     assert status in (0, 1), err
@@ -109,3 +111,21 @@ def test_an_address_not_known_statically_is_not_judged(tmp_path: Path) -> None:
     )
     program = lower(parse_file(str(test)))
     assert [a.addr for a in accesses(program)][1] is None
+
+
+def test_variant_mixed_refuses_an_access_wider_than_its_cell(tmp_path: Path) -> None:
+    """A word stored into a ``uint8_t`` array's cell: herd's mixed-size semantics writes
+    the next cells too (its M001), which herdsman's has not: refused, not answered."""
+    test = tmp_path / "W.litmus"
+    test.write_text(
+        "AArch64 W\nVariant=mixed\n{\nuint8_t t[4]; 0:X2=t;\n}\n P0 ;\n MOV W0,#1 ;\n"
+        " STR W0,[X2] ;\nlocations [t;]\n"
+    )
+    status, out, err = _run(str(test))
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        f"{test}:0:0: error: mixed-size accesses (-variant mixed) are not supported "
+        "(t of byte accessed as word)"
+    ]
+    status, out, err = _run(str(DATA / "S4.litmus"), "-variant", "mixed")
+    assert status == 0 and out.startswith("Test S4 "), err  # accesses of the cells' size

@@ -112,7 +112,8 @@ def test_arrays() -> None:
         ("foo_t v[2]", "v[0]=1", "not a sized type"),
         ("int v[2]", "v[2]=1", "no cell of an array"),
         ("int v[2]", "x[0]=1", "no cell of an array"),
-        ("int v[2]", "v=1", "the whole array 'v'"),
+        ("int v[2]", "v[0]={1}", "the cell 'v[0]' is compared with a vector"),
+        ("int v[2]", "v={1,}", "syntax error in the condition"),
     ],
 )
 def test_array_errors(init: str, cond: str, message: str) -> None:
