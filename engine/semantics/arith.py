@@ -1,7 +1,7 @@
 """Register arithmetic of the IR on values: integers, addresses (symbol + offset), and
 symbolic values not known yet.
 
-``apply_op`` computes the functions of ``litmus.ir.OP_FUNCTIONS``; addresses allow only
+``apply_op`` computes the functions of ``litmus.base.numbers.OP_FUNCTIONS``; addresses allow only
 what herd allows on its symbolic constants (offsets, differences, comparisons), anything
 else is an :class:`EvalError` the engine reports as bad input.  A read whose value an
 explorer has not chosen yet gives a :class:`ReadValue`; operations on it build an
@@ -15,8 +15,8 @@ from typing import TypeGuard
 
 from herdsman.graphs.symbolic import AnyValue, Expr, ReadValue
 from herdsman.litmus.base import armops
-from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value, convert_code
-from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
+from herdsman.litmus.base.ir import BARRIER_FIELD, Sym, Value
+from herdsman.litmus.base.numbers import ValueOutOfRange, convert_code, int_op
 
 
 class EvalError(Exception):
@@ -88,7 +88,7 @@ _BRANCH = {**_COMPARE, **armops.BRANCH_TESTS}
 
 
 def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
-    """Value of ``fn(args)`` (see ``litmus.ir.OP_FUNCTIONS``); symbolic when an argument
+    """Value of ``fn(args)`` (see ``litmus.base.numbers.OP_FUNCTIONS``); symbolic when an argument
     is; addresses allow only offsets, differences and comparisons (as herd's symbolic
     constants)."""
     a = args[0]

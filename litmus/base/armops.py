@@ -4,7 +4,7 @@
 the Arm ARM's ``AddWithCarry``), and the condition codes read from them
 (``herd/AArch64Sem.ml``'s ``tr_cond``).
 
-Their names are IR register functions (``litmus.base.ir.OP_FUNCTIONS``): ``add.w`` is a
+Their names are IR register functions (``litmus.base.numbers.OP_FUNCTIONS``): ``add.w`` is a
 32-bit addition, ``nzcv.sub.x`` the flags of a 64-bit subtraction, ``cset.eq`` 1 when
 the flags say EQ (else 0), ``movk16.w`` inserts a 16-bit immediate at bit 16.  A branch
 on a condition code is an IR branch whose condition is ``nzcv.<cond>``

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from herdsman.litmus.base import armops
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.values import Loc as Loc
 from herdsman.litmus.base.values import MemLoc as MemLoc
@@ -76,7 +75,7 @@ class Nop:
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """Register computation ``dst <- fn(args)`` (``fn`` one of :data:`OP_FUNCTIONS`).
+    """Register computation ``dst <- fn(args)`` (``fn`` one of ``numbers.OP_FUNCTIONS``).
 
     With ``sets_cr`` the operation also writes ``cr0``, the comparison of its result with
     0 (PPC's ``andi.``, X86's flags).  With ``flags`` = (register, function) it also
@@ -336,44 +335,6 @@ BARRIER_FIELD = 16
 #: barrier's latest state, made once the barrier lets the thread through).
 BARRIER_ARRIVE, BARRIER_WAIT = "BAR", "BWAIT"
 
-#: Register functions an :class:`Op` may use, with their arity.
-OP_FUNCTIONS: dict[str, int] = {
-    "mov": 1,  # dst <- a
-    "add": 2,
-    "sub": 2,  # a - b
-    "mul": 2,
-    "div": 2,  # signed, truncating; division by 0 gives 0 (herd)
-    "and": 2,
-    "or": 2,
-    "xor": 2,
-    "nor": 2,
-    "neg": 1,
-    "shl": 2,
-    "shr": 2,  # logical right shift
-    "sra": 2,  # arithmetic right shift
-    "cmp": 2,  # signed compare: -1 / 0 / 1
-    "cmpu": 2,  # unsigned compare
-    "mod": 2,  # remainder of div (a - b * div(a, b)); 0 when b is 0
-    "eq": 2,  # 1 if a == b else 0 (C's comparison operators)
-    "ne": 2,
-    "lt": 2,
-    "le": 2,
-    "gt": 2,
-    "ge": 2,
-    "not": 1,  # 1 if a == 0 else 0 (C's !)
-    "second": 2,  # b (X86 XCHG's new value)
-    "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
-    "alloc": 3,  # a heap allocation's address: thread a's allocation number b, of c bytes
-    "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
-    "max": 2,  # the greater of a and b, signed (GCC's __sync_fetch_and_max)
-    "min": 2,
-    "umax": 2,  # unsigned
-    "umin": 2,
-    "andnot": 2,  # a & ~b (AArch64 LDCLR)
-    **armops.ARITIES,  # AArch64's word operations, flags, conditions: litmus.base.armops
-}
-
-
 # ----------------------------------------------------------------------------- conditions
 
 
@@ -608,11 +569,3 @@ class Program:
 def _op_classes(thread: Thread) -> frozenset[type]:
     """The classes of ``thread``'s operations (remembered: programs share threads)."""
     return frozenset(map(type, thread.code))
-
-
-def convert_code(v: int, code: int) -> int:
-    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
-    bits = abs(code)
-    if bits == 1:
-        return int(v != 0)
-    return armops.word(v, bits, code < 0)

@@ -10,7 +10,7 @@ number too long to print.  Where herd7 would wrap a result to a machine word, he
 says it left the bound instead.
 
 :func:`int_op` is the one definition of the integer operations of the IR
-(``litmus.base.ir.OP_FUNCTIONS``): the engine computes registers with it and the C
+(:data:`OP_FUNCTIONS`): the engine computes registers with it and the C
 front-end folds constants with it, so that a constant expression means what it means at
 run time.
 """
@@ -20,6 +20,52 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from herdsman.litmus.base import armops, ppcops
+
+#: Register functions an :class:`Op` may use, with their arity.
+OP_FUNCTIONS: dict[str, int] = {
+    "mov": 1,  # dst <- a
+    "add": 2,
+    "sub": 2,  # a - b
+    "mul": 2,
+    "div": 2,  # signed, truncating; division by 0 gives 0 (herd)
+    "and": 2,
+    "or": 2,
+    "xor": 2,
+    "nor": 2,
+    "neg": 1,
+    "shl": 2,
+    "shr": 2,  # logical right shift
+    "sra": 2,  # arithmetic right shift
+    "cmp": 2,  # signed compare: -1 / 0 / 1
+    "cmpu": 2,  # unsigned compare
+    "mod": 2,  # remainder of div (a - b * div(a, b)); 0 when b is 0
+    "eq": 2,  # 1 if a == b else 0 (C's comparison operators)
+    "ne": 2,
+    "lt": 2,
+    "le": 2,
+    "gt": 2,
+    "ge": 2,
+    "not": 1,  # 1 if a == 0 else 0 (C's !)
+    "second": 2,  # b (X86 XCHG's new value)
+    "conv": 2,  # a converted to a C integer type: b its bits, negative when signed
+    "alloc": 3,  # a heap allocation's address: thread a's allocation number b, of c bytes
+    "barrier": 2,  # a barrier's state a after one more arrival (see litmus/c/lower_threads)
+    "max": 2,  # the greater of a and b, signed (GCC's __sync_fetch_and_max)
+    "min": 2,
+    "umax": 2,  # unsigned
+    "umin": 2,
+    "andnot": 2,  # a & ~b (AArch64 LDCLR)
+    **armops.ARITIES,  # AArch64's word operations, flags, conditions: litmus.base.armops
+}
+
+
+def convert_code(v: int, code: int) -> int:
+    """``v`` converted as the IR's ``conv`` does (``code``: bits, negative when signed)."""
+    bits = abs(code)
+    if bits == 1:
+        return int(v != 0)
+    return armops.word(v, bits, code < 0)
+
 
 #: Every value's magnitude is below this: 2^64.
 VALUE_LIMIT = 1 << 64
@@ -110,7 +156,7 @@ def _shift_right(a: int, b: int, logical: bool) -> int:
     return ((a & _MASK64) if logical else a) >> b
 
 
-#: The integer operations by name (``litmus.base.ir.OP_FUNCTIONS``'s, less ``mov`` and
+#: The integer operations by name (:data:`OP_FUNCTIONS`'s, less ``mov`` and
 #: ``second``); one-argument ones ignore their second argument.
 _OPS: dict[str, Callable[[int, int], int]] = {
     "add": lambda a, b: a + b,

@@ -2,7 +2,7 @@
 ``rot32``, ``rot64``, ``mask``): ``rlwinm.<sh>.<mb>.<me>`` is ``rlwinm``'s value of its
 first argument, ``rlwimi.<sh>.<mb>.<me>`` ``rlwimi``'s of the register it writes (first)
 and the one it rotates (second).  Their names are IR register functions
-(``litmus.base.ir.OP_FUNCTIONS``), resolved by :func:`rotate`.
+(``litmus.base.numbers.OP_FUNCTIONS``), resolved by :func:`rotate`.
 
 herd rotates the low word doubled into a 64-bit word by ``n``: the word shifted left by
 ``n``, or'ed with it shifted right, logically, by ``63 - n`` (herd's count, kept as it

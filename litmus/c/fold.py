@@ -4,8 +4,8 @@ integer types wrapping), and the constant propagation of straight-line code."""
 
 from __future__ import annotations
 
-from herdsman.litmus.base.ir import Imm, Op, Reg, Sym, Value, convert_code
-from herdsman.litmus.base.numbers import ValueOutOfRange, int_op
+from herdsman.litmus.base.ir import Imm, Op, Reg, Sym, Value
+from herdsman.litmus.base.numbers import ValueOutOfRange, convert_code, int_op
 from herdsman.litmus.c.ctype import CType
 
 

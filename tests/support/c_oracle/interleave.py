@@ -146,7 +146,7 @@ def _div(a: int, b: int) -> int:
 
 
 def apply(fn: str, args: list[Value]) -> Value:
-    """``fn(args)`` for the functions of ``ir.OP_FUNCTIONS`` (unbounded integers;
+    """``fn(args)`` for the functions of ``numbers.OP_FUNCTIONS`` (unbounded integers;
     address arithmetic: address + integer, address - address of one symbol)."""
     a = args[0]
     b = args[1] if len(args) > 1 else 0
