@@ -37,9 +37,8 @@ from herdsman.litmus.base.ir import (
     Spawn,
     Store,
     Unlock,
-    convert_code,
 )
-from herdsman.litmus.base.numbers import ValueOutOfRange
+from herdsman.litmus.base.numbers import ValueOutOfRange, convert_code
 from herdsman.litmus.base.regflow import defines, uses
 from herdsman.litmus.c.fold import fold
 

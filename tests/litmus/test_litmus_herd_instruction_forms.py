@@ -21,10 +21,9 @@ from herdsman.litmus.base.ir import (
     Op,
     Reg,
     RegLoc,
-    convert_code,
     eval_prop,
 )
-from herdsman.litmus.base.numbers import int_op
+from herdsman.litmus.base.numbers import convert_code, int_op
 from herdsman.litmus.base.source import Source
 from herdsman.litmus.hash import init_digest_text
 from herdsman.litmus.lower import cell_names, lower
