@@ -10,8 +10,8 @@ the displayed locations (registers by thread then by the architecture's register
 then memory by name) and the states (lexicographically on values, integers numerically
 before symbols); :func:`herd_result` applies both orders, whatever order the engine used.
 Under ``-speedcheck true|fast`` herd's block has the same lines, but only the executions
-settling the condition were counted, and the ``Observation`` word says so (herd's
-``top_herd.ml``, :func:`observation_word`).
+settling the condition were counted (the ``Observation`` word is still made from the
+counts: :func:`observation_word`).
 """
 
 from __future__ import annotations
@@ -227,17 +227,11 @@ def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tup
 # ----------------------------------------------------------------------------- the block
 
 
-def observation_word(
-    positive: int, negative: int, quant: str = "exists", speedcheck: bool = False
-) -> str:
-    """herd's ``Observation`` word.  With ``speedcheck`` (herd's ``-speedcheck true`` or
-    ``fast``) the executions that settle nothing were never counted, so herd (HEAD's
-    ``top_herd.ml``) never says ``Always`` for ``exists``/``~exists`` (the negative ones
-    are unknown) nor ``Never`` for ``forall`` (the positive ones are)."""
-    if speedcheck:
-        if quant == "forall":
-            return "Always" if negative == 0 else "Sometimes"
-        return "Never" if positive == 0 else "Sometimes"
+def observation_word(positive: int, negative: int) -> str:
+    """herd's ``Observation`` word: ``Never`` without a positive execution, ``Always``
+    without a negative one, else ``Sometimes``.  herd7 7.57 says it from the counts alone,
+    under ``-speedcheck`` too (where the executions that settle nothing were not counted:
+    ``Always 1 0`` for an ``exists`` settled at once)."""
     if positive == 0:
         return "Never"
     if negative == 0:
@@ -281,7 +275,7 @@ def herd_result(
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,
         condition=condition_text,
-        observation=observation_word(pos, neg, quant, outcome.speedcheck != "false"),
+        observation=observation_word(pos, neg),
         obs_positive=pos,
         obs_negative=neg,
         loop=outcome.unroll_cut,
