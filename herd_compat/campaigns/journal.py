@@ -66,10 +66,22 @@ def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-#: The journals this process holds open, by their file's identity (device, inode).  A
-#: second opening in this process is refused before it opens the file: closing another
-#: descriptor of the file would drop the POSIX locks SQLite holds on it.
-_HELD: set[tuple[int, int]] = set()
+#: The journals this process holds open, by their file's identity (device, inode), with
+#: the descriptor holding the ``flock``.  A second opening in this process is refused
+#: before it opens the file: closing another descriptor of the file would drop the POSIX
+#: locks SQLite holds on it.
+_HELD: dict[tuple[int, int], int] = {}
+#: Whether :func:`_forget_locks` runs in every forked child.
+_FORK_HOOK: list[bool] = []
+
+
+def _forget_locks() -> None:
+    """In a forked child (a campaign's worker): let go of the journals' ``flock``s.  A
+    ``flock`` belongs to the open file, which a fork shares: a worker still alive when its
+    parent is killed would keep the journal locked against the ``--resume`` after it."""
+    for fd in _HELD.values():
+        os.close(fd)
+    _HELD.clear()
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
@@ -128,7 +140,10 @@ def _lock(path: str, names: Names) -> tuple[int, tuple[int, int]]:
         os.close(fd)
         raise
     key = _identity(st)
-    _HELD.add(key)
+    _HELD[key] = fd
+    if not _FORK_HOOK:
+        os.register_at_fork(after_in_child=_forget_locks)
+        _FORK_HOOK.append(True)
     return fd, key
 
 
@@ -300,5 +315,6 @@ class Journal(Generic[R]):
             self._unlock()
 
     def _unlock(self) -> None:
-        _HELD.discard(self._file_id)
-        os.close(self._lock_fd)
+        if _HELD.get(self._file_id) == self._lock_fd:  # not in a forked child: its own
+            del _HELD[self._file_id]
+            os.close(self._lock_fd)

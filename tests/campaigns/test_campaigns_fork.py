@@ -4,6 +4,7 @@ when the pool may fork, and the same results either way."""
 from __future__ import annotations
 
 import io
+import multiprocessing
 import pickle
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
+from herdsman.herd_compat.campaigns.campaign_db import CampaignDB
 from herdsman.herd_compat.campaigns.pools import Workers
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
 from herdsman.herd_compat.campaigns.worker import EngineWorker, engine_worker, forked_from_here
@@ -18,6 +20,7 @@ from herdsman.herd_compat.campaigns.workers import start_method_now
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, threads_a_fork_would_cut
 from herdsman.herd_compat.pipeline.progress import ProgressBar
+from herdsman.litmus.base.errors import InputError
 
 
 def _oracle_like(cfg: RunConfig):  # any other factory: never loaded in the parent
@@ -96,3 +99,31 @@ def test_progress_bar_draws_from_its_thread_only_after_a_first_test() -> None:
     finally:
         bar.stop()
     ProgressBar("validate", True, 3, 0).stop()  # no test done: nothing to stop
+
+
+def _wait_for(conn) -> None:
+    conn.recv()
+
+
+def test_a_forked_worker_does_not_keep_the_journal_locked(tmp_path: Path) -> None:
+    """A ``flock`` belongs to the open file, which a fork shares: a worker that outlives
+    its killed parent must not hold the journal against the ``--resume`` after it."""
+    path = str(tmp_path / "j.sqlite")
+    db = CampaignDB(path)
+    ctx = multiprocessing.get_context("fork")
+    here, there = ctx.Pipe()
+    child = ctx.Process(target=_wait_for, args=(there,))
+    child.start()
+    try:
+        db.close()  # the parent lets go; the child is still alive
+        again = CampaignDB(path)  # not "in use by pid <child>"
+        again.close()
+    finally:
+        here.send(None)
+        child.join(10)
+    with pytest.raises(InputError, match="in use"):  # within one process, as before
+        first = CampaignDB(path)
+        try:
+            CampaignDB(path)
+        finally:
+            first.close()
