@@ -102,6 +102,7 @@ def test_progress_bar_draws_from_its_thread_only_after_a_first_test() -> None:
 
 
 def _wait_for(conn) -> None:
+    conn.send("running")  # the fork's hooks have run by now
     conn.recv()
 
 
@@ -115,6 +116,7 @@ def test_a_forked_worker_does_not_keep_the_journal_locked(tmp_path: Path) -> Non
     child = ctx.Process(target=_wait_for, args=(there,))
     child.start()
     try:
+        assert here.recv() == "running"
         db.close()  # the parent lets go; the child is still alive
         again = CampaignDB(path)  # not "in use by pid <child>"
         again.close()
