@@ -85,6 +85,11 @@ class HeaderFacts:
     #: outcome's, named as ``names`` says)
     shown: tuple[Loc | Whole, ...] = ()
 
+    def __reduce__(self) -> tuple[type[HeaderFacts], tuple]:
+        # positional: a campaign's workers send one a test to the parent
+        t = (self.name, self.arch, self.hash, self.condition, self.casts, self.names)
+        return (HeaderFacts, (*t, self.hexa, self.shown))
+
 
 @dataclass(frozen=True)
 class Loaded:

@@ -83,6 +83,22 @@ class Done:
     def name(self) -> str:
         return self.test.name
 
+    def __reduce__(self) -> tuple[type[Done], tuple]:
+        # positional: a campaign's workers send one record a test to the parent
+        return (
+            Done,
+            (
+                self.path,
+                self.test,
+                self.model,
+                self.outcome,
+                self.cpu,
+                self.pictures,
+                self.wall,
+                self.target,
+            ),
+        )
+
     def herd_block(self, candidates: bool = False) -> HerdBlock:
         """herd's block for this test (with the ``Candidates`` line when asked)."""
         t = self.test

@@ -41,7 +41,9 @@ def test_every_engine_gives_the_same_outcome_and_it_travels():
     tr = run_program(lower(test), model, RunOptions(engine="trust"))
     assert (ref.engine, tr.engine) == ("reference", "trust")
     assert ref.states == tr.states and ref.observed == tr.observed
-    assert pickle.loads(pickle.dumps(tr)) == tr  # campaign workers send outcomes
+    back = pickle.loads(pickle.dumps(tr))  # campaign workers send outcomes
+    assert back == tr and back.stats == tr.stats
+    assert all(type(c) is StateCount for c in back.states.values())
     data = json.loads(json.dumps(tr.to_json()))
     assert data["observed"] == ["0:EAX", "1:EAX"] and data["condition_holds"] is True
     assert sorted((s["values"]["0:EAX"], s["values"]["1:EAX"]) for s in data["states"]) == [
