@@ -18,7 +18,7 @@ from typing import Protocol
 from herdsman.engine.errors import TimeLimitExceeded
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.heap import long_lived
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, limit_memory
+from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, keep_alarm_handler, limit_memory
 from herdsman.herd_compat.pipeline.load import warm_up_parser
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, run_file
@@ -62,6 +62,7 @@ class EngineWorker:
             _load(models, cfg)
         limit_memory(cfg.limits.memory_limit)  # a test beyond it fails alone (MemoryError)
         long_lived()
+        keep_alarm_handler()  # the worker runs tests and nothing else
 
         def work(path: str) -> Done | Failed:
             rec = run_file(path, cfg, models)

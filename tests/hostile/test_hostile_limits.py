@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import signal
 import sys
@@ -25,7 +26,7 @@ from herdsman.herd_compat.cli.main import main
 from herdsman.herd_compat.cli.run import run_tests
 from herdsman.herd_compat.pipeline import run_file as pipeline
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, Limits
+from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, Limits, keep_alarm_handler
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import MAX_SOURCE_BYTES, read_bytes
@@ -167,6 +168,38 @@ def test_cpu_time_limit_interrupts_any_code_and_does_not_leak() -> None:
         pass
     with CpuTimeLimit(None):
         assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+
+
+def test_a_kept_alarm_handler_still_bounds_each_block_and_nothing_between() -> None:
+    """A campaign worker keeps the alarm's handler installed between its tests: each block
+    is still bounded, and no alarm leaks out of one (checked in a forked process, which
+    keeps it for its life)."""
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_kept_handler_blocks)
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+
+
+def _kept_handler_blocks() -> None:
+    keep_alarm_handler()
+    for _ in range(2):
+        t0 = time.process_time()
+        try:
+            with CpuTimeLimit(0.2):
+                while True:  # no deadline check anywhere
+                    pass
+        except TimeLimitExceeded:
+            pass
+        else:
+            os._exit(1)
+        if time.process_time() - t0 > 5:
+            os._exit(2)
+        t1 = time.process_time()
+        while time.process_time() - t1 < 0.3:  # no alarm left behind
+            pass
+        os.kill(os.getpid(), signal.SIGPROF)  # a late one between blocks: ignored
+    os._exit(0)
 
 
 def test_an_alarm_lost_where_python_cannot_raise_is_repeated() -> None:
