@@ -35,6 +35,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from herdsman.cat.api import CatSession, PreparedModel, Verdict
 from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
@@ -502,13 +503,17 @@ class Combo(Tables):
     def _lean_leaf(self) -> Leaf:
         """:meth:`_leaf` when every complete candidate goes to the model and only its
         allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
-        blocked thread), with what it asks for every candidate looked up once."""
+        blocked thread), with what it asks for every candidate looked up once: the
+        verdicts are tallied once per candidate (:meth:`OutcomeBuilder.allowed`), then
+        each of its final states (:meth:`OutcomeBuilder.add`)."""
         tally = self.tally
         stats = tally.stats
-        count = tally.count
+        allowed = tally.allowed
+        add = tally.add
         cache = self._leafcache
         state_info = self._state_info
         fl = self.final_locs
+        finals_of = itemgetter(*fl) if fl else None
         simple = self.simple
         marks = self.loop_marks
         native = self.native
@@ -534,22 +539,20 @@ class Combo(Tables):
                 for li in observed:
                     fw |= 1 << finals[li]
                 verdicts = self.check(rf, fw=fw)
-            for v in verdicts:
-                if v.allowed:
-                    break
-            else:
+            n = allowed(verdicts)
+            if not n:
                 return
             for sol in sols:
-                key = (sol, *[finals[li] for li in fl]) if fl else sol
+                key = sol if finals_of is None else (sol, finals_of(finals))
                 info = cache.get(key)
                 if info is None:
                     info = cache[key] = state_info(sol, finals)
-                obs, sat, _, loop = info
-                if loop and not marks:  # GenMC's bound ended a thread
-                    if count(obs, sat, False, verdicts):
-                        stats.bump(ENDED_LOOP_BOUND)
-                else:
-                    count(obs, sat, loop, verdicts)
+                if info[3]:  # a thread hit the loop bound
+                    if marks:  # herd's bound: it only marks the verdict
+                        tally.unroll_cut = True
+                        continue
+                    stats.bump(ENDED_LOOP_BOUND)  # GenMC's bound ended a thread: it counts
+                add(info[0], info[1], n)
 
         return leaf
 
