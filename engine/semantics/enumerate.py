@@ -243,18 +243,23 @@ def run_thread(
                 loc = ev[4]
                 assert loc is not None, "concrete values give known addresses"
                 vals = values_of(loc)
-                if own:
-                    mine: set[Value] = set()
-                    for e in events:
-                        v = e.value
-                        if e.kind == "W" and e.loc == loc and v is not None and is_known(v):
-                            mine.add(v)
-                    if not mine <= set(vals):
-                        vals = sorted(set(vals) | mine, key=cmp_key)
+                if own and events:  # the values its path wrote there before, too
+                    mine = [
+                        v for e in events if e[0] == "W" and e[4] == loc and (v := e[5]) is not None
+                    ]
+                    if mine:
+                        extra = {v for v in mine if is_known(v)}
+                        if not extra <= set(vals):
+                            vals = sorted(set(vals) | extra, key=cmp_key)
                 for v in vals:
                     events.append(with_value(ev, v))
                     go(after_read(s, v))
                     events.pop()
+                break
+            if type(s) is ThreadDone:
+                out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
+                if not len(out) & 255:
+                    check_deadline(deadline)
                 break
             if isinstance(s, Fork):  # a choice of the thread's own: every way
                 for nxt in s.states:
@@ -263,11 +268,6 @@ def run_thread(
             if isinstance(s, Choice):  # herd's alternatives: every way, in order
                 for k in range(len(s.targets)):
                     go(after_choice(s, k))
-                break
-            if type(s) is ThreadDone:
-                out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
-                if not len(out) & 255:
-                    check_deadline(deadline)
                 break
             if type(s) is Blocked:
                 dropped += 1
@@ -391,9 +391,7 @@ def thread_executions(
                     fresh.append(got)
                 execs.append(got)
                 bad += dropped
-            grew = _grow(values, init_mem, fresh)
-            if not own_later:
-                _grow_by_thread(by_thread, fresh)
+            grew = _grow(values, init_mem, fresh, None if own_later else by_thread)
             if not grew or rounds >= limit:
                 break
     return ThreadsResult(
@@ -433,27 +431,25 @@ def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
 
 
 def _grow(
-    values: dict[str, set[Value]], init_mem: dict[str, Value], execs: Iterable[list[ThreadExec]]
+    values: dict[str, set[Value]],
+    init_mem: dict[str, Value],
+    execs: Iterable[list[ThreadExec]],
+    by_thread: dict[str, dict[int, set[Value]]] | None = None,
 ) -> bool:
-    """Add the values written by ``execs`` to ``values``; whether one was new."""
+    """Add the values written by ``execs`` to ``values`` (and, with ``by_thread``, to
+    the values each thread writes at each location); whether one was new."""
     grew = False
     for lst in execs:
         for te in lst:
             for e in te.events:
-                if e.kind == "W" and e.loc is not None:
-                    vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
-                    if e.value not in vs:
-                        vs.add(e.known_value)
+                if e[0] == "W" and (loc := e[4]) is not None:  # (kind, loc)
+                    v = e[5]
+                    vs = values.get(loc)
+                    if vs is None:
+                        vs = values[loc] = {init_mem.setdefault(loc, 0)}
+                    if v not in vs:
+                        vs.add(v)
                         grew = True
+                    if by_thread is not None:
+                        by_thread.setdefault(loc, {}).setdefault(te.tid, set()).add(v)
     return grew
-
-
-def _grow_by_thread(
-    by_thread: dict[str, dict[int, set[Value]]], execs: Iterable[list[ThreadExec]]
-) -> None:
-    """Add the values each thread's executions write to its own value sets."""
-    for lst in execs:
-        for te in lst:
-            for e in te.events:
-                if e.kind == "W" and e.loc is not None:
-                    by_thread.setdefault(e.loc, {}).setdefault(te.tid, set()).add(e.value)  # type: ignore[arg-type]
