@@ -325,12 +325,11 @@ def thread_executions(
     vlists: dict[str, list[Value]] = {}
 
     def values_of(loc: str) -> list[Value]:
-        vl = vlists.get(loc)
-        if vl is None:
-            vs = values.get(loc)
-            if vs is None:  # a location only known from a computed address: initially 0
-                vs = values[loc] = {init_mem.setdefault(loc, 0)}
-            vl = vlists[loc] = sorted(vs, key=cmp_key)
+        """The values of ``loc`` so far, in order (asked for the first time this round)."""
+        vs = values.get(loc)
+        if vs is None:  # a location only known from a computed address: initially 0
+            vs = values[loc] = {init_mem.setdefault(loc, 0)}
+        vl = vlists[loc] = _sorted_values(vs)
         return vl
 
     # per location and thread: the values that thread's executions write there
@@ -340,13 +339,11 @@ def thread_executions(
     def others_of(t: int, loc: str) -> list[Value]:
         """The values thread ``t`` may read at ``loc`` from the initial state and the
         other threads (``own_later`` False)."""
-        got = own_lists.get((t, loc))
-        if got is None:
-            vs = {init_mem.setdefault(loc, 0), *seeded.get(loc, ())}
-            for u, ws in by_thread.get(loc, {}).items():
-                if u != t:
-                    vs |= ws
-            got = own_lists[(t, loc)] = sorted(vs, key=cmp_key)
+        vs = {init_mem.setdefault(loc, 0), *seeded.get(loc, ())}
+        for u, ws in by_thread.get(loc, {}).items():
+            if u != t:
+                vs |= ws
+        got = own_lists[(t, loc)] = _sorted_values(vs)
         return got
 
     limit = _max_rounds(sem.threads)
@@ -370,7 +367,13 @@ def thread_executions(
             bad = 0
             for t, code in enumerate(sem.threads):
                 prev = last[t]
-                if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
+                same = prev is not None
+                if prev is not None:
+                    for x, k in prev[2].items():
+                        if len(values[x]) != k:
+                            same = False
+                            break
+                if prev is not None and same:
                     got, dropped = prev[0], prev[1]
                 else:
                     seen: dict[str, int] = {}
@@ -378,9 +381,14 @@ def thread_executions(
                     def values_seen(
                         loc: str, seen: dict[str, int] = seen, t: int = t
                     ) -> list[Value]:
-                        vl = values_of(loc)
+                        vl = vlists.get(loc)
+                        if vl is None:
+                            vl = values_of(loc)
                         seen[loc] = len(vl)
-                        return vl if own_later else others_of(t, loc)
+                        if own_later:
+                            return vl
+                        got = own_lists.get((t, loc))
+                        return others_of(t, loc) if got is None else got
 
                     got, dropped = THREAD_RUNS.run(
                         run_thread, code, values_seen, deadline, stops, blocks, not own_later
@@ -405,6 +413,16 @@ def thread_executions(
         spawned=sem.spawned,
         partial=blocks,
     )
+
+
+def _sorted_values(vs: set[Value]) -> list[Value]:
+    """``vs`` in herd's order (:func:`~engine.semantics.arith.cmp_key`): numerically for
+    integers, by name and offset for addresses, integers first (values of one kind
+    compare as that key does: sorted without it)."""
+    try:
+        return sorted(vs)
+    except TypeError:  # integers and addresses together
+        return sorted(vs, key=cmp_key)
 
 
 def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
