@@ -417,11 +417,12 @@ class Combo(Tables):
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
         values: list[Value] = []
-        for regs, m in zip(self.regtabs, sol, strict=True):  # one bit per thread
+        for regs, m in zip(self.regtabs, sol, strict=False):  # one mask per thread
             values += regs[m.bit_length() - 1]
-        if self.final_locs:
+        fl = self.final_locs
+        if fl:
             wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
-            for li in self.final_locs:
+            for li in fl:
                 w = finals[li]
                 v = wconst[w]
                 values.append(wvals[w][sol[tid_of[w]].bit_length() - 1] if v is None else v)

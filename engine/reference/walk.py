@@ -54,16 +54,23 @@ def walk(children: list[Children], root: State, leaf: Leaf) -> None:
         leaf(*root)
         return
     below = depth - 1
-    stack = [children[0](*root)]
-    while stack:
-        i = len(stack) - 1
-        state = next(stack[i], None)
+    # the iterator of the deepest step walked (step i), those of the steps above it
+    it = children[0](*root)
+    above: list[Iterator[State]] = []
+    i = 0
+    while True:
+        state = next(it, None)
         if state is None:
-            stack.pop()
+            if not i:
+                return
+            it = above.pop()
+            i -= 1
         elif i == below:
             leaf(*state)
         else:
-            stack.append(children[i + 1](*state))
+            above.append(it)
+            i += 1
+            it = children[i](*state)
 
 
 def walk_tracked(
