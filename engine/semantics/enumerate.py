@@ -459,7 +459,7 @@ def _grow(
     grew = False
     for lst in execs:
         for te in lst:
-            for e in te.events:
+            for e in te[1]:  # (events)
                 if e[0] == "W" and (loc := e[4]) is not None:  # (kind, loc)
                     v = e[5]
                     vs = values.get(loc)
@@ -469,5 +469,11 @@ def _grow(
                         vs.add(v)
                         grew = True
                     if by_thread is not None:
-                        by_thread.setdefault(loc, {}).setdefault(te.tid, set()).add(v)
+                        per = by_thread.get(loc)
+                        if per is None:
+                            per = by_thread[loc] = {}
+                        mine = per.get(te[0])  # (tid)
+                        if mine is None:
+                            mine = per[te[0]] = set()
+                        mine.add(v)
     return grew
