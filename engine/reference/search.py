@@ -53,6 +53,7 @@ from herdsman.engine.reference.walk import (
     Leaf,
     State,
     Tracker,
+    co_step,
     option_taken,
     options_of,
     walk,
@@ -61,7 +62,6 @@ from herdsman.engine.reference.walk import (
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, by_shape
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
-from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
@@ -306,60 +306,9 @@ class Combo(Tables):
         return children
 
     def _co_step(self, li: int, check: bool, last: bool) -> Children:
-        """Choose the co order of location ``li`` one write at a time: each placed write
-        is co-before every write still to place, so a prefix is already part of co.
-        ``last``: no check once the order is complete (the leaf checks it). The orders are
-        walked depth first, with lists, not Python frames, for the places."""
-        cap = self.U.cap
-        ws = 0
-        for w in self.loc_writes[li]:
-            ws |= 1 << w
-        start = ws << (self.loc_init[li] * cap)
-        violates = self._violates
-
-        def complete(rf, co, rest, masks, pending, finals) -> State:
-            if rest:  # the one write left is co-last: forced
-                w = rest.bit_length() - 1
-                finals = finals[:li] + (w,) + finals[li + 1 :]
-            return (rf, co, masks, pending, finals)
-
-        def children(rf, co, masks, pending, finals) -> Iterator[State]:
-            co |= start
-            if ws & (ws - 1) == 0:  # zero or one write: one order
-                yield complete(rf, co, ws, masks, pending, finals)
-                return
-            # per place: the writes left, those still to try there, the one placed (its
-            # row is in co, taken back by xor: one co alive, not one per place)
-            rests, tries, placed = [ws], [bits(ws)], [-1]
-            while rests:
-                rest = rests[-1]
-                p = placed[-1]
-                if p >= 0:
-                    co ^= (rest & ~(1 << p)) << (p * cap)
-                    placed[-1] = -1
-                w = next(tries[-1], None)
-                if w is None:
-                    rests.pop()
-                    tries.pop()
-                    placed.pop()
-                    continue
-                rest2 = rest & ~(1 << w)
-                co2 = co | (rest2 << (w * cap))
-                forced = rest2 & (rest2 - 1) == 0
-                if last and forced:
-                    pass  # the order is complete and nothing follows
-                elif check and violates(rf, co2):
-                    continue
-                if forced:
-                    yield complete(rf, co2, rest2, masks, pending, finals)
-                    continue
-                co = co2
-                placed[-1] = w
-                rests.append(rest2)
-                tries.append(bits(rest2))
-                placed.append(-1)
-
-        return children
+        """Choose the co order of location ``li`` (:func:`engine.reference.walk.co_step`)."""
+        writes, init = self.loc_writes[li], self.loc_init[li]
+        return co_step(li, writes, init, self.U.cap, self._violates, check, last)
 
     def _fw_step(self, li: int) -> Children:
         choices = [self.loc_init[li], *self.loc_writes[li]]
