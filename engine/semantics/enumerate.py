@@ -14,7 +14,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
@@ -457,6 +457,7 @@ def _grow(
     """Add the values written by ``execs`` to ``values`` (and, with ``by_thread``, to
     the values each thread writes at each location); whether one was new."""
     grew = False
+    v: Any  # a write's value (known: the threads are enumerated)
     for lst in execs:
         for te in lst:
             for e in te[1]:  # (events)
