@@ -73,6 +73,9 @@ def wants_show(mode: str | None, quant: str, sat: bool) -> bool:
     return False
 
 
+_new = tuple.__new__
+
+
 class StateCount(NamedTuple):
     """A final state's allowed executions, and whether it satisfies the proposition (a
     named tuple: outcomes cross process boundaries in campaigns, cheaply)."""
@@ -375,6 +378,27 @@ class OutcomeBuilder:
                 entry[0] += n
         return n
 
+    def allowed(self, verdicts: Iterable[Verdict]) -> int:
+        """How many of ``verdicts`` (one candidate's) the model allows, their flags and
+        undefined behaviour noted (:meth:`count` without a state: speedcheck off)."""
+        n = 0
+        for v in verdicts:
+            if v.allowed:
+                n += 1
+                if v.flags:
+                    self.flags.update(v.flags)
+                if v.undefined:
+                    self.undefined = True
+        return n
+
+    def add(self, obs: State, sat: bool, n: int) -> None:
+        """Count ``n`` allowed executions (:meth:`allowed`) with final state ``obs``."""
+        entry = self.states.get(obs)
+        if entry is None:
+            self.states[obs] = [n, sat]
+        else:
+            entry[0] += n
+
     def executions_so_far(self) -> int:
         """The executions counted so far (for a progress report)."""
         return sum([int(n) for n, _ in self.states.values()])
@@ -404,7 +428,7 @@ class OutcomeBuilder:
             engine=engine,
             observed=self.observed,
             quantifier=self.quant,
-            states={st: StateCount(int(n), bool(s)) for st, (n, s) in self.states.items()},
+            states={st: _new(StateCount, (int(n), bool(s))) for st, (n, s) in self.states.items()},
             flags=frozenset(self.flags),
             undefined=self.undefined,
             unroll_cut=self.unroll_cut,

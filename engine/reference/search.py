@@ -35,6 +35,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from herdsman.cat.api import CatSession, PreparedModel, Verdict
 from herdsman.engine.conditions import MAX_JUDGED, compiled_condition
@@ -52,6 +53,7 @@ from herdsman.engine.reference.walk import (
     Leaf,
     State,
     Tracker,
+    co_step,
     option_taken,
     options_of,
     walk,
@@ -60,7 +62,6 @@ from herdsman.engine.reference.walk import (
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult, by_shape
 from herdsman.engine.semantics.state import ThreadFailed
 from herdsman.graphs.execution import ExecutionGraph
-from herdsman.graphs.relalg import bits
 from herdsman.litmus.base.ir import Loc, Prop, Value
 
 __all__ = ["Combo", "Goal", "enumerate_test"]
@@ -305,60 +306,9 @@ class Combo(Tables):
         return children
 
     def _co_step(self, li: int, check: bool, last: bool) -> Children:
-        """Choose the co order of location ``li`` one write at a time: each placed write
-        is co-before every write still to place, so a prefix is already part of co.
-        ``last``: no check once the order is complete (the leaf checks it). The orders are
-        walked depth first, with lists, not Python frames, for the places."""
-        cap = self.U.cap
-        ws = 0
-        for w in self.loc_writes[li]:
-            ws |= 1 << w
-        start = ws << (self.loc_init[li] * cap)
-        violates = self._violates
-
-        def complete(rf, co, rest, masks, pending, finals) -> State:
-            if rest:  # the one write left is co-last: forced
-                w = rest.bit_length() - 1
-                finals = finals[:li] + (w,) + finals[li + 1 :]
-            return (rf, co, masks, pending, finals)
-
-        def children(rf, co, masks, pending, finals) -> Iterator[State]:
-            co |= start
-            if ws & (ws - 1) == 0:  # zero or one write: one order
-                yield complete(rf, co, ws, masks, pending, finals)
-                return
-            # per place: the writes left, those still to try there, the one placed (its
-            # row is in co, taken back by xor: one co alive, not one per place)
-            rests, tries, placed = [ws], [bits(ws)], [-1]
-            while rests:
-                rest = rests[-1]
-                p = placed[-1]
-                if p >= 0:
-                    co ^= (rest & ~(1 << p)) << (p * cap)
-                    placed[-1] = -1
-                w = next(tries[-1], None)
-                if w is None:
-                    rests.pop()
-                    tries.pop()
-                    placed.pop()
-                    continue
-                rest2 = rest & ~(1 << w)
-                co2 = co | (rest2 << (w * cap))
-                forced = rest2 & (rest2 - 1) == 0
-                if last and forced:
-                    pass  # the order is complete and nothing follows
-                elif check and violates(rf, co2):
-                    continue
-                if forced:
-                    yield complete(rf, co2, rest2, masks, pending, finals)
-                    continue
-                co = co2
-                placed[-1] = w
-                rests.append(rest2)
-                tries.append(bits(rest2))
-                placed.append(-1)
-
-        return children
+        """Choose the co order of location ``li`` (:func:`engine.reference.walk.co_step`)."""
+        writes, init = self.loc_writes[li], self.loc_init[li]
+        return co_step(li, writes, init, self.U.cap, self._violates, check, last)
 
     def _fw_step(self, li: int) -> Children:
         choices = [self.loc_init[li], *self.loc_writes[li]]
@@ -416,11 +366,12 @@ class Combo(Tables):
         """Observed final state, whether the proposition holds, whether the filter keeps
         it, and whether a thread execution hit the unrolling bound."""
         values: list[Value] = []
-        for regs, m in zip(self.regtabs, sol, strict=True):  # one bit per thread
+        for regs, m in zip(self.regtabs, sol, strict=False):  # one mask per thread
             values += regs[m.bit_length() - 1]
-        if self.final_locs:
+        fl = self.final_locs
+        if fl:
             wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
-            for li in self.final_locs:
+            for li in fl:
                 w = finals[li]
                 v = wconst[w]
                 values.append(wvals[w][sol[tid_of[w]].bit_length() - 1] if v is None else v)
@@ -502,13 +453,17 @@ class Combo(Tables):
     def _lean_leaf(self) -> Leaf:
         """:meth:`_leaf` when every complete candidate goes to the model and only its
         allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
-        blocked thread), with what it asks for every candidate looked up once."""
+        blocked thread), with what it asks for every candidate looked up once: the
+        verdicts are tallied once per candidate (:meth:`OutcomeBuilder.allowed`), then
+        each of its final states (:meth:`OutcomeBuilder.add`)."""
         tally = self.tally
         stats = tally.stats
-        count = tally.count
+        allowed = tally.allowed
+        add = tally.add
         cache = self._leafcache
         state_info = self._state_info
         fl = self.final_locs
+        finals_of = itemgetter(*fl) if fl else None
         simple = self.simple
         marks = self.loop_marks
         native = self.native
@@ -534,22 +489,20 @@ class Combo(Tables):
                 for li in observed:
                     fw |= 1 << finals[li]
                 verdicts = self.check(rf, fw=fw)
-            for v in verdicts:
-                if v.allowed:
-                    break
-            else:
+            n = allowed(verdicts)
+            if not n:
                 return
             for sol in sols:
-                key = (sol, *[finals[li] for li in fl]) if fl else sol
+                key = sol if finals_of is None else (sol, finals_of(finals))
                 info = cache.get(key)
                 if info is None:
                     info = cache[key] = state_info(sol, finals)
-                obs, sat, _, loop = info
-                if loop and not marks:  # GenMC's bound ended a thread
-                    if count(obs, sat, False, verdicts):
-                        stats.bump(ENDED_LOOP_BOUND)
-                else:
-                    count(obs, sat, loop, verdicts)
+                if info[3]:  # a thread hit the loop bound
+                    if marks:  # herd's bound: it only marks the verdict
+                        tally.unroll_cut = True
+                        continue
+                    stats.bump(ENDED_LOOP_BOUND)  # GenMC's bound ended a thread: it counts
+                add(info[0], info[1], n)
 
         return leaf
 

@@ -1,7 +1,8 @@
 """The reference search's depth-first walk: steps whose children of a partial candidate
 are those their choice gives, walked with one iterator per step on a list, not one Python
 frame per choice (a thread of thousands of events is no deeper for Python than one of
-two); and, for a progress reporter, the tracker of the search's estimated size."""
+two); the step choosing a location's co order (:func:`co_step`); and, for a progress
+reporter, the tracker of the search's estimated size."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterator
 from herdsman.engine.outcome import OutcomeBuilder
 from herdsman.engine.progress import ProgressReporter, TreeEstimate
 from herdsman.engine.reference.tables import Tables
+from herdsman.graphs.relalg import bits
 
 #: A partial candidate: rf, co, the possible thread executions (one mask per thread),
 #: the value constraints pending, and the final write chosen per location.
@@ -54,16 +56,23 @@ def walk(children: list[Children], root: State, leaf: Leaf) -> None:
         leaf(*root)
         return
     below = depth - 1
-    stack = [children[0](*root)]
-    while stack:
-        i = len(stack) - 1
-        state = next(stack[i], None)
+    # the iterator of the deepest step walked (step i), those of the steps above it
+    it = children[0](*root)
+    above: list[Iterator[State]] = []
+    i = 0
+    while True:
+        state = next(it, None)
         if state is None:
-            stack.pop()
+            if not i:
+                return
+            it = above.pop()
+            i -= 1
         elif i == below:
             leaf(*state)
         else:
-            stack.append(children[i + 1](*state))
+            above.append(it)
+            i += 1
+            it = children[i](*state)
 
 
 def walk_tracked(
@@ -137,3 +146,80 @@ def option_taken(
         rank += rest.index(w) * math.factorial(len(rest) - 1)
         rest.remove(w)
     return rank
+
+
+def co_step(
+    li: int,
+    writes: list[int],
+    init: int,
+    cap: int,
+    violates: Callable[[int, int], bool],
+    check: bool,
+    last: bool,
+) -> Children:
+    """The step choosing the co order of location ``li`` (its ``writes``, ``init`` its
+    initial write; relations over ``cap`` events) one write at a time: each placed write
+    is co-before every write still to place, so a prefix is already part of co.
+    ``last``: no check once the order is complete (the leaf checks it). The orders are
+    walked depth first, with lists, not Python frames, for the places."""
+    ws = 0
+    for w in writes:
+        ws |= 1 << w
+    start = ws << (init * cap)
+    if len(writes) == 2:  # two orders, each one placement
+        a, b = writes
+        orders = ((1 << (a * cap + b), b), (1 << (b * cap + a), a))
+        check = check and not last  # (a complete order: the leaf checks it)
+
+        def two(rf, co, masks, pending, finals) -> Iterator[State]:
+            co |= start
+            for edge, w in orders:  # w: the write placed last
+                if check and violates(rf, co | edge):
+                    continue
+                yield (rf, co | edge, masks, pending, finals[:li] + (w,) + finals[li + 1 :])
+
+        return two
+
+    def complete(rf, co, rest, masks, pending, finals) -> State:
+        if rest:  # the one write left is co-last: forced
+            w = rest.bit_length() - 1
+            finals = finals[:li] + (w,) + finals[li + 1 :]
+        return (rf, co, masks, pending, finals)
+
+    def children(rf, co, masks, pending, finals) -> Iterator[State]:
+        co |= start
+        if ws & (ws - 1) == 0:  # zero or one write: one order
+            yield complete(rf, co, ws, masks, pending, finals)
+            return
+        # per place: the writes left, those still to try there, the one placed (its
+        # row is in co, taken back by xor: one co alive, not one per place)
+        rests, tries, placed = [ws], [bits(ws)], [-1]
+        while rests:
+            rest = rests[-1]
+            p = placed[-1]
+            if p >= 0:
+                co ^= (rest & ~(1 << p)) << (p * cap)
+                placed[-1] = -1
+            w = next(tries[-1], None)
+            if w is None:
+                rests.pop()
+                tries.pop()
+                placed.pop()
+                continue
+            rest2 = rest & ~(1 << w)
+            co2 = co | (rest2 << (w * cap))
+            forced = rest2 & (rest2 - 1) == 0
+            if last and forced:
+                pass  # the order is complete and nothing follows
+            elif check and violates(rf, co2):
+                continue
+            if forced:
+                yield complete(rf, co2, rest2, masks, pending, finals)
+                continue
+            co = co2
+            placed[-1] = w
+            rests.append(rest2)
+            tries.append(bits(rest2))
+            placed.append(-1)
+
+    return children

@@ -14,7 +14,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from herdsman.engine.errors import check_deadline
 from herdsman.engine.semantics.arith import AnyValue, cmp_key, is_known, loc_name
@@ -243,18 +243,23 @@ def run_thread(
                 loc = ev[4]
                 assert loc is not None, "concrete values give known addresses"
                 vals = values_of(loc)
-                if own:
-                    mine: set[Value] = set()
-                    for e in events:
-                        v = e.value
-                        if e.kind == "W" and e.loc == loc and v is not None and is_known(v):
-                            mine.add(v)
-                    if not mine <= set(vals):
-                        vals = sorted(set(vals) | mine, key=cmp_key)
+                if own and events:  # the values its path wrote there before, too
+                    mine = [
+                        v for e in events if e[0] == "W" and e[4] == loc and (v := e[5]) is not None
+                    ]
+                    if mine:
+                        extra = {v for v in mine if is_known(v)}
+                        if not extra <= set(vals):
+                            vals = sorted(set(vals) | extra, key=cmp_key)
                 for v in vals:
                     events.append(with_value(ev, v))
                     go(after_read(s, v))
                     events.pop()
+                break
+            if type(s) is ThreadDone:
+                out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
+                if not len(out) & 255:
+                    check_deadline(deadline)
                 break
             if isinstance(s, Fork):  # a choice of the thread's own: every way
                 for nxt in s.states:
@@ -263,11 +268,6 @@ def run_thread(
             if isinstance(s, Choice):  # herd's alternatives: every way, in order
                 for k in range(len(s.targets)):
                     go(after_choice(s, k))
-                break
-            if type(s) is ThreadDone:
-                out.append(_new(ThreadExec, (tid, tuple(events), s, "done", None, -1)))
-                if not len(out) & 255:
-                    check_deadline(deadline)
                 break
             if type(s) is Blocked:
                 dropped += 1
@@ -325,12 +325,11 @@ def thread_executions(
     vlists: dict[str, list[Value]] = {}
 
     def values_of(loc: str) -> list[Value]:
-        vl = vlists.get(loc)
-        if vl is None:
-            vs = values.get(loc)
-            if vs is None:  # a location only known from a computed address: initially 0
-                vs = values[loc] = {init_mem.setdefault(loc, 0)}
-            vl = vlists[loc] = sorted(vs, key=cmp_key)
+        """The values of ``loc`` so far, in order (asked for the first time this round)."""
+        vs = values.get(loc)
+        if vs is None:  # a location only known from a computed address: initially 0
+            vs = values[loc] = {init_mem.setdefault(loc, 0)}
+        vl = vlists[loc] = _sorted_values(vs)
         return vl
 
     # per location and thread: the values that thread's executions write there
@@ -340,13 +339,11 @@ def thread_executions(
     def others_of(t: int, loc: str) -> list[Value]:
         """The values thread ``t`` may read at ``loc`` from the initial state and the
         other threads (``own_later`` False)."""
-        got = own_lists.get((t, loc))
-        if got is None:
-            vs = {init_mem.setdefault(loc, 0), *seeded.get(loc, ())}
-            for u, ws in by_thread.get(loc, {}).items():
-                if u != t:
-                    vs |= ws
-            got = own_lists[(t, loc)] = sorted(vs, key=cmp_key)
+        vs = {init_mem.setdefault(loc, 0), *seeded.get(loc, ())}
+        for u, ws in by_thread.get(loc, {}).items():
+            if u != t:
+                vs |= ws
+        got = own_lists[(t, loc)] = _sorted_values(vs)
         return got
 
     limit = _max_rounds(sem.threads)
@@ -370,7 +367,13 @@ def thread_executions(
             bad = 0
             for t, code in enumerate(sem.threads):
                 prev = last[t]
-                if prev is not None and all(len(values[x]) == k for x, k in prev[2].items()):
+                same = prev is not None
+                if prev is not None:
+                    for x, k in prev[2].items():
+                        if len(values[x]) != k:
+                            same = False
+                            break
+                if prev is not None and same:
                     got, dropped = prev[0], prev[1]
                 else:
                     seen: dict[str, int] = {}
@@ -378,9 +381,14 @@ def thread_executions(
                     def values_seen(
                         loc: str, seen: dict[str, int] = seen, t: int = t
                     ) -> list[Value]:
-                        vl = values_of(loc)
+                        vl = vlists.get(loc)
+                        if vl is None:
+                            vl = values_of(loc)
                         seen[loc] = len(vl)
-                        return vl if own_later else others_of(t, loc)
+                        if own_later:
+                            return vl
+                        got = own_lists.get((t, loc))
+                        return others_of(t, loc) if got is None else got
 
                     got, dropped = THREAD_RUNS.run(
                         run_thread, code, values_seen, deadline, stops, blocks, not own_later
@@ -391,9 +399,7 @@ def thread_executions(
                     fresh.append(got)
                 execs.append(got)
                 bad += dropped
-            grew = _grow(values, init_mem, fresh)
-            if not own_later:
-                _grow_by_thread(by_thread, fresh)
+            grew = _grow(values, init_mem, fresh, None if own_later else by_thread)
             if not grew or rounds >= limit:
                 break
     return ThreadsResult(
@@ -407,6 +413,16 @@ def thread_executions(
         spawned=sem.spawned,
         partial=blocks,
     )
+
+
+def _sorted_values(vs: set[Value]) -> list[Value]:
+    """``vs`` in herd's order (:func:`~engine.semantics.arith.cmp_key`): numerically for
+    integers, by name and offset for addresses, integers first (values of one kind
+    compare as that key does: sorted without it)."""
+    try:
+        return sorted(vs)
+    except TypeError:  # integers and addresses together
+        return sorted(vs, key=cmp_key)
 
 
 def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
@@ -433,27 +449,32 @@ def _stored_constants(program: Program) -> Iterable[tuple[str, Value]]:
 
 
 def _grow(
-    values: dict[str, set[Value]], init_mem: dict[str, Value], execs: Iterable[list[ThreadExec]]
+    values: dict[str, set[Value]],
+    init_mem: dict[str, Value],
+    execs: Iterable[list[ThreadExec]],
+    by_thread: dict[str, dict[int, set[Value]]] | None = None,
 ) -> bool:
-    """Add the values written by ``execs`` to ``values``; whether one was new."""
+    """Add the values written by ``execs`` to ``values`` (and, with ``by_thread``, to
+    the values each thread writes at each location); whether one was new."""
     grew = False
+    v: Any  # a write's value (known: the threads are enumerated)
     for lst in execs:
         for te in lst:
-            for e in te.events:
-                if e.kind == "W" and e.loc is not None:
-                    vs = values.setdefault(e.loc, {init_mem.setdefault(e.loc, 0)})
-                    if e.value not in vs:
-                        vs.add(e.known_value)
+            for e in te[1]:  # (events)
+                if e[0] == "W" and (loc := e[4]) is not None:  # (kind, loc)
+                    v = e[5]
+                    vs = values.get(loc)
+                    if vs is None:
+                        vs = values[loc] = {init_mem.setdefault(loc, 0)}
+                    if v not in vs:
+                        vs.add(v)
                         grew = True
+                    if by_thread is not None:
+                        per = by_thread.get(loc)
+                        if per is None:
+                            per = by_thread[loc] = {}
+                        mine = per.get(te[0])  # (tid)
+                        if mine is None:
+                            mine = per[te[0]] = set()
+                        mine.add(v)
     return grew
-
-
-def _grow_by_thread(
-    by_thread: dict[str, dict[int, set[Value]]], execs: Iterable[list[ThreadExec]]
-) -> None:
-    """Add the values each thread's executions write to its own value sets."""
-    for lst in execs:
-        for te in lst:
-            for e in te.events:
-                if e.kind == "W" and e.loc is not None:
-                    by_thread.setdefault(e.loc, {}).setdefault(te.tid, set()).add(e.value)  # type: ignore[arg-type]

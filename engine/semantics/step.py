@@ -32,8 +32,7 @@ equations have no solution, which happens exactly when rf closes a cycle with ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from functools import lru_cache
 
 from herdsman.engine.semantics import regevents, select
@@ -443,6 +442,25 @@ thread_code = lru_cache(maxsize=THREAD_CACHE)(ThreadCode)
 _shared_thread_code = by_identity(maxsize=THREAD_CACHE)(thread_code)
 
 
+class _Reporting:
+    """``with``: :meth:`Semantics.reporting` (a class, not a generator: entered once or
+    twice per test)."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, e: BaseException | None, tb: object
+    ) -> None:
+        if isinstance(e, StepError | EvalError):
+            raise InputError(self.where, 0, 0, str(e)) from None
+
+
 class Semantics:
     """The step function of ``program``, per thread (see the module docstring);
     ``unroll`` bounds the times a backward branch is taken (herd's ``-unroll``); with
@@ -483,14 +501,10 @@ class Semantics:
         if any(not 0 <= k < len(self.threads) or k == 0 for k in self.spawned):
             raise InputError(program.where, 0, 0, "a spawn names a thread the program lacks")
 
-    @contextmanager
-    def reporting(self) -> Iterator[None]:
-        """Turn a :class:`StepError` into bad input of the program's file (and an
-        :class:`EvalError` met resolving read values: a value beyond the bound)."""
-        try:
-            yield
-        except (StepError, EvalError) as e:
-            raise InputError(self.program.where, 0, 0, str(e)) from None
+    def reporting(self) -> _Reporting:
+        """A context turning a :class:`StepError` into bad input of the program's file
+        (and an :class:`EvalError` met resolving read values: a value beyond the bound)."""
+        return _Reporting(self.program.where)
 
     def start(self, tid: int) -> ThreadState:
         return self.threads[tid].start()
