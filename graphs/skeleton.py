@@ -371,17 +371,21 @@ class Skeleton:
         that are no memory access: herd's lock and SRCU events, kind ``K``); register
         events of one register of one thread share a location too (herd's ``loc`` with
         register events)."""
-        U = self.U
-        groups = dict(self.by_loc)
-        for i in bits(self._kind("K")):
-            e = self.events[i]
-            if e.loc is not None:
-                groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
+        product = self.U.product
+        groups = self._groups.locs
+        others = self._groups.kinds.get("K", 0)
+        if others:
+            groups = dict(groups)
+            for i in bits(others):
+                e = self.events[i]
+                if e.loc is not None:
+                    groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
         r = 0
         for s in groups.values():
-            r |= U.product(s, s)
-        for s in self.by_reg.values():
-            r |= U.product(s, s)
+            r |= product(s, s)
+        if self.has_regs:
+            for s in self.by_reg.values():
+                r |= product(s, s)
         return r
 
     # ---- register events (herd's catdep view: engine.semantics.regevents)

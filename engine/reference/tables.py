@@ -10,9 +10,8 @@ final state from the chosen executions and final writes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import BuiltSkeleton
@@ -148,7 +147,7 @@ class Tables:
             [v.regs_of(names) for v in vs] if names else [()] * len(vs)
             for vs, names in zip(variants, plan.regnames, strict=True)
         ]
-        self.loop_variant = [[v.loop for v in vs] for vs in variants]
+        self.loop_variant = [[v.done.cut for v in vs] for vs in variants]  # (ThreadExec.loop)
         #: some thread execution hit the unrolling bound
         self.loops = any(map(any, self.loop_variant))
         #: herd's bound marks Loop; GenMC's ends a thread, the execution counts
@@ -157,8 +156,7 @@ class Tables:
         self.simple = not self.wvals
 
 
-@dataclass(frozen=True)
-class _FinalPlan:
+class _FinalPlan(NamedTuple):
     """How to compute the observed final state (the same for every skeleton of a test):
     the locations needed (observed, then the filter's), where each comes from
     (``getters``: a register of a thread, a final write, a constant), the registers of
