@@ -3,7 +3,8 @@
 :class:`NodeCode` makes a node available in a :class:`Scope` of generated code: its
 arguments first, a constant, a call of a relalg kernel, a memo table around the expensive
 dynamic ops (keyed on their input values), a fixpoint as a loop until its values are
-stable.  Nodes on the skeleton only go to the static scope, computed once per skeleton.
+stable (``r = b | r;r`` as one transitive closure of ``b``).  Nodes on the skeleton only
+go to the static scope, computed once per skeleton.
 """
 
 from __future__ import annotations
