@@ -397,26 +397,29 @@ class Model:
             N, S, rt, ev = self._statics(unit, sk, arch)
 
             def build(sig: int) -> tuple[CheckFn, PartialFn]:
+                """The check and partial functions of signature ``sig`` (deep recursion
+                allowed by the caller)."""
+                make, consts, _ = self._make(unit, sig)
+                try:
+                    check, partial = make(sk.U, N, consts, rt, ev, S)
+                except CatError as e:
+                    raise e.to_input_error() from None
+                return (check, partial) if fused is None else fused_code(check, partial, fused)
+
+            def specialised() -> tuple[CheckFn, PartialFn]:
                 with DeepRecursion():
-                    make, consts, _ = self._make(unit, sig)
-                    try:
-                        check, partial = make(sk.U, N, consts, rt, ev, S)
-                    except CatError as e:
-                        raise e.to_input_error() from None
-                    return (check, partial) if fused is None else fused_code(check, partial, fused)
+                    return build(signature(unit.frontier, S))
 
             if len(unit.makes) > (0 in unit.makes):  # some signature has its own code
                 sig = signature(unit.frontier, S)
                 if sig in unit.makes or not sig:
                     return CatSession(self, *build(sig), rt)
-            elif not any(S.get(i) == 0 for i in unit.frontier):
+            elif 0 not in map(S.get, unit.frontier):
                 return CatSession(self, *build(0), rt)  # signature 0
             # a signature whose code is not made yet starts on the unspecialised code: its
             # own (about 2 ms to generate and compile) pays only for a long search, which
             # switches to it (and later sessions of the signature start with it)
-            return CatSession(
-                self, *build(0), rt, specialise=lambda: build(signature(unit.frontier, S))
-            )
+            return CatSession(self, *build(0), rt, specialise=specialised)
 
     def consistency_checker(self, arch: str, lay: Layout, kind: str = "auto") -> ConsistencyChecker:
         """A consistency checker of this model for the graphs of layout ``lay`` (see

@@ -275,7 +275,8 @@ class CodeGen(NodeCode):
             self.emit(ssc, f"RT.show({n!r}, {x}, SH, SS)")
         self.emit(sc, "else:")
         self.emit(sc, "    SH = SS = NOSHOW")
-        self.emit(sc, f"OUT.append(RT.verdict({sc.fails}, fl, ud, {co}, SH, SS))")
+        f = sc.fails  # (the verdict made here, without a call of the run time's)
+        self.emit(sc, f"OUT.append(Verdict(not {f}, tuple({f}), fl, ud, {co}, SH, SS))")
         self.emit(sc, "return OUT")
 
     def new_fun(self) -> str:
@@ -378,7 +379,9 @@ class CodeGen(NodeCode):
         self.gen_program(self.c.program, check)
         partial = Scope({k: v for k, v in check.avail.items() if v in ("rf", "co", "fw")}, [], 2)
         self.gen_partial(partial)
-        head = self.head("make(U, N, K, RT, EV, S)", "; NOFLAGS = frozenset(); NOSHOW = {}")
+        head = self.head(
+            "make(U, N, K, RT, EV, S)", "; NOFLAGS = frozenset(); NOSHOW = {}; Verdict = RT.Verdict"
+        )
         lines = head + self.static.lines
         lines.append("    def check(rf, co=None, fw=None, explain=False, want_shows=False):")
         lines += check.lines

@@ -3,7 +3,8 @@
 :class:`NodeCode` makes a node available in a :class:`Scope` of generated code: its
 arguments first, a constant, a call of a relalg kernel, a memo table around the expensive
 dynamic ops (keyed on their input values), a fixpoint as a loop until its values are
-stable.  Nodes on the skeleton only go to the static scope, computed once per skeleton.
+stable (``r = b | r;r`` as one transitive closure of ``b``).  Nodes on the skeleton only
+go to the static scope, computed once per skeleton.
 """
 
 from __future__ import annotations
@@ -378,6 +379,13 @@ class NodeCode:
             self.emit(sc, f"{kv} = None")
         self.emit_lookup(sc, var, memo, kv)
         inner = Scope(dict(sc.avail), sc.lines, sc.ind + 1)
+        base = _closure_base(n)
+        if base is not None:  # r = b | r;r: its least fixpoint is b+, one compiled call
+            b = _grouped(" | ", [self.value(x, inner, want_raw=True) for x in base])
+            self.emit(inner, f"{var} = (plus({b}), True)")
+            self.emit_store(inner, var, memo, kv)
+            sc.avail[n.id] = var
+            return var
         fvs = [fv for fv in info.fvars if type(fv) is Node]
         for fv in fvs:
             init = "0" if fv.raw else self.const(EMPTY)
@@ -428,6 +436,24 @@ class NodeCode:
             f"    VSet = RT.VSet; VRel = RT.VRel{more}",
             *(f"    {m} = {{}}" for m in self.memos),
         ]
+
+
+def _closure_base(n: Node) -> list[Node] | None:
+    """The operands ``b1 ... bk`` of a fixpoint ``r = b1 | ... | bk | r;r`` (one relation,
+    no ``when`` test, no ``bi`` reading ``r``): its least fixpoint, reached from the
+    empty relation, is the transitive closure of their union (None: another fixpoint)."""
+    info = n.info
+    if info.test is not None or len(info.fvars) != 1 or len(info.results) != 1:
+        return None
+    fv, r = info.fvars[0], info.results[0]
+    if type(fv) is not Node or fv.type != REL or type(r) is not Node or r.op != "union":
+        return None
+    (k,) = fv.deps
+    squares = [a for a in r.args if a.op == "seq" and a.args == (fv, fv)]
+    base = [a for a in r.args if k not in a.deps]
+    if len(squares) != 1 or len(base) + 1 != len(r.args) or not base:
+        return None
+    return base
 
 
 def _grouped(op: str, a: list[str]) -> str:

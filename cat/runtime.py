@@ -135,9 +135,6 @@ class Runtime:
     def failure(self, name, kind: str, witness):
         return self.Failure(name, kind, witness)
 
-    def verdict(self, fails: list, fl, ud, co, shows, show_sets):
-        return self.Verdict(not fails, tuple(fails), fl, ud, co, shows, show_sets)
-
     @staticmethod
     def assertion(name, pos):
         raise AssertionFailed(pos, f"{name or '(unknown)'} assertion failed, check input test.")

@@ -13,6 +13,9 @@ The rewrite re-applies the graph builder's simplifications (``r | 0 = r``, ``r ;
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from itertools import compress, repeat
+from operator import eq
 from typing import Any
 
 from herdsman.cat.fixpoint import make_fix
@@ -144,8 +147,11 @@ __all__ = ["Specialiser", "frontier", "EMPTY"]
 def signature(front: Sequence[int], static: Mapping[int, Any]) -> int:
     """The signature of a skeleton whose static nodes hold ``static``: which of the
     frontier nodes ``front`` are empty (a mask over them)."""
-    sig = 0
-    for k, i in enumerate(front):
-        if static.get(i) == 0:
-            sig |= 1 << k
-    return sig
+    # the powers of two of the empty ones, summed (their union; in C, no Python loop)
+    return sum(compress(_powers(len(front)), map(eq, map(static.get, front), repeat(0))))
+
+
+@lru_cache(maxsize=64)
+def _powers(n: int) -> tuple[int, ...]:
+    """1, 2, 4, ... (``n`` of them)."""
+    return tuple(1 << k for k in range(n))

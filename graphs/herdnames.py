@@ -275,8 +275,19 @@ class StaticNames(Mapping[str, Tagged]):
         for f, s in sk.fences.items():
             for name in plan.by_fence.get(f, ()):
                 b[name] = s
-        for name in plan.kinds:
-            b[name] = make[name][1](sk)
+        if plan.kinds:
+            by_kind = {
+                "M": sk.M,
+                "R": sk.R,
+                "W": sk.W,
+                "IW": sk.IW,
+                "F": sk.F,
+                "B": sk.B,
+                "Exp": sk.M,
+                "EXEC": sk.M,
+            }
+            for name in plan.kinds:
+                b[name] = by_kind[name]
         deps = sk.deps
         for name in plan.deps:
             b[name] = deps.get(name, 0)

@@ -26,6 +26,8 @@ DEP_NAMES = ("addr", "data", "ctrl")
 #: The events' dependency masks, read field by field (``map`` runs them without a frame).
 _ADDR, _DATA, _CTRL, _VALDEP = (itemgetter(Event._fields.index(f)) for f in (*DEP_NAMES, "valdep"))
 _TID = itemgetter(Event._fields.index("tid"))
+_REG = itemgetter(Event._fields.index("reg"))
+_NO_REG = frozenset((None,))
 _POI = itemgetter(Event._fields.index("poi"))
 
 #: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
@@ -62,6 +64,15 @@ class Skeleton:
     def __post_init__(self) -> None:
         self.U = universe(len(self.events), self.cap)
         self._groups, base = self._scan()
+        kinds = self._groups.kinds
+        both = kinds.get("U", 0)  # an update is a read and a write
+        #: the events of each kind (herd's R, W, M, F, B; IW: the initial writes)
+        self.R: int = kinds.get("R", 0) | both
+        self.W: int = kinds.get("W", 0) | both
+        self.M: int = self.R | self.W
+        self.F: int = kinds.get("F", 0)
+        self.B: int = kinds.get("B", 0)
+        self.IW: int = self._groups.threads.get(-1, 0)
         self.base = [len(self.events) if b is None else b for b in base]
         declared = self.declared_deps()
         for name, rel in self.deps.items():
@@ -125,50 +136,32 @@ class Skeleton:
         locs: dict[str, int] = {}
         fences: dict[str, int] = {}
         annotated: dict[str, int] = {}
+        bit = 1
+        # (the fields by position: a named tuple's attributes cost more to read)
         for i, e in enumerate(self.events):
-            bit = 1 << i
-            kind = e.kind
+            kind, tid, index, poi, loc, _, fence, annots = e[:8]
             kinds[kind] = kinds.get(kind, 0) | bit
-            tid = e.tid
             threads[tid] = threads.get(tid, 0) | bit
             if tid >= 0:
                 b = base[tid]
                 if b is None:
                     b = base[tid] = i
-                if i != b + e.index:
+                if i != b + index:
                     raise ValueError(f"event {e} is at position {i}: a thread's events in order")
-                key = (tid, e.poi)
+                key = (tid, poi)
                 instances[key] = instances.get(key, 0) | bit
-            if e.loc is not None and (kind == "R" or kind == "W" or kind == "U"):
-                locs[e.loc] = locs.get(e.loc, 0) | bit
-            elif kind == "F" and e.fence is not None:
-                fences[e.fence] = fences.get(e.fence, 0) | bit
-            for name in e.annots:
-                annotated[name] = annotated.get(name, 0) | bit
+            if loc is not None and (kind == "R" or kind == "W" or kind == "U"):
+                locs[loc] = locs.get(loc, 0) | bit
+            elif kind == "F" and fence is not None:
+                fences[fence] = fences.get(fence, 0) | bit
+            if annots:
+                for name in annots:
+                    annotated[name] = annotated.get(name, 0) | bit
+            bit <<= 1
         return _Groups(kinds, threads, instances, locs, fences, annotated), base
 
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
-
-    @cached
-    def R(self) -> int:
-        return self._kind("R") | self._kind("U")
-
-    @cached
-    def W(self) -> int:
-        return self._kind("W") | self._kind("U")
-
-    @cached
-    def M(self) -> int:
-        return self.R | self.W
-
-    @cached
-    def F(self) -> int:
-        return self._kind("F")
-
-    @cached
-    def B(self) -> int:
-        return self._kind("B")
 
     @cached
     def BCC(self) -> int:
@@ -180,10 +173,6 @@ class Skeleton:
     def nops(self) -> int:
         """Events with no action (herd's NoAction: an AArch64 jump or nop)."""
         return self._kind("N")
-
-    @cached
-    def IW(self) -> int:
-        return self._groups.threads.get(-1, 0)
 
     def fence_set(self, kind: str) -> int:
         return self.fences.get(kind, 0)
@@ -382,17 +371,21 @@ class Skeleton:
         that are no memory access: herd's lock and SRCU events, kind ``K``); register
         events of one register of one thread share a location too (herd's ``loc`` with
         register events)."""
-        U = self.U
-        groups = dict(self.by_loc)
-        for i in bits(self._kind("K")):
-            e = self.events[i]
-            if e.loc is not None:
-                groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
+        product = self.U.product
+        groups = self._groups.locs
+        others = self._groups.kinds.get("K", 0)
+        if others:
+            groups = dict(groups)
+            for i in bits(others):
+                e = self.events[i]
+                if e.loc is not None:
+                    groups[e.loc] = groups.get(e.loc, 0) | (1 << i)
         r = 0
         for s in groups.values():
-            r |= U.product(s, s)
-        for s in self.by_reg.values():
-            r |= U.product(s, s)
+            r |= product(s, s)
+        if self.has_regs:
+            for s in self.by_reg.values():
+                r |= product(s, s)
         return r
 
     # ---- register events (herd's catdep view: engine.semantics.regevents)
@@ -400,6 +393,8 @@ class Skeleton:
     def by_reg(self) -> dict[tuple[int, str], int]:
         """The register events of each (thread, register)."""
         out: dict[tuple[int, str], int] = {}
+        if not self.has_regs:
+            return out
         for i, e in enumerate(self.events):
             if e.reg is not None:
                 key = (e.tid, e.reg)
@@ -459,7 +454,7 @@ class Skeleton:
     @cached
     def has_regs(self) -> bool:
         """Whether the events include herd's register events."""
-        return any(e.reg is not None for e in self.events)
+        return not _NO_REG.issuperset(map(_REG, self.events))
 
     @cached
     def int_(self) -> int:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from herdsman.engine.conditions import needed_locations
 from herdsman.engine.reference.skeletons import BuiltSkeleton
 from herdsman.engine.semantics.enumerate import ThreadExec, ThreadsResult
+from herdsman.graphs.events import Event
 from herdsman.graphs.relalg import bits
-from herdsman.litmus.base.ir import Loc, MemLoc, Prop, RegLoc, Value
+from herdsman.litmus.base.ir import Loc, MemLoc, Program, Prop, RegLoc, Value
+
+_TID, _POI, _VALUE = (itemgetter(Event._fields.index(f)) for f in ("tid", "poi", "value"))
 
 
 class Tables:
@@ -44,7 +47,8 @@ class Tables:
         sk = lay.sk
         events = sk.events
         variants = self.variants
-        self.tid_of = [e.tid for e in events]
+        # (events' fields by position: a named tuple's attributes cost more to read)
+        self.tid_of = tid_of = list(map(_TID, events))
         self.wconst: dict[int, Value | None] = {}
         self.wvals: dict[int, list[Value]] = {}
         self.rmask: dict[int, dict[Value, int]] = {}
@@ -56,38 +60,39 @@ class Tables:
         for t, vs in enumerate(variants):
             b = lay.base[t]
             if len(vs) == 1:  # one execution: every value is known and constant
-                for i, e in enumerate(vs[0].events):
-                    kind = e.kind
+                for i, e in enumerate(vs[0].events, b):
+                    kind = e[0]
                     if kind == "W":
-                        known = e.value
-                        wconst[b + i] = known
+                        known = e[5]
+                        wconst[i] = known
                     elif kind == "R":
-                        known = e.value
-                        rmask[b + i] = {known: 1}
-                        rvals[b + i] = [known]
+                        known = e[5]
+                        rmask[i] = {known: 1}
+                        rvals[i] = [known]
                 continue
             # per position, its event in each variant (an enumerated thread's values are
             # known)
-            for i, col in enumerate(zip(*[v.events for v in vs], strict=True)):
-                kind = col[0].kind
+            for i, col in enumerate(zip(*[v.events for v in vs], strict=True), b):
+                kind = col[0][0]
                 if kind == "W":
-                    vals: list = [e.value for e in col]
+                    vals: list = list(map(_VALUE, col))
                     first = vals[0]
                     if vals.count(first) == len(vals):
-                        wconst[b + i] = first
+                        wconst[i] = first
                     else:
-                        wconst[b + i] = None
-                        wvals[b + i] = vals
+                        wconst[i] = None
+                        wvals[i] = vals
                 elif kind == "R":
                     m: dict[Value, int] = {}
-                    rv: list = [e.value for e in col]
-                    for k, val in enumerate(rv):
-                        m[val] = m.get(val, 0) | (1 << k)
-                    rmask[b + i] = m
-                    rvals[b + i] = rv
+                    rv: list = list(map(_VALUE, col))
+                    bit = 1
+                    for val in rv:
+                        m[val] = m.get(val, 0) | bit
+                        bit <<= 1
+                    rmask[i] = m
+                    rvals[i] = rv
         # locations and their events
-        self.loc_names = sorted(lay.init_eid)  # sk.locations: each has its initial write
-        self.loc_index = {x: i for i, x in enumerate(self.loc_names)}
+        self.loc_names = loc_names = sorted(lay.init_eid)  # each has its initial write
         cap = self.U.cap
         self.loc_writes: list[list[int]] = []
         self.loc_reads: list[list[int]] = []
@@ -95,32 +100,32 @@ class Tables:
         by_loc = sk.by_loc
         plain_w = sk.W & ~sk.R & ~sk.IW  # the threads' writes (not read-modify-writes)
         plain_r = sk.R & ~sk.W
-        for x in self.loc_names:
+        for x in loc_names:
             self.loc_init.append(lay.init_eid[x])
             s = by_loc.get(x, 0)
-            self.loc_writes.append(list(bits(s & plain_w)))
-            self.loc_reads.append(list(bits(s & plain_r)))
-        # rf candidates of each read: (write, rf bit, constant value or None, writer thread)
+            self.loc_writes.append(list(bits(s & plain_w)) if s & plain_w else [])
+            self.loc_reads.append(list(bits(s & plain_r)) if s & plain_r else [])
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant
         # writes of a value the read never takes are left out
         # a read never reads from the write of its own instruction (herd's default
         # ``-optace iico``: no rf against intra-instruction order)
         self.cands: dict[int, list[tuple[int, int, int | None, int]]] = {}
-        cands, tid_of = self.cands, self.tid_of
+        cands = self.cands
         program = self.threads.program
-        for li in range(len(self.loc_names)):
+        poi_of = list(map(_POI, events))
+        for li, reads in enumerate(self.loc_reads):
+            if not reads:
+                continue
             srcs = [self.loc_init[li], *self.loc_writes[li]]
-            if not program.initially_written(self.loc_names[li]):
+            if not program.initially_written(loc_names[li]):
                 del srcs[0]  # herd's test: no initial write to read from
-            for r in self.loc_reads[li]:
+            for r in reads:
                 rm = rmask[r]
                 out = []
-                er = events[r]
-                tid, poi = er.tid, er.poi
+                tid, poi = tid_of[r], poi_of[r]
                 for w in srcs:
-                    ew = events[w]
-                    if ew.tid == tid and ew.poi == poi:
+                    if tid_of[w] == tid and poi_of[w] == poi:
                         continue
                     cw = wconst[w]
                     mk = None if cw is None else rm.get(cw, 0)
@@ -129,58 +134,104 @@ class Tables:
                 cands[r] = out
         self.valdep = sk.valdep
         self.vd_rng = self.U.range(sk.valdep) if sk.valdep else 0
-        # observed locations (and those of the filter) -> how to get their final value
-        needed = self.needed = needed_locations(self.observed, self.filter)
+        plan = _final_plan(program, self.observed, self.filter, len(variants), loc_names)
+        self.needed = plan.needed
         self.nobs = len(self.observed)
-        self.getters: list[tuple[str, int, Any]] = []
-        regtabs: list[list[tuple[Value, ...]]] = []
-        regnames: list[list[str]] = [[] for _ in variants]
-        for loc in needed:
-            if isinstance(loc, RegLoc) and 0 <= loc.tid < len(variants):
-                names = regnames[loc.tid]
-                if loc.reg not in names:
-                    names.append(loc.reg)
-                self.getters.append(("r", loc.tid, names.index(loc.reg)))
-            elif isinstance(loc, MemLoc) and loc.name in self.loc_index:
-                self.getters.append(("m", self.loc_index[loc.name], None))
-            else:
-                self.getters.append(("c", 0, self.threads.initial_value(loc)))
-        for t, vs in enumerate(variants):
-            names = regnames[t]
-            regtabs.append([v.regs_of(names) for v in vs] if names else [()] * len(vs))
-        self.regtabs = regtabs
-        # observed memory locations (generic mode: the only ones with a final-write choice)
-        self.observed_locs = {
-            self.loc_index[loc.name]
-            for loc in self.observed
-            if isinstance(loc, MemLoc) and loc.name in self.loc_index
-        }
-        self.loop_variant = [[v.loop for v in vs] for vs in variants]
+        self.getters = plan.getters
+        self.loc_index = plan.loc_index
+        self.observed_locs = plan.observed_locs
+        self.final_locs = plan.final_locs
+        self.consts = plan.consts
+        self.pick = plan.pick
+        self.regtabs = [
+            [v.regs_of(names) for v in vs] if names else [()] * len(vs)
+            for vs, names in zip(variants, plan.regnames, strict=True)
+        ]
+        self.loop_variant = [[v.done.cut for v in vs] for vs in variants]  # (ThreadExec.loop)
         #: some thread execution hit the unrolling bound
         self.loops = any(map(any, self.loop_variant))
         #: herd's bound marks Loop; GenMC's ends a thread, the execution counts
-        self.loop_marks = self.threads.program.loop_bound == "cut"
-        self.final_locs = sorted({a for kind, a, _ in self.getters if kind == "m"})
-        # the final state in one go: the registers of each thread's execution, then the
-        # final writes' values, then the constants, picked in the getters' order
-        offsets = [0]
-        for names in regnames:
-            offsets.append(offsets[-1] + len(names))
-        consts = [b for kind, _, b in self.getters if kind == "c"]
-        self.consts: tuple[Value, ...] = tuple(consts)
-        picks = []
-        nconst = 0
-        for kind, a, b in self.getters:
-            if kind == "r":
-                picks.append(offsets[a] + b)
-            elif kind == "m":
-                picks.append(offsets[-1] + self.final_locs.index(a))
-            else:
-                picks.append(offsets[-1] + len(self.final_locs) + nconst)
-                nconst += 1
-        self.pick: Callable[[list[Value]], tuple[Value, ...]] = _picker(picks)
+        self.loop_marks = program.loop_bound == "cut"
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
+
+
+class _FinalPlan(NamedTuple):
+    """How to compute the observed final state (the same for every skeleton of a test):
+    the locations needed (observed, then the filter's), where each comes from
+    (``getters``: a register of a thread, a final write, a constant), the registers of
+    each thread to read, and the picker of the final state's values (registers of each
+    thread's execution, then the final writes' values, then the constants)."""
+
+    needed: list[Loc]
+    getters: list[tuple[str, int, Any]]
+    regnames: list[list[str]]
+    loc_index: dict[str, int]
+    observed_locs: set[int]
+    final_locs: list[int]
+    consts: tuple[Value, ...]
+    pick: Callable[[list[Value]], tuple[Value, ...]]
+
+
+#: The plan of the test at hand, with what it was made from (its skeletons come one after
+#: the other): (program, observed, filter, number of threads, locations), plan.
+_LAST_PLAN: list[Any] = [None, None]
+
+
+def _final_plan(
+    program: Program, observed: list[Loc], filter: Prop | None, nthreads: int, loc_names: list[str]
+) -> _FinalPlan:
+    """The :class:`_FinalPlan` of a test (the last one's again when its inputs are)."""
+    key = (program, tuple(observed), filter, nthreads, tuple(loc_names))
+    last = _LAST_PLAN[0]
+    if (
+        last is not None
+        and last[0] is program
+        and last[2] is filter
+        and last[1:] == key[1:]  # (filter compared again: by identity first)
+    ):
+        plan: _FinalPlan = _LAST_PLAN[1]
+        return plan
+    loc_index = {x: i for i, x in enumerate(loc_names)}
+    needed = needed_locations(observed, filter)
+    getters: list[tuple[str, int, Any]] = []
+    regnames: list[list[str]] = [[] for _ in range(nthreads)]
+    for loc in needed:
+        if isinstance(loc, RegLoc) and 0 <= loc.tid < nthreads:
+            names = regnames[loc.tid]
+            if loc.reg not in names:
+                names.append(loc.reg)
+            getters.append(("r", loc.tid, names.index(loc.reg)))
+        elif isinstance(loc, MemLoc) and loc.name in loc_index:
+            getters.append(("m", loc_index[loc.name], None))
+        else:
+            getters.append(("c", 0, program.initial_value(loc)))
+    # observed memory locations (generic mode: the only ones with a final-write choice)
+    observed_locs = {
+        loc_index[loc.name] for loc in observed if isinstance(loc, MemLoc) and loc.name in loc_index
+    }
+    final_locs = sorted({a for kind, a, _ in getters if kind == "m"})
+    # the final state in one go: the registers of each thread's execution, then the
+    # final writes' values, then the constants, picked in the getters' order
+    offsets = [0]
+    for names in regnames:
+        offsets.append(offsets[-1] + len(names))
+    consts = tuple(b for kind, _, b in getters if kind == "c")
+    picks = []
+    nconst = 0
+    for kind, a, b in getters:
+        if kind == "r":
+            picks.append(offsets[a] + b)
+        elif kind == "m":
+            picks.append(offsets[-1] + final_locs.index(a))
+        else:
+            picks.append(offsets[-1] + len(final_locs) + nconst)
+            nconst += 1
+    plan = _FinalPlan(
+        needed, getters, regnames, loc_index, observed_locs, final_locs, consts, _picker(picks)
+    )
+    _LAST_PLAN[0], _LAST_PLAN[1] = key, plan
+    return plan
 
 
 def _picker(positions: list[int]) -> Callable[[list[Value]], tuple[Value, ...]]:
