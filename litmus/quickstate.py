@@ -209,6 +209,9 @@ def quick_init(
 ) -> tuple[tuple[tuple[InitItem, int], ...], tuple[tuple[RegLoc, str], ...]] | None:
     """The init items of ``text`` with their offsets, and the registers written otherwise
     than canonically, as the grammar gives them; None when it must read them."""
+    plain = _plain_init(text, arch, nthreads)
+    if plain is not None:
+        return plain
     toks = _tokens(text)
     if toks is None:
         return None
@@ -245,6 +248,84 @@ def quick_init(
             return None
         rd.i += 1
     return tuple(items), tuple(rd.spelled.items())
+
+
+def _plain_init(
+    text: str, arch: str, nthreads: int
+) -> tuple[tuple[tuple[InitItem, int], ...], tuple[tuple[RegLoc, str], ...]] | None:
+    """:func:`quick_init` of the usual init section, items ``[TYPE] loc[=value]`` each
+    ended by ``;`` (the last one may be not): the text cut at its ``;``, each item read
+    once (:func:`_plain_item`); None for any other text (the tokens read it)."""
+    pieces = text.split(";")
+    last = len(pieces) - 1
+    items: list[tuple[InitItem, int]] = []
+    spelled: dict[RegLoc, str] = {}
+    pos = 0
+    for i, piece in enumerate(pieces):
+        item = piece.strip()
+        if item:
+            got = _plain_item(item, arch, nthreads)
+            if got is None:
+                return None
+            it, regs, at = got
+            if regs is not None:
+                spelled.setdefault(*regs)
+            items.append((it, pos + len(piece) - len(piece.lstrip()) + at))
+        elif i != last:  # an empty item but the last: the tokens read it
+            return None
+        pos += len(piece) + 1
+    return tuple(items), tuple(spelled.items())
+
+
+#: An init item ``[TYPE] loc[=value]``, its location ``N:reg``, ``%reg`` or ``x``, as the
+#: tokens read it.
+_INIT_ITEM = re.compile(
+    rf"(?:(?P<ctype>{_NAME})\s+)?(?P<loc>(?P<tid>\d+){_NUM_END}\s*:\s*(?P<reg>{_NAME})"
+    rf"|(?P<sreg>%[A-Za-z_.$][A-Za-z0-9_/.\-]*)|(?P<mem>{_NAME}))"
+    rf"(?:\s*=\s*(?:(?P<num>{_NUM}){_NUM_END}|(?P<sym>{_NAME})))?"
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def _plain_item(
+    text: str, arch: str, nthreads: int
+) -> tuple[InitItem, tuple[RegLoc, str] | None, int] | None:
+    """The init item ``text`` (:data:`_INIT_ITEM`), its register as written when that is
+    not the canonical name, and the offset of its location in ``text``, as the tokens
+    read them; None for any other item (the tokens read it)."""
+    m = _INIT_ITEM.fullmatch(text)
+    if m is None:
+        return None
+    ctype, tid, reg, sreg, mem, num, sym = m.group(
+        "ctype", "tid", "reg", "sreg", "mem", "num", "sym"
+    )
+    if ctype in _KEYWORDS:
+        return None
+    loc: Loc
+    spelled = None
+    if tid is not None:
+        canonical = ARCHS[arch].register(reg)
+        if len(tid) > _QUICK_DIGITS or canonical is None or not 0 <= int(tid) < nthreads:
+            return None
+        loc = RegLoc(int(tid), canonical)
+        spelled = (loc, reg) if canonical != reg else None
+    elif sreg is not None:
+        loc = SymRegLoc(sreg[1:])
+    elif mem in _KEYWORDS or _proc(mem):
+        return None
+    else:
+        loc = MemLoc(mem)
+    at = m.start("loc")
+    if num is not None:
+        if len(num) > _QUICK_DIGITS:
+            return None
+        v = int(num, 16) if num[:2] in ("0x", "0X") else int(num)
+        return InitItem(loc, v, num, ctype=ctype), spelled, at
+    if sym is not None:
+        if sym in _KEYWORDS:
+            return None
+        return InitItem(loc, Sym(sym), sym, ctype=ctype), spelled, at
+    return InitItem(loc, None, "", ctype=ctype), spelled, at
 
 
 def _flat(cls: type[And] | type[Or], items: list[Prop]) -> Prop:
