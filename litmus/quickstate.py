@@ -627,8 +627,8 @@ def _chain(cls: type[And] | type[Or], members: list[Prop], deepest: int) -> tupl
         return p, (deepest + 1 if type(p) is cls else deepest)
     out: list[Prop] = []
     for p in members:
-        if type(p) is cls:
-            out.extend(p.props)  # type: ignore[union-attr]
+        if isinstance(p, And | Or) and type(p) is cls:
+            out.extend(p.props)
         else:
             out.append(p)
     return cls(tuple(out)), deepest + 1
