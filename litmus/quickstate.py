@@ -514,6 +514,8 @@ _PLAIN_QUANT = re.compile(
 )
 #: A proposition cut at its connectives and parentheses (``re.split`` keeps them).
 _CONNECTIVE = re.compile(r"\s*(/\\|\\/|[()~])\s*")
+#: The operands of a plain condition other than atoms.
+_WORDS = frozenset(("~", "not", "(", "true", "false"))
 #: ``/\\`` right after a name or a number: the tokens read it otherwise (a name takes its
 #: ``/``, a number may not be followed by one).
 _GLUED_AND = re.compile(r"[^\s)]/\\")
@@ -546,41 +548,40 @@ def _plain_condition(text: str, arch: str, nthreads: int, max_depth: int) -> Qui
     ands: list[Prop] = []
     or_depth = and_depth = nots = 0
     operand = True  # an operand is expected (else a connective or ')')
+    atom = _atom
     for part in _CONNECTIVE.split(body):
         if not part:
             continue
         if operand:
             p: Prop
-            d = 0
-            if part == "~" or part == "not":
+            if part not in _WORDS:  # an atom, the usual operand
+                got = atom(part, arch, nthreads)
+                if got is None:
+                    return None
+                p, regs = got
+                if regs is not None:
+                    spelled.setdefault(*regs)
+            elif part == "~" or part == "not":
                 if nots >= _QUICK_DEPTH:
                     return None
                 nots += 1
                 continue
-            if part == "(":
+            elif part == "(":
                 if len(frames) >= _QUICK_DEPTH:
                     return None
                 frames.append((ors, or_depth, ands, and_depth, nots))
                 ors, ands = [], []
                 or_depth = and_depth = nots = 0
                 continue
-            if part == "true":
-                p = PTrue()
-            elif part == "false":
-                p = PFalse()
             else:
-                got = _atom(part, arch, nthreads)
-                if got is None:
-                    return None
-                p, regs = got
-                if regs is not None:
-                    spelled.setdefault(*regs)
-            for _ in range(nots):
-                p = Not(p)
+                p = PTrue() if part == "true" else PFalse()
+            if nots:
+                for _ in range(nots):
+                    p = Not(p)
+                if nots > and_depth:
+                    and_depth = nots
+                nots = 0
             ands.append(p)
-            if nots > and_depth:
-                and_depth = nots
-            nots = 0
             operand = False
             continue
         if part == "/\\":
