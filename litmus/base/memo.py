@@ -40,8 +40,9 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 kept[key] = (args, out)
             return out
 
-        # positional arguments only (no dict of keywords per call); functions of one and
-        # two arguments, the usual, have a wrapper of their own (no key built by a loop)
+        # positional arguments only (no dict of keywords per call); functions of one, two
+        # and three arguments, the usual, have a wrapper of their own (no key built by a
+        # loop)
         arity = len(inspect.signature(fn).parameters)
 
         def remembered1(arg: Any) -> R:
@@ -57,6 +58,13 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 return got[1]
             return keep(key, (arg, other), call(arg, other))
 
+        def remembered3(arg: Any, other: Any, third: Any) -> R:
+            key = (id(arg), id(other), id(third))
+            got = kept.get(key)
+            if got is not None:
+                return got[1]
+            return keep(key, (arg, other, third), call(arg, other, third))
+
         def remembered(*args: Any) -> R:
             key = tuple(map(id, args))
             got = kept.get(key)
@@ -64,7 +72,7 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 return got[1]
             return keep(key, args, call(*args))
 
-        chosen = remembered1 if arity == 1 else remembered2 if arity == 2 else remembered
+        chosen = {1: remembered1, 2: remembered2, 3: remembered3}.get(arity, remembered)
         return cast("Callable[P, R]", functools.update_wrapper(chosen, fn))
 
     return wrap
