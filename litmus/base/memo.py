@@ -72,7 +72,13 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 return got[1]
             return keep(key, args, call(*args))
 
-        chosen = {1: remembered1, 2: remembered2, 3: remembered3}.get(arity, remembered)
+        chosen: Callable[..., R] = remembered
+        if arity == 1:
+            chosen = remembered1
+        elif arity == 2:
+            chosen = remembered2
+        elif arity == 3:
+            chosen = remembered3
         return cast("Callable[P, R]", functools.update_wrapper(chosen, fn))
 
     return wrap

@@ -9,6 +9,7 @@ from conftest import shared_path
 from herdsman.litmus import state
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import read_source
+from herdsman.litmus.plainstate import plain_condition, plain_init
 from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.splitter import split
 from herdsman.litmus.table import parse_program
@@ -119,11 +120,9 @@ def test_init() -> None:
 
 
 @pytest.mark.parametrize("suite", ["power", "arm", "riscv", "aarch64"])
-def test_plain_readers_same_as_the_tokens(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plain_readers_same_as_the_tokens(suite: str) -> None:
     """The plain init sections and conditions, read by cutting the text at ``;`` and at
     the connectives, give what the tokens give (and leave them the other texts)."""
-    from herdsman.litmus import quickstate
-
     tests = shared_path(suite, "tests")
     sections = []
     for f in (tests / "@all").read_text().split()[::7]:
@@ -142,15 +141,11 @@ def test_plain_readers_same_as_the_tokens(suite: str, monkeypatch: pytest.Monkey
     plain = 0
     for kind, arch, n, text in sections:
         if kind == "init":
-            got = quickstate._plain_init(text, arch, n)
-            with monkeypatch.context() as m:
-                m.setattr(quickstate, "_plain_init", lambda *a: None)
-                want = quickstate.quick_init(text, arch, n)
+            got = plain_init(text, arch, n)
+            want = quick_init(text, arch, n)
         else:
-            got = quickstate._plain_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
-            with monkeypatch.context() as m:
-                m.setattr(quickstate, "_plain_condition", lambda *a: None)
-                want = quickstate.quick_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
+            got = plain_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
+            want = quick_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
         if got is not None:
             plain += 1
             assert got == want, text
@@ -172,6 +167,4 @@ def test_plain_readers_same_as_the_tokens(suite: str, monkeypatch: pytest.Monkey
     ],
 )
 def test_plain_conditions_left_to_the_tokens(text: str) -> None:
-    from herdsman.litmus import quickstate
-
-    assert quickstate._plain_condition(text, "PPC", 2, state.MAX_CONDITION_DEPTH) is None
+    assert plain_condition(text, "PPC", 2, state.MAX_CONDITION_DEPTH) is None
