@@ -97,10 +97,14 @@ def lower(test: LitmusTest) -> Program:
     # herd compares a location's value and a constant at the location's type (an int
     # when undeclared): the constant, or either of its words of that type
     types = init.types
-    prop = _typed_prop(_whole_arrays(condition.prop, cells), types)
+    if cells or types:
+        prop = _typed_prop(_whole_arrays(condition.prop, cells), types)
+        filt = None if filt is None else _typed_prop(_whole_arrays(filt, cells), types)
+    else:  # the usual test: no array, no declared type
+        prop = _plain_prop(condition.prop)
+        filt = None if filt is None else _plain_prop(filt)
     if prop is not condition.prop:
         condition = Condition(condition.quant, prop, condition.written)
-    filt = None if filt is None else _typed_prop(_whole_arrays(filt, cells), types)
     if cells:  # herd's v[1] is the memory location its address names, v+8
         observed = _observed_cells(observed, cells)
         prop = map_atoms(condition.prop, lambda a: _cell_atom(a, cells))
@@ -281,15 +285,36 @@ def _untyped_prop(p: Prop) -> Prop:
 _NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
 
 
+@by_identity(maxsize=1 << 14)
+def _plain_prop(p: Prop) -> Prop:
+    """``_typed_prop(_whole_arrays(p, {}), {})`` (a test of no array nor declared type) in
+    one pass, each atom mapped once (the atoms of a proposition repeat)."""
+    mapped: dict[int, Prop] = {}  # per atom's id (the atoms of p live as long)
+
+    def plain(a: Atom) -> Prop:
+        got = mapped.get(id(a))
+        if got is None:
+            got = mapped[id(a)] = (
+                PFalse() if isinstance(a.value, Vector) else _typed_atom(a, _NO_TYPES)
+            )
+        return got
+
+    return map_atoms(p, plain)
+
+
 def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:
     """``loc = k`` as herd reads it (``constraints.ml``): the location's value and ``k``
     both masked to the bits of ``loc``'s type (an ``int`` when undeclared), then compared:
     ``k`` as a word of that type, compared on its bits (:attr:`Atom.bits`)."""
     k = a.value
-    if type(k) is not int or not isinstance(a.loc, RegLoc | MemLoc):
+    if type(k) is not int or not isinstance(a.loc, _TYPED):
         return a
-    cast = types.get(a.loc, DEFAULT_CAST)
+    cast = types.get(a.loc, DEFAULT_CAST) if types else DEFAULT_CAST
     return Atom(a.loc, cast_value(k, cast), cast[0])
+
+
+#: The locations whose values are typed (registers, memory).
+_TYPED = (RegLoc, MemLoc)
 
 
 def _whole_arrays(p: Prop, cells: Mapping[str, str]) -> Prop:

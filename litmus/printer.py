@@ -102,11 +102,19 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
     integers in hexadecimal (herd's ``-hexa true``), as words of the bits it gives their
     location (64 for one it does not name)."""
 
+    atoms: dict[int, str] = {}  # per atom's id, its text (the atoms of p repeat)
+
     def go(q: Prop, above: int, left: bool = False) -> str:
         if isinstance(q, Atom):
-            if hexa is not None:
-                return f"{atom_loc_text(q)}={hexa_text(q.value, hexa.get(q.loc, 64))}"
-            return f"{atom_loc_text(q)}={value_text(q.value)}"
+            text = atoms.get(id(q))
+            if text is None:
+                if hexa is not None:
+                    v = hexa_text(q.value, hexa.get(q.loc, 64))
+                    text = f"{atom_loc_text(q)}={v}"
+                else:
+                    text = f"{atom_loc_text(q)}={value_text(q.value)}"
+                atoms[id(q)] = text
+            return text
         if isinstance(q, Not):
             return f"not ({go(q.prop, _TOP)})"
         if isinstance(q, PTrue):
@@ -118,7 +126,7 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
                 return "true" if isinstance(q, And) else "false"
             here = _AND if isinstance(q, And) else _OR
             sep = " /\\ " if here == _AND else " \\/ "
-            s = sep.join(go(r, here) for r in q.props)
+            s = sep.join([go(r, here) for r in q.props])
         elif isinstance(q, Implies):
             here = _IMPLIES
             s = go(q.left, _IMPLIES, True) + " => " + go(q.right, _IMPLIES)

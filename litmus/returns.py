@@ -20,7 +20,7 @@ TELECHAT = "telechat"
 def check_returns(program: Program, variants: frozenset[str], path: str) -> None:
     """An InputError when ``program`` returns (:class:`Exit`) and ``variants`` (the run's
     and the test's) lack ``telechat``."""
-    if any(v.lower() == TELECHAT for v in variants):
+    if not program.has(Exit) or any(v.lower() == TELECHAT for v in variants):
         return
     for th in program.threads:
         for ins, origin in zip(th.code, th.origins, strict=True):

@@ -27,7 +27,7 @@ accesses with two sizes is refused only when executions do (the caller's ``toget
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -36,7 +36,6 @@ from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
     RMW,
     Imm,
-    Instr,
     Label,
     Load,
     Op,
@@ -106,6 +105,8 @@ def check_sizes(
                 what = f"{a.addr} of {size_name(size)} accessed as {size_name(a.size)}"
                 _refuse(path, mixed, what)
     strict = is_arch(program.arch) and arch(program.arch).reject_mixed
+    if not strict and not any(a.addr is not None and a.addr.offset for a in found):
+        return  # only an access at an offset is judged: the usual test has none
     cells = {x for x, _ in program.memory}
     stores_known = all(a.addr is not None for a in found if a.kind == "W")
     stored = {str(a.addr) for a in found if a.kind == "W"}
@@ -153,32 +154,30 @@ def _thread_accesses(
     thread: Thread, regs: tuple[tuple[str, Value], ...], tid: int
 ) -> tuple[Access, ...]:
     code = thread.code
-    written = {r for ins in code for r in defines(ins)}
+    written: set[str] | None = None
     env: dict[str, Value] = dict(regs)
     out: list[Access] = []
     for pos, ins in enumerate(code):
         if isinstance(ins, Label):  # a join of paths: what the code writes is not known
+            if written is None:
+                written = {r for x in code for r in defines(x)}
             for r in written:
                 env.pop(r, None)
             continue
-        for kind, size, addr in _mem(ins):
-            out.append(Access(tid, pos, kind, size, _address(addr, env)))
+        if isinstance(ins, Load):
+            out.append(Access(tid, pos, "R", ins.size, _address(ins.addr, env)))
+        elif isinstance(ins, Store) or isinstance(ins, StoreCond):
+            out.append(Access(tid, pos, "W", ins.size, _address(ins.addr, env)))
+        elif isinstance(ins, RMW):
+            at = _address(ins.addr, env)
+            out.append(Access(tid, pos, "R", ins.size, at))
+            out.append(Access(tid, pos, "W", ins.size, at))
         value = _value(ins, env) if isinstance(ins, Op) else None
         for r in defines(ins):
             env.pop(r, None)
         if value is not None and isinstance(ins, Op):
             env[ins.dst] = value
     return tuple(out)
-
-
-def _mem(ins: Instr) -> Iterator[tuple[str, int, tuple[Operand, ...]]]:
-    if isinstance(ins, Load):
-        yield "R", ins.size, ins.addr
-    elif isinstance(ins, Store | StoreCond):
-        yield "W", ins.size, ins.addr
-    elif isinstance(ins, RMW):
-        yield "R", ins.size, ins.addr
-        yield "W", ins.size, ins.addr
 
 
 def _operand(o: Operand, env: dict[str, Value]) -> Value | None:

@@ -40,6 +40,7 @@ from herdsman.litmus.base.ir import (
 from herdsman.litmus.base.memo import by_identity
 from herdsman.litmus.base.numbers import ValueOutOfRange, parse_literal, small_index
 from herdsman.litmus.base.source import Source
+from herdsman.litmus.plainstate import plain_condition, plain_init
 from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.test import InitItem
 
@@ -394,13 +395,16 @@ class _RelError(Exception):
 @lru_cache(maxsize=1 << 14)
 def _parse_section(arch: str, start: str, nthreads: int, text: str, what: str):
     """Parse one section's text (cached: sections repeat across a campaign's tests); the
-    usual forms are read without the grammar (:mod:`litmus.quickstate`)."""
+    usual forms are read without the grammar (:mod:`litmus.plainstate`, the plainest, then
+    :mod:`litmus.quickstate`)."""
     if start == "init_start":
-        got = quick_init(text, arch, nthreads)
+        got = plain_init(text, arch, nthreads) or quick_init(text, arch, nthreads)
         if got is not None:
             return got
     else:
-        quick = quick_condition(text, arch, nthreads, MAX_CONDITION_DEPTH)
+        quick = plain_condition(text, arch, nthreads, MAX_CONDITION_DEPTH) or quick_condition(
+            text, arch, nthreads, MAX_CONDITION_DEPTH
+        )
         if quick is not None:
             cond, locs, filt, spelled = quick
             return ConditionPart(cond, locs, filt), spelled

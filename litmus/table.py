@@ -181,12 +181,15 @@ def _column(arch: str, cells: tuple[str, ...]) -> tuple[CodeItem, ...] | None:
         return None
     if len(_CODES) >= 1 << 14:
         _CODES.clear()
-    return _CODES.setdefault(tuple(code), tuple(code))
+    items = tuple(code)
+    return _CODES.setdefault(tuple(map(id, items)), items)
 
 
 #: One object per thread's code (columns differing only in empty cells give the same):
 #: what is remembered of a thread is so per identity (its lowering, its compiled code).
-_CODES: dict[tuple[CodeItem, ...], tuple[CodeItem, ...]] = {}
+#: Keyed by its items' identities (a cell's items are one object per text: no hashing
+#: of instructions), which the code kept here keeps alive (an identity found is theirs).
+_CODES: dict[tuple[int, ...], tuple[CodeItem, ...]] = {}
 
 
 def _checked_threads(

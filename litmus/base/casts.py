@@ -78,8 +78,8 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
 
     def typed(a: Atom) -> Atom:
         v = a.value
-        if not isinstance(a.loc, RegLoc | MemLoc):
-            return a
+        if type(v) is int and -1 <= v >> (bits - 1) <= 0 or not isinstance(a.loc, _TYPED):
+            return a  # the usual atom: a signed word already
         if isinstance(v, Vector):  # an array observed whole: each cell's constant
             cells = tuple([scalar(k) for k in v.cells])
             return a if cells == v.cells else Atom(a.loc, Vector(cells), a.bits)
@@ -90,6 +90,10 @@ def typed_condition(cond: Condition, bits: int | None) -> Condition:
 
     prop = map_atoms(cond.prop, typed)
     return cond if prop is cond.prop else Condition(cond.quant, prop, cond.written)
+
+
+#: The locations whose values are typed (registers, memory).
+_TYPED = (RegLoc, MemLoc)
 
 
 __all__ = [

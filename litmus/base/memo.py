@@ -13,6 +13,7 @@ one on every first access: a cost on skeletons, whose many properties are each a
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, cast, overload
@@ -28,30 +29,57 @@ def by_identity(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         # per key (the arguments' ids) the arguments, kept alive so that their ids are
         # not reused while remembered (a key found is the same objects), and the result
-        kept: dict[object, tuple[tuple[object, ...], R]] = {}
+        kept: dict[object, tuple[object, R]] = {}
         call = cast("Callable[..., R]", fn)
         lock = threading.Lock()
 
-        def remembered(*args: Any) -> R:  # positional only: no dict of keywords per call
-            n = len(args)  # keys of one and two arguments built without a loop: the usual
-            key = (
-                id(args[0])
-                if n == 1
-                else (id(args[0]), id(args[1]))
-                if n == 2
-                else tuple(map(id, args))
-            )
-            got = kept.get(key)
-            if got is not None:
-                return got[1]
-            out = call(*args)
+        def keep(key: object, args: object, out: R) -> R:
             with lock:
                 if len(kept) >= maxsize:
                     kept.clear()
                 kept[key] = (args, out)
             return out
 
-        return cast("Callable[P, R]", functools.update_wrapper(remembered, fn))
+        # positional arguments only (no dict of keywords per call); functions of one, two
+        # and three arguments, the usual, have a wrapper of their own (no key built by a
+        # loop)
+        arity = len(inspect.signature(fn).parameters)
+
+        def remembered1(arg: Any) -> R:
+            got = kept.get(id(arg))
+            if got is not None:
+                return got[1]
+            return keep(id(arg), arg, call(arg))
+
+        def remembered2(arg: Any, other: Any) -> R:
+            key = (id(arg), id(other))
+            got = kept.get(key)
+            if got is not None:
+                return got[1]
+            return keep(key, (arg, other), call(arg, other))
+
+        def remembered3(arg: Any, other: Any, third: Any) -> R:
+            key = (id(arg), id(other), id(third))
+            got = kept.get(key)
+            if got is not None:
+                return got[1]
+            return keep(key, (arg, other, third), call(arg, other, third))
+
+        def remembered(*args: Any) -> R:
+            key = tuple(map(id, args))
+            got = kept.get(key)
+            if got is not None:
+                return got[1]
+            return keep(key, args, call(*args))
+
+        chosen: Callable[..., R] = remembered
+        if arity == 1:
+            chosen = remembered1
+        elif arity == 2:
+            chosen = remembered2
+        elif arity == 3:
+            chosen = remembered3
+        return cast("Callable[P, R]", functools.update_wrapper(chosen, fn))
 
     return wrap
 

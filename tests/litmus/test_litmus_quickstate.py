@@ -9,6 +9,7 @@ from conftest import shared_path
 from herdsman.litmus import state
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import read_source
+from herdsman.litmus.plainstate import plain_condition, plain_init
 from herdsman.litmus.quickstate import quick_condition, quick_init
 from herdsman.litmus.splitter import split
 from herdsman.litmus.table import parse_program
@@ -116,3 +117,54 @@ def test_init() -> None:
     got, want = _both("PPC", 2, "init_start", text)
     assert got is not None and got == want
     assert quick_init("int *p=x;", "PPC", 1) is None  # pointers: the grammar
+
+
+@pytest.mark.parametrize("suite", ["power", "arm", "riscv", "aarch64"])
+def test_plain_readers_same_as_the_tokens(suite: str) -> None:
+    """The plain init sections and conditions, read by cutting the text at ``;`` and at
+    the connectives, give what the tokens give (and leave them the other texts)."""
+    tests = shared_path(suite, "tests")
+    sections = []
+    for f in (tests / "@all").read_text().split()[::7]:
+        src = read_source(tests / f)
+        try:
+            sp = split(src)
+            n = len(parse_program(src, sp.arch, sp.prog))
+        except InputError:
+            continue
+        init, cond = (src.text[a:b] for a, b in (sp.init, sp.cond))
+        # and variants the plain readers must refuse or read alike
+        for text in (init, init.replace(";", ";;", 1), "int " + init, init + "; ;"):
+            sections.append(("init", sp.arch, n, text))
+        for text in (cond, cond.replace(" /\\ ", "/\\", 1), cond + ";", cond.replace("(", "~(", 1)):
+            sections.append(("cond", sp.arch, n, text))
+    plain = 0
+    for kind, arch, n, text in sections:
+        if kind == "init":
+            got = plain_init(text, arch, n)
+            want = quick_init(text, arch, n)
+        else:
+            got = plain_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
+            want = quick_condition(text, arch, n, state.MAX_CONDITION_DEPTH)
+        if got is not None:
+            plain += 1
+            assert got == want, text
+            if kind == "init":  # and the registers as written (not compared by ==)
+                assert [i.written for i, _ in got[0]] == [i.written for i, _ in want[0]]
+    assert plain > len(sections) // 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exists (x=y/\\z=1)",  # the name takes the '/': the tokens read 'y/'
+        "exists (0:r1=1/\\ x=2)",  # a number followed by '/'
+        "exists ((x=1)",
+        "exists (x=1))",
+        "exists x=1 ~ y=2",
+        "exists (x=1) ;;",
+        "exists ()",
+    ],
+)
+def test_plain_conditions_left_to_the_tokens(text: str) -> None:
+    assert plain_condition(text, "PPC", 2, state.MAX_CONDITION_DEPTH) is None
