@@ -99,7 +99,7 @@ class CheckView:
 def readable(e: A.Expr) -> bool:
     """Whether ``e`` is a relation expression: names, constants, tags, sets, operators and
     applications of them (no functions, bindings, tuples, matches, ``try`` or ``if``)."""
-    if isinstance(e, A.Var | A.Konst | A.TagLit | A.ExplicitSet):
+    if isinstance(e, (A.Var, A.Konst, A.TagLit, A.ExplicitSet)):
         return True
     if isinstance(e, A.Op1):
         return readable(e.arg)
@@ -146,7 +146,7 @@ def term(e: A.Expr, sub: Callable[[A.Expr], Term] | None = None) -> Term:
         return Term(e.kind, _KONST[e.kind])
     if isinstance(e, A.TagLit):
         return Term("other", "'" + e.name)
-    if isinstance(e, A.ExplicitSet | A.TupleE):
+    if isinstance(e, (A.ExplicitSet, A.TupleE)):
         inner = ", ".join(sub(x).text for x in e.elems)
         text = "{" + inner + "}" if isinstance(e, A.ExplicitSet) else "(" + inner + ")"
         return Term("other", text)
@@ -234,7 +234,7 @@ class _Walk:
         """(instructions up to the check, after it) when ``instrs`` run it, else None."""
         for i, ins in enumerate(instrs):
             inner: tuple[tuple[A.Ins, ...], tuple[A.Ins, ...]] | None = None
-            if isinstance(ins, A.Let | A.Rec):
+            if isinstance(ins, (A.Let, A.Rec)):
                 for b in ins.bindings:
                     exp = b.exp if isinstance(b.pat, A.PVar) and readable(b.exp) else None
                     self.bind(A.pat_names(b.pat), exp, isinstance(ins, A.Rec))
@@ -254,7 +254,7 @@ class _Walk:
                 inner = self.run(body, files)
             elif isinstance(ins, A.WithFrom):
                 self.bind([ins.var], None, False)
-            elif isinstance(ins, A.Procedure | A.Enum):
+            elif isinstance(ins, (A.Procedure, A.Enum)):
                 self.bind([ins.name], None, False)
             elif isinstance(ins, A.InsMatch):  # which clause runs is not known here
                 for _, body in ins.clauses:
@@ -288,7 +288,7 @@ def _bound(instrs: Iterable[A.Ins]) -> list[str]:
     return [
         n
         for ins in instrs
-        if isinstance(ins, A.Let | A.Rec)
+        if isinstance(ins, (A.Let, A.Rec))
         for b in ins.bindings
         for n in A.pat_names(b.pat)
     ]

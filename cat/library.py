@@ -20,7 +20,7 @@ VARIANTS = frozenset({"cos-opt.cat"})
 def _top_level_names(instrs: tuple[A.Ins, ...]) -> set[str]:
     names: set[str] = set()
     for ins in instrs:
-        if isinstance(ins, A.Let | A.Rec):
+        if isinstance(ins, (A.Let, A.Rec)):
             for b in ins.bindings:
                 names.update(A.pat_names(b.pat))
         elif isinstance(ins, A.WithFrom):

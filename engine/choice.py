@@ -85,7 +85,7 @@ def _accesses(th: ThreadCode) -> dict[str, tuple[int, int]]:
     threads are shared by identical threads of a campaign's tests: counted once)."""
     out: dict[str, tuple[int, int]] = {}
     for pc, ins in enumerate(th.code):
-        if not isinstance(ins, Load | Store | RMW | CAS):
+        if not isinstance(ins, (Load, Store, RMW, CAS)):
             continue
         x = th.static_loc(pc) or "?"
         w, r = out.get(x, (0, 0))

@@ -60,7 +60,7 @@ def wanted_values(p: Prop) -> dict[Loc, Atom]:
 
     def walk(q: Prop) -> None:
         nonlocal clash
-        if isinstance(q, Atom) and not isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
+        if isinstance(q, Atom) and not isinstance(q.value, (RegLoc, MemLoc, SymRegLoc)):
             old = out.setdefault(q.loc, q)
             clash = clash or old != q
         elif isinstance(q, And):
@@ -77,7 +77,7 @@ def compile_prop(p: Prop, index: dict[Loc, int]) -> Callable[[State], bool]:
     if isinstance(p, Atom):
         i = index.get(p.loc)
         w = p.value
-        if isinstance(w, RegLoc | MemLoc | SymRegLoc):
+        if isinstance(w, (RegLoc, MemLoc, SymRegLoc)):
             j = index.get(w)
             if j is None:
                 if i is None:
@@ -131,7 +131,7 @@ Pin = tuple[int, Value | Vector, int]
 
 def _pinned(q: Prop, index: dict[Loc, int]) -> Pin | None:
     """The pin of an atom ``loc = constant`` whose location the state holds."""
-    if not isinstance(q, Atom) or isinstance(q.value, RegLoc | MemLoc | SymRegLoc):
+    if not isinstance(q, Atom) or isinstance(q.value, (RegLoc, MemLoc, SymRegLoc)):
         return None
     i = index.get(q.loc)
     return None if i is None else (i, q.value, q.bits)

@@ -61,7 +61,7 @@ class Event(NamedTuple):
         """The value of an event whose value is known (a write's once its reads are
         chosen, a read's once it has read)."""
         v = self.value
-        assert isinstance(v, int | Sym), f"{self} has no known value"
+        assert isinstance(v, (int, Sym)), f"{self} has no known value"
         return v
 
     @property

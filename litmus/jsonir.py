@@ -67,7 +67,7 @@ def _enc(x: Any) -> Any:
         return out
     if isinstance(x, frozenset):
         return sorted(x)
-    if isinstance(x, tuple | list):
+    if isinstance(x, (tuple, list)):
         return [_enc(y) for y in x]
     return x
 

@@ -449,9 +449,9 @@ def _operands(ins: object) -> tuple[Operand, ...]:
         return ins.args
     if isinstance(ins, Select):
         return (*ins.args, *ins.other)
-    if isinstance(ins, Load | Lock | Unlock):
+    if isinstance(ins, (Load, Lock, Unlock)):
         return ins.addr
-    if isinstance(ins, Store | RMW):
+    if isinstance(ins, (Store, RMW)):
         return (*ins.addr, ins.src)
     if isinstance(ins, CAS):
         return (*ins.addr, ins.expected, ins.desired)

@@ -244,7 +244,7 @@ def _chain(cls: type[And] | type[Or], members: list[Prop], deepest: int) -> tupl
         return p, (deepest + 1 if type(p) is cls else deepest)
     out: list[Prop] = []
     for p in members:
-        if isinstance(p, And | Or) and type(p) is cls:
+        if isinstance(p, (And, Or)) and type(p) is cls:
             out.extend(p.props)
         else:
             out.append(p)

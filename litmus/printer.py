@@ -121,7 +121,7 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
             return "true"
         if isinstance(q, PFalse):
             return "false"
-        if isinstance(q, And | Or):
+        if isinstance(q, (And, Or)):
             if not q.props:
                 return "true" if isinstance(q, And) else "false"
             here = _AND if isinstance(q, And) else _OR

@@ -250,7 +250,7 @@ def quick_init(
 def _flat(cls: type[And] | type[Or], items: list[Prop]) -> Prop:
     out: list[Prop] = []
     for p in items:
-        if isinstance(p, And | Or) and type(p) is cls:
+        if isinstance(p, (And, Or)) and type(p) is cls:
             out.extend(p.props)
         else:
             out.append(p)
@@ -348,7 +348,7 @@ def _depth(p: Prop) -> int:
         q, d = stack.pop()
         if isinstance(q, Not):
             stack.append((q.prop, d + 1))
-        elif isinstance(q, And | Or):
+        elif isinstance(q, (And, Or)):
             stack.extend((r, d + 1) for r in q.props)
         elif d > deepest:
             deepest = d

@@ -50,11 +50,11 @@ def uses_defs(ins: Instr) -> tuple[set[str], set[str]]:
         return _regs((*ins.addr, ins.src)), {ins.dst} if ins.dst else set()
     if isinstance(ins, CAS):
         return _regs((*ins.addr, ins.expected, ins.desired)), {ins.dst} if ins.dst else set()
-    if isinstance(ins, Lock | Unlock):
+    if isinstance(ins, (Lock, Unlock)):
         return _regs(ins.addr), set()
     if isinstance(ins, Branch):
         return ({ins.creg} if ins.cond is not None else set()), set()
-    if isinstance(ins, Assume | Assert):
+    if isinstance(ins, (Assume, Assert)):
         return {ins.creg}, set()
     return set(), set()
 

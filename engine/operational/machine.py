@@ -192,7 +192,7 @@ class Machine:
                     ins = code.code[s.at.pc]
                     if isinstance(ins, Load):
                         return Slot(RUNNING, "R", li, s), buf
-                    if isinstance(ins, RMW | CAS | Lock):
+                    if isinstance(ins, (RMW, CAS, Lock)):
                         return Slot(RUNNING, "U", li, s), buf
                     raise StepError(f"P{t}: a read of an unexpected kind")
                 if type(s) is Emit:

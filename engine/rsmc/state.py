@@ -354,7 +354,7 @@ class RsmcState:
         ended = self.end[t] is not None
         while True:
             s = sem.step(t, st)
-            if isinstance(s, Emit | Read):
+            if isinstance(s, (Emit, Read)):
                 if s.address is not None:
                     break  # its address waits for a read
                 ev: Event = s.event
@@ -393,7 +393,7 @@ class RsmcState:
             elif isinstance(s, Stall):
                 break
             else:
-                assert isinstance(s, ThreadDone | ThreadFailed | Blocked), "RSMC refuses forks"
+                assert isinstance(s, (ThreadDone, ThreadFailed, Blocked)), "RSMC refuses forks"
                 self.end[t] = s
                 break
         self.state[t] = st

@@ -24,7 +24,7 @@ class EvalError(Exception):
 
 
 def is_known(v: object) -> TypeGuard[Value]:
-    return not isinstance(v, ReadValue | Expr)
+    return not isinstance(v, (ReadValue, Expr))
 
 
 def reads_of(v: AnyValue) -> int:
@@ -111,7 +111,7 @@ def apply_op(fn: str, args: list[AnyValue]) -> AnyValue:
         return armops.TERNARY[fn](x, y, z)
     if not (is_known(a) and is_known(b)):
         return Expr(fn, tuple(args))
-    assert not isinstance(a, ReadValue | Expr) and not isinstance(b, ReadValue | Expr)
+    assert not isinstance(a, (ReadValue, Expr)) and not isinstance(b, (ReadValue, Expr))
     if fn == "conv":
         assert isinstance(b, int), "a conversion's code is an integer"
         return convert(a, b)

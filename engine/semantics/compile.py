@@ -368,7 +368,7 @@ def _info(ins: Instr) -> _Info:
     elif isinstance(ins, StoreCond):
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)
         out = [ins.status, ins.reserve]
-    elif isinstance(ins, Store | RMW):
+    elif isinstance(ins, (Store, RMW)):
         ops, naddr = (*ins.addr, ins.src), len(ins.addr)
         if isinstance(ins, RMW) and ins.dst:
             out = [ins.dst]
@@ -378,7 +378,7 @@ def _info(ins: Instr) -> _Info:
         ops = (*ins.addr, ins.expected, ins.desired)
         naddr = len(ins.addr)
         out = [ins.dst] if ins.dst else []
-    elif isinstance(ins, Lock | Unlock | Effect | Free):
+    elif isinstance(ins, (Lock, Unlock, Effect, Free)):
         ops, naddr = ins.addr, len(ins.addr)
     elif isinstance(ins, Join) and ins.reg is not None:
         out = [ins.reg]
@@ -386,7 +386,7 @@ def _info(ins: Instr) -> _Info:
         out = [] if ins.cond is None else [ins.creg]
         if ins.rhs is not None:
             out.append(ins.rhs)
-    elif isinstance(ins, Assume | Assert):
+    elif isinstance(ins, (Assume, Assert)):
         out = [ins.creg]
     regs = tuple(out + [o.name for o in ops if isinstance(o, Reg)])
     operands = tuple(

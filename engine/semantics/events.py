@@ -102,7 +102,7 @@ class EventSteps(ThreadBase):
         if isinstance(ins, StoreCond):
             return self._store_cond(th, ins, st)
         if cls is Spawn or cls is Join:
-            assert isinstance(ins, Spawn | Join)
+            assert isinstance(ins, (Spawn, Join))
             kind = "S" if cls is Spawn else "J"
             tgt: Value = ins.thread
             if isinstance(ins, Join) and ins.reg is not None:
@@ -134,7 +134,7 @@ class EventSteps(ThreadBase):
                 sym = a
         elif self.outside and pc in self.outside:
             return ThreadFailed(NON_ALLOCATED, pc, self._done(st))
-        assert isinstance(ins, Load | Store | RMW | CAS | Lock | Unlock | Effect)
+        assert isinstance(ins, (Load, Store, RMW, CAS, Lock, Unlock, Effect))
         annots = ins.annots
         if isinstance(ins, Effect):  # herd's lock and SRCU events: a location, no value
             fields = ("K", th.tid, n, poi, loc, None, ins.kind, annots, origin, at, 0, st.ctrl, 0)
@@ -234,7 +234,7 @@ class EventSteps(ThreadBase):
                     regs, taint = _set(regs, taint, th.slots[ins.reserve], a, at)
                 return _state(st, st.pc + 1, regs, taint, r + 1, st.poi + 1)
             dst = -1
-            if isinstance(ins, RMW | CAS):
+            if isinstance(ins, (RMW, CAS)):
                 dst = th.slots[ins.dst] if ins.dst else -1
             if isinstance(ins, RMW):
                 src, stain = self._operand(th, regs, taint, ins.src)
@@ -260,7 +260,7 @@ class EventSteps(ThreadBase):
         # the new value of a read-modify-write is computed from the old one (but an
         # exchange's is its operand's alone)
         valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
-        wannots = ins.write_annots if isinstance(ins, RMW | CAS) else None
+        wannots = ins.write_annots if isinstance(ins, (RMW, CAS)) else None
         w = Event(
             "W",
             tid,

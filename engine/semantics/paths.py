@@ -106,7 +106,7 @@ class PathNode:
             shapes = self.tree.shapes
             assert shapes is not None
             s = self.step
-            assert isinstance(s, Emit | Read)
+            assert isinstance(s, (Emit, Read))
             got = self._next_shape = shapes.intern(self.shape, s.event)
         return got
 
@@ -149,7 +149,7 @@ class PathNode:
     def event(self, value: AnyValue | None = None) -> Event:
         """The next event (a read with ``value``)."""
         s = self.step
-        assert isinstance(s, Emit | Read)
+        assert isinstance(s, (Emit, Read))
         return s.event if value is None else s.event._replace(value=value)
 
 

@@ -144,7 +144,7 @@ def step(th: CompiledThread, st: ThreadState) -> Step:
                     return th.nop_step(st)
                 st = st._replace(pc=pc + 1, poi=st.poi + 1)
                 continue
-            if isinstance(ins, Load | Store | StoreCond):
+            if isinstance(ins, (Load, Store, StoreCond)):
                 return _reads(th, ins, st)
             if cls is Fence:
                 return th.event_step(ins, st)

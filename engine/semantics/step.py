@@ -191,7 +191,7 @@ class ThreadCode(EventSteps):
                     poi += 1
                     continue
                 if cls is Assume or cls is Assert:
-                    assert isinstance(ins, Assume | Assert)
+                    assert isinstance(ins, (Assume, Assert))
                     creg = ins.creg
                     c = self._value(th, regs, creg)
                     if not is_known(c):
@@ -457,7 +457,7 @@ class _Reporting:
     def __exit__(
         self, kind: type[BaseException] | None, e: BaseException | None, tb: object
     ) -> None:
-        if isinstance(e, StepError | EvalError):
+        if isinstance(e, (StepError, EvalError)):
             raise InputError(self.where, 0, 0, str(e)) from None
 
 

@@ -230,7 +230,7 @@ class CompiledExplorer:
         is a read-modify-write's)."""
         s = self.nodes[nid].step
         ts = type(s)
-        if isinstance(s, Read | Emit):
+        if isinstance(s, (Read, Emit)):
             ev = s.event
             kind = _KINDS.get(ev.kind, 4)
             li = vid = tgt = -1
@@ -256,7 +256,7 @@ class CompiledExplorer:
 
     def new_location(self, nid: int) -> None:
         s = self.nodes[nid].step
-        assert isinstance(s, Read | Emit) and s.event.loc is not None
+        assert isinstance(s, (Read, Emit)) and s.event.loc is not None
         raise NewLocation(s.event.loc)
 
     def child(self, nid: int, vid: int) -> int:
@@ -395,7 +395,7 @@ class CompiledExplorer:
             for e in range(b, b + n[t]):
                 nd = nodes[node[e]]
                 ps = prev.step
-                assert isinstance(ps, Read | Emit)
+                assert isinstance(ps, (Read, Emit))
                 g.ev[e] = ps.event
                 g.shape[e] = prev.next_shape()
                 g.stamp[e] = stamp[e]

@@ -165,7 +165,7 @@ class Explorer:
             self._leaf(g)
             return
         s = node._step  # next_thread_node set it
-        assert isinstance(s, Emit | Read)
+        assert isinstance(s, (Emit, Read))
         ev = s.event
         checker = self.checker
         stats = self.stats

@@ -270,7 +270,7 @@ class TrustGraph(ExecutionGraph):
         """Give the event ``node`` issues next the next id of thread ``t``, stamped now
         (:meth:`ExecutionGraph._append` for TruSt's hot path); the event and its id."""
         s = node._step  # next_thread_node set it
-        assert isinstance(s, Emit | Read)
+        assert isinstance(s, (Emit, Read))
         ev = s.event
         k = self.n[t]
         e = self.base[t] + k

@@ -115,7 +115,7 @@ def explore_program(program: Program, model: PreparedModel, opts: RunOptions) ->
     deadline = None if opts.time_limit is None else t0 + opts.time_limit
     grows = program.loop_bound == "none"  # loops the program bounds itself
     barriers = any(
-        isinstance(op, Load | Lock) and op.annots & WAITS
+        isinstance(op, (Load, Lock)) and op.annots & WAITS
         for th in program.threads
         for op in th.code
     )

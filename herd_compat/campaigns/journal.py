@@ -294,7 +294,7 @@ class Journal(Generic[R]):
             row = self.table.decode(values) if checksum == row_checksum(values) else None
             if row is None:
                 key = values[0]
-                test = readable(from_db(key)) if isinstance(key, str | bytes) else repr(key)
+                test = readable(from_db(key)) if isinstance(key, (str, bytes)) else repr(key)
                 raise self._error(
                     f"corrupt {self.names.noun}: row {rowid} (test {test}) does not match its "
                     f"checksum; {_AGAIN}"

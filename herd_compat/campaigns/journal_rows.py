@@ -166,7 +166,7 @@ _INVALID = object()
 def _load(kind: Kind, stored: object) -> object:
     """The row's value stored as ``stored``, or ``_INVALID`` when it has the wrong type."""
     match kind:
-        case Kind.TEXT if isinstance(stored, str | bytes):
+        case Kind.TEXT if isinstance(stored, (str, bytes)):
             return from_db(stored)
         case Kind.STATUS if stored in STATUSES:
             return stored

@@ -462,7 +462,7 @@ def same_word(v: Value, w: Value | Vector, bits: int) -> bool:
 def atom_holds(a: Atom, v: Value) -> bool:
     """Whether ``a.loc = a.value`` holds when ``a.loc`` holds ``v`` (``a.value`` a constant)."""
     w = a.value
-    assert not isinstance(w, RegLoc | MemLoc | SymRegLoc), "a constant atom"
+    assert not isinstance(w, (RegLoc, MemLoc, SymRegLoc)), "a constant atom"
     return same_word(v, w, a.bits)
 
 
@@ -471,7 +471,7 @@ def eval_prop(p: Prop, state: dict[Loc, Value]) -> bool:
     if isinstance(p, Atom):
         v = state.get(p.loc, 0)
         w = p.value
-        if isinstance(w, RegLoc | MemLoc | SymRegLoc):
+        if isinstance(w, (RegLoc, MemLoc, SymRegLoc)):
             return v == state.get(w, 0)
         return same_word(v, w, p.bits)
     if isinstance(p, And):

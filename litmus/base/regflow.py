@@ -38,9 +38,9 @@ def uses(ins: Instr) -> tuple[str, ...]:
         return tuple(_regs(ins.args))
     if isinstance(ins, Select):
         return (ins.creg, *_regs((*ins.args, *ins.other)))
-    if isinstance(ins, Load | Lock | Unlock | Effect | Free):
+    if isinstance(ins, (Load, Lock, Unlock, Effect, Free)):
         return tuple(_regs(ins.addr))
-    if isinstance(ins, Store | RMW):
+    if isinstance(ins, (Store, RMW)):
         return tuple(_regs((*ins.addr, ins.src)))
     if isinstance(ins, StoreCond):
         return (*_regs((*ins.addr, ins.src)), ins.reserve)
@@ -50,7 +50,7 @@ def uses(ins: Instr) -> tuple[str, ...]:
         if ins.cond is None:
             return ()
         return (ins.creg,) if ins.rhs is None else (ins.creg, ins.rhs)
-    if isinstance(ins, Assume | Assert):
+    if isinstance(ins, (Assume, Assert)):
         return (ins.creg,)
     if isinstance(ins, Join) and ins.reg is not None:
         return (ins.reg,)
@@ -71,6 +71,6 @@ def defines(ins: Instr) -> tuple[str, ...]:
         return (ins.status, ins.reserve)
     if isinstance(ins, RMW) and ins.sets_cr:
         return (ins.dst, "cr0") if ins.dst else ("cr0",)
-    if isinstance(ins, RMW | CAS):
+    if isinstance(ins, (RMW, CAS)):
         return (ins.dst,) if ins.dst else ()
     return ()

@@ -362,7 +362,7 @@ class ConstEval(LowerBase):
 
     def _name_type(self, node: c_ast.ID) -> CType:
         b = self.lookup(node.name)
-        if isinstance(b, Local | Const | Stack):
+        if isinstance(b, (Local, Const, Stack)):
             return b.ctype
         if node.name in self.ctx.globals:
             return self.ctx.globals[node.name]
@@ -395,7 +395,7 @@ class ConstEval(LowerBase):
     def block_type(self, node: c_ast.Compound) -> CType:
         """The type of a statement expression: that of its last expression statement."""
         items = list(node.block_items or [])
-        if not items or isinstance(items[-1], c_ast.Decl | c_ast.DeclList):
+        if not items or isinstance(items[-1], (c_ast.Decl, c_ast.DeclList)):
             return VOID
         self.scopes.append({})
         try:

@@ -211,9 +211,9 @@ class TypeTable:
 
     def note_specifiers(self, t: c_ast.Node, value_of: ValueOf) -> None:
         """Record struct, union and enum definitions met inside a declaration's type."""
-        while isinstance(t, c_ast.TypeDecl | c_ast.PtrDecl | c_ast.ArrayDecl):
+        while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
             t = t.type
-        if isinstance(t, c_ast.Struct | c_ast.Union) and t.decls is not None:
+        if isinstance(t, (c_ast.Struct, c_ast.Union)) and t.decls is not None:
             self.tags[self._tag(t)] = t
             self._done.pop(self._tag(t), None)
         elif isinstance(t, c_ast.Enum):
@@ -230,7 +230,7 @@ class TypeTable:
     def resolve(self, node: c_ast.Node, value_of: ValueOf, quals: tuple[str, ...] = ()) -> CType:
         """The :class:`CType` of a pycparser type node (``value_of`` evaluates array
         lengths)."""
-        if isinstance(node, c_ast.Typename | c_ast.Decl | c_ast.Typedef):
+        if isinstance(node, (c_ast.Typename, c_ast.Decl, c_ast.Typedef)):
             return self.resolve(node.type, value_of, tuple(node.quals or ()))
         if isinstance(node, c_ast.TypeDecl):
             inner = self.resolve(node.type, value_of)
@@ -255,7 +255,7 @@ class TypeTable:
             return self._function(node, value_of)
         if isinstance(node, c_ast.IdentifierType):
             return self._named(node)
-        if isinstance(node, c_ast.Struct | c_ast.Union):
+        if isinstance(node, (c_ast.Struct, c_ast.Union)):
             return self._aggregate(node, value_of)
         if isinstance(node, c_ast.Enum):
             self.declare_enum(node, value_of)
@@ -274,7 +274,7 @@ class TypeTable:
         for p in node.args.params if node.args is not None else []:
             if isinstance(p, c_ast.EllipsisParam):
                 return CType("func", target=ret)
-            if isinstance(p, c_ast.Typename | c_ast.Decl):
+            if isinstance(p, (c_ast.Typename, c_ast.Decl)):
                 t = self.resolve(p, value_of)
                 if t.kind == "void":
                     continue

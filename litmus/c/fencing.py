@@ -115,8 +115,8 @@ def _statements(text: str, src: _Source, path: str) -> Iterator[_Statement]:
 
 def _inside(a: c_ast.Node, b: c_ast.Node, path: str) -> Iterator[_Statement]:
     """The statements in the block or case ``a`` (``b`` in the blanked parse)."""
-    items = a.stmts if isinstance(a, c_ast.Case | c_ast.Default) else a.block_items
-    plain = b.stmts if isinstance(b, c_ast.Case | c_ast.Default) else b.block_items
+    items = a.stmts if isinstance(a, (c_ast.Case, c_ast.Default)) else a.block_items
+    plain = b.stmts if isinstance(b, (c_ast.Case, c_ast.Default)) else b.block_items
     for x, y in zip(items or [], plain or [], strict=True):
         yield from _statement(x, y, False, path)
 
@@ -126,7 +126,7 @@ def _statement(a: c_ast.Node, b: c_ast.Node, body: bool, path: str) -> Iterator[
     if isinstance(a, c_ast.Label):
         yield from _statement(a.stmt, b.stmt, body, path)
         return
-    if isinstance(a, c_ast.Case | c_ast.Default):
+    if isinstance(a, (c_ast.Case, c_ast.Default)):
         yield from _inside(a, b, path)
         return
     if not isinstance(a, c_ast.Pragma) and a.coord is not None and a.coord.file == path:
@@ -137,7 +137,7 @@ def _statement(a: c_ast.Node, b: c_ast.Node, body: bool, path: str) -> Iterator[
         yield from _statement(a.iftrue, b.iftrue, True, path)
         if a.iffalse is not None:
             yield from _statement(a.iffalse, b.iffalse, True, path)
-    elif isinstance(a, c_ast.While | c_ast.DoWhile | c_ast.For | c_ast.Switch):
+    elif isinstance(a, (c_ast.While, c_ast.DoWhile, c_ast.For, c_ast.Switch)):
         yield from _statement(a.stmt, b.stmt, True, path)
 
 
@@ -203,7 +203,7 @@ class _Source:
         """Expanded offset just after statement ``node``."""
         if isinstance(node, c_ast.If):
             return self._end(node.iffalse or node.iftrue, line)
-        if isinstance(node, c_ast.While | c_ast.For | c_ast.Switch | c_ast.Label):
+        if isinstance(node, (c_ast.While, c_ast.For, c_ast.Switch, c_ast.Label)):
             return self._end(node.stmt, line)
         if isinstance(node, c_ast.Compound):
             i = self._anchor(node, line)

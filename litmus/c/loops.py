@@ -414,7 +414,7 @@ class LoopLowerer(CallLowerer):
             edits.append((check, [Op(other, "mov", (Imm(0),))], False))
             for i in range(start, len(self.code)):
                 ins = self.code[i]
-                if isinstance(ins, Store | CAS | Lock | Unlock) and not self.local_write(ins, i):
+                if isinstance(ins, (Store, CAS, Lock, Unlock)) and not self.local_write(ins, i):
                     edits.append((i + 1, self.effect_flag(i, other), False))
             for i in verdict.zne:
                 edits.append((i, [Assume(other, "ne")], False))
@@ -442,7 +442,7 @@ class LoopLowerer(CallLowerer):
     def local_write(self, ins: Instr, i: int) -> bool:
         """Whether a write goes to the thread's own stack or to a heap allocation it
         made and has not published (GenMC's local stores)."""
-        if not isinstance(ins, Store | RMW | CAS | Lock | Unlock):
+        if not isinstance(ins, (Store, RMW, CAS, Lock, Unlock)):
             return False
         addr = ins.addr
         if len(addr) == 1 and isinstance(addr[0], Imm) and isinstance(addr[0].value, Sym):
@@ -529,7 +529,7 @@ def fresh_allocations(code: list[Instr], before: int) -> set[str]:
                 fresh.add(ins.dst)
                 continue
             fresh.discard(ins.dst)
-        elif isinstance(ins, Store | RMW):
+        elif isinstance(ins, (Store, RMW)):
             if isinstance(ins.src, Reg):
                 fresh.discard(ins.src.name)
         elif isinstance(ins, CAS) and isinstance(ins.desired, Reg):
@@ -546,7 +546,7 @@ def names_after(body: c_ast.Node, target: c_ast.Node) -> set[str] | None:
     out: set[str] = set()
     for k, node in enumerate(path[:-1]):
         child = path[k + 1]
-        if isinstance(node, c_ast.While | c_ast.DoWhile | c_ast.For):
+        if isinstance(node, (c_ast.While, c_ast.DoWhile, c_ast.For)):
             return None
         if isinstance(node, c_ast.Compound):
             items = list(node.block_items or [])

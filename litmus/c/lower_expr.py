@@ -63,7 +63,7 @@ class ExprLowerer(LValueLowerer):
             raise self.error(node, f"unsupported: cast to {t.show()}")
         if isinstance(node, c_ast.FuncCall):
             return self.call(node, dst, used)
-        if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.CompoundLiteral):
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef, c_ast.CompoundLiteral)):
             return self.load(self.lvalue(node), node, dst)
         if isinstance(node, c_ast.ExprList):
             v = Val(Imm(0), VOID)
@@ -234,7 +234,7 @@ class ExprLowerer(LValueLowerer):
                 return Val(Imm(int(fn == "eq")), self.int_type())
         divisor = b.op
         if fn in ("div", "mod") and (isinstance(divisor, Reg) or divisor == Imm(0)):
-            assert isinstance(divisor, Reg | Imm)
+            assert isinstance(divisor, (Reg, Imm))
             self.divisor_check(divisor)
         return self.arith(fn, a, b, node, dst)
 
@@ -272,13 +272,13 @@ class ExprLowerer(LValueLowerer):
     def pure(self, node: c_ast.Node) -> bool:
         """Whether ``node`` only reads locals and constants (no memory, no call)."""
         for n in walk(node):
-            if isinstance(n, c_ast.FuncCall | c_ast.Assignment | c_ast.ArrayRef | c_ast.Compound):
+            if isinstance(n, (c_ast.FuncCall, c_ast.Assignment, c_ast.ArrayRef, c_ast.Compound)):
                 return False
             if isinstance(n, c_ast.StructRef):
                 return False
             if isinstance(n, c_ast.UnaryOp) and n.op in ("*", "++", "--", "p++", "p--"):
                 return False
-            if isinstance(n, c_ast.ID) and not isinstance(self.lookup(n.name), Local | Const):
+            if isinstance(n, c_ast.ID) and not isinstance(self.lookup(n.name), (Local, Const)):
                 if n.name not in self.ctx.types.enums:
                     return False
         return True

@@ -62,7 +62,7 @@ def collect(ast: c_ast.FileAST, ctx: Context) -> dict[str, Value]:
                 ctx.prototypes[item.name] = ev.resolve(item.type)
                 continue
             declare_global(item, ctx, ev)
-        elif isinstance(item, c_ast.Pragma | c_ast.StaticAssert):
+        elif isinstance(item, (c_ast.Pragma, c_ast.StaticAssert)):
             continue
         else:
             raise ev.error(item, f"unsupported declaration ({type(item).__name__})")

@@ -51,7 +51,7 @@ class CodeLowerer(LoopLowerer):
         self.origin = f"{line_of(func)}: {func.decl.name}"
         for i, d in enumerate(decls):
             p = params[i] if i < len(params) else None
-            if isinstance(p, Local | Const | Stack):
+            if isinstance(p, (Local, Const, Stack)):
                 scope[d.name] = p
                 continue
             t = self.param_type(d)
@@ -175,7 +175,7 @@ class CodeLowerer(LoopLowerer):
                 self.emit(*self.map.store(self.reg_of(self.convert(v, t)), (Imm(addr),), "na"))
                 scope[d.name] = Stack(addr, t)
                 continue
-            if isinstance(v.op, Imm | Ref) and d.name not in written:
+            if isinstance(v.op, (Imm, Ref)) and d.name not in written:
                 value = v.op if isinstance(v.op, Ref) else v.op.value
                 scope[d.name] = Const(value, v.ctype if isinstance(v.op, Ref) else t)
                 continue
@@ -218,15 +218,15 @@ class CodeLowerer(LoopLowerer):
                 self.declare(d)
         elif isinstance(s, c_ast.If):
             self.if_(s)
-        elif isinstance(s, c_ast.While | c_ast.DoWhile):
+        elif isinstance(s, (c_ast.While, c_ast.DoWhile)):
             self.loop(s, s.cond, s.stmt, None, isinstance(s, c_ast.DoWhile))
         elif isinstance(s, c_ast.For):
             self.for_(s)
-        elif isinstance(s, c_ast.Break | c_ast.Continue):
+        elif isinstance(s, (c_ast.Break, c_ast.Continue)):
             self.jump(s)
         elif isinstance(s, c_ast.Return):
             self.ret(s, last=False)
-        elif isinstance(s, c_ast.EmptyStatement | c_ast.Pragma | c_ast.StaticAssert):
+        elif isinstance(s, (c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert)):
             pass
         elif isinstance(s, c_ast.Typedef):
             self.ctx.types.note_specifiers(s.type, self.const_value)
@@ -238,7 +238,7 @@ class CodeLowerer(LoopLowerer):
             self.goto(s)
         elif isinstance(s, c_ast.Switch):
             self.switch(s)
-        elif isinstance(s, c_ast.Case | c_ast.Default):
+        elif isinstance(s, (c_ast.Case, c_ast.Default)):
             raise self.error(s, "case label outside a switch")
         elif isinstance(s, c_ast.FuncDef):
             raise self.error(s, "unsupported: nested function")
@@ -380,7 +380,7 @@ class CodeLowerer(LoopLowerer):
             if not items:
                 return Val(Imm(0), VOID)
             last = items[-1]
-            if isinstance(last, c_ast.Decl | c_ast.DeclList) or _statement(last):
+            if isinstance(last, (c_ast.Decl, c_ast.DeclList)) or _statement(last):
                 self.stmt(last)
                 return Val(Imm(0), VOID)
             return self.expr(last, dst)
@@ -444,7 +444,7 @@ class CodeLowerer(LoopLowerer):
         self.emit(Label(end))
 
     def switch_item(self, item: c_ast.Node, labels: dict[int, str]) -> None:
-        if isinstance(item, c_ast.Case | c_ast.Default):
+        if isinstance(item, (c_ast.Case, c_ast.Default)):
             self.emit(Label(labels[id(item)]))
             for st in item.stmts or []:
                 self.switch_item(st, labels)
@@ -463,7 +463,7 @@ def condensed(s: c_ast.Node, loop: c_ast.Node | None) -> c_ast.Node | None:
         return None
     body = loop.stmt
     last = (body.block_items or [None])[-1] if isinstance(body, c_ast.Compound) else body
-    if last is None or isinstance(last, c_ast.Decl | c_ast.Compound):
+    if last is None or isinstance(last, (c_ast.Decl, c_ast.Compound)):
         return None
     if isinstance(s, c_ast.Decl) and s.init is not None and not isinstance(s.init, c_ast.InitList):
         if not (isinstance(last, c_ast.Assignment) and last.op == "="):
@@ -471,7 +471,7 @@ def condensed(s: c_ast.Node, loop: c_ast.Node | None) -> c_ast.Node | None:
         if not (isinstance(last.lvalue, c_ast.ID) and last.lvalue.name == s.name):
             return None
         return last if _GEN.visit(last.rvalue) == _GEN.visit(s.init) else None
-    if isinstance(s, c_ast.Assignment | c_ast.FuncCall | c_ast.UnaryOp):
+    if isinstance(s, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp)):
         return last if _GEN.visit(s) == _GEN.visit(last) else None
     return None
 
@@ -487,7 +487,7 @@ def _case_labels(items: list[c_ast.Node]) -> list[c_ast.Node]:
     statements too)."""
     out: list[c_ast.Node] = []
     for item in items:
-        if isinstance(item, c_ast.Case | c_ast.Default):
+        if isinstance(item, (c_ast.Case, c_ast.Default)):
             out.append(item)
             out.extend(_case_labels(list(item.stmts or [])))
     return out

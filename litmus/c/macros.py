@@ -348,7 +348,7 @@ def _map(node: c_ast.Node, fe: _Fn, fs: _Fn) -> c_ast.Node:
         n.cond = fe(n.cond)
         n.iftrue = fs(n.iftrue) if n.iftrue is not None else None
         n.iffalse = fs(n.iffalse) if n.iffalse is not None else None
-    elif isinstance(n, c_ast.While | c_ast.DoWhile):
+    elif isinstance(n, (c_ast.While, c_ast.DoWhile)):
         n.cond = fe(n.cond)
         n.stmt = fs(n.stmt) if n.stmt is not None else None
     elif isinstance(n, c_ast.For):
@@ -378,7 +378,7 @@ def _map(node: c_ast.Node, fe: _Fn, fs: _Fn) -> c_ast.Node:
     elif isinstance(n, c_ast.BinaryOp):
         n.left = fe(n.left)
         n.right = fe(n.right)
-    elif isinstance(n, c_ast.UnaryOp | c_ast.Cast):
+    elif isinstance(n, (c_ast.UnaryOp, c_ast.Cast)):
         n.expr = fe(n.expr)
     elif isinstance(n, c_ast.TernaryOp):
         n.cond = fe(n.cond)
@@ -387,7 +387,7 @@ def _map(node: c_ast.Node, fe: _Fn, fs: _Fn) -> c_ast.Node:
     elif isinstance(n, c_ast.FuncCall):
         n.name = fe(n.name)
         n.args = fe(n.args) if n.args is not None else None
-    elif isinstance(n, c_ast.ExprList | c_ast.InitList):
+    elif isinstance(n, (c_ast.ExprList, c_ast.InitList)):
         n.exprs = [fe(x) for x in n.exprs]
     elif isinstance(n, c_ast.ArrayRef):
         n.name = fe(n.name)

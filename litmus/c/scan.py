@@ -39,7 +39,7 @@ def written_names(node: c_ast.Node | None) -> set[str]:
 def has_calls_or_writes(node: c_ast.Node | None) -> bool:
     """Whether evaluating ``node`` may call a function or assign anything."""
     for n in walk(node):
-        if isinstance(n, c_ast.FuncCall | c_ast.Assignment):
+        if isinstance(n, (c_ast.FuncCall, c_ast.Assignment)):
             return True
         if isinstance(n, c_ast.UnaryOp) and n.op in _INC:
             return True
@@ -49,7 +49,7 @@ def has_calls_or_writes(node: c_ast.Node | None) -> bool:
 def has_loop_exits(node: c_ast.Node | None) -> bool:
     """Whether ``node`` has break, continue, return, goto or a nested loop."""
     return any(
-        isinstance(n, c_ast.Break | c_ast.Continue | c_ast.Return | c_ast.Goto | c_ast.Label)
+        isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label))
         or isinstance(n, _LOOPS)
         for n in walk(node)
     )

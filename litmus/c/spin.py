@@ -151,7 +151,7 @@ class LoopView:
 
 def effect(ins: Instr) -> bool:
     """Whether an operation has a side effect (a compare-and-swap: examined apart)."""
-    if isinstance(ins, Store | RMW | Lock | Unlock | Spawn | Join | Free):
+    if isinstance(ins, (Store, RMW, Lock, Unlock, Spawn, Join, Free)):
         return True
     return isinstance(ins, Op) and ins.fn == "alloc"
 
@@ -189,7 +189,7 @@ def analyse(view: LoopView, hidden: frozenset[str], carried: set[str]) -> Verdic
         out.writes = [
             i
             for i in range(view.start, view.end)
-            if isinstance(code[i], Store | RMW | CAS | Lock | Unlock) and not view.local(code[i], i)
+            if isinstance(code[i], (Store, RMW, CAS, Lock, Unlock)) and not view.local(code[i], i)
         ]
     return out
 

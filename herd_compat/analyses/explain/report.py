@@ -115,12 +115,12 @@ def parse_state(text: str, arch: str, nthreads: int) -> StateAtoms:
 def _conjunction(prop: Prop) -> StateAtoms | None:
     """The equalities of ``prop`` when it is a conjunction of ``loc = constant`` (each
     location once), else None."""
-    while isinstance(prop, Or | And) and len(prop.props) == 1:  # ``observed`` gives Or(And)
+    while isinstance(prop, (Or, And)) and len(prop.props) == 1:  # ``observed`` gives Or(And)
         prop = prop.props[0]
     parts = prop.props if isinstance(prop, And) else (prop,)
     out: dict[Loc, Any] = {}
     for p in parts:
-        if not isinstance(p, Atom) or isinstance(p.value, RegLoc | MemLoc | SymRegLoc):
+        if not isinstance(p, Atom) or isinstance(p.value, (RegLoc, MemLoc, SymRegLoc)):
             return None
         if out.setdefault(p.loc, p.value) != p.value:
             return None
