@@ -359,23 +359,12 @@ class OutcomeBuilder:
         as herd, it only marks the verdict ``Loop``."""
         if self.fast:
             verdicts = [v for v in verdicts if v.allowed][:1]
-        n = 0
-        for v in verdicts:
-            if v.allowed:
-                n += 1
-                if v.flags:
-                    self.flags.update(v.flags)
-                if v.undefined:
-                    self.undefined = True
+        n = self.allowed(verdicts)
         if n and loop:  # as herd: cut by the unrolling bound, it only marks the verdict
             self.unroll_cut = True
             return 0
         if n:
-            entry = self.states.get(obs)
-            if entry is None:
-                self.states[obs] = [n, sat]
-            else:
-                entry[0] += n
+            self.add(obs, sat, n)
         return n
 
     def allowed(self, verdicts: Iterable[Verdict]) -> int:
