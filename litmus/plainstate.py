@@ -40,6 +40,7 @@ from herdsman.litmus.quickstate import (
     _QUICK_DIGITS,
     QuickCondition,
     _atom,
+    _flat,
     _proc,
 )
 from herdsman.litmus.test import InitItem
@@ -242,13 +243,7 @@ def _chain(cls: type[And] | type[Or], members: list[Prop], deepest: int) -> tupl
     if len(members) == 1:
         p = members[0]
         return p, (deepest + 1 if type(p) is cls else deepest)
-    out: list[Prop] = []
-    for p in members:
-        if isinstance(p, (And, Or)) and type(p) is cls:
-            out.extend(p.props)
-        else:
-            out.append(p)
-    return cls(tuple(out)), deepest + 1
+    return _flat(cls, members), deepest + 1
 
 
 def _level(ors: list[Prop], or_depth: int, ands: list[Prop], and_depth: int) -> tuple[Prop, int]:
