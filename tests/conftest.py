@@ -102,3 +102,12 @@ def server() -> Iterator[Server]:
     s = start_server()
     yield s
     stop_server(s)
+
+
+def many_stores(n: int) -> str:
+    """A PPC test (SLOWCO) whose two threads each store ``n`` times to ``x`` and read it
+    back: with ``n`` = 5, about 12 s of CPU, a test certain to exceed a short limit."""
+    code = [f" li r1,{i + 1} | li r1,{i + 11} ;\n stw r1,0(r2) | stw r1,0(r2) ;" for i in range(n)]
+    code += [f" lwz r{3 + i},0(r2) | lwz r{3 + i},0(r2) ;" for i in range(n)]
+    body = "\n".join(code)
+    return f"PPC SLOWCO\n{{\n0:r2=x; 1:r2=x;\n}}\n P0 | P1 ;\n{body}\nexists (0:r3=1)\n"

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, one_error, shared_path, warm_model
+from conftest import ROOT, many_stores, one_error, shared_path, warm_model
 
 from herdsman.cat.api import load_model
 from herdsman.engine.options import RunOptions
@@ -338,11 +338,13 @@ def test_exit_status_without_differences(capsys, tmp_path) -> None:
 
 def test_tests_without_result_exit_3(capsys, tmp_path) -> None:
     """A test over ``--timeout`` (each model's run) has no result: exit status 3."""
-    slow = shared_path("power", "tests", "MOREDETOUR0956.litmus")
+    slow = tmp_path / "SLOWCO.litmus"
+    slow.write_text(many_stores(5))
     warm_model("power")  # the limit applies to loading the models too
-    # MOREDETOUR0956 takes 0.15-0.2 s, MP a few ms: room for a loaded machine
-    argv = ["diff", "power", "power", str(slow), str(PPC / "MP.litmus"), "--timeout", "0.06"]
+    # SLOWCO takes ~12 s, MP a few ms: room for a loaded machine, and for a full garbage
+    # collection of this process while it loads the models
+    argv = ["diff", "power", "power", str(slow), str(PPC / "MP.litmus"), "--timeout", "0.5"]
     assert main([*argv, "--db", str(tmp_path / "j"), "--no-progress"]) == 3
     out = capsys.readouterr().out
     assert re.search(r"no result \(timeout, memory, lost\)\s+1", out)
-    assert "time limit of 0.06 s exceeded" in out
+    assert "time limit of 0.5 s exceeded" in out

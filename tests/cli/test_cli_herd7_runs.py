@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, shared_path, warm_model
+from conftest import SHARED, many_stores, shared_path, warm_model
 from support.campaigns import db_rows, stop_after
 
 from herdsman.herd_compat.campaigns.validate import CampaignConfig, run_campaign
@@ -248,18 +248,21 @@ class _Lines(io.StringIO):
 
 def test_run_json_lines(tmp_path: Path, shared: Path) -> None:
     herd = {r.name: r for r in read_herd_log(shared / "power" / "herd7-ppc.log")}
-    # the 0.06 s limit below (MOREDETOUR0866 takes 0.15-0.3 s, MP and SB a few ms: room
-    # for a loaded machine) applies to loading the model, and to the first test of a
-    # process building the parsers and the model's code: warm them up, untimed
+    # the 0.5 s limit below (SLOWCO takes ~12 s, MP and SB a few ms: room for a loaded
+    # machine and a full garbage collection of this process) applies to loading the model,
+    # and to the first test of a process building the parsers and the model's code: warm
+    # them up, untimed
     run_tests(RunConfig(tests=[_ppc("MP"), _ppc("SB")], model="power"), io.StringIO())
     broken = tmp_path / "broken.litmus"
     broken.write_text(Path(_ppc("MP")).read_text().replace("lwz r1,0(r2)", "lwzz r1,0(r2)"))
-    slow = _ppc("MOREDETOUR0866")  # herd: 5 s, herdsman: about 0.3 s
+    slow_file = tmp_path / "SLOWCO.litmus"
+    slow_file.write_text(many_stores(5))
+    slow = str(slow_file)
     cfg = RunConfig(
         tests=[_ppc("MP"), str(broken), _ppc("SB"), slow],
         model="power",
         json=True,
-        limits=Limits(time_limit=0.06),
+        limits=Limits(time_limit=0.5),
     )
     out, err = _Lines(), io.StringIO()
     assert run_tests(cfg, out, err) == 2
@@ -283,7 +286,7 @@ def test_run_json_lines(tmp_path: Path, shared: Path) -> None:
     assert (
         late["error"]
         == errors[1]
-        == f"{slow}:0:0: warning: time limit of 0.06 s exceeded, no result"
+        == f"{slow}:0:0: warning: time limit of 0.5 s exceeded, no result"
     )
     assert "Test " not in out.getvalue()
 
@@ -309,7 +312,7 @@ def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeyp
     broken = tmp_path / "broken.litmus"
     broken.write_text(Path(_ppc("SB")).read_text().replace("stw r1,0(r2)", "stw r1,0(r2"))
     slow = tmp_path / "SLOWCO.litmus"  # ten stores to one location: ~12 s of CPU
-    slow.write_text(_many_stores(5))
+    slow.write_text(many_stores(5))
     cfg = CampaignConfig(
         inputs=[_ppc("MP"), str(broken), str(slow)],
         expect=str(shared / "power" / "herd7-ppc.log"),
@@ -328,11 +331,3 @@ def test_real_campaign_errors_and_timeouts(tmp_path: Path, shared: Path, monkeyp
     assert (late.name, late.category) == ("SLOWCO", "timeout")
     assert "time limit of" in late.result_text
     assert outcome.status == 2
-
-
-def _many_stores(n: int) -> str:
-    """A PPC test whose two threads each store ``n`` times to ``x`` and read it back."""
-    code = [f" li r1,{i + 1} | li r1,{i + 11} ;\n stw r1,0(r2) | stw r1,0(r2) ;" for i in range(n)]
-    code += [f" lwz r{3 + i},0(r2) | lwz r{3 + i},0(r2) ;" for i in range(n)]
-    body = "\n".join(code)
-    return f"PPC SLOWCO\n{{\n0:r2=x; 1:r2=x;\n}}\n P0 | P1 ;\n{body}\nexists (0:r3=1)\n"
