@@ -13,7 +13,7 @@ from typing import Any
 
 from herdsman.cat import ast as A
 from herdsman.cat.env import Env, Lazy, force
-from herdsman.cat.errors import CatError, quote, suggest
+from herdsman.cat.errors import CatError, UnboundName, quote, suggest
 from herdsman.cat.ir import Node
 from herdsman.cat.library import defining_files
 from herdsman.cat.operators import Operators
@@ -35,7 +35,7 @@ class Binder(Operators):
     def lookup(self, env: Env, name: str, pos):
         v = env.get(name, _MISSING)
         if v is _MISSING:
-            raise CatError(pos, self._unbound_message(env, name))
+            raise UnboundName(pos, partial(self._unbound_message, env, name))
         try:
             return force(v)
         except CatError as e:
@@ -68,7 +68,8 @@ class Binder(Operators):
             if v is not _MISSING:
                 captured[x] = v
             elif not rec:
-                raise CatError(A.first_use(e.body, x) or e.pos, self._unbound_message(env, x))
+                where = A.first_use(e.body, x) or e.pos
+                raise UnboundName(where, partial(self._unbound_message, env, x))
         return Closure(e.pat, e.body, Env(captured, env.tags, env.enums), e.name, e.pos)
 
     def bind_args(self, pat: A.Pat, v, env: Env, pos) -> Env:

@@ -10,6 +10,7 @@ and the source line shown under it (:class:`ModelInputError`) are at most
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 
 from herdsman.cat.ast import Pos
 from herdsman.litmus.base.errors import InputError
@@ -94,6 +95,28 @@ class CatError(Exception):
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.message}" if self.pos else self.message
+
+
+class UnboundName(CatError):
+    """An unknown name at ``pos``; the message (its "did you mean" hint takes a search of
+    the names in scope) is worked out when first read: a ``try ... with`` discards most."""
+
+    def __init__(self, pos: Pos | None, describe: Callable[[], str]) -> None:
+        Exception.__init__(self)
+        self.pos = pos
+        self.at_call = False
+        self._describe = describe
+        self._message: str | None = None
+
+    @property  # type: ignore[override]
+    def message(self) -> str:
+        if self._message is None:
+            self._message = self._describe()
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:
+        self._message = text
 
 
 class NonConvergence(CatError):

@@ -27,6 +27,7 @@ from herdsman.cat import ast as A
 from herdsman.cat.cattext import end_position, line_text, not_utf8, strip_comments
 from herdsman.cat.cattree import ToAst
 from herdsman.cat.errors import TOO_DEEP, ModelInputError, quote
+from herdsman.cat.parsecache import cached_model, keep_model
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import MAX_MODEL_BYTES, read_bytes
 
@@ -170,7 +171,8 @@ def _pretty_expected(name: str) -> str:
 
 
 def parse_file(path: str | Path) -> A.Model:
-    """Parse a cat file (UTF-8 text, any newlines)."""
+    """Parse a cat file (UTF-8 text, any newlines), or read it back from the parse cache
+    (:mod:`cat.parsecache`)."""
     try:  # a regular file of at most MAX_MODEL_BYTES (never a FIFO or a device)
         data = read_bytes(path, MAX_MODEL_BYTES, "cat files")
     except InputError as e:
@@ -179,4 +181,10 @@ def parse_file(path: str | Path) -> A.Model:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise not_utf8(str(path), data, e.start) from None
-    return parse_text(text.replace("\r\n", "\n").replace("\r", "\n"), str(path))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    where = str(path)
+    model = cached_model(where, data, text)
+    if model is None:
+        model = parse_text(text, where)
+        keep_model(where, data, model)
+    return model

@@ -22,8 +22,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """At most two malloc arenas in this process's test workers (they start after this
     runs, with its environment): glibc reserves 64 MB of address space for each thread's
     arena, and the in-process commands' memory bound (2048 MB by default) counts address
-    space: a worker that has run thousands of tests, with threads, must stay under it."""
+    space: a worker that has run thousands of tests, with threads, must stay under it.
+    No parse cache (``cat.parsecache``) unless a test asks for one: every test parses the
+    cat files it names, whatever ran before."""
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+    os.environ.setdefault("HERDSMAN_CACHE", "off")
 
 
 def shared_path(*parts: str) -> Path:
