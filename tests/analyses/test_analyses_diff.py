@@ -347,4 +347,5 @@ def test_tests_without_result_exit_3(capsys, tmp_path) -> None:
     assert main([*argv, "--db", str(tmp_path / "j"), "--no-progress"]) == 3
     out = capsys.readouterr().out
     assert re.search(r"no result \(timeout, memory, lost\)\s+1", out)
-    assert "time limit of 0.5 s exceeded" in out
+    # the worker stops at 0.5 s of CPU, or on a loaded machine the pool kills it first
+    assert re.search(r"time limit of [0-9.]+ s exceeded", out)
