@@ -454,12 +454,12 @@ class Combo(Tables):
         """:meth:`_leaf` when every complete candidate goes to the model and only its
         allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
         blocked thread), with what it asks for every candidate looked up once: the
-        verdicts are tallied once per candidate (:meth:`OutcomeBuilder.allowed`), then
-        each of its final states (:meth:`OutcomeBuilder.add`)."""
+        verdicts are tallied once per candidate (as :meth:`OutcomeBuilder.allowed`, inline),
+        then each of its final states (as :meth:`OutcomeBuilder.add`, inline)."""
         tally = self.tally
         stats = tally.stats
-        allowed = tally.allowed
-        add = tally.add
+        flags = tally.flags
+        states = tally.states
         cache = self._leafcache
         state_info = self._state_info
         fl = self.final_locs
@@ -489,7 +489,14 @@ class Combo(Tables):
                 for li in observed:
                     fw |= 1 << finals[li]
                 verdicts = self.check(rf, fw=fw)
-            n = allowed(verdicts)
+            n = 0  # (OutcomeBuilder.allowed, inline)
+            for v in verdicts:
+                if v.allowed:
+                    n += 1
+                    if v.flags:
+                        flags.update(v.flags)
+                    if v.undefined:
+                        tally.undefined = True
             if not n:
                 return
             for sol in sols:
@@ -502,7 +509,11 @@ class Combo(Tables):
                         tally.unroll_cut = True
                         continue
                     stats.bump(ENDED_LOOP_BOUND)  # GenMC's bound ended a thread: it counts
-                add(info[0], info[1], n)
+                entry = states.get(info[0])  # (OutcomeBuilder.add, inline)
+                if entry is None:
+                    states[info[0]] = [n, info[1]]
+                else:
+                    entry[0] += n
 
         return leaf
 

@@ -144,7 +144,7 @@ class Tables:
         self.consts = plan.consts
         self.pick = plan.pick
         self.regtabs = [
-            [v.regs_of(names) for v in vs] if names else [()] * len(vs)
+            _regtab(vs, names) if names else [()] * len(vs)
             for vs, names in zip(variants, plan.regnames, strict=True)
         ]
         self.loop_variant = [[v.done.cut for v in vs] for vs in variants]  # (ThreadExec.loop)
@@ -154,6 +154,35 @@ class Tables:
         self.loop_marks = program.loop_bound == "cut"
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
+
+
+def _regtab(vs: list[ThreadExec], names: list[str]) -> list[tuple[Value, ...]]:
+    """The final values of registers ``names`` in each execution of ``vs`` (one thread,
+    one shape: :meth:`ThreadExec.regs_of` of each, its slots looked up once when the
+    executions share them, as a thread's runs do)."""
+    slots = vs[0].done.slots
+    where = [slots.get(r) for r in names]
+    if None in where:
+        return [v.regs_of(names) for v in vs]
+    if len(where) == 1:
+        i = where[0]
+        out = []
+        for v in vs:
+            done = v.done
+            if done.slots is not slots:
+                return [v.regs_of(names) for v in vs]
+            x = done.values[i]
+            out.append((0,) if x is None else (x,))
+        return out
+    get = itemgetter(*where)
+    out = []
+    for v in vs:
+        done = v.done
+        if done.slots is not slots:
+            return [v.regs_of(names) for v in vs]
+        row = get(done.values)
+        out.append(tuple([0 if x is None else x for x in row]) if None in row else row)
+    return out
 
 
 class _FinalPlan(NamedTuple):
