@@ -166,19 +166,25 @@ class Combo(Tables):
     def run(self) -> None:
         goal = self.goal
         steps: list[tuple[str, int]] = []
+        native, rf_first, observed = self.native, goal.rf_first, self.observed_locs
+        ends = goal.prune == "location"
+        loc_reads = self.loc_reads
         for li in self._location_order():
-            if self.native:
+            if native:
                 head = [("co", li)]
             else:
-                head = [("fw", li)] if li in self.observed_locs else []
-            rfs = [("rf", r) for r in self.loc_reads[li]]
-            steps += rfs + head if goal.rf_first else head + rfs
-            if goal.prune == "location":
+                head = [("fw", li)] if li in observed else []
+            rfs = [("rf", r) for r in loc_reads[li]]
+            steps += rfs + head if rf_first else head + rfs
+            if ends:
                 steps.append(("end", li))
-        if steps and steps[-1][0] == "end":
-            steps.pop()  # the leaf checks the complete candidate anyway
-        # likewise no partial check on the last choice: the leaf follows it
-        last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
+        if ends:
+            if steps and steps[-1][0] == "end":
+                steps.pop()  # the leaf checks the complete candidate anyway
+            # likewise no partial check on the last choice: the leaf follows it
+            last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
+        else:
+            last = len(steps) - 1
         self._leafcache: dict[tuple, tuple] = {}
         self._judged: dict[tuple, tuple] = {}
         needed = tuple(self.needed)
@@ -188,7 +194,7 @@ class Combo(Tables):
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         session = self.session
-        reporting: AbstractContextManager[None] = nullcontext()
+        reporting: AbstractContextManager[None]
         self.check: Callable[..., list[Verdict]]
         self.partial: Callable[..., bool]
         self._spent: (
@@ -200,6 +206,7 @@ class Combo(Tables):
             reporting = session.reporting()
         else:
             self.check, self.partial = session.check, session.partial_violation
+            reporting = nullcontext()
         self.show = goal.show is not None and goal.show != "none"
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
@@ -236,7 +243,7 @@ class Combo(Tables):
                 children.append(self._rf_step(arg, check))
             else:
                 children.append(self._end_step())
-        masks = tuple((1 << len(vs)) - 1 for vs in self.variants)
+        masks = tuple([(1 << len(vs)) - 1 for vs in self.variants])
         root: State = (0, 0, masks, (), tuple(self.loc_init))
         try:
             if self.tracker is None:
@@ -252,25 +259,22 @@ class Combo(Tables):
 
                 walk_tracked(children, root, self._leaf, self.tracker.tree, options, option)
         finally:
-            for key, n in (
-                ("partial_checks", self.n_partial),
-                ("pruned", self.n_pruned),
-                ("checks", self.n_checks),
-            ):
-                if n:
-                    self.tally.stats.bump(key, n)
+            stats = self.tally.stats
+            if self.n_partial:
+                stats.bump("partial_checks", self.n_partial)
+            if self.n_pruned:
+                stats.bump("pruned", self.n_pruned)
+            if self.n_checks:
+                stats.bump("checks", self.n_checks)
 
     def _location_order(self) -> list[int]:
         """Locations with something to choose (by default most events first)."""
-        locs = [
-            li
-            for li in range(len(self.loc_names))
-            if self.loc_reads[li] or self.loc_writes[li] or li in self.observed_locs
-        ]
+        reads, writes, observed = self.loc_reads, self.loc_writes, self.observed_locs
+        locs = [li for li in range(len(reads)) if reads[li] or writes[li] or li in observed]
         sign = {"most": -1, "least": 1, "name": 0}[self.goal.order]
-        return sorted(
-            locs, key=lambda li: (sign * (len(self.loc_reads[li]) + len(self.loc_writes[li])), li)
-        )
+        if len(locs) < 2 or not sign:
+            return locs
+        return sorted(locs, key=lambda li: (sign * (len(reads[li]) + len(writes[li])), li))
 
     def _deadline(self) -> None:
         """The slow path taken every ``_every`` checks: the time limit, and the progress
