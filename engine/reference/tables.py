@@ -205,12 +205,18 @@ class _FinalPlan(NamedTuple):
 #: The plan of the test at hand, with what it was made from (its skeletons come one after
 #: the other): (program, observed, filter, number of threads, locations), plan.
 _LAST_PLAN: list[Any] = [None, None]
+#: The plans without constants, by what they are made from but the program (observed,
+#: filter, number of threads, locations: the program only gives the constants' values):
+#: a campaign's tests share conditions and locations.  At most :data:`MAX_PLANS`.
+_PLANS: dict[tuple, _FinalPlan] = {}
+MAX_PLANS = 1024
 
 
 def _final_plan(
     program: Program, observed: list[Loc], filter: Prop | None, nthreads: int, loc_names: list[str]
 ) -> _FinalPlan:
-    """The :class:`_FinalPlan` of a test (the last one's again when its inputs are)."""
+    """The :class:`_FinalPlan` of a test (the last one's again when its inputs are; one
+    made for another program when the plan has no constant, see :data:`_PLANS`)."""
     key = (program, tuple(observed), filter, nthreads, tuple(loc_names))
     last = _LAST_PLAN[0]
     if (
@@ -221,6 +227,10 @@ def _final_plan(
     ):
         plan: _FinalPlan = _LAST_PLAN[1]
         return plan
+    shared = _PLANS.get(key[1:])
+    if shared is not None:
+        _LAST_PLAN[0], _LAST_PLAN[1] = key, shared
+        return shared
     loc_index = {x: i for i, x in enumerate(loc_names)}
     needed = needed_locations(observed, filter)
     getters: list[tuple[str, int, Any]] = []
@@ -260,6 +270,10 @@ def _final_plan(
         needed, getters, regnames, loc_index, observed_locs, final_locs, consts, _picker(picks)
     )
     _LAST_PLAN[0], _LAST_PLAN[1] = key, plan
+    if not consts:
+        if len(_PLANS) >= MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key[1:]] = plan
     return plan
 
 
