@@ -55,8 +55,9 @@ class Tables:
         self.rvals: dict[int, list[Value]] = {}
         wconst, wvals, rmask, rvals = self.wconst, self.wvals, self.rmask, self.rvals
         known: Any  # a value of an enumerated thread's event (known)
-        for eid in lay.init_eid.values():
-            wconst[eid] = events[eid].known_value
+        init_eid = lay.init_eid
+        for eid in init_eid.values():  # (an initial write's value is known)
+            wconst[eid] = events[eid][5]
         for t, vs in enumerate(variants):
             b = lay.base[t]
             if len(vs) == 1:  # one execution: every value is known and constant
@@ -92,19 +93,22 @@ class Tables:
                     rmask[i] = m
                     rvals[i] = rv
         # locations and their events
-        self.loc_names = loc_names = sorted(lay.init_eid)  # each has its initial write
+        self.loc_names = loc_names = sorted(init_eid)  # each has its initial write
         cap = self.U.cap
         self.loc_writes: list[list[int]] = []
         self.loc_reads: list[list[int]] = []
-        self.loc_init: list[int] = []
+        self.loc_init: list[int] = [init_eid[x] for x in loc_names]
+        loc_writes, loc_reads, loc_init = self.loc_writes, self.loc_reads, self.loc_init
         by_loc = sk.by_loc
-        plain_w = sk.W & ~sk.R & ~sk.IW  # the threads' writes (not read-modify-writes)
-        plain_r = sk.R & ~sk.W
+        R, W = sk.R, sk.W
+        plain_w = W & ~R & ~sk.IW  # the threads' writes (not read-modify-writes)
+        plain_r = R & ~W
         for x in loc_names:
-            self.loc_init.append(lay.init_eid[x])
             s = by_loc.get(x, 0)
-            self.loc_writes.append(list(bits(s & plain_w)) if s & plain_w else [])
-            self.loc_reads.append(list(bits(s & plain_r)) if s & plain_r else [])
+            sw = s & plain_w
+            loc_writes.append(list(bits(sw)) if sw else [])
+            sr = s & plain_r
+            loc_reads.append(list(bits(sr)) if sr else [])
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant
         # writes of a value the read never takes are left out
@@ -114,10 +118,10 @@ class Tables:
         cands = self.cands
         program = self.threads.program
         poi_of = list(map(_POI, events))
-        for li, reads in enumerate(self.loc_reads):
+        for li, reads in enumerate(loc_reads):
             if not reads:
                 continue
-            srcs = [self.loc_init[li], *self.loc_writes[li]]
+            srcs = [loc_init[li], *loc_writes[li]]
             if not program.initially_written(loc_names[li]):
                 del srcs[0]  # herd's test: no initial write to read from
             for r in reads:
