@@ -99,7 +99,7 @@ def enumerate_test(
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = wanted_execs(per_thread, goal.prop)
     groups = [by_shape(execs) for execs in per_thread]
-    tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
+    tally.stats.bump("thread_execs", sum(map(len, threads.execs)))
     plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
     tracker = None
