@@ -57,7 +57,8 @@ class Tables:
         known: Any  # a value of an enumerated thread's event (known)
         init_eid = lay.init_eid
         for eid in init_eid.values():  # (an initial write's value is known)
-            wconst[eid] = events[eid][5]
+            known = events[eid][5]
+            wconst[eid] = known
         for t, vs in enumerate(variants):
             b = lay.base[t]
             if len(vs) == 1:  # one execution: every value is known and constant
@@ -165,12 +166,13 @@ def _regtab(vs: list[ThreadExec], names: list[str]) -> list[tuple[Value, ...]]:
     one shape: :meth:`ThreadExec.regs_of` of each, its slots looked up once when the
     executions share them, as a thread's runs do)."""
     slots = vs[0].done.slots
-    where = [slots.get(r) for r in names]
+    where: list[Any] = [slots.get(r) for r in names]
     if None in where:
         return [v.regs_of(names) for v in vs]
+    out: list[Any] = []  # (enumerated threads: concrete values)
+    x: Any
     if len(where) == 1:
         i = where[0]
-        out = []
         for v in vs:
             done = v.done
             if done.slots is not slots:
@@ -179,7 +181,6 @@ def _regtab(vs: list[ThreadExec], names: list[str]) -> list[tuple[Value, ...]]:
             out.append((0,) if x is None else (x,))
         return out
     get = itemgetter(*where)
-    out = []
     for v in vs:
         done = v.done
         if done.slots is not slots:
