@@ -99,7 +99,7 @@ def enumerate_test(
     if tally.irrelevant is False:  # speedcheck, exists/~exists: only satisfying states
         per_thread = wanted_execs(per_thread, goal.prop)
     groups = [by_shape(execs) for execs in per_thread]
-    tally.stats.bump("thread_execs", sum(len(x) for x in threads.execs))
+    tally.stats.bump("thread_execs", sum(map(len, threads.execs)))
     plain = not threads.spawned and not threads.partial  # every combination is one
     budget = 0
     tracker = None
@@ -166,19 +166,25 @@ class Combo(Tables):
     def run(self) -> None:
         goal = self.goal
         steps: list[tuple[str, int]] = []
+        native, rf_first, observed = self.native, goal.rf_first, self.observed_locs
+        ends = goal.prune == "location"
+        loc_reads = self.loc_reads
         for li in self._location_order():
-            if self.native:
+            if native:
                 head = [("co", li)]
             else:
-                head = [("fw", li)] if li in self.observed_locs else []
-            rfs = [("rf", r) for r in self.loc_reads[li]]
-            steps += rfs + head if goal.rf_first else head + rfs
-            if goal.prune == "location":
+                head = [("fw", li)] if li in observed else []
+            rfs = [("rf", r) for r in loc_reads[li]]
+            steps += rfs + head if rf_first else head + rfs
+            if ends:
                 steps.append(("end", li))
-        if steps and steps[-1][0] == "end":
-            steps.pop()  # the leaf checks the complete candidate anyway
-        # likewise no partial check on the last choice: the leaf follows it
-        last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
+        if ends:
+            if steps and steps[-1][0] == "end":
+                steps.pop()  # the leaf checks the complete candidate anyway
+            # likewise no partial check on the last choice: the leaf follows it
+            last = max((i for i, st in enumerate(steps) if st[0] != "end"), default=-1)
+        else:
+            last = len(steps) - 1
         self._leafcache: dict[tuple, tuple] = {}
         self._judged: dict[tuple, tuple] = {}
         needed = tuple(self.needed)
@@ -188,7 +194,7 @@ class Combo(Tables):
         self.sat, self.keep, self._verdicts = compiled
         self.n_partial = self.n_pruned = self.n_checks = 0
         session = self.session
-        reporting: AbstractContextManager[None] = nullcontext()
+        reporting: AbstractContextManager[None]
         self.check: Callable[..., list[Verdict]]
         self.partial: Callable[..., bool]
         self._spent: (
@@ -200,6 +206,7 @@ class Combo(Tables):
             reporting = session.reporting()
         else:
             self.check, self.partial = session.check, session.partial_violation
+            reporting = nullcontext()
         self.show = goal.show is not None and goal.show != "none"
         #: every complete candidate goes to the model, and only its allowed ones count:
         #: no filter, no speedcheck, no pictures, no failed or blocked thread
@@ -236,7 +243,7 @@ class Combo(Tables):
                 children.append(self._rf_step(arg, check))
             else:
                 children.append(self._end_step())
-        masks = tuple((1 << len(vs)) - 1 for vs in self.variants)
+        masks = tuple([(1 << len(vs)) - 1 for vs in self.variants])
         root: State = (0, 0, masks, (), tuple(self.loc_init))
         try:
             if self.tracker is None:
@@ -252,25 +259,22 @@ class Combo(Tables):
 
                 walk_tracked(children, root, self._leaf, self.tracker.tree, options, option)
         finally:
-            for key, n in (
-                ("partial_checks", self.n_partial),
-                ("pruned", self.n_pruned),
-                ("checks", self.n_checks),
-            ):
-                if n:
-                    self.tally.stats.bump(key, n)
+            stats = self.tally.stats
+            if self.n_partial:
+                stats.bump("partial_checks", self.n_partial)
+            if self.n_pruned:
+                stats.bump("pruned", self.n_pruned)
+            if self.n_checks:
+                stats.bump("checks", self.n_checks)
 
     def _location_order(self) -> list[int]:
         """Locations with something to choose (by default most events first)."""
-        locs = [
-            li
-            for li in range(len(self.loc_names))
-            if self.loc_reads[li] or self.loc_writes[li] or li in self.observed_locs
-        ]
+        reads, writes, observed = self.loc_reads, self.loc_writes, self.observed_locs
+        locs = [li for li in range(len(reads)) if reads[li] or writes[li] or li in observed]
         sign = {"most": -1, "least": 1, "name": 0}[self.goal.order]
-        return sorted(
-            locs, key=lambda li: (sign * (len(self.loc_reads[li]) + len(self.loc_writes[li])), li)
-        )
+        if len(locs) < 2 or not sign:
+            return locs
+        return sorted(locs, key=lambda li: (sign * (len(reads[li]) + len(writes[li])), li))
 
     def _deadline(self) -> None:
         """The slow path taken every ``_every`` checks: the time limit, and the progress
@@ -454,12 +458,12 @@ class Combo(Tables):
         """:meth:`_leaf` when every complete candidate goes to the model and only its
         allowed ones count (``lean``: no filter, no speedcheck, no pictures, no failed or
         blocked thread), with what it asks for every candidate looked up once: the
-        verdicts are tallied once per candidate (:meth:`OutcomeBuilder.allowed`), then
-        each of its final states (:meth:`OutcomeBuilder.add`)."""
+        verdicts are tallied once per candidate (as :meth:`OutcomeBuilder.allowed`, inline),
+        then each of its final states (as :meth:`OutcomeBuilder.add`, inline)."""
         tally = self.tally
         stats = tally.stats
-        allowed = tally.allowed
-        add = tally.add
+        flags = tally.flags
+        states = tally.states
         cache = self._leafcache
         state_info = self._state_info
         fl = self.final_locs
@@ -489,7 +493,14 @@ class Combo(Tables):
                 for li in observed:
                     fw |= 1 << finals[li]
                 verdicts = self.check(rf, fw=fw)
-            n = allowed(verdicts)
+            n = 0  # (OutcomeBuilder.allowed, inline)
+            for v in verdicts:
+                if v.allowed:
+                    n += 1
+                    if v.flags:
+                        flags.update(v.flags)
+                    if v.undefined:
+                        tally.undefined = True
             if not n:
                 return
             for sol in sols:
@@ -502,7 +513,11 @@ class Combo(Tables):
                         tally.unroll_cut = True
                         continue
                     stats.bump(ENDED_LOOP_BOUND)  # GenMC's bound ended a thread: it counts
-                add(info[0], info[1], n)
+                entry = states.get(info[0])  # (OutcomeBuilder.add, inline)
+                if entry is None:
+                    states[info[0]] = [n, info[1]]
+                else:
+                    entry[0] += n
 
         return leaf
 

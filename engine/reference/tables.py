@@ -55,8 +55,10 @@ class Tables:
         self.rvals: dict[int, list[Value]] = {}
         wconst, wvals, rmask, rvals = self.wconst, self.wvals, self.rmask, self.rvals
         known: Any  # a value of an enumerated thread's event (known)
-        for eid in lay.init_eid.values():
-            wconst[eid] = events[eid].known_value
+        init_eid = lay.init_eid
+        for eid in init_eid.values():  # (an initial write's value is known)
+            known = events[eid][5]
+            wconst[eid] = known
         for t, vs in enumerate(variants):
             b = lay.base[t]
             if len(vs) == 1:  # one execution: every value is known and constant
@@ -92,19 +94,22 @@ class Tables:
                     rmask[i] = m
                     rvals[i] = rv
         # locations and their events
-        self.loc_names = loc_names = sorted(lay.init_eid)  # each has its initial write
+        self.loc_names = loc_names = sorted(init_eid)  # each has its initial write
         cap = self.U.cap
         self.loc_writes: list[list[int]] = []
         self.loc_reads: list[list[int]] = []
-        self.loc_init: list[int] = []
+        self.loc_init: list[int] = [init_eid[x] for x in loc_names]
+        loc_writes, loc_reads, loc_init = self.loc_writes, self.loc_reads, self.loc_init
         by_loc = sk.by_loc
-        plain_w = sk.W & ~sk.R & ~sk.IW  # the threads' writes (not read-modify-writes)
-        plain_r = sk.R & ~sk.W
+        R, W = sk.R, sk.W
+        plain_w = W & ~R & ~sk.IW  # the threads' writes (not read-modify-writes)
+        plain_r = R & ~W
         for x in loc_names:
-            self.loc_init.append(lay.init_eid[x])
             s = by_loc.get(x, 0)
-            self.loc_writes.append(list(bits(s & plain_w)) if s & plain_w else [])
-            self.loc_reads.append(list(bits(s & plain_r)) if s & plain_r else [])
+            sw = s & plain_w
+            loc_writes.append(list(bits(sw)) if sw else [])
+            sr = s & plain_r
+            loc_reads.append(list(bits(sr)) if sr else [])
         # rf candidates of each read: (write, rf bit, mask of the read's thread executions
         # reading its value if it is a constant, else None, writer thread); constant
         # writes of a value the read never takes are left out
@@ -114,10 +119,10 @@ class Tables:
         cands = self.cands
         program = self.threads.program
         poi_of = list(map(_POI, events))
-        for li, reads in enumerate(self.loc_reads):
+        for li, reads in enumerate(loc_reads):
             if not reads:
                 continue
-            srcs = [self.loc_init[li], *self.loc_writes[li]]
+            srcs = [loc_init[li], *loc_writes[li]]
             if not program.initially_written(loc_names[li]):
                 del srcs[0]  # herd's test: no initial write to read from
             for r in reads:
@@ -144,7 +149,7 @@ class Tables:
         self.consts = plan.consts
         self.pick = plan.pick
         self.regtabs = [
-            [v.regs_of(names) for v in vs] if names else [()] * len(vs)
+            _regtab(vs, names) if names else [()] * len(vs)
             for vs, names in zip(variants, plan.regnames, strict=True)
         ]
         self.loop_variant = [[v.done.cut for v in vs] for vs in variants]  # (ThreadExec.loop)
@@ -154,6 +159,35 @@ class Tables:
         self.loop_marks = program.loop_bound == "cut"
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
+
+
+def _regtab(vs: list[ThreadExec], names: list[str]) -> list[tuple[Value, ...]]:
+    """The final values of registers ``names`` in each execution of ``vs`` (one thread,
+    one shape: :meth:`ThreadExec.regs_of` of each, its slots looked up once when the
+    executions share them, as a thread's runs do)."""
+    slots = vs[0].done.slots
+    where: list[Any] = [slots.get(r) for r in names]
+    if None in where:
+        return [v.regs_of(names) for v in vs]
+    out: list[Any] = []  # (enumerated threads: concrete values)
+    x: Any
+    if len(where) == 1:
+        i = where[0]
+        for v in vs:
+            done = v.done
+            if done.slots is not slots:
+                return [v.regs_of(names) for v in vs]
+            x = done.values[i]
+            out.append((0,) if x is None else (x,))
+        return out
+    get = itemgetter(*where)
+    for v in vs:
+        done = v.done
+        if done.slots is not slots:
+            return [v.regs_of(names) for v in vs]
+        row = get(done.values)
+        out.append(tuple([0 if x is None else x for x in row]) if None in row else row)
+    return out
 
 
 class _FinalPlan(NamedTuple):
@@ -176,12 +210,18 @@ class _FinalPlan(NamedTuple):
 #: The plan of the test at hand, with what it was made from (its skeletons come one after
 #: the other): (program, observed, filter, number of threads, locations), plan.
 _LAST_PLAN: list[Any] = [None, None]
+#: The plans without constants, by what they are made from but the program (observed,
+#: filter, number of threads, locations: the program only gives the constants' values):
+#: a campaign's tests share conditions and locations.  At most :data:`MAX_PLANS`.
+_PLANS: dict[tuple, _FinalPlan] = {}
+MAX_PLANS = 1024
 
 
 def _final_plan(
     program: Program, observed: list[Loc], filter: Prop | None, nthreads: int, loc_names: list[str]
 ) -> _FinalPlan:
-    """The :class:`_FinalPlan` of a test (the last one's again when its inputs are)."""
+    """The :class:`_FinalPlan` of a test (the last one's again when its inputs are; one
+    made for another program when the plan has no constant, see :data:`_PLANS`)."""
     key = (program, tuple(observed), filter, nthreads, tuple(loc_names))
     last = _LAST_PLAN[0]
     if (
@@ -192,6 +232,10 @@ def _final_plan(
     ):
         plan: _FinalPlan = _LAST_PLAN[1]
         return plan
+    shared = _PLANS.get(key[1:])
+    if shared is not None:
+        _LAST_PLAN[0], _LAST_PLAN[1] = key, shared
+        return shared
     loc_index = {x: i for i, x in enumerate(loc_names)}
     needed = needed_locations(observed, filter)
     getters: list[tuple[str, int, Any]] = []
@@ -231,6 +275,10 @@ def _final_plan(
         needed, getters, regnames, loc_index, observed_locs, final_locs, consts, _picker(picks)
     )
     _LAST_PLAN[0], _LAST_PLAN[1] = key, plan
+    if not consts:
+        if len(_PLANS) >= MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key[1:]] = plan
     return plan
 
 
