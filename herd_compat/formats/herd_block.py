@@ -274,13 +274,20 @@ def herd_result(
     the test's CPU time (default: the engine's); ``candidates`` adds herd's
     ``Candidates`` line (``-candidates true``); ``casts``: the types of a C test's
     locations and ``shown`` the displayed ones when they differ (see :func:`state_lines`)."""
-    pos, neg = outcome.positive, outcome.negative
+    pos = neg = 0  # (outcome.positive and outcome.negative, in one pass)
+    for executions, satisfies in outcome.states.values():
+        if satisfies:
+            pos += executions
+        else:
+            neg += executions
     quant = outcome.quantifier
+    # (outcome.condition_holds, from the counts at hand)
+    holds = pos > 0 if quant == "exists" else pos == 0 if quant == "~exists" else neg == 0
     return HerdBlock(
         name=name,
         kind=KINDS.get(quant, "Required"),
         states=state_lines(outcome.observed, outcome.states, arch, casts, hexa, shown),
-        verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
+        verdict="Undef" if outcome.undefined else ("Ok" if holds else "No"),
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,
         condition=condition_text,
