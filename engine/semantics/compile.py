@@ -91,6 +91,8 @@ class ThreadBase:
         self._max_events: int | None = None  # computed once (compiled threads are shared)
         self._max_writes: int | None = None
         self._live: list[tuple[int, ...] | None] | None = None
+        #: per memory access, what its register events issue (engine.semantics.regevents)
+        self.access_plans: dict[int, tuple] = {}
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.joined = thread.joined  # their events take the poi of the operation before

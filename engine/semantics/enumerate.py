@@ -101,7 +101,11 @@ class ThreadExec(NamedTuple):
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
         site = self.failure.site if self.failure is not None else -1
-        return (tuple(e.key() for e in self.events), self.done.cut, self.end, site)
+        # (each event's Event.key, inline: a thread execution has many events)
+        keys = tuple(
+            [tuple(e) if (k := e[0]) == "S" or k == "J" else (*e[:5], *e[6:]) for e in self[1]]
+        )
+        return (keys, self.done.cut, self.end, site)
 
     @property
     def read_values(self) -> tuple[Value, ...]:
