@@ -219,9 +219,7 @@ def _shown_text(x: Loc | Whole) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _display(
-    observed: tuple[Loc, ...], arch: str
-) -> tuple[tuple[int, ...], tuple[str, ...], str]:
+def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
     """herd's display order of the locations of a state, the text before each value
     (``0:r1=``, then `` [x]=``...) and a state line's ``%`` template for integer values
     in that order (``0:r1=%d; [x]=%d;``)."""
