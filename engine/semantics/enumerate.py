@@ -103,7 +103,7 @@ class ThreadExec(NamedTuple):
         site = self.failure.site if self.failure is not None else -1
         # (each event's Event.key, inline: a thread execution has many events)
         keys = tuple(
-            [tuple(e) if (k := e[0]) == "S" or k == "J" else (*e[:5], *e[6:]) for e in self[1]]
+            [tuple(e) if (k := e[0]) == "S" or k == "J" else e[:5] + e[6:] for e in self[1]]
         )
         return (keys, self.done.cut, self.end, site)
 
