@@ -217,11 +217,24 @@ def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
 MAX_JUDGED = 4096
 
 
-@by_identity(maxsize=1024)
+#: The tables of :func:`_compilations` by the value of their proposition and filter
+#: (at most :data:`MAX_TABLES`): conditions written differently, or parsed from different
+#: texts, are often equal (and a compiled condition depends only on its value).
+_BY_VALUE: dict[tuple[Prop, Prop | None], dict[tuple[Loc, ...], tuple]] = {}
+MAX_TABLES = 1024
+
+
+@by_identity(maxsize=MAX_TABLES)
 def _compilations(prop: Prop, filter: Prop | None) -> dict[tuple[Loc, ...], tuple]:
     """The proposition and the filter compiled, per tuple of locations the states hold
     (tests of a campaign share conditions: one table per condition)."""
-    return {}
+    key = (prop, filter)
+    table = _BY_VALUE.get(key)
+    if table is None:
+        if len(_BY_VALUE) >= MAX_TABLES:
+            _BY_VALUE.clear()
+        table = _BY_VALUE[key] = {}
+    return table
 
 
 def compiled_condition(prop: Prop, filter: Prop | None, needed: tuple[Loc, ...]) -> tuple:

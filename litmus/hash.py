@@ -120,8 +120,30 @@ def code_digest_text(t: LitmusTest) -> str:
     names = frozenset().union(*[_label_names(code) for code in t.threads])
     if not names:  # the usual test: each thread's column is remembered
         return _table([_plain_column(arch, code) for code in t.threads])
-    rename = {name: f"L{i:02d}" for i, name in enumerate(sorted(names))}
-    return string_of_prog([_texts(arch, code, rename) for code in t.threads])
+    ordered = tuple(sorted(names))
+    rename = {name: f"L{i:02d}" for i, name in enumerate(ordered)}
+    return _table([_labelled_column(arch, code, ordered, rename) for code in t.threads])
+
+
+#: Padded columns of threads with labels, per architecture, thread (by identity, kept
+#: alive with its column) and the test's label names (which say their renaming).
+_LABELLED: dict[tuple[str, int, tuple[str, ...]], tuple[object, list[str]]] = {}
+
+
+def _labelled_column(
+    arch: ModuleType, code: tuple[CodeItem, ...], names: tuple[str, ...], rename: dict[str, str]
+) -> list[str]:
+    """The padded column of a thread of a test whose labels are ``names`` (sorted),
+    renamed per ``rename`` (the caller only reads it)."""
+    key = (arch.__name__, id(code), names)
+    got = _LABELLED.get(key)
+    if got is not None and got[0] is code:
+        return got[1]
+    col = _padded(_texts(arch, code, rename))
+    if len(_LABELLED) >= 1 << 14:
+        _LABELLED.clear()
+    _LABELLED[key] = (code, col)
+    return col
 
 
 @by_identity(maxsize=1 << 14)

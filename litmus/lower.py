@@ -289,17 +289,14 @@ _NO_TYPES: Mapping[Loc, Cast] = MappingProxyType({})
 def _plain_prop(p: Prop) -> Prop:
     """``_typed_prop(_whole_arrays(p, {}), {})`` (a test of no array nor declared type) in
     one pass, each atom mapped once (the atoms of a proposition repeat)."""
-    mapped: dict[int, Prop] = {}  # per atom's id (the atoms of p live as long)
+    return map_atoms(p, _plain_atom)
 
-    def plain(a: Atom) -> Prop:
-        got = mapped.get(id(a))
-        if got is None:
-            got = mapped[id(a)] = (
-                PFalse() if isinstance(a.value, Vector) else _typed_atom(a, _NO_TYPES)
-            )
-        return got
 
-    return map_atoms(p, plain)
+@by_identity(maxsize=1 << 14)
+def _plain_atom(a: Atom) -> Prop:
+    """An atom of :func:`_plain_prop` mapped (remembered: conditions share their atoms,
+    one object per text)."""
+    return PFalse() if isinstance(a.value, Vector) else _typed_atom(a, _NO_TYPES)
 
 
 def _typed_atom(a: Atom, types: Mapping[Loc, Cast]) -> Prop:

@@ -106,14 +106,12 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
 
     def go(q: Prop, above: int, left: bool = False) -> str:
         if isinstance(q, Atom):
+            if hexa is None:
+                return _atom_text(q)
             text = atoms.get(id(q))
             if text is None:
-                if hexa is not None:
-                    v = hexa_text(q.value, hexa.get(q.loc, 64))
-                    text = f"{atom_loc_text(q)}={v}"
-                else:
-                    text = f"{atom_loc_text(q)}={value_text(q.value)}"
-                atoms[id(q)] = text
+                v = hexa_text(q.value, hexa.get(q.loc, 64))
+                text = atoms[id(q)] = f"{atom_loc_text(q)}={v}"
             return text
         if isinstance(q, Not):
             return f"not ({go(q.prop, _TOP)})"
@@ -135,6 +133,13 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
         return f"({s})" if _needs_paren(above, here, safe, left) else s
 
     return go(p, _TOP)
+
+
+@by_identity(maxsize=1 << 14)
+def _atom_text(q: Atom) -> str:
+    """An atom's text in herd's syntax (remembered: conditions share their atoms, one
+    object per text)."""
+    return f"{atom_loc_text(q)}={value_text(q.value)}"
 
 
 @by_identity(maxsize=4096)

@@ -25,12 +25,13 @@ HEADER = re.compile(
 )
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_/.\-]*)[ \t]*=[ \t]*([^\n]*)\n")
 # candidates for the end of the program: a comment, a string, or a condition keyword not
-# followed by a name character (whether it starts a token is checked by _in_name)
+# followed by a name character (whether it starts a token is checked by _in_name); each
+# alternative starts with its own literal, so that the search skips the other characters
+# at once (by the set of those first characters)
 _KEY_LINES = re.compile(rf"(?:\n|{_KEY_LINE.pattern})*")
+_KEYWORDS = ("final", "forall", "exists", "cases", "observed", "Observed", "locations", "filter")
 _PROG_STOP = re.compile(
-    r"(?=[(\"~fecolO])"  # the first characters: the search skips the others quickly
-    r"(?:\(\*|\"|~[ \t]*exists"
-    r"|(?:final|forall|exists|cases|observed|Observed|locations|filter)(?![A-Za-z0-9_/.\-]))"
+    r"\(\*|\"|~[ \t]*exists|" + "|".join(k + r"(?![A-Za-z0-9_/.\-])" for k in _KEYWORDS)
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.-")
 _COND_END = re.compile(r"\(\*|<<")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from herdsman.engine.semantics.arith import AnyValue, EvalError, Expr, apply_op
 from herdsman.engine.semantics.state import ThreadState
 from herdsman.litmus.base.ir import Load, Sym, Value
+from herdsman.litmus.base.numbers import convert_code
 
 _new = tuple.__new__
 
@@ -92,6 +93,15 @@ def widened(code: int, v: AnyValue) -> AnyValue:
 def loaded(ins: Load, v: AnyValue) -> AnyValue:
     """The value a load ``ins`` that read ``v`` puts in its register: the bytes it read
     (sign-extended with ``Load.sign``), widened as ``Load.widen`` says."""
+    if type(v) is int:  # the usual value: what sized and widened compute, at once
+        w = ins.widen
+        if 0 <= v < 128 and (w == 0 or w >= 8 or w <= -8):
+            return v  # in every word of 8 bits or more, signed or not
+        if ins.sign:
+            v = convert_code(v, -8 * ins.size)
+        elif not ins.widen:
+            return v if ins.size >= 4 else v & ((1 << (8 * ins.size)) - 1)
+        return convert_code(v, ins.widen) if ins.widen else v
     if ins.sign:
         v = widened(-8 * ins.size, v)
     elif not ins.widen:

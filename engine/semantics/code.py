@@ -33,6 +33,8 @@ class CompiledThread(Protocol):
     addr_ops: list[tuple[tuple[int, Value], ...]]
     store_data_port: bool
     nop_events: bool
+    #: per memory access, what its register events issue (:mod:`engine.semantics.regevents`)
+    access_plans: dict[int, tuple]
 
     def cut_end(self, st: ThreadState) -> Step: ...
 

@@ -91,6 +91,8 @@ class ThreadBase:
         self._max_events: int | None = None  # computed once (compiled threads are shared)
         self._max_writes: int | None = None
         self._live: list[tuple[int, ...] | None] | None = None
+        #: per memory access, what its register events issue (engine.semantics.regevents)
+        self.access_plans: dict[int, tuple] = {}
         self.code: tuple[Instr, ...] = thread.code
         self.origins = thread.origins
         self.joined = thread.joined  # their events take the poi of the operation before
@@ -198,7 +200,7 @@ class ThreadBase:
                 if got is not None:
                     return got
         if self._max_events is None:
-            self._max_events = self._longest(self.events_at)
+            self._bounds()
         assert self._max_events is not None
         return self._max_events
 
@@ -206,24 +208,46 @@ class ThreadBase:
         """An upper bound of the writes of any execution of the thread (as
         :meth:`max_events`)."""
         if self._max_writes is None:
-            self._max_writes = self._longest(lambda pc: _writes_of(self.code[pc]))
+            self._bounds()
         assert self._max_writes is not None
         return self._max_writes
+
+    def _bounds(self) -> None:
+        """:meth:`max_events` and :meth:`max_writes` (without ``unroll``), found by one
+        walk over the paths (every test asks for both)."""
+        code = self.code
+        got = self._heaviest((self.events_at, lambda pc: _writes_of(code[pc])))
+        assert got is not None
+        self._max_events, self._max_writes = got
 
     def _longest(
         self, weight: Callable[[int], int], unroll: int | None = None, budget: int | None = None
     ) -> int | None:
         """The heaviest path through the thread's code (see :meth:`max_events`); None
         when it needs more than ``budget`` states (loop counts at an operation)."""
+        got = self._heaviest((weight,), unroll, budget)
+        return None if got is None else got[0]
+
+    def _heaviest(
+        self,
+        weights: tuple[Callable[[int], int], ...],
+        unroll: int | None = None,
+        budget: int | None = None,
+    ) -> tuple[int, ...] | None:
+        """:meth:`_longest` for each of ``weights`` (the heaviest path of each, which
+        may differ), in one walk."""
         th = self
         bound = self.unroll if unroll is None else min(unroll, self.unroll)
         code = th.code
         end = len(code)
+        zeros = (0,) * len(weights)
         if not end:  # a thread with no instructions
-            return 0
+            return zeros
         if th.straight:  # one path: every operation once (as many states as operations)
-            return None if budget is not None and end > budget else sum(map(weight, range(end)))
-        memo: dict[tuple[int, tuple[int, ...]], int] = {}
+            if budget is not None and end > budget:
+                return None
+            return tuple([sum(map(weight, range(end))) for weight in weights])
+        memo: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         start = (0, (0,) * len(th.back))
         stack = [start]
         live = self._live_loops()
@@ -243,9 +267,15 @@ class ThreadBase:
                     return None
                 continue
             stack.pop()
-            here = weight(key[0])
-            memo[key] = here + max((memo.get(k, 0) for k in succ if k[0] < end), default=0)
-        return memo[start] if end else 0
+            after = [memo.get(k, zeros) for k in succ if k[0] < end]
+            pc = key[0]
+            memo[key] = tuple(
+                [
+                    weight(pc) + max((x[i] for x in after), default=0)
+                    for i, weight in enumerate(weights)
+                ]
+            )
+        return memo[start] if end else zeros
 
     def _live_loops(self) -> list[tuple[int, ...] | None]:
         """Per operation, which loop counters (:attr:`back`'s slots) a backward branch

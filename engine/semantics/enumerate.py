@@ -101,7 +101,11 @@ class ThreadExec(NamedTuple):
     def shape(self) -> tuple:
         """What does not depend on values: executions of one shape share a skeleton."""
         site = self.failure.site if self.failure is not None else -1
-        return (tuple(e.key() for e in self.events), self.done.cut, self.end, site)
+        # (each event's Event.key, inline: a thread execution has many events)
+        keys = tuple(
+            [tuple(e) if (k := e[0]) == "S" or k == "J" else e[:5] + e[6:] for e in self[1]]
+        )
+        return (keys, self.done.cut, self.end, site)
 
     @property
     def read_values(self) -> tuple[Value, ...]:
@@ -134,6 +138,9 @@ _SHAPE_IDS: dict[tuple, int] = {}
 _SHAPES_KEPT = 20_000
 _SHAPES_LOCK = threading.Lock()
 _shape_numbers = itertools.count()
+#: How many times the tables started afresh (a shape numbered before and after a fresh
+#: start may have two numbers).
+_fresh_starts = [0]
 
 
 def _shape_id(te: ThreadExec) -> int:
@@ -145,6 +152,7 @@ def _shape_id(te: ThreadExec) -> int:
         if len(_SHAPE_OF) >= _SHAPES_KEPT or len(_SHAPE_IDS) >= _SHAPES_KEPT:
             _SHAPE_OF.clear()
             _SHAPE_IDS.clear()
+            _fresh_starts[0] += 1
         sid = _SHAPE_IDS.get(shape)
         if sid is None:
             sid = _SHAPE_IDS[shape] = next(_shape_numbers)
@@ -158,6 +166,7 @@ def by_shape(execs: Sequence[ThreadExec]) -> list[list[ThreadExec]]:
     if len(execs) == 1:
         return [list(execs)]
     groups: dict[int, list[ThreadExec]] = {}
+    fresh = _fresh_starts[0]
     for te in execs:
         sid = _shape_id(te)
         group = groups.get(sid)
@@ -165,8 +174,8 @@ def by_shape(execs: Sequence[ThreadExec]) -> list[list[ThreadExec]]:
             groups[sid] = [te]
         else:
             group.append(te)
-    if len(groups) > 1 and len({_shape_id(g[0]) for g in groups.values()}) < len(groups):
-        # another thread started the tables afresh meanwhile: a shape has two numbers
+    if fresh != _fresh_starts[0] and len(groups) > 1:
+        # the tables started afresh meanwhile: a shape may have two numbers
         plain: dict[tuple, list[ThreadExec]] = {}
         for te in execs:
             plain.setdefault(te.shape(), []).append(te)

@@ -225,7 +225,21 @@ def _branch(th: CompiledThread, ins: Branch, st: ThreadState) -> Step | ThreadSt
 
 def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -> Step:
     """The register reads of a memory access, then the access (:func:`access`)."""
-    pc = st.pc
+    plan = th.access_plans.get(st.pc)
+    if plan is None:
+        plan = th.access_plans[st.pc] = _access_plan(th, ins, st.pc)
+    order, iico, iico_ctrl, names = plan
+    n = st.n
+    reads, _ = _read_events(th, st, order)
+    acc = Access(iico << n, iico_ctrl << n, tuple([(name, n + k) for name, k in names]))
+    return _issue(th, st, tuple(reads), acc)
+
+
+def _access_plan(th: CompiledThread, ins: Load | Store | StoreCond, pc: int) -> tuple:
+    """What :func:`_reads` issues for the access at ``pc``, its positions counted from the
+    first of its register reads (so shifted by the events before them): the register
+    reads' (slot, data port) in order, the masks of the access's ``iico`` and
+    ``iico_ctrl``, and each read's register name and position."""
     cargs = th.args[pc]
     naddr = len(th.addr_ops[pc])
     addr = [(slot, False) for slot, _ in cargs[:naddr] if slot >= 0]
@@ -236,13 +250,12 @@ def _reads(th: CompiledThread, ins: Load | Store | StoreCond, st: ThreadState) -
         order = res + value + addr  # herd: the reservation, the value, the address
     else:
         order = addr + value
-    reads, _ = _read_events(th, st, order)
-    pos = {slot_data: st.n + k for k, slot_data in enumerate(order)}
+    pos = {slot_data: k for k, slot_data in enumerate(order)}
     amask = sum(1 << pos[x] for x in addr)
     vmask = sum(1 << pos[x] for x in value)
     rmask = sum(1 << pos[x] for x in res)
     names = tuple((th.names[s], pos[(s, d)]) for s, d in order)
-    return _issue(th, st, tuple(reads), Access(amask | vmask, rmask | amask, names))
+    return order, amask | vmask, rmask | amask, names
 
 
 def _issued(st: ThreadState, reads: tuple[Event, ...], acc: Access) -> ThreadState:

@@ -137,8 +137,13 @@ def state_lines(
     each value ``{v0,v1}`` of its cells)."""
     if shown is not None:
         return _whole_state_lines(observed, states, arch, casts or {}, hexa, shown)
-    order, heads = _display(tuple(observed), arch or guess_arch(observed))
+    order, heads, template = _display(tuple(observed), arch or guess_arch(observed))
     rows = [tuple([st[i] for i in order]) for st in states]
+    if not hexa and not casts:  # the usual case: plain integers of an int's range
+        seen = set().union(*rows)
+        if all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF for v in seen):
+            rows.sort()
+            return [template % row for row in rows]
     if hexa or casts or _beyond_int(rows):  # herd prints a location of no type as an int
         types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
@@ -171,7 +176,7 @@ def _whole_state_lines(
     """:func:`state_lines` of the locations ``shown``, arrays observed whole among them:
     herd sorts a whole array's values cell by cell, and prints them ``{v0,v1}``."""
     locs = tuple([x.loc if isinstance(x, Whole) else x for x in shown])
-    order, _ = _display(locs, arch or guess_arch(observed))
+    order = _display(locs, arch or guess_arch(observed))[0]
     heads = [("" if k == 0 else " ") + _shown_text(shown[i]) + "=" for k, i in enumerate(order)]
     at = {loc: i for i, loc in enumerate(observed)}
     columns = [
@@ -214,14 +219,16 @@ def _shown_text(x: Loc | Whole) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """herd's display order of the locations of a state, and the text before each value
-    (``0:r1=``, then `` [x]=``...)."""
+def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
+    """herd's display order of the locations of a state, the text before each value
+    (``0:r1=``, then `` [x]=``...) and a state line's ``%`` template for integer values
+    in that order (``0:r1=%d; [x]=%d;``)."""
     order = tuple(sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i])))
     heads = tuple(
         ("" if k == 0 else " ") + loc_text(observed[i]) + "=" for k, i in enumerate(order)
     )
-    return order, heads
+    template = "".join([h.replace("%", "%%") + "%d;" for h in heads])
+    return order, heads, template
 
 
 # ----------------------------------------------------------------------------- the block
@@ -265,13 +272,20 @@ def herd_result(
     the test's CPU time (default: the engine's); ``candidates`` adds herd's
     ``Candidates`` line (``-candidates true``); ``casts``: the types of a C test's
     locations and ``shown`` the displayed ones when they differ (see :func:`state_lines`)."""
-    pos, neg = outcome.positive, outcome.negative
+    pos = neg = 0  # (outcome.positive and outcome.negative, in one pass)
+    for executions, satisfies in outcome.states.values():
+        if satisfies:
+            pos += executions
+        else:
+            neg += executions
     quant = outcome.quantifier
+    # (outcome.condition_holds, from the counts at hand)
+    holds = pos > 0 if quant == "exists" else pos == 0 if quant == "~exists" else neg == 0
     return HerdBlock(
         name=name,
         kind=KINDS.get(quant, "Required"),
         states=state_lines(outcome.observed, outcome.states, arch, casts, hexa, shown),
-        verdict="Undef" if outcome.undefined else ("Ok" if outcome.condition_holds else "No"),
+        verdict="Undef" if outcome.undefined else ("Ok" if holds else "No"),
         positive=neg if quant == "~exists" else pos,  # herd's check_wit
         negative=pos if quant == "~exists" else neg,
         condition=condition_text,

@@ -110,7 +110,7 @@ class Done:
             arch=t.arch,
             time=self.cpu,
             candidates=candidates,
-            casts=dict(t.casts),
+            casts=dict(t.casts) if t.casts else None,
             hexa=t.hexa,
             shown=t.shown or None,
         )

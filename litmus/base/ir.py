@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 
-from herdsman.litmus.base.memo import by_identity
+from herdsman.litmus.base.memo import by_identity, cached
 from herdsman.litmus.base.values import Loc as Loc
 from herdsman.litmus.base.values import MemLoc as MemLoc
 from herdsman.litmus.base.values import RegLoc as RegLoc
@@ -561,19 +560,31 @@ class Program:
         """Whether memory location ``name`` has an initial write (see ``computed_init``)."""
         return self.computed_init or name in self._initial[0]
 
-    @cached_property
+    @cached
     def _initial(self) -> tuple[dict[str, Value], dict[str, Value]]:
         """The initial values of the memory locations and symbolic registers, by name."""
         return dict(self.memory), dict(self.symbolic)
 
     def has(self, *kinds: type) -> bool:
         """Whether some thread has an operation of one of these classes."""
-        return any(issubclass(cls, kinds) for cls in self._classes)
+        classes = self._classes
+        key = (classes, kinds)
+        got = _HAS.get(key)
+        if got is None:
+            if len(_HAS) >= 1 << 12:
+                _HAS.clear()
+            got = _HAS[key] = any(issubclass(cls, kinds) for cls in classes)
+        return got
 
-    @cached_property
+    @cached
     def _classes(self) -> frozenset[type]:
         """The classes of the threads' operations."""
         return frozenset().union(*[_op_classes(th) for th in self.threads])
+
+
+#: :meth:`Program.has`'s answers, per set of classes of a program's operations and
+#: classes asked for (programs share their sets of classes).
+_HAS: dict[tuple[frozenset[type], tuple[type, ...]], bool] = {}
 
 
 @by_identity(maxsize=1 << 14)
