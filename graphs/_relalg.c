@@ -16,9 +16,31 @@
 #error "little-endian hosts only (the pure-Python operators serve the others)"
 #endif
 
-/* The int x as `nw` little-endian 64-bit words (x >= 0 and x < 2**(64*nw)). */
+/* The int x as `nw` little-endian 64-bit words (x >= 0 and x < 2**(64*nw)), and back.
+ * Up to CPython 3.11 an int's digits are read and written in place (its layout: ob_size
+ * digits of PyLong_SHIFT bits, least significant first), several times faster than the
+ * byte-array conversions, which serve later versions. */
+#if PY_VERSION_HEX < 0x030C0000
+#define DIRECT_DIGITS 1
+#endif
+
 static int to_words(PyObject *x, uint64_t *w, Py_ssize_t nw) {
-#if PY_VERSION_HEX >= 0x030D0000
+#ifdef DIRECT_DIGITS
+    const digit *d = ((PyLongObject *)x)->ob_digit;
+    Py_ssize_t nd = Py_SIZE(x);
+    memset(w, 0, (size_t)nw * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        Py_ssize_t pos = i * PyLong_SHIFT;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        uint64_t v = (uint64_t)d[i];
+        if (q < nw)
+            w[q] |= v << off;
+        if (off > 64 - PyLong_SHIFT && q + 1 < nw)
+            w[q + 1] |= v >> (64 - off);
+    }
+    return 0;
+#elif PY_VERSION_HEX >= 0x030D0000
     return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0, 1);
 #else
     return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0);
@@ -26,7 +48,33 @@ static int to_words(PyObject *x, uint64_t *w, Py_ssize_t nw) {
 }
 
 static PyObject *from_words(const uint64_t *w, Py_ssize_t nw) {
+#ifdef DIRECT_DIGITS
+    Py_ssize_t top = nw;
+    while (top && !w[top - 1])
+        top--;
+    if (!top)
+        return PyLong_FromLong(0);
+    Py_ssize_t nbits = 64 * (top - 1) + (64 - __builtin_clzll(w[top - 1]));
+    Py_ssize_t nd = (nbits + PyLong_SHIFT - 1) / PyLong_SHIFT;
+    if (nd == 1) /* small ints come from the interpreter's cache */
+        return PyLong_FromLong((long)w[0]);
+    PyLongObject *v = _PyLong_New(nd);
+    if (!v)
+        return NULL;
+    digit *d = v->ob_digit;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        Py_ssize_t pos = i * PyLong_SHIFT;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        uint64_t b = w[q] >> off;
+        if (off > 64 - PyLong_SHIFT && q + 1 < top)
+            b |= w[q + 1] << (64 - off);
+        d[i] = (digit)(b & PyLong_MASK);
+    }
+    return (PyObject *)v;
+#else
     return _PyLong_FromByteArray((const unsigned char *)w, (size_t)nw * 8, 1, 0);
+#endif
 }
 
 /* The 64 bits of w from bit pos on (0 past its end). */
