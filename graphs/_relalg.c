@@ -121,22 +121,36 @@ typedef struct {
     Py_ssize_t n, cap, rw, nw;
 } Shape;
 
-/* The arguments (n, cap, then k relations) checked, and the buffers sized; 0 on success,
- * -1 with an exception set. */
-static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char *usage,
-                      Shape *sh) {
-    if (nargs != 2 + k) {
-        PyErr_SetString(PyExc_TypeError, usage);
-        return -1;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
+/* The universe of n events, rows cap bits apart, read from two ints; 0 on success, -1
+ * with an exception set. */
+static int universe_of(PyObject *pn, PyObject *pcap, Py_ssize_t *n, Py_ssize_t *cap) {
+    *n = PyLong_AsSsize_t(pn);
+    *cap = PyLong_AsSsize_t(pcap);
     if (PyErr_Occurred())
         return -1;
-    PyObject *const *rels = args + 2;
-    if (n < 0 || cap < n || n > (1 << 20)) {
+    if (*n < 0 || *cap < *n || *n > (1 << 20)) {
         PyErr_SetString(PyExc_ValueError, "bad universe");
         return -1;
     }
+    return 0;
+}
+
+/* The number of bits of the non-negative int x. */
+static inline Py_ssize_t num_bits(PyObject *x) {
+#ifdef DIRECT_DIGITS
+    Py_ssize_t nd = Py_SIZE(x);
+    if (!nd)
+        return 0;
+    digit top = ((PyLongObject *)x)->ob_digit[nd - 1];
+    return (nd - 1) * PyLong_SHIFT + (32 - __builtin_clz((unsigned int)top));
+#else
+    return (Py_ssize_t)_PyLong_NumBits(x);
+#endif
+}
+
+/* The k relations of a call on the universe (n, cap) checked, and the buffers sized; 0 on
+ * success, -1 with an exception set. */
+static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, Shape *sh) {
     sh->n = n;
     sh->cap = cap;
     sh->rw = n ? (n + 63) / 64 : 1;
@@ -146,12 +160,26 @@ static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char
             PyErr_SetString(PyExc_TypeError, "relations are non-negative ints");
             return -1;
         }
-        size_t b = _PyLong_NumBits(rels[i]);
-        if ((Py_ssize_t)b > bits)
-            bits = (Py_ssize_t)b;
+        Py_ssize_t b = num_bits(rels[i]);
+        if (b > bits)
+            bits = b;
     }
     sh->nw = bits / 64 + 1;
     return 0;
+}
+
+/* The arguments (n, cap, then k relations) checked, and the buffers sized; 0 on success,
+ * -1 with an exception set. */
+static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char *usage,
+                      Shape *sh) {
+    if (nargs != 2 + k) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    Py_ssize_t n, cap;
+    if (universe_of(args[0], args[1], &n, &cap))
+        return -1;
+    return shape_of(n, cap, args + 2, k, sh);
 }
 
 /* Universes of at most SMALL_N events whose relations fit in SMALL_WORDS words take the
@@ -219,13 +247,9 @@ static int close_rows(uint64_t *rows, Py_ssize_t n, Py_ssize_t rw, int stop_at_c
     return 0;
 }
 
-/* seq(n, cap, r, s): r ; s. */
-static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    Shape sh;
-    if (parse_call(args, nargs, 2, "seq(n, cap, r, s)", &sh))
-        return NULL;
-    args += 2;
+/* r ; s, args = (r, s) of shape sh (checked). */
+static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
+    Shape sh = *sh0;
     if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
         return PyLong_FromLong(0);
     if (small(&sh))
@@ -265,6 +289,15 @@ done:
     return res;
 }
 
+/* seq(n, cap, r, s): r ; s. */
+static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    Shape sh;
+    if (parse_call(args, nargs, 2, "seq(n, cap, r, s)", &sh))
+        return NULL;
+    return do_seq(args + 2, &sh);
+}
+
 enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
 
 /* The operators of one relation: plus(n, cap, r), the transitive closure r+ (Warshall);
@@ -272,11 +305,8 @@ enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
  * whether r has no cycle (the closure, stopping at the first event that reaches itself);
  * domain(n, cap, r) and range(n, cap, r), the events with a successor, with a predecessor.
  * Buffers: r's words, its rows, an output's words; on the stack for small universes. */
-static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
-    Shape sh;
-    if (parse_call(args, nargs, 1, usage, &sh))
-        return NULL;
-    PyObject *x = args[2];
+static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
+    Shape sh = *sh0;
     if (!_PyLong_Sign(x))
         return op == OP_ACYCLIC ? Py_NewRef(Py_True) : PyLong_FromLong(0);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
@@ -339,6 +369,13 @@ done:
     return res;
 }
 
+static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
+    Shape sh;
+    if (parse_call(args, nargs, 1, usage, &sh))
+        return NULL;
+    return do_unary(args[2], &sh, op);
+}
+
 static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     return unary(args, nargs, "plus(n, cap, r)", OP_PLUS);
@@ -395,30 +432,17 @@ static PyObject *product_beyond(PyObject *s, PyObject *t, Py_ssize_t cap) {
     return col;
 }
 
-static PyObject *relalg_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "product(n, cap, s, t)");
-        return NULL;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
-    if (PyErr_Occurred())
-        return NULL;
-    if (n < 0 || cap < n || n > (1 << 20)) {
-        PyErr_SetString(PyExc_ValueError, "bad universe");
-        return NULL;
-    }
-    PyObject *s = args[2], *t = args[3];
-    for (int k = 2; k < 4; k++)
+/* s * t on the universe (n, cap), args = (s, t). */
+static PyObject *do_product(Py_ssize_t n, Py_ssize_t cap, PyObject *const *args) {
+    PyObject *s = args[0], *t = args[1];
+    for (int k = 0; k < 2; k++)
         if (!PyLong_CheckExact(args[k]) || _PyLong_Sign(args[k]) < 0) {
             PyErr_SetString(PyExc_TypeError, "sets are non-negative ints");
             return NULL;
         }
     if (!_PyLong_Sign(s) || !_PyLong_Sign(t))
         return PyLong_FromLong(0);
-    size_t sb = _PyLong_NumBits(s), tb = _PyLong_NumBits(t);
-    if (sb == (size_t)-1 || tb == (size_t)-1)
-        return NULL;
+    size_t sb = (size_t)num_bits(s), tb = (size_t)num_bits(t);
     if (sb > (size_t)n || tb > (size_t)cap)
         return product_beyond(s, t, cap);
     Py_ssize_t sw = (Py_ssize_t)sb / 64 + 1, tw = (Py_ssize_t)tb / 64 + 1, nw = n * cap / 64 + 1;
@@ -448,6 +472,108 @@ done:
     return res;
 }
 
+static PyObject *relalg_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "product(n, cap, s, t)");
+        return NULL;
+    }
+    Py_ssize_t n, cap;
+    if (universe_of(args[0], args[1], &n, &cap))
+        return NULL;
+    return do_product(n, cap, args + 2);
+}
+
+/* Kernel(n, cap): the operators bound to one universe (its methods take the relations
+ * only: no universe to read and check per call). */
+typedef struct {
+    PyObject_HEAD Py_ssize_t n, cap;
+} KernelObject;
+
+static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *pn, *pcap;
+    if (kwds && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "Kernel(n, cap) takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "Kernel", 2, 2, &pn, &pcap))
+        return NULL;
+    Py_ssize_t n, cap;
+    if (universe_of(pn, pcap, &n, &cap))
+        return NULL;
+    KernelObject *k = (KernelObject *)type->tp_alloc(type, 0);
+    if (!k)
+        return NULL;
+    k->n = n;
+    k->cap = cap;
+    return (PyObject *)k;
+}
+
+/* The k relations of a method call checked against the kernel's universe. */
+static int kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, int k,
+                       const char *usage, Shape *sh) {
+    if (nargs != k) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    KernelObject *kern = (KernelObject *)self;
+    return shape_of(kern->n, kern->cap, args, k, sh);
+}
+
+static PyObject *kernel_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Shape sh;
+    if (kernel_call(self, args, nargs, 2, "seq(r, s)", &sh))
+        return NULL;
+    return do_seq(args, &sh);
+}
+
+#define KERNEL_UNARY(name, op)                                                                  \
+    static PyObject *kernel_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs) { \
+        Shape sh;                                                                               \
+        if (kernel_call(self, args, nargs, 1, #name "(r)", &sh))                               \
+            return NULL;                                                                        \
+        return do_unary(args[0], &sh, op);                                                      \
+    }
+KERNEL_UNARY(plus, OP_PLUS)
+KERNEL_UNARY(inverse, OP_INVERSE)
+KERNEL_UNARY(acyclic, OP_ACYCLIC)
+KERNEL_UNARY(domain, OP_DOMAIN)
+KERNEL_UNARY(range, OP_RANGE)
+
+static PyObject *kernel_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "product(s, t)");
+        return NULL;
+    }
+    KernelObject *kern = (KernelObject *)self;
+    return do_product(kern->n, kern->cap, args);
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"seq", (PyCFunction)(void (*)(void))kernel_seq, METH_FASTCALL, "seq(r, s): r ; s"},
+    {"plus", (PyCFunction)(void (*)(void))kernel_plus, METH_FASTCALL, "plus(r): r+"},
+    {"inverse", (PyCFunction)(void (*)(void))kernel_inverse, METH_FASTCALL, "inverse(r): r^-1"},
+    {"acyclic", (PyCFunction)(void (*)(void))kernel_acyclic, METH_FASTCALL,
+     "acyclic(r): whether r has no cycle"},
+    {"domain", (PyCFunction)(void (*)(void))kernel_domain, METH_FASTCALL,
+     "domain(r): the events with a successor"},
+    {"range", (PyCFunction)(void (*)(void))kernel_range, METH_FASTCALL,
+     "range(r): the events with a predecessor"},
+    {"product", (PyCFunction)(void (*)(void))kernel_product, METH_FASTCALL,
+     "product(s, t): the pairs of an event of s and one of t"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "herdsman.graphs._relalg.Kernel",
+    .tp_basicsize = sizeof(KernelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Kernel(n, cap): the operators of one universe (relations of n events, rows cap "
+              "bits apart).",
+    .tp_new = kernel_new,
+    .tp_methods = kernel_methods,
+};
+
 static PyMethodDef methods[] = {
     {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
     {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
@@ -469,4 +595,17 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__relalg(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__relalg(void) {
+    if (PyType_Ready(&KernelType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
