@@ -102,7 +102,7 @@ static inline uint64_t row_mask(Py_ssize_t n) {
 }
 
 /* Row i (bits i*cap .. i*cap+n-1 of w) into `rw` words of out. */
-static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+static inline void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                     Py_ssize_t n, uint64_t *out, Py_ssize_t rw) {
     for (Py_ssize_t k = 0; k < rw; k++)
         out[k] = bits_at(w, nw, i * cap + 64 * k);
@@ -110,7 +110,7 @@ static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t c
 }
 
 /* OR the `rw` words of row into row i of w. */
-static void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+static inline void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                    const uint64_t *row, Py_ssize_t rw) {
     for (Py_ssize_t k = 0; k < rw; k++)
         if (row[k])
@@ -187,6 +187,10 @@ static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char
 #define SMALL_N 64
 #define SMALL_WORDS 66
 
+/* Buffers of at most this many words live on the stack (16 KB: universes of about 180
+ * events), larger ones on the heap. */
+#define STACK_WORDS 2048
+
 /* Whether the call takes the small path (see SMALL_N). */
 static inline int small(const Shape *sh) { return sh->n <= SMALL_N && sh->nw <= SMALL_WORDS; }
 
@@ -255,12 +259,18 @@ static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
     if (small(&sh))
         return seq_small(args[0], args[1], &sh);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
-    if (!buf)
-        return PyErr_NoMemory();
+    size_t need = (size_t)(3 * nw + (n + 2) * rw);
+    uint64_t stack[STACK_WORDS];
+    uint64_t *buf = stack;
+    if (need > STACK_WORDS) {
+        buf = PyMem_Malloc(need * sizeof(uint64_t));
+        if (!buf)
+            return PyErr_NoMemory();
+    }
     uint64_t *r = buf, *s = buf + nw, *out = buf + 2 * nw, *rows = buf + 3 * nw;
     uint64_t *acc = rows + n * rw, *ri = acc + rw;
     PyObject *res = NULL;
+    memset(out, 0, (size_t)nw * sizeof(uint64_t));
     if (to_words(args[0], r, nw) || to_words(args[1], s, nw))
         goto done;
     for (Py_ssize_t j = 0; j < n; j++)
@@ -285,7 +295,8 @@ static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
     }
     res = from_words(out, nw);
 done:
-    PyMem_Free(buf);
+    if (buf != stack)
+        PyMem_Free(buf);
     return res;
 }
 
@@ -310,10 +321,10 @@ static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
     if (!_PyLong_Sign(x))
         return op == OP_ACYCLIC ? Py_NewRef(Py_True) : PyLong_FromLong(0);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t stack[2 * SMALL_WORDS + SMALL_N];
+    uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;
-    if (!small(&sh)) {
-        buf = PyMem_Calloc((size_t)(2 * nw + n * rw + 1), sizeof(uint64_t));
+    if ((size_t)(2 * nw + n * rw + 1) > STACK_WORDS) {
+        buf = PyMem_Malloc((size_t)(2 * nw + n * rw + 1) * sizeof(uint64_t));
         if (!buf)
             return PyErr_NoMemory();
     }
@@ -446,10 +457,10 @@ static PyObject *do_product(Py_ssize_t n, Py_ssize_t cap, PyObject *const *args)
     if (sb > (size_t)n || tb > (size_t)cap)
         return product_beyond(s, t, cap);
     Py_ssize_t sw = (Py_ssize_t)sb / 64 + 1, tw = (Py_ssize_t)tb / 64 + 1, nw = n * cap / 64 + 1;
-    uint64_t stack[SMALL_WORDS + 4];
+    uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;
-    if (nw + sw + tw > SMALL_WORDS + 4) {
-        buf = PyMem_Calloc((size_t)(nw + sw + tw), sizeof(uint64_t));
+    if (nw + sw + tw > STACK_WORDS) {
+        buf = PyMem_Malloc((size_t)(nw + sw + tw) * sizeof(uint64_t));
         if (!buf)
             return PyErr_NoMemory();
     }
