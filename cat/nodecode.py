@@ -308,8 +308,8 @@ class NodeCode:
             return _grouped(" | ", a)
         if op == "inter":
             return _grouped(" & ", a)
-        if op == "diff":
-            return f"{a[0]} & ~{a[1]}"
+        if op == "diff":  # a ^ (a & b): two passes over the bits where a & ~b takes three
+            return f"{a[0]} ^ ({a[0]} & {a[1]})" if a[0].isidentifier() else f"{a[0]} & ~{a[1]}"
         if op == "seq":
             if len(a) > NEST_MAX:
                 return f"RT.seqs(({', '.join(a)}))"
@@ -410,8 +410,8 @@ class NodeCode:
         for fv, rv in zip(info.fvars, res, strict=True):
             if type(fv) is not Node:
                 continue
-            if fv.raw:
-                conds.append(f"({rv} & ~v{fv.id})")
+            if fv.raw:  # (the new value not within the old one)
+                conds.append(f"({rv} | v{fv.id}) != v{fv.id}")
             else:
                 conds.append(f"not RT.stabilised(v{fv.id}, {rv})")
         stable = " or ".join(conds) if conds else "False"

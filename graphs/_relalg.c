@@ -16,9 +16,31 @@
 #error "little-endian hosts only (the pure-Python operators serve the others)"
 #endif
 
-/* The int x as `nw` little-endian 64-bit words (x >= 0 and x < 2**(64*nw)). */
+/* The int x as `nw` little-endian 64-bit words (x >= 0 and x < 2**(64*nw)), and back.
+ * Up to CPython 3.11 an int's digits are read and written in place (its layout: ob_size
+ * digits of PyLong_SHIFT bits, least significant first), several times faster than the
+ * byte-array conversions, which serve later versions. */
+#if PY_VERSION_HEX < 0x030C0000
+#define DIRECT_DIGITS 1
+#endif
+
 static int to_words(PyObject *x, uint64_t *w, Py_ssize_t nw) {
-#if PY_VERSION_HEX >= 0x030D0000
+#ifdef DIRECT_DIGITS
+    const digit *d = ((PyLongObject *)x)->ob_digit;
+    Py_ssize_t nd = Py_SIZE(x);
+    memset(w, 0, (size_t)nw * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        Py_ssize_t pos = i * PyLong_SHIFT;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        uint64_t v = (uint64_t)d[i];
+        if (q < nw)
+            w[q] |= v << off;
+        if (off > 64 - PyLong_SHIFT && q + 1 < nw)
+            w[q + 1] |= v >> (64 - off);
+    }
+    return 0;
+#elif PY_VERSION_HEX >= 0x030D0000
     return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0, 1);
 #else
     return _PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)w, (size_t)nw * 8, 1, 0);
@@ -26,7 +48,33 @@ static int to_words(PyObject *x, uint64_t *w, Py_ssize_t nw) {
 }
 
 static PyObject *from_words(const uint64_t *w, Py_ssize_t nw) {
+#ifdef DIRECT_DIGITS
+    Py_ssize_t top = nw;
+    while (top && !w[top - 1])
+        top--;
+    if (!top)
+        return PyLong_FromLong(0);
+    Py_ssize_t nbits = 64 * (top - 1) + (64 - __builtin_clzll(w[top - 1]));
+    Py_ssize_t nd = (nbits + PyLong_SHIFT - 1) / PyLong_SHIFT;
+    if (nd == 1) /* small ints come from the interpreter's cache */
+        return PyLong_FromLong((long)w[0]);
+    PyLongObject *v = _PyLong_New(nd);
+    if (!v)
+        return NULL;
+    digit *d = v->ob_digit;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        Py_ssize_t pos = i * PyLong_SHIFT;
+        Py_ssize_t q = pos >> 6;
+        int off = (int)(pos & 63);
+        uint64_t b = w[q] >> off;
+        if (off > 64 - PyLong_SHIFT && q + 1 < top)
+            b |= w[q + 1] << (64 - off);
+        d[i] = (digit)(b & PyLong_MASK);
+    }
+    return (PyObject *)v;
+#else
     return _PyLong_FromByteArray((const unsigned char *)w, (size_t)nw * 8, 1, 0);
+#endif
 }
 
 /* The 64 bits of w from bit pos on (0 past its end). */
@@ -54,7 +102,7 @@ static inline uint64_t row_mask(Py_ssize_t n) {
 }
 
 /* Row i (bits i*cap .. i*cap+n-1 of w) into `rw` words of out. */
-static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+static inline void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                     Py_ssize_t n, uint64_t *out, Py_ssize_t rw) {
     for (Py_ssize_t k = 0; k < rw; k++)
         out[k] = bits_at(w, nw, i * cap + 64 * k);
@@ -62,7 +110,7 @@ static void get_row(const uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t c
 }
 
 /* OR the `rw` words of row into row i of w. */
-static void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
+static inline void or_row(uint64_t *w, Py_ssize_t nw, Py_ssize_t i, Py_ssize_t cap,
                    const uint64_t *row, Py_ssize_t rw) {
     for (Py_ssize_t k = 0; k < rw; k++)
         if (row[k])
@@ -73,22 +121,36 @@ typedef struct {
     Py_ssize_t n, cap, rw, nw;
 } Shape;
 
-/* The arguments (n, cap, then k relations) checked, and the buffers sized; 0 on success,
- * -1 with an exception set. */
-static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char *usage,
-                      Shape *sh) {
-    if (nargs != 2 + k) {
-        PyErr_SetString(PyExc_TypeError, usage);
-        return -1;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
+/* The universe of n events, rows cap bits apart, read from two ints; 0 on success, -1
+ * with an exception set. */
+static int universe_of(PyObject *pn, PyObject *pcap, Py_ssize_t *n, Py_ssize_t *cap) {
+    *n = PyLong_AsSsize_t(pn);
+    *cap = PyLong_AsSsize_t(pcap);
     if (PyErr_Occurred())
         return -1;
-    PyObject *const *rels = args + 2;
-    if (n < 0 || cap < n || n > (1 << 20)) {
+    if (*n < 0 || *cap < *n || *n > (1 << 20)) {
         PyErr_SetString(PyExc_ValueError, "bad universe");
         return -1;
     }
+    return 0;
+}
+
+/* The number of bits of the non-negative int x. */
+static inline Py_ssize_t num_bits(PyObject *x) {
+#ifdef DIRECT_DIGITS
+    Py_ssize_t nd = Py_SIZE(x);
+    if (!nd)
+        return 0;
+    digit top = ((PyLongObject *)x)->ob_digit[nd - 1];
+    return (nd - 1) * PyLong_SHIFT + (32 - __builtin_clz((unsigned int)top));
+#else
+    return (Py_ssize_t)_PyLong_NumBits(x);
+#endif
+}
+
+/* The k relations of a call on the universe (n, cap) checked, and the buffers sized; 0 on
+ * success, -1 with an exception set. */
+static int shape_of(Py_ssize_t n, Py_ssize_t cap, PyObject *const *rels, int k, Shape *sh) {
     sh->n = n;
     sh->cap = cap;
     sh->rw = n ? (n + 63) / 64 : 1;
@@ -98,18 +160,36 @@ static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char
             PyErr_SetString(PyExc_TypeError, "relations are non-negative ints");
             return -1;
         }
-        size_t b = _PyLong_NumBits(rels[i]);
-        if ((Py_ssize_t)b > bits)
-            bits = (Py_ssize_t)b;
+        Py_ssize_t b = num_bits(rels[i]);
+        if (b > bits)
+            bits = b;
     }
     sh->nw = bits / 64 + 1;
     return 0;
+}
+
+/* The arguments (n, cap, then k relations) checked, and the buffers sized; 0 on success,
+ * -1 with an exception set. */
+static int parse_call(PyObject *const *args, Py_ssize_t nargs, int k, const char *usage,
+                      Shape *sh) {
+    if (nargs != 2 + k) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    Py_ssize_t n, cap;
+    if (universe_of(args[0], args[1], &n, &cap))
+        return -1;
+    return shape_of(n, cap, args + 2, k, sh);
 }
 
 /* Universes of at most SMALL_N events whose relations fit in SMALL_WORDS words take the
  * small path: one word per row, buffers on the stack (no allocation). */
 #define SMALL_N 64
 #define SMALL_WORDS 66
+
+/* Buffers of at most this many words live on the stack (16 KB: universes of about 180
+ * events), larger ones on the heap. */
+#define STACK_WORDS 2048
 
 /* Whether the call takes the small path (see SMALL_N). */
 static inline int small(const Shape *sh) { return sh->n <= SMALL_N && sh->nw <= SMALL_WORDS; }
@@ -171,24 +251,26 @@ static int close_rows(uint64_t *rows, Py_ssize_t n, Py_ssize_t rw, int stop_at_c
     return 0;
 }
 
-/* seq(n, cap, r, s): r ; s. */
-static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    Shape sh;
-    if (parse_call(args, nargs, 2, "seq(n, cap, r, s)", &sh))
-        return NULL;
-    args += 2;
+/* r ; s, args = (r, s) of shape sh (checked). */
+static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
+    Shape sh = *sh0;
     if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
         return PyLong_FromLong(0);
     if (small(&sh))
         return seq_small(args[0], args[1], &sh);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t *buf = PyMem_Calloc((size_t)(3 * nw + (n + 2) * rw), sizeof(uint64_t));
-    if (!buf)
-        return PyErr_NoMemory();
+    size_t need = (size_t)(3 * nw + (n + 2) * rw);
+    uint64_t stack[STACK_WORDS];
+    uint64_t *buf = stack;
+    if (need > STACK_WORDS) {
+        buf = PyMem_Malloc(need * sizeof(uint64_t));
+        if (!buf)
+            return PyErr_NoMemory();
+    }
     uint64_t *r = buf, *s = buf + nw, *out = buf + 2 * nw, *rows = buf + 3 * nw;
     uint64_t *acc = rows + n * rw, *ri = acc + rw;
     PyObject *res = NULL;
+    memset(out, 0, (size_t)nw * sizeof(uint64_t));
     if (to_words(args[0], r, nw) || to_words(args[1], s, nw))
         goto done;
     for (Py_ssize_t j = 0; j < n; j++)
@@ -213,8 +295,18 @@ static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     res = from_words(out, nw);
 done:
-    PyMem_Free(buf);
+    if (buf != stack)
+        PyMem_Free(buf);
     return res;
+}
+
+/* seq(n, cap, r, s): r ; s. */
+static PyObject *relalg_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    Shape sh;
+    if (parse_call(args, nargs, 2, "seq(n, cap, r, s)", &sh))
+        return NULL;
+    return do_seq(args + 2, &sh);
 }
 
 enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
@@ -224,18 +316,15 @@ enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
  * whether r has no cycle (the closure, stopping at the first event that reaches itself);
  * domain(n, cap, r) and range(n, cap, r), the events with a successor, with a predecessor.
  * Buffers: r's words, its rows, an output's words; on the stack for small universes. */
-static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
-    Shape sh;
-    if (parse_call(args, nargs, 1, usage, &sh))
-        return NULL;
-    PyObject *x = args[2];
+static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
+    Shape sh = *sh0;
     if (!_PyLong_Sign(x))
         return op == OP_ACYCLIC ? Py_NewRef(Py_True) : PyLong_FromLong(0);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
-    uint64_t stack[2 * SMALL_WORDS + SMALL_N];
+    uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;
-    if (!small(&sh)) {
-        buf = PyMem_Calloc((size_t)(2 * nw + n * rw + 1), sizeof(uint64_t));
+    if ((size_t)(2 * nw + n * rw + 1) > STACK_WORDS) {
+        buf = PyMem_Malloc((size_t)(2 * nw + n * rw + 1) * sizeof(uint64_t));
         if (!buf)
             return PyErr_NoMemory();
     }
@@ -289,6 +378,13 @@ done:
     if (buf != stack)
         PyMem_Free(buf);
     return res;
+}
+
+static PyObject *unary(PyObject *const *args, Py_ssize_t nargs, const char *usage, int op) {
+    Shape sh;
+    if (parse_call(args, nargs, 1, usage, &sh))
+        return NULL;
+    return do_unary(args[2], &sh, op);
 }
 
 static PyObject *relalg_plus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -347,37 +443,24 @@ static PyObject *product_beyond(PyObject *s, PyObject *t, Py_ssize_t cap) {
     return col;
 }
 
-static PyObject *relalg_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "product(n, cap, s, t)");
-        return NULL;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]), cap = PyLong_AsSsize_t(args[1]);
-    if (PyErr_Occurred())
-        return NULL;
-    if (n < 0 || cap < n || n > (1 << 20)) {
-        PyErr_SetString(PyExc_ValueError, "bad universe");
-        return NULL;
-    }
-    PyObject *s = args[2], *t = args[3];
-    for (int k = 2; k < 4; k++)
+/* s * t on the universe (n, cap), args = (s, t). */
+static PyObject *do_product(Py_ssize_t n, Py_ssize_t cap, PyObject *const *args) {
+    PyObject *s = args[0], *t = args[1];
+    for (int k = 0; k < 2; k++)
         if (!PyLong_CheckExact(args[k]) || _PyLong_Sign(args[k]) < 0) {
             PyErr_SetString(PyExc_TypeError, "sets are non-negative ints");
             return NULL;
         }
     if (!_PyLong_Sign(s) || !_PyLong_Sign(t))
         return PyLong_FromLong(0);
-    size_t sb = _PyLong_NumBits(s), tb = _PyLong_NumBits(t);
-    if (sb == (size_t)-1 || tb == (size_t)-1)
-        return NULL;
+    size_t sb = (size_t)num_bits(s), tb = (size_t)num_bits(t);
     if (sb > (size_t)n || tb > (size_t)cap)
         return product_beyond(s, t, cap);
     Py_ssize_t sw = (Py_ssize_t)sb / 64 + 1, tw = (Py_ssize_t)tb / 64 + 1, nw = n * cap / 64 + 1;
-    uint64_t stack[SMALL_WORDS + 4];
+    uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;
-    if (nw + sw + tw > SMALL_WORDS + 4) {
-        buf = PyMem_Calloc((size_t)(nw + sw + tw), sizeof(uint64_t));
+    if (nw + sw + tw > STACK_WORDS) {
+        buf = PyMem_Malloc((size_t)(nw + sw + tw) * sizeof(uint64_t));
         if (!buf)
             return PyErr_NoMemory();
     }
@@ -400,6 +483,108 @@ done:
     return res;
 }
 
+static PyObject *relalg_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "product(n, cap, s, t)");
+        return NULL;
+    }
+    Py_ssize_t n, cap;
+    if (universe_of(args[0], args[1], &n, &cap))
+        return NULL;
+    return do_product(n, cap, args + 2);
+}
+
+/* Kernel(n, cap): the operators bound to one universe (its methods take the relations
+ * only: no universe to read and check per call). */
+typedef struct {
+    PyObject_HEAD Py_ssize_t n, cap;
+} KernelObject;
+
+static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *pn, *pcap;
+    if (kwds && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "Kernel(n, cap) takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "Kernel", 2, 2, &pn, &pcap))
+        return NULL;
+    Py_ssize_t n, cap;
+    if (universe_of(pn, pcap, &n, &cap))
+        return NULL;
+    KernelObject *k = (KernelObject *)type->tp_alloc(type, 0);
+    if (!k)
+        return NULL;
+    k->n = n;
+    k->cap = cap;
+    return (PyObject *)k;
+}
+
+/* The k relations of a method call checked against the kernel's universe. */
+static int kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, int k,
+                       const char *usage, Shape *sh) {
+    if (nargs != k) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    KernelObject *kern = (KernelObject *)self;
+    return shape_of(kern->n, kern->cap, args, k, sh);
+}
+
+static PyObject *kernel_seq(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Shape sh;
+    if (kernel_call(self, args, nargs, 2, "seq(r, s)", &sh))
+        return NULL;
+    return do_seq(args, &sh);
+}
+
+#define KERNEL_UNARY(name, op)                                                                  \
+    static PyObject *kernel_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs) { \
+        Shape sh;                                                                               \
+        if (kernel_call(self, args, nargs, 1, #name "(r)", &sh))                               \
+            return NULL;                                                                        \
+        return do_unary(args[0], &sh, op);                                                      \
+    }
+KERNEL_UNARY(plus, OP_PLUS)
+KERNEL_UNARY(inverse, OP_INVERSE)
+KERNEL_UNARY(acyclic, OP_ACYCLIC)
+KERNEL_UNARY(domain, OP_DOMAIN)
+KERNEL_UNARY(range, OP_RANGE)
+
+static PyObject *kernel_product(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "product(s, t)");
+        return NULL;
+    }
+    KernelObject *kern = (KernelObject *)self;
+    return do_product(kern->n, kern->cap, args);
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"seq", (PyCFunction)(void (*)(void))kernel_seq, METH_FASTCALL, "seq(r, s): r ; s"},
+    {"plus", (PyCFunction)(void (*)(void))kernel_plus, METH_FASTCALL, "plus(r): r+"},
+    {"inverse", (PyCFunction)(void (*)(void))kernel_inverse, METH_FASTCALL, "inverse(r): r^-1"},
+    {"acyclic", (PyCFunction)(void (*)(void))kernel_acyclic, METH_FASTCALL,
+     "acyclic(r): whether r has no cycle"},
+    {"domain", (PyCFunction)(void (*)(void))kernel_domain, METH_FASTCALL,
+     "domain(r): the events with a successor"},
+    {"range", (PyCFunction)(void (*)(void))kernel_range, METH_FASTCALL,
+     "range(r): the events with a predecessor"},
+    {"product", (PyCFunction)(void (*)(void))kernel_product, METH_FASTCALL,
+     "product(s, t): the pairs of an event of s and one of t"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "herdsman.graphs._relalg.Kernel",
+    .tp_basicsize = sizeof(KernelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Kernel(n, cap): the operators of one universe (relations of n events, rows cap "
+              "bits apart).",
+    .tp_new = kernel_new,
+    .tp_methods = kernel_methods,
+};
+
 static PyMethodDef methods[] = {
     {"seq", (PyCFunction)(void (*)(void))relalg_seq, METH_FASTCALL, "seq(n, cap, r, s): r ; s"},
     {"plus", (PyCFunction)(void (*)(void))relalg_plus, METH_FASTCALL, "plus(n, cap, r): r+"},
@@ -421,4 +606,17 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__relalg(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__relalg(void) {
+    if (PyType_Ready(&KernelType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

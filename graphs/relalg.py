@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from herdsman.graphs import widerel
 
@@ -131,16 +131,17 @@ class Universe:
         self.domain: Callable[[int], int]  # events with a successor in r
         self.range: Callable[[int], int]  # events with a predecessor in r
         #: the cartesian product s1 * s2 of two sets
-        self.product: Callable[[int, int], int] = (
-            partial(_kernel.product, n, cap) if KERNEL and not self.wide else self.product_py
-        )
-        if KERNEL:
-            self.seq = partial(_kernel.seq, n, cap)
-            self.plus = partial(_kernel.plus, n, cap)
-            self.inverse = partial(_kernel.inverse, n, cap)
-            self.acyclic = partial(_kernel.acyclic, n, cap)
-            self.domain = partial(_kernel.domain, n, cap)
-            self.range = partial(_kernel.range, n, cap)
+        self.product: Callable[[int, int], int] = self.product_py
+        if KERNEL:  # the kernel's methods, bound to this universe
+            k = _kernel.Kernel(n, cap)
+            if not self.wide:
+                self.product = k.product
+            self.seq = k.seq
+            self.plus = k.plus
+            self.inverse = k.inverse
+            self.acyclic = k.acyclic
+            self.domain = k.domain
+            self.range = k.range
         else:
             self.seq = self.seq_py
             self.plus = self.plus_py

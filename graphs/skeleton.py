@@ -95,14 +95,14 @@ class Skeleton:
         thread it depends on), as a relation."""
         if not any(sources):
             return 0
-        base, events, spread = self.base, self.events, self.U.spread
-        r = 0
-        for j, s in enumerate(sources):  # column j: the events of s, in j's thread
+        base, events = self.base, self.events
+        cols = [0] * len(events)  # column j: the events of s, in j's thread
+        for j, s in enumerate(sources):
             if s:
                 tid = events[j].tid
                 if tid >= 0:
-                    r |= spread(s << base[tid]) << j
-        return r
+                    cols[j] = s << base[tid]
+        return self.U.from_columns(cols)
 
     @cached
     def valdep(self) -> int:

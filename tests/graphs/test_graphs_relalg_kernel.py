@@ -87,6 +87,31 @@ def test_kernel_product_matches_python(case: tuple[Universe, int, int], seed: in
         assert product(1 << (U.n - 1), U.ALL) == U.ROW << ((U.n - 1) * U.cap)
 
 
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(relations())
+def test_bound_kernel_matches_functions(case: tuple[Universe, int, int]) -> None:
+    """``Kernel(n, cap)``'s methods (what a universe calls) answer as the functions."""
+    U, r, s = case
+    k = relalg._kernel
+    b = k.Kernel(U.n, U.cap)
+    n, cap = U.n, U.cap
+    assert b.seq(r, s) == k.seq(n, cap, r, s)
+    assert b.plus(r) == k.plus(n, cap, r)
+    assert b.inverse(r) == k.inverse(n, cap, r)
+    assert b.acyclic(r) is k.acyclic(n, cap, r)
+    assert b.domain(r) == k.domain(n, cap, r)
+    assert b.range(r) == k.range(n, cap, r)
+    d, g = U.domain_py(r), U.range_py(s)
+    assert b.product(d, g) == k.product(n, cap, d, g)
+    with pytest.raises(TypeError):
+        b.seq(r)
+    with pytest.raises(TypeError):
+        b.plus(-1)
+    with pytest.raises(ValueError):
+        k.Kernel(3, 2)  # cap < n
+
+
 def _upper(U: Universe, r: int) -> int:
     """The pairs (i, j) of r with i < j."""
     out = 0
