@@ -27,9 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import pydot
+from typing import TYPE_CHECKING, Any
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import ExecutionGraph, Relations
@@ -42,6 +40,9 @@ from herdsman.graphs.layout import (
     spread_flat_labels,
 )
 from herdsman.litmus.base.arch import fence_picture
+
+if TYPE_CHECKING:  # pydot is imported when a picture is drawn (start-up of runs without)
+    import pydot
 
 __all__ = [
     "DRAWABLE",
@@ -297,6 +298,8 @@ def to_dot(
 
     def node(eid: int) -> str:
         return f"eiid{num[eid]}"
+
+    import pydot
 
     dot = pydot.Dot("G", graph_type="digraph")
     if legend:

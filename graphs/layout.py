@@ -20,12 +20,13 @@ of them where that saves crossings, as it treats each box as a unit.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import pydot
+from typing import TYPE_CHECKING, Any
 
 from herdsman.graphs.events import Event
 from herdsman.graphs.execution import Relations
+
+if TYPE_CHECKING:  # pydot is imported when a picture is drawn (start-up of runs without)
+    import pydot
 
 __all__ = [
     "add_layout",
@@ -68,6 +69,8 @@ def header_name(t: int) -> str:
 
 
 def _invisible(dot: pydot.Dot, a: str, b: str, weight: int = 1) -> None:
+    import pydot
+
     attrs: dict[str, Any] = {"style": "invis"}
     if weight != 1:
         attrs["weight"] = str(weight)
@@ -84,6 +87,8 @@ def add_layout(
 ) -> None:
     """Add the ranks and invisible edges of ``mode`` (``cluster`` or ``columns``; the
     columns' header nodes must be in ``dot`` already)."""
+    import pydot
+
     dot.set("newrank", "true")
     events = g.events
     byrow: dict[int, list[int]] = {}

@@ -373,6 +373,7 @@ def _parser() -> tuple[Lark, _Build]:
         start=["init_start", "cond_start"],
         transformer=build,
         maybe_placeholders=True,
+        cache=True,  # the LALR tables, in the temporary directory (keyed by grammar)
     )
     return lark, build
 

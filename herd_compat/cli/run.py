@@ -38,7 +38,7 @@ from herdsman.herd_compat.formats.herd_block import format_result
 from herdsman.herd_compat.formats.opsummary import operational_summary
 from herdsman.herd_compat.formats.rsmcsummary import rsmc_summary
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.heap import long_lived
+from herdsman.herd_compat.pipeline.heap import leaving, long_lived
 from herdsman.herd_compat.pipeline.inputs import expand_test_args
 from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, MemoryLimit
 from herdsman.herd_compat.pipeline.models import ModelCache
@@ -156,9 +156,13 @@ def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     models = ModelCache(cfg)
     failed = load_first(cfg, models)
     if failed is None:
-        if len(cfg.tests) > 1:  # a campaign in one process: the heap as a worker's
-            long_lived()
-        return _run_each(cfg, models, out, err)
+        if len(cfg.tests) <= 1:
+            return _run_each(cfg, models, out, err)
+        long_lived()  # a campaign in one process: the heap as a worker's
+        try:
+            return _run_each(cfg, models, out, err)
+        finally:
+            leaving()
     err.write(failed.message + "\n")
     return failure_status(failed.kind)
 

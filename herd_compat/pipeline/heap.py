@@ -28,6 +28,15 @@ def long_lived() -> None:
         gc.callbacks.append(_freeze_survivors)
 
 
+def leaving() -> None:
+    """When a process that ran many tests (after :func:`long_lived`) has finished them:
+    freeze what they leave (the caches, the last test's data), so that the full collection
+    the interpreter makes as it exits does not walk it (0.15 s after the RISC-V campaign,
+    about 3 % of its CPU time).  An earlier full pass, should the process go on, frees
+    cycles made from then on as before."""
+    gc.freeze()
+
+
 def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
     if phase == "stop" and info["generation"] == 2:
         gc.freeze()

@@ -18,6 +18,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from herdsman.cat.api import Model
 from herdsman.engine.mixed import sizes_together
@@ -30,14 +31,6 @@ from herdsman.litmus.base.casts import DEFAULT_CAST
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import Condition, Loc, MemLoc, Program, prop_locations
 from herdsman.litmus.base.source import read_source
-from herdsman.litmus.c import (
-    CLitmus,
-    load_c_program,
-    lower_c_litmus,
-    parse_c_litmus,
-)
-from herdsman.litmus.c.herdhash import c_litmus_hash
-from herdsman.litmus.c.target import TARGET_ARCH
 from herdsman.litmus.hash import herd_hash
 from herdsman.litmus.lower import (
     cell_names,
@@ -51,6 +44,10 @@ from herdsman.litmus.printer import herd_condition_text, hexa_condition_text
 from herdsman.litmus.returns import check_returns
 from herdsman.litmus.sizes import check_sizes
 from herdsman.litmus.test import LitmusTest
+
+if TYPE_CHECKING:  # the C front-end (pycparser, pcpp: a tenth of a second to import) is
+    # imported by the functions that read C: a run of assembly tests never loads it
+    from herdsman.litmus.c import CLitmus
 
 __all__ = [
     "Admit",
@@ -161,6 +158,8 @@ def read_input(path: str) -> LitmusTest | CLitmus:
             raise InputError(path, 0, 0, "is a directory, expected a litmus test file") from None
         raise
     if _C_HEADER.match(src.text):
+        from herdsman.litmus.c import parse_c_litmus
+
         return parse_c_litmus(src.text, path)
     return parse_source(src)
 
@@ -208,6 +207,8 @@ def load_program(
     :func:`read_input`), if so.  Every problem is an InputError."""
     cfg = models.cfg
     if cfg.inputs == "programs":
+        from herdsman.litmus.c import load_c_program
+
         refuse_other_kind(path, "programs")
         spec = models.spec_for_program(path)
         model, cpu = _timed_model(models, spec)
@@ -223,26 +224,8 @@ def load_program(
         return Loaded(path, facts, program, model, program.condition, n, target, cpu)
     if test is None:
         test = read_input(path)
-    if isinstance(test, CLitmus):
-        h = c_litmus_hash(test)
-        if not admit(path, test.name, h):
-            return Skipped(path, test.name)
-        if test.name in cfg.conds:
-            raise InputError(cfg.conds_path, cfg.conds[test.name][1], 1, "-conds on a C test")
-        spec = models.spec_for("C", path)
-        loading = time.process_time()
-        model = models.get(spec)
-        target = model.identity.target
-        macros = models.macros()  # herd's -macros, read once
-        models.warm(model, TARGET_ARCH[target])
-        cpu = time.process_time() - loading  # the model and macros are not the test's
-        v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
-        program = _for_model(lower_c_litmus(test, target, macros, kernel_v2=v2), model)
-        casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
-        cond = condition_text(test.condition, cfg.hexa, casts)
-        facts = HeaderFacts(test.name, "C", h, cond, casts, hexa=cfg.hexa)
-        n = len(test.threads)
-        return Loaded(path, facts, program, model, test.condition, n, target, cpu)
+    if not isinstance(test, LitmusTest):
+        return _load_c_litmus(path, models, admit, test)
     h = herd_hash(test)
     if not admit(path, test.name, h):
         return Skipped(path, test.name)
@@ -281,6 +264,34 @@ def load_program(
     return Loaded(path, facts, program, model, test.condition, n, None, cpu)
 
 
+def _load_c_litmus(path: str, models: ModelCache, admit: Admit, test: CLitmus) -> Loaded | Skipped:
+    """:func:`load_program` for a C litmus test."""
+    from herdsman.litmus.c import lower_c_litmus
+    from herdsman.litmus.c.herdhash import c_litmus_hash
+    from herdsman.litmus.c.target import TARGET_ARCH
+
+    cfg = models.cfg
+    h = c_litmus_hash(test)
+    if not admit(path, test.name, h):
+        return Skipped(path, test.name)
+    if test.name in cfg.conds:
+        raise InputError(cfg.conds_path, cfg.conds[test.name][1], 1, "-conds on a C test")
+    spec = models.spec_for("C", path)
+    loading = time.process_time()
+    model = models.get(spec)
+    target = model.identity.target
+    macros = models.macros()  # herd's -macros, read once
+    models.warm(model, TARGET_ARCH[target])
+    cpu = time.process_time() - loading  # the model and macros are not the test's
+    v2 = "lkmmv2" in {v.lower() for v in cfg.variants}
+    program = _for_model(lower_c_litmus(test, target, macros, kernel_v2=v2), model)
+    casts = tuple((it.loc, None if it.pointer else c_cast(it.ctype)) for it in test.init)
+    cond = condition_text(test.condition, cfg.hexa, casts)
+    facts = HeaderFacts(test.name, "C", h, cond, casts, hexa=cfg.hexa)
+    n = len(test.threads)
+    return Loaded(path, facts, program, model, test.condition, n, target, cpu)
+
+
 def _timed_model(models: ModelCache, spec: str) -> tuple[Model, float]:
     """The model ``spec`` and the CPU seconds its loading took (0 once cached)."""
     loading = time.process_time()
@@ -307,6 +318,8 @@ def warm_up_parser() -> None:
             parse_text(text, "<warm-up>")
         except InputError:
             pass  # only an optimisation
+    from herdsman.litmus.c import parse_c_litmus
+
     try:
         parse_c_litmus(_WARM_UP_C, "<warm-up>")
     except InputError:

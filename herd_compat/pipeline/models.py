@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from herdsman.cat.api import Model, load_model
 from herdsman.engine.reference.uniproc import reads_own_later
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.litmus.base.arch import ARCHS, is_arch
 from herdsman.litmus.base.errors import InputError
-from herdsman.litmus.c.macros import Macros, read_macros
 from herdsman.litmus.test import LitmusTest
+
+if TYPE_CHECKING:  # the C front-end is imported when a C test needs it (start-up)
+    from herdsman.litmus.c.macros import Macros
 
 
 def test_variants(test: LitmusTest) -> frozenset[str]:
@@ -104,6 +107,8 @@ class ModelCache:
         """The run's macro file (herd's ``-macros``), read once; None without one."""
         if self.cfg.macros is None:
             return None
+        from herdsman.litmus.c.macros import read_macros
+
         return read_macros(resolve_model_spec(self.cfg.macros, self.cfg.include_dirs))
 
     def warm(self, model: Model, arch: str) -> None:
