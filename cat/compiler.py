@@ -34,7 +34,7 @@ from herdsman.cat.generation import recognise as recognise_generation
 from herdsman.cat.ir import Graph, Node
 from herdsman.cat.library import LIB_DIR
 from herdsman.cat.modelfiles import file_keys, find_include, load_file
-from herdsman.cat.parser import parse_text
+from herdsman.cat.parser import parse_builtin
 from herdsman.cat.prims import PRIMS
 from herdsman.cat.program import (
     Axiom,
@@ -225,7 +225,7 @@ class ModelCompiler:
     def co0_node(self):
         """``loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))`` with the predefined names (shared
         with any equal definition by hash-consing)."""
-        e = parse_text("let co0 = loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))", "<co0>")
+        e = parse_builtin("let co0 = loc & ((IW * (W \\ IW)) | ((W \\ FW) * FW))", "<co0>")
         return self.ev.eval(e.instrs[0].bindings[0].exp, self.initial)
 
     # ------------------------------------------------------------------ instructions
@@ -517,7 +517,7 @@ class ModelCompiler:
 def library_generations() -> Generations:
     """The known implementations of ``cross.cat``'s generations (:mod:`cat.generation`):
     herd's, and our library's (compiled once, recognising nothing)."""
-    model = parse_text('"probe"\ninclude "cross.cat"\n', "<generation probe>")
+    model = parse_builtin('"probe"\ninclude "cross.cat"\n', "<generation probe>")
     env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
     assert env is not None
     fns = [force(env.get(n)) for n in ("generate_cos", "generate_orders", "cross")]
@@ -528,7 +528,7 @@ def library_generations() -> Generations:
 def standard_generations() -> Digests:
     """The known implementations of the standard co generation: herd's, and those of our
     own ``cross.cat`` (compiled once, without recognising anything)."""
-    model = parse_text('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
+    model = parse_builtin('"probe"\ninclude "cross.cat"\n', "<costandard probe>")
     env = ModelCompiler("PPC", native=False, recognise=False).compile(model).env
     assert env is not None, "the probe runs to its end"
     return known_digests(force(env.get("generate_cos")), force(env.get("generate_orders")))

@@ -111,3 +111,15 @@ def test_room_is_made(cache: Path, tmp_path: Path, monkeypatch) -> None:
     calls = _parses(monkeypatch)
     P.parse_file(files[-1])  # the newest is kept
     assert calls == []
+
+
+def test_builtin_texts_go_through_the_cache(cache: Path, monkeypatch) -> None:
+    # herdsman's own snippets (the co probes, co0) are kept as files are: a run whose
+    # models are all cached never builds the parser
+    calls = _parses(monkeypatch)
+    text = "let r = po | rf\n"
+    first = P.parse_builtin.__wrapped__(text, "<snippet>")
+    again = P.parse_builtin.__wrapped__(text, "<snippet>")
+    assert calls == ["<snippet>"]
+    assert repr(again) == repr(first)
+    assert P.parse_builtin(text, "<snippet>") is P.parse_builtin(text, "<snippet>")
