@@ -18,6 +18,7 @@ Two functions per compiled model and architecture:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herdsman.cat.backend import Backend
@@ -66,7 +67,9 @@ def program_values(c: Compiled) -> list:
     out: list = []
     ev = Backend(graph=c.graph)
 
-    def walk(prog: Program | None) -> None:
+    # ``walk`` is passed along rather than named: a function that names itself makes a
+    # reference cycle, left for the collector to find
+    def walk(prog: Program | None, again: Callable[..., None]) -> None:
         if prog is None:
             return
         for s in prog.steps:
@@ -77,18 +80,18 @@ def program_values(c: Compiled) -> list:
                     out.append(ev.raw(s.cobase, REL, s.pos))
             elif isinstance(s, ForallStep):
                 out.append(s.setval)
-                walk(s.body)
+                again(s.body, again)
         t = prog.tail
         if isinstance(t, End):
             out.extend(t.shows.values())
             out.append(t.co)
         elif isinstance(t, WithStep):
             out.append(t.setval)
-            walk(t.cont)
+            again(t.cont, again)
             for _, p in t.branches or ():
-                walk(p)
+                again(p, again)
 
-    walk(c.program)
+    walk(c.program, walk)
     return out
 
 

@@ -9,7 +9,7 @@ it after ``Condition `` (``ConstrGen.pp_prop``: ``/\\`` inside ``\\/`` unparenth
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from herdsman.litmus.base.ir import (
     And,
@@ -104,7 +104,9 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
 
     atoms: dict[int, str] = {}  # per atom's id, its text (the atoms of p repeat)
 
-    def go(q: Prop, above: int, left: bool = False) -> str:
+    # ``go`` is passed along rather than named: a function that names itself makes a
+    # reference cycle, left for the collector to find
+    def go(q: Prop, above: int, again: Callable[..., str], left: bool = False) -> str:
         if isinstance(q, Atom):
             if hexa is None:
                 return _atom_text(q)
@@ -114,7 +116,7 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
                 text = atoms[id(q)] = f"{atom_loc_text(q)}={v}"
             return text
         if isinstance(q, Not):
-            return f"not ({go(q.prop, _TOP)})"
+            return f"not ({again(q.prop, _TOP, again)})"
         if isinstance(q, PTrue):
             return "true"
         if isinstance(q, PFalse):
@@ -124,15 +126,15 @@ def prop_text(p: Prop, safe: bool = False, hexa: Mapping[Loc, int] | None = None
                 return "true" if isinstance(q, And) else "false"
             here = _AND if isinstance(q, And) else _OR
             sep = " /\\ " if here == _AND else " \\/ "
-            s = sep.join([go(r, here) for r in q.props])
+            s = sep.join([again(r, here, again) for r in q.props])
         elif isinstance(q, Implies):
             here = _IMPLIES
-            s = go(q.left, _IMPLIES, True) + " => " + go(q.right, _IMPLIES)
+            s = again(q.left, _IMPLIES, again, True) + " => " + again(q.right, _IMPLIES, again)
         else:
             raise TypeError(f"not a proposition: {q!r}")
         return f"({s})" if _needs_paren(above, here, safe, left) else s
 
-    return go(p, _TOP)
+    return go(p, _TOP, go)
 
 
 @by_identity(maxsize=1 << 14)

@@ -233,7 +233,9 @@ def run_thread(
     dropped = 0
     events: list[Event] = []
 
-    def go(st: ThreadState) -> None:
+    # ``again`` is go itself, passed along rather than named: a function that names
+    # itself makes a reference cycle, left for the collector to find after each run
+    def go(st: ThreadState, again: Callable[..., None]) -> None:
         nonlocal dropped
         mark = len(events)
         while True:
@@ -262,7 +264,7 @@ def run_thread(
                             vals = sorted(set(vals) | extra, key=cmp_key)
                 for v in vals:
                     events.append(with_value(ev, v))
-                    go(after_read(s, v))
+                    again(after_read(s, v), again)
                     events.pop()
                 break
             if type(s) is ThreadDone:
@@ -272,11 +274,11 @@ def run_thread(
                 break
             if isinstance(s, Fork):  # a choice of the thread's own: every way
                 for nxt in s.states:
-                    go(nxt)
+                    again(nxt, again)
                 break
             if isinstance(s, Choice):  # herd's alternatives: every way, in order
                 for k in range(len(s.targets)):
-                    go(after_choice(s, k))
+                    again(after_choice(s, k), again)
                 break
             if type(s) is Blocked:
                 dropped += 1
@@ -292,7 +294,7 @@ def run_thread(
             assert type(s) is not Stall, "concrete values never stall"
         del events[mark:]
 
-    go(code.start())
+    go(code.start(), go)
     return out, dropped
 
 
