@@ -40,7 +40,7 @@ from herdsman.herd_compat.formats.rsmcsummary import rsmc_summary
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.heap import leaving, long_lived
 from herdsman.herd_compat.pipeline.inputs import expand_test_args
-from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, MemoryLimit
+from herdsman.herd_compat.pipeline.limits import RUN_LIMITS, MemoryLimit, alarm_handler_kept
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.herd_compat.pipeline.run_file import Done, Failed, Skipped, load_first, run_file
 from herdsman.herd_compat.pipeline.selection import Selection
@@ -158,9 +158,10 @@ def _run_tests(cfg: RunConfig, out: IO[str], err: IO[str]) -> int:
     if failed is None:
         if len(cfg.tests) <= 1:
             return _run_each(cfg, models, out, err)
-        long_lived()  # a campaign in one process: the heap as a worker's
+        long_lived()  # a campaign in one process: the heap and the alarm as a worker's
         try:
-            return _run_each(cfg, models, out, err)
+            with alarm_handler_kept():
+                return _run_each(cfg, models, out, err)
         finally:
             leaving()
     err.write(failed.message + "\n")

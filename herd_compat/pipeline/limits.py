@@ -35,8 +35,8 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 
@@ -136,6 +136,24 @@ def keep_alarm_handler() -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGPROF, _on_alarm)
         _handler_kept = True
+
+
+@contextmanager
+def alarm_handler_kept() -> Iterator[None]:
+    """:func:`keep_alarm_handler` for the block (a process running a list of tests, as
+    ``herdsman herd7`` does), the previous handler back after it."""
+    global _handler_kept
+    if _handler_kept or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGPROF, _on_alarm)
+    _handler_kept = True
+    try:
+        yield
+    finally:
+        _handler_kept = False
+        if previous is not None:  # None: not set from Python
+            signal.signal(signal.SIGPROF, previous)
 
 
 class _Watchdog:

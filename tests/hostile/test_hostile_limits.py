@@ -26,7 +26,12 @@ from herdsman.herd_compat.cli.main import main
 from herdsman.herd_compat.cli.run import run_tests
 from herdsman.herd_compat.pipeline import run_file as pipeline
 from herdsman.herd_compat.pipeline.config import RunConfig
-from herdsman.herd_compat.pipeline.limits import CpuTimeLimit, Limits, keep_alarm_handler
+from herdsman.herd_compat.pipeline.limits import (
+    CpuTimeLimit,
+    Limits,
+    alarm_handler_kept,
+    keep_alarm_handler,
+)
 from herdsman.herd_compat.pipeline.models import ModelCache
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.source import MAX_SOURCE_BYTES, read_bytes
@@ -200,6 +205,19 @@ def _kept_handler_blocks() -> None:
             pass
         os.kill(os.getpid(), signal.SIGPROF)  # a late one between blocks: ignored
     os._exit(0)
+
+
+def test_an_alarm_handler_kept_for_a_run_bounds_its_blocks_then_goes() -> None:
+    """``herdsman herd7`` on a list of tests keeps the handler for the run: each block is
+    still bounded, and the handler before the run is back after it."""
+    before = signal.getsignal(signal.SIGPROF)
+    with alarm_handler_kept():
+        assert signal.getsignal(signal.SIGPROF) is not before
+        for _ in range(2):
+            with pytest.raises(TimeLimitExceeded), CpuTimeLimit(0.2):
+                while True:  # no deadline check anywhere
+                    pass
+    assert signal.getsignal(signal.SIGPROF) is before
 
 
 def test_an_alarm_lost_where_python_cannot_raise_is_repeated() -> None:
