@@ -20,14 +20,10 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from herdsman.cat.api import GENMC_VARIANTS
 from herdsman.graphs.dot import PICTURE_FORMATS
-from herdsman.herd_compat.campaigns.pools import (
-    DEFAULT_CONNECT_TIMEOUT,
-    MIN_DASK_WORKER_MB,
-    Workers,
-)
 from herdsman.herd_compat.pipeline.config import RunConfig
 from herdsman.herd_compat.pipeline.limits import (
     MAX_MEMORY_MB,
@@ -37,6 +33,9 @@ from herdsman.herd_compat.pipeline.limits import (
     Limits,
 )
 from herdsman.litmus.base.errors import UsageError
+
+if TYPE_CHECKING:  # the campaigns' pools (multiprocessing) are imported by campaign commands
+    from herdsman.herd_compat.campaigns.pools import Workers
 
 
 class OptionError(UsageError):
@@ -356,6 +355,8 @@ def add_output_options(
 def add_worker_options(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and the dask options of a campaign command (each worker's memory is
     ``--max-memory``, :func:`add_limit_options`)."""
+    from herdsman.herd_compat.campaigns.pools import DEFAULT_CONNECT_TIMEOUT
+
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default 1)")
     dask = p.add_argument_group("on a dask cluster (instead of --jobs local processes)")
     where = dask.add_mutually_exclusive_group()
@@ -388,6 +389,12 @@ def workers_of(a: argparse.Namespace) -> Workers:
     """The :class:`Workers` the options of :func:`add_worker_options` ask for (a
     :class:`UsageError` for a contradictory or out-of-range choice); ``--max-memory``
     (of :func:`add_limit_options`) is checked against them."""
+    from herdsman.herd_compat.campaigns.pools import (
+        DEFAULT_CONNECT_TIMEOUT,
+        MIN_DASK_WORKER_MB,
+        Workers,
+    )
+
     if a.scheduler is None and a.dask_local is None:
         if a.connect_timeout is not None:
             raise UsageError("--connect-timeout needs --scheduler or --dask-local")
