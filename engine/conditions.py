@@ -193,7 +193,12 @@ def _conjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
 
 
 def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], bool]:
-    """Any of ``props`` (pure, so the atoms ``loc = constant`` are compared first)."""
+    """Any of ``props`` (pure, so the atoms ``loc = constant`` are compared first; a
+    decision on one location's value, see :func:`_decision`, looked up)."""
+    if len(props) > 1:
+        decision = _decision(props, index)
+        if decision is not None:
+            return decision
     pins, rest = _split(props, index)
     masked = any(bits for _, _, bits in pins)
     if pins and not rest and not masked and len({i for i, _, _ in pins}) == 1:
@@ -206,6 +211,51 @@ def _disjunction(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], 
             if s[i] == w or bits and same_word(s[i], w, bits):
                 return True
         for f in rest:
+            if f(s):
+                return True
+        return False
+
+    return some
+
+
+def _word(v: Value | Vector, bits: int) -> object:
+    """What :func:`~litmus.base.ir.same_word` compares of ``v`` on ``bits`` (two values
+    are the same word iff these are equal)."""
+    return v & ((1 << bits) - 1) if bits and type(v) is int else v
+
+
+def _decision(props: list[Prop], index: dict[Loc, int]) -> Callable[[State], bool] | None:
+    r"""Any of ``props`` when each is a conjunction whose first part is an atom ``loc =
+    constant``, all of one location (compared on the same bits): herd's conditions listing
+    states, factorised (``a=0 /\ (b=0 \/ ...) \/ a=1 /\ (...)``).
+    The location's value picks the parts to evaluate, and the rest of each is compiled
+    when first evaluated (a state takes one branch: the others are never compiled).
+    None for other disjunctions."""
+    branches: dict[object, list[list[Prop]]] = {}
+    at = bits = -1
+    for q in props:
+        if not isinstance(q, And):
+            return None
+        parts = _flat(q, And)
+        pin = _pinned(parts[0], index)
+        if pin is None or isinstance(pin[1], Vector) or at >= 0 and pin[::2] != (at, bits):
+            return None
+        at, _, bits = pin
+        branches.setdefault(_word(pin[1], bits), []).append(parts[1:])
+    compiled: dict[object, list[Callable[[State], bool]]] = {}
+
+    def some(s: State) -> bool:
+        w = _word(s[at], bits)
+        fs = compiled.get(w)
+        if fs is None:
+            rests = branches.get(w)
+            if rests is None:
+                return False
+            fs = compiled[w] = [
+                compile_prop(rest[0], index) if len(rest) == 1 else _conjunction(rest, index)
+                for rest in rests
+            ]
+        for f in fs:
             if f(s):
                 return True
         return False

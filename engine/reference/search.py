@@ -465,7 +465,7 @@ class Combo(Tables):
         flags = tally.flags
         states = tally.states
         cache = self._leafcache
-        state_info = self._state_info
+        state_info = self._state_info if self.loops else self._lean_state()
         fl = self.final_locs
         finals_of = itemgetter(*fl) if fl else None
         simple = self.simple
@@ -520,6 +520,34 @@ class Combo(Tables):
                     entry[0] += n
 
         return leaf
+
+    def _lean_state(self) -> Callable[[tuple[int, ...], tuple[int, ...]], tuple]:
+        """:meth:`_state_info` for :meth:`_lean_leaf` when no thread execution hits the
+        unrolling bound: no filter, so the state holds the observed locations only, and
+        no speedcheck, so every state is kept."""
+        regtabs, fl, consts, pick = self.regtabs, self.final_locs, self.consts, self.pick
+        wconst, wvals, tid_of = self.wconst, self.wvals, self.tid_of
+        verdicts, sat_of = self._verdicts, self.sat
+
+        def state(sol: tuple[int, ...], finals: tuple[int, ...]) -> tuple:
+            values: list[Value] = []
+            for regs, m in zip(regtabs, sol, strict=False):  # one mask per thread
+                values += regs[m.bit_length() - 1]
+            for li in fl:
+                w = finals[li]
+                v = wconst[w]
+                values.append(wvals[w][sol[tid_of[w]].bit_length() - 1] if v is None else v)
+            if consts:
+                values += consts
+            key = pick(values)
+            verdict = verdicts.get(key)
+            if verdict is None:
+                if len(verdicts) >= MAX_JUDGED:
+                    verdicts.clear()
+                verdict = verdicts[key] = (sat_of(key), True)
+            return (key, verdict[0], True, False)
+
+        return state
 
     def _failed(self, rf, co, verdicts, sol, obs) -> bool:
         """Note an execution where an assertion failed or the loop bound blocked a thread,

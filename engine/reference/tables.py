@@ -59,40 +59,18 @@ class Tables:
         for eid in init_eid.values():  # (an initial write's value is known)
             known = events[eid][5]
             wconst[eid] = known
-        for t, vs in enumerate(variants):
-            b = lay.base[t]
-            if len(vs) == 1:  # one execution: every value is known and constant
-                for i, e in enumerate(vs[0].events, b):
-                    kind = e[0]
-                    if kind == "W":
-                        known = e[5]
-                        wconst[i] = known
-                    elif kind == "R":
-                        known = e[5]
-                        rmask[i] = {known: 1}
-                        rvals[i] = [known]
-                continue
-            # per position, its event in each variant (an enumerated thread's values are
-            # known)
-            for i, col in enumerate(zip(*[v.events for v in vs], strict=True), b):
-                kind = col[0][0]
-                if kind == "W":
-                    vals: list = list(map(_VALUE, col))
-                    first = vals[0]
-                    if vals.count(first) == len(vals):
-                        wconst[i] = first
-                    else:
-                        wconst[i] = None
-                        wvals[i] = vals
-                elif kind == "R":
-                    m: dict[Value, int] = {}
-                    rv: list = list(map(_VALUE, col))
-                    bit = 1
-                    for val in rv:
-                        m[val] = m.get(val, 0) | bit
-                        bit <<= 1
-                    rmask[i] = m
-                    rvals[i] = rv
+        base = lay.base
+        # per thread, its executions' tables (by position in the thread), shared with
+        # the tests that ran the same thread (see _thread_table)
+        per_thread = [_thread_table(vs) for vs in variants]
+        for b, tt in zip(base, per_thread, strict=True):
+            for i, c, vals in tt.writes:
+                wconst[b + i] = c
+                if vals is not None:
+                    wvals[b + i] = vals
+            for i, m, rv in tt.reads:
+                rmask[b + i] = m
+                rvals[b + i] = rv
         # locations and their events
         self.loc_names = loc_names = sorted(init_eid)  # each has its initial write
         cap = self.U.cap
@@ -149,16 +127,91 @@ class Tables:
         self.consts = plan.consts
         self.pick = plan.pick
         self.regtabs = [
-            _regtab(vs, names) if names else [()] * len(vs)
-            for vs, names in zip(variants, plan.regnames, strict=True)
+            tt.regtab(names) if names else [()] * len(tt.execs)
+            for tt, names in zip(per_thread, plan.regnames, strict=True)
         ]
-        self.loop_variant = [[v.done.cut for v in vs] for vs in variants]  # (ThreadExec.loop)
+        self.loop_variant = [tt.cut for tt in per_thread]  # (ThreadExec.loop of each)
         #: some thread execution hit the unrolling bound
-        self.loops = any(map(any, self.loop_variant))
+        self.loops = any(tt.loops for tt in per_thread)
         #: herd's bound marks Loop; GenMC's ends a thread, the execution counts
         self.loop_marks = program.loop_bound == "cut"
         # without writes whose value varies, every read pins its thread's execution
         self.simple = not self.wvals
+
+
+class _ThreadTable:
+    """The tables of one thread's executions of one shape, by position in the thread:
+    its writes (position, value if the same in every execution else None, and then the
+    value in each), its reads (position, the mask of the executions giving each value,
+    the value in each), whether each execution hit the unrolling bound, and the final
+    values of registers (:meth:`regtab`)."""
+
+    __slots__ = ("execs", "writes", "reads", "cut", "loops", "_regtabs")
+
+    def __init__(self, vs: list[ThreadExec]) -> None:
+        self.execs = vs  # (kept alive: the table is known by their identities)
+        self.writes: list[tuple[int, Value | None, list[Value] | None]] = []
+        self.reads: list[tuple[int, dict[Value, int], list[Value]]] = []
+        writes, reads = self.writes, self.reads
+        known: Any  # a value of an enumerated thread's event (known)
+        if len(vs) == 1:  # one execution: every value is known and constant
+            for i, e in enumerate(vs[0].events):
+                kind = e[0]
+                if kind == "W":
+                    known = e[5]
+                    writes.append((i, known, None))
+                elif kind == "R":
+                    known = e[5]
+                    reads.append((i, {known: 1}, [known]))
+        else:
+            # per position, its event in each execution (an enumerated thread's values
+            # are known)
+            for i, col in enumerate(zip(*[v.events for v in vs], strict=True)):
+                kind = col[0][0]
+                if kind == "W":
+                    vals: list = list(map(_VALUE, col))
+                    first = vals[0]
+                    if vals.count(first) == len(vals):
+                        writes.append((i, first, None))
+                    else:
+                        writes.append((i, None, vals))
+                elif kind == "R":
+                    m: dict[Value, int] = {}
+                    rv: list = list(map(_VALUE, col))
+                    bit = 1
+                    for val in rv:
+                        m[val] = m.get(val, 0) | bit
+                        bit <<= 1
+                    reads.append((i, m, rv))
+        self.cut = [v.done.cut for v in vs]
+        self.loops = any(self.cut)
+        self._regtabs: dict[tuple[str, ...], list[tuple[Value, ...]]] = {}
+
+    def regtab(self, names: list[str]) -> list[tuple[Value, ...]]:
+        """The final values of registers ``names`` in each execution (:func:`_regtab`)."""
+        key = tuple(names)
+        got = self._regtabs.get(key)
+        if got is None:
+            got = self._regtabs[key] = _regtab(self.execs, names)
+        return got
+
+
+#: The tables of a thread's executions of one shape, by the identities of the executions
+#: (a campaign's tests share thread runs, see engine.semantics.runcache): at most
+#: :data:`MAX_THREAD_TABLES`.
+_THREAD_TABLES: dict[tuple[int, ...], _ThreadTable] = {}
+MAX_THREAD_TABLES = 4096
+
+
+def _thread_table(vs: list[ThreadExec]) -> _ThreadTable:
+    """The :class:`_ThreadTable` of ``vs`` (remembered)."""
+    key = tuple(map(id, vs))
+    got = _THREAD_TABLES.get(key)
+    if got is None:
+        if len(_THREAD_TABLES) >= MAX_THREAD_TABLES:
+            _THREAD_TABLES.clear()
+        got = _THREAD_TABLES[key] = _ThreadTable(vs)
+    return got
 
 
 def _regtab(vs: list[ThreadExec], names: list[str]) -> list[tuple[Value, ...]]:

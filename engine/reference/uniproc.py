@@ -56,36 +56,37 @@ def uniproc_cuts(
     asked), and per rf bit the co edges it cannot go with (a write co-before the last
     write of the reader's thread before the read, or co-after its first one after).
     Without ``native`` co (the model makes co) only the rf alone is asked about."""
-    events = tables.lay.sk.events
+    tid_of = tables.tid_of
     cap = tables.U.cap
     out = tables.cands
     forbid: dict[int, int] = {}
+    # (a thread's events are numbered in program order: of two events of one thread,
+    # the po-earlier has the lower number)
     for li, reads in enumerate(tables.loc_reads):
         ws = tables.loc_writes[li]
         if not ws:
             continue
         init = tables.loc_init[li]
         for r in reads:
-            er = events[r]
-            mine = [w for w in ws if events[w].tid == er.tid]
+            t = tid_of[r]
+            mine = [w for w in ws if tid_of[w] == t]
             if not mine:
                 continue
-            before = [w for w in mine if events[w].index < er.index]
-            after = [w for w in mine if events[w].index > er.index]
+            before = [w for w in mine if w < r]
+            after = [w for w in mine if w > r]
             cands = out[r]
             kept = []
             for cand in cands:
                 w, bit = cand[0], cand[1]
-                ew = events[w]
                 if w == init:
                     if native and before and violates(bit, 1 << (init * cap + before[-1])):
                         continue
-                elif ew.tid == er.tid:
-                    if ew.index > er.index:
+                elif tid_of[w] == t:
+                    if w > r:
                         if violates(bit, 0):
                             continue
                     elif native:
-                        later = [v for v in before if events[v].index > ew.index]
+                        later = [v for v in before if v > w]
                         if later:
                             v = later[0]
                             if violates(bit, 1 << (w * cap + v)) and violates(

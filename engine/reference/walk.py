@@ -56,7 +56,14 @@ def walk(children: list[Children], root: State, leaf: Leaf) -> None:
         leaf(*root)
         return
     below = depth - 1
-    # the iterator of the deepest step walked (step i), those of the steps above it
+    last = children[below]
+    if not below:
+        for complete in last(*root):
+            leaf(*complete)
+        return
+    # the iterator of the deepest step walked (step i) above the last one, those of the
+    # steps above it; the last step's children go to the leaf at once
+    below -= 1
     it = children[0](*root)
     above: list[Iterator[State]] = []
     i = 0
@@ -68,7 +75,8 @@ def walk(children: list[Children], root: State, leaf: Leaf) -> None:
             it = above.pop()
             i -= 1
         elif i == below:
-            leaf(*state)
+            for complete in last(*state):
+                leaf(*complete)
         else:
             above.append(it)
             i += 1

@@ -60,3 +60,28 @@ def test_masked_atoms_compare_on_their_bits():
         assert compile_prop(disj, index)((value,)) is True
     assert compile_prop(disj, index)((3 + (1 << 32),)) is False
     assert not compile_prop(Atom(x, 1), index)((1 + (1 << 32),))
+
+
+#: herd's conditions listing states, factorised: a disjunction deciding on one location
+BITS = st.sampled_from([0, 8, 32])
+DECISIONS = st.recursive(
+    ATOMS,
+    lambda sub: st.builds(
+        lambda loc, bits, branches: Or(
+            tuple(And((Atom(loc, v, bits), *rest)) for v, rest in branches)
+        ),
+        st.sampled_from(LOCS),
+        BITS,
+        st.lists(st.tuples(VALUES, st.lists(sub, max_size=2)), min_size=2, max_size=4),
+    ),
+    max_leaves=10,
+)
+
+
+@given(DECISIONS, st.lists(st.lists(VALUES, min_size=3, max_size=3), min_size=1, max_size=4))
+def test_compiled_decisions_agree_with_eval_prop(p, states):
+    shown = LOCS[:3]
+    index = {loc: i for i, loc in enumerate(shown)}
+    f = compile_prop(p, index)  # (its branches compiled as the states take them)
+    for values in states:
+        assert f(tuple(values)) == eval_prop(p, dict(zip(shown, values, strict=True)))
