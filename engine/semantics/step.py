@@ -307,16 +307,23 @@ class ThreadCode(EventSteps):
                 if cnt > self.unroll:
                     new_pc = -1
         if event is None:
-            return None, st._replace(loops=loops), new_pc
-        after = st._replace(
-            pc=new_pc if new_pc >= 0 else len(th.code),
-            regs=regs,
-            taint=taint,
-            ctrl=ctrl,
-            n=st.n + 1,
-            poi=poi + 1,
-            loops=loops,
-            cut=new_pc < 0,
+            if loops is not st.loops:
+                st = _new(ThreadState, (*st[:6], loops, *st[7:]))  # (st._replace(loops=...))
+            return None, st, new_pc
+        after = _new(
+            ThreadState,
+            (
+                new_pc if new_pc >= 0 else len(th.code),
+                regs,
+                taint,
+                ctrl,
+                st.n + 1,
+                poi + 1,
+                loops,
+                st.pending,
+                new_pc < 0,
+                st.freed,
+            ),
         )
         return _new(Emit, (event, after, None)), st, pc
 
@@ -377,12 +384,14 @@ class ThreadCode(EventSteps):
         regs, taint = st.regs, st.taint
         if p.dst >= 0:
             regs, taint = _set(regs, taint, p.dst, p.dst_value, p.dst_taint)
-        after = st._replace(pc=st.pc + 1, regs=regs, taint=taint, poi=st.poi + 1, pending=None)
-        if p.guard:
-            return Emit(p.event, after._replace(n=st.n + 1))
+        pc, poi, n = st.pc + 1, st.poi + 1, st.n
+        if p.guard:  # (the state after the write, made without _replace)
+            after = (pc, regs, taint, st.ctrl, n + 1, poi, st.loops, None, st.cut, st.freed)
+            return _new(Emit, (p.event, _new(ThreadState, after), None))
         if p.fail == "block":
             return Blocked("the lock is held")
-        return self.step(after)
+        after = (pc, regs, taint, st.ctrl, n, poi, st.loops, None, st.cut, st.freed)
+        return self.step(_new(ThreadState, after))
 
     def resolve(self, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         """``st`` with the values of the reads ``reads`` (position -> value) filled in."""
