@@ -229,6 +229,8 @@ def run_thread(
     tid = code.tid
     initial = code.initial()
     step, after_read, after_choice = code.step, code.after_read, code.after_choice
+    if not code.regs:  # (after_read's own choice, once a run)
+        after_read = code.plain_after_read
     out: list[ThreadExec] = []
     dropped = 0
     events: list[Event] = []

@@ -73,20 +73,24 @@ from herdsman.graphs.events import Event
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
+    RMW,
     Assert,
     Assume,
     Branch,
     Choose,
     Exit,
+    Fence,
     Free,
     Instr,
     Kill,
     Label,
+    Load,
     Nop,
     Op,
     Program,
     Select,
     Spawn,
+    Store,
     StoreCond,
     Thread,
     Value,
@@ -151,6 +155,10 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
+                if cls is Load or cls is Store or cls is Fence or cls is RMW:  # the usual
+                    if pc == st.pc and regs is st.regs and taint is st.taint and poi == st.poi:
+                        return self._event(th, ins, st)  # where the step started
+                    return self._event(th, ins, _state(st, pc, regs, taint, st.n, poi))
                 if cls is Branch:
                     assert isinstance(ins, Branch)
                     step, st, pc = self._branch(th, ins, st, pc, regs, taint, poi)
@@ -208,7 +216,10 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
-                here = _state(st, pc, regs, taint, st.n, poi)
+                if pc == st.pc and regs is st.regs and taint is st.taint and poi == st.poi:
+                    here = st  # the event's operation is where the step started
+                else:
+                    here = _state(st, pc, regs, taint, st.n, poi)
                 if isinstance(ins, StoreCond):
                     return self._store_cond(th, ins, here)
                 if isinstance(ins, Choose):
