@@ -47,6 +47,7 @@ from herdsman.litmus.base.ir import (
     Unlock,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
@@ -82,7 +83,7 @@ class ThreadBase:
         # C programs: every cell of the globals and stacks, and their allocations (an
         # access to a cell outside its allocation is an error); None: no such check
         self.cells = cells
-        self.allocations = frozenset(c.partition("+")[0] for c in cells or ())
+        self.allocations = frozenset(c.partition("+")[0] for c in cells) if cells else _NONE
         #: the accesses whose constant address is outside its allocation
         self.outside: set[int] = set()
         self.bound_blocks = bound_blocks
@@ -376,11 +377,13 @@ _NO_INFO: _Info = ((), (), 0)
 ESTIMATE_STATES = 10_000
 
 
+@by_identity(maxsize=1 << 14)
 def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
     register name or immediate value, a register's shift) in a fixed order (an Op's
     arguments; the address of an access, then a store's or RMW's source, a CAS's
-    expected and desired values), and how many of them make the address."""
+    expected and desired values), and how many of them make the address (remembered:
+    threads share their operations' objects)."""
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0

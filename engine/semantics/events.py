@@ -114,12 +114,17 @@ class EventSteps(ThreadBase):
                 tgt = rv
             ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
-        cops = th.args[pc]
         loc = th.const_loc[pc]
         sym: AnyValue | None = None
         at = 0
         if loc is None:
-            a, at = _address(st.regs, st.taint, th.addr_ops[pc])
+            ops = th.addr_ops[pc]
+            if len(ops) == 1 and (slot := ops[0][0]) >= 0 and type(st.regs[slot]) is Sym:
+                a, at = st.regs[slot], st.taint[slot]  # one register holding an address
+                if ops[0][1]:  # scaled (ir.Reg.shift): no address
+                    a = None
+            else:
+                a, at = _address(st.regs, st.taint, ops)
             if a is None:
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
@@ -144,7 +149,7 @@ class EventSteps(ThreadBase):
             v: AnyValue = 0
             vt = 0
             if cls is Store:
-                slot, v = cops[-1]
+                slot, v = th.args[pc][-1]
                 if slot >= 0:
                     got, vt = st.regs[slot], st.taint[slot]
                     v = 0 if got is None else got
