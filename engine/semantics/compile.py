@@ -131,7 +131,9 @@ class ThreadBase:
             # a register's immediate: its shift in an address (ir.Reg.shift)
             cargs: tuple[tuple[int, Value], ...] = ()
             if operands:
-                cargs = tuple([(slots[x], k) if reg else (-1, x) for reg, x, k in operands])
+                cargs = tuple(
+                    [(slots[x], k) if isinstance(x, str) else (-1, x) for _, x, k in operands]
+                )
             self.args.append(cargs)
             ops = cargs[:naddr] if naddr else ()
             self.addr_ops.append(ops)
