@@ -62,6 +62,8 @@ LOC_NAMES: dict[Sym, str] = {}
 
 def loc_name(a: Sym) -> str:
     """The location an address denotes (``x``, ``x+4``), memoised."""
+    if not a.offset:  # the usual address: its global's name (no hash of the Sym)
+        return a.name
     got = LOC_NAMES.get(a)
     if got is None:
         if len(LOC_NAMES) > 4096:

@@ -47,6 +47,7 @@ from herdsman.litmus.base.ir import (
     Unlock,
     Value,
 )
+from herdsman.litmus.base.memo import by_identity
 
 #: Named tuples are made with ``tuple.__new__`` on the hot paths (no Python-level call).
 _new = tuple.__new__
@@ -82,7 +83,7 @@ class ThreadBase:
         # C programs: every cell of the globals and stacks, and their allocations (an
         # access to a cell outside its allocation is an error); None: no such check
         self.cells = cells
-        self.allocations = frozenset(c.partition("+")[0] for c in cells or ())
+        self.allocations = frozenset(c.partition("+")[0] for c in cells) if cells else _NONE
         #: the accesses whose constant address is outside its allocation
         self.outside: set[int] = set()
         self.bound_blocks = bound_blocks
@@ -115,9 +116,9 @@ class ThreadBase:
                     slots[r] = len(slots)
         self.slots = slots
         self.names = tuple(slots)
-        self.order = tuple(
-            (i, self.names[i]) for i in sorted(range(len(slots)), key=self.names.__getitem__)
-        )
+        # (by name: the names are distinct)
+        by_name = sorted(zip(self.names, range(len(slots)), strict=True))
+        self.order = tuple([(i, name) for name, i in by_name])
         self.cr0 = slots.get("cr0", -1)
         self.init_regs = tuple([init.get(r) for r in self.names])
         # per operation: its operands as (register slot or -1, immediate value); per
@@ -128,14 +129,16 @@ class ThreadBase:
         self.const_loc: list[str | None] = []
         for _regs, operands, naddr in infos:
             # a register's immediate: its shift in an address (ir.Reg.shift)
-            cargs = tuple(
-                [(slots[x], k) if isinstance(x, str) else (-1, x) for _, x, k in operands]
-            )
+            cargs: tuple[tuple[int, Value], ...] = ()
+            if operands:
+                cargs = tuple(
+                    [(slots[x], k) if isinstance(x, str) else (-1, x) for _, x, k in operands]
+                )
             self.args.append(cargs)
-            ops = cargs[:naddr]
+            ops = cargs[:naddr] if naddr else ()
             self.addr_ops.append(ops)
             loc = None
-            if ops and all(slot < 0 for slot, _ in ops):
+            if ops and max([slot for slot, _ in ops]) < 0:
                 a, _ = _address((), (), ops)
                 loc = str(a) if isinstance(a, Sym) else None
                 if isinstance(a, Sym) and self.outside_allocation(a.name, str(a)):
@@ -216,7 +219,13 @@ class ThreadBase:
         """:meth:`max_events` and :meth:`max_writes` (without ``unroll``), found by one
         walk over the paths (every test asks for both)."""
         code = self.code
-        got = self._heaviest((self.events_at, lambda pc: _writes_of(code[pc])))
+        per: list[tuple[int, ...]]
+        if self.regs:
+            per = [(self.events_at(pc), _writes_of(ins)) for pc, ins in enumerate(code)]
+        else:  # (the operations' weights remembered: threads share their objects)
+            commit, nops = self.branch_commit, self.nop_events
+            per = [_weights(ins, commit, nops) for ins in code]
+        got = self._heaviest_of(per, 2)
         assert got is not None
         self._max_events, self._max_writes = got
 
@@ -236,17 +245,28 @@ class ThreadBase:
     ) -> tuple[int, ...] | None:
         """:meth:`_longest` for each of ``weights`` (the heaviest path of each, which
         may differ), in one walk."""
+        per = [tuple([weight(pc) for weight in weights]) for pc in range(len(self.code))]
+        return self._heaviest_of(per, len(weights), unroll, budget)
+
+    def _heaviest_of(
+        self,
+        per: list[tuple[int, ...]],
+        k: int,
+        unroll: int | None = None,
+        budget: int | None = None,
+    ) -> tuple[int, ...] | None:
+        """:meth:`_heaviest` of the ``k`` weights of each operation ``per[pc]``."""
         th = self
         bound = self.unroll if unroll is None else min(unroll, self.unroll)
         code = th.code
         end = len(code)
-        zeros = (0,) * len(weights)
+        zeros = (0,) * k
         if not end:  # a thread with no instructions
             return zeros
         if th.straight:  # one path: every operation once (as many states as operations)
             if budget is not None and end > budget:
                 return None
-            return tuple([sum(map(weight, range(end))) for weight in weights])
+            return tuple(map(sum, zip(*per, strict=True)))
         memo: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         start = (0, (0,) * len(th.back))
         stack = [start]
@@ -268,12 +288,8 @@ class ThreadBase:
                 continue
             stack.pop()
             after = [memo.get(k, zeros) for k in succ if k[0] < end]
-            pc = key[0]
             memo[key] = tuple(
-                [
-                    weight(pc) + max((x[i] for x in after), default=0)
-                    for i, weight in enumerate(weights)
-                ]
+                [w + max((x[i] for x in after), default=0) for i, w in enumerate(per[key[0]])]
             )
         return memo[start] if end else zeros
 
@@ -376,11 +392,13 @@ _NO_INFO: _Info = ((), (), 0)
 ESTIMATE_STATES = 10_000
 
 
+@by_identity(maxsize=1 << 14)
 def _info(ins: Instr) -> _Info:
     """Every register an operation names, its value operands as (is a register,
     register name or immediate value, a register's shift) in a fixed order (an Op's
     arguments; the address of an access, then a store's or RMW's source, a CAS's
-    expected and desired values), and how many of them make the address."""
+    expected and desired values), and how many of them make the address (remembered:
+    threads share their operations' objects)."""
     ops: tuple[Operand, ...] = ()
     out: list[str] = []
     naddr = 0
@@ -452,6 +470,15 @@ def _events_of(ins: Instr, branch_commit: bool) -> int:
     if isinstance(ins, Select):
         return int(branch_commit and ins.commit)
     return 0
+
+
+@by_identity(maxsize=1 << 14)
+def _weights(ins: Instr, branch_commit: bool, nop_events: bool) -> tuple[int, int]:
+    """The events and writes an operation issues at most, without register events
+    (:meth:`ThreadBase.events_at`, :func:`_writes_of`)."""
+    if nop_events and (type(ins) is Nop or (type(ins) is Branch and ins.cond is None)):
+        return 1, _writes_of(ins)
+    return _events_of(ins, branch_commit), _writes_of(ins)
 
 
 def _writes_of(ins: Instr) -> int:

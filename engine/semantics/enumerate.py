@@ -37,7 +37,7 @@ from herdsman.engine.semantics.step import (
     ThreadCode,
     semantics_of,
 )
-from herdsman.graphs.events import Event, with_value
+from herdsman.graphs.events import Event
 from herdsman.litmus.base.ir import (
     CAS,
     Assert,
@@ -229,9 +229,14 @@ def run_thread(
     tid = code.tid
     initial = code.initial()
     step, after_read, after_choice = code.step, code.after_read, code.after_choice
+    if not code.regs:  # (after_read's own choice, once a run)
+        after_read = code.plain_after_read
     out: list[ThreadExec] = []
     dropped = 0
     events: list[Event] = []
+    # per location, the values its reads may see: one question a run (the answer does
+    # not change while the thread runs, and the first question is the one that counts)
+    asked: dict[str, Sequence[Value]] = {}
 
     # ``again`` is go itself, passed along rather than named: a function that names
     # itself makes a reference cycle, left for the collector to find after each run
@@ -253,7 +258,9 @@ def run_thread(
                 ev = s[0]
                 loc = ev[4]
                 assert loc is not None, "concrete values give known addresses"
-                vals = values_of(loc)
+                vals = asked.get(loc)
+                if vals is None:
+                    vals = asked[loc] = values_of(loc)
                 if own and events:  # the values its path wrote there before, too
                     mine = [
                         v for e in events if e[0] == "W" and e[4] == loc and (v := e[5]) is not None
@@ -262,8 +269,9 @@ def run_thread(
                         extra = {v for v in mine if is_known(v)}
                         if not extra <= set(vals):
                             vals = sorted(set(vals) | extra, key=cmp_key)
+                head, tail = ev[:5], ev[6:]
                 for v in vals:
-                    events.append(with_value(ev, v))
+                    events.append(_new(Event, (*head, v, *tail)))  # (with_value, inline)
                     again(after_read(s, v), again)
                     events.pop()
                 break

@@ -114,16 +114,21 @@ class EventSteps(ThreadBase):
                 tgt = rv
             ev = Event(kind, th.tid, n, poi, value=tgt, instr=origin, ctrl=st.ctrl)
             return Emit(ev, _state(st, pc + 1, st.regs, st.taint, n + 1, poi + 1))
-        cops = th.args[pc]
         loc = th.const_loc[pc]
         sym: AnyValue | None = None
         at = 0
         if loc is None:
-            a, at = _address(st.regs, st.taint, th.addr_ops[pc])
+            ops = th.addr_ops[pc]
+            if len(ops) == 1 and (slot := ops[0][0]) >= 0 and type(st.regs[slot]) is Sym:
+                a, at = st.regs[slot], st.taint[slot]  # one register holding an address
+                if ops[0][1]:  # scaled (ir.Reg.shift): no address
+                    a = None
+            else:
+                a, at = _address(st.regs, st.taint, ops)
             if a is None:
                 return Blocked("an address is not a memory location")
             if type(a) is Sym:
-                loc = _loc_name(a)
+                loc = _loc_name(a) if a.offset else a.name
                 if st.freed and _freed(st, a.name):
                     return ThreadFailed(FREED, pc, self._done(st))
                 if self.cells is not None and self.outside_allocation(a.name, loc):
@@ -144,7 +149,7 @@ class EventSteps(ThreadBase):
             v: AnyValue = 0
             vt = 0
             if cls is Store:
-                slot, v = cops[-1]
+                slot, v = th.args[pc][-1]
                 if slot >= 0:
                     got, vt = st.regs[slot], st.taint[slot]
                     v = 0 if got is None else got
@@ -242,7 +247,6 @@ class EventSteps(ThreadBase):
                 if ins.sets_cr:
                     flags = apply_op("cmp", [new, 0])
                     regs, taint = _set(regs, taint, th.cr0, flags, stain | (1 << r))
-                    st = st._replace(regs=regs, taint=taint)
                 guard: AnyValue = 1
                 fail = "skip"
             elif isinstance(ins, CAS):
@@ -261,23 +265,19 @@ class EventSteps(ThreadBase):
         # exchange's is its operand's alone)
         valdep = stain | (1 << r) if isinstance(ins, RMW) and ins.fn != "second" else stain
         wannots = ins.write_annots if isinstance(ins, (RMW, CAS)) else None
-        w = Event(
-            "W",
-            tid,
-            r + 1,
-            st.poi,
-            ev.loc,
-            new,
-            None,
-            ev.annots if wannots is None else wannots,
-            ev.instr,
-            ev.addr,
-            stain,
-            st.ctrl,
-            valdep,
+        annots = ev.annots if wannots is None else wannots
+        w = _new(
+            Event,
+            ("W", tid, r + 1, st.poi, ev.loc, new, None, annots, ev.instr, ev.addr, stain)
+            + (st.ctrl, valdep)
+            + _NO_REG,
         )
-        pend = Pending(w, guard, fail, dst, value, 1 << r)
-        return st._replace(n=r + 1, pending=pend)
+        pend = _new(Pending, (w, guard, fail, dst, value, 1 << r))
+        # (st with the registers, the next position and the write pending, no _replace)
+        return _new(
+            ThreadState,
+            (st.pc, regs, taint, st.ctrl, r + 1, st.poi, st.loops, pend, st.cut, st.freed),
+        )
 
 
 def nop_event(th: ThreadBase, st: ThreadState, pc: int, poi: int) -> Event:

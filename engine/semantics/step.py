@@ -73,20 +73,24 @@ from herdsman.graphs.events import Event
 from herdsman.litmus.base.arch import ARCHS
 from herdsman.litmus.base.errors import InputError
 from herdsman.litmus.base.ir import (
+    RMW,
     Assert,
     Assume,
     Branch,
     Choose,
     Exit,
+    Fence,
     Free,
     Instr,
     Kill,
     Label,
+    Load,
     Nop,
     Op,
     Program,
     Select,
     Spawn,
+    Store,
     StoreCond,
     Thread,
     Value,
@@ -151,6 +155,10 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
+                if cls is Load or cls is Store or cls is Fence or cls is RMW:  # the usual
+                    if pc == st.pc and regs is st.regs and taint is st.taint and poi == st.poi:
+                        return self._event(th, ins, st)  # where the step started
+                    return self._event(th, ins, _state(st, pc, regs, taint, st.n, poi))
                 if cls is Branch:
                     assert isinstance(ins, Branch)
                     step, st, pc = self._branch(th, ins, st, pc, regs, taint, poi)
@@ -208,7 +216,10 @@ class ThreadCode(EventSteps):
                     pc += 1
                     poi += 1
                     continue
-                here = _state(st, pc, regs, taint, st.n, poi)
+                if pc == st.pc and regs is st.regs and taint is st.taint and poi == st.poi:
+                    here = st  # the event's operation is where the step started
+                else:
+                    here = _state(st, pc, regs, taint, st.n, poi)
                 if isinstance(ins, StoreCond):
                     return self._store_cond(th, ins, here)
                 if isinstance(ins, Choose):
@@ -307,16 +318,23 @@ class ThreadCode(EventSteps):
                 if cnt > self.unroll:
                     new_pc = -1
         if event is None:
-            return None, st._replace(loops=loops), new_pc
-        after = st._replace(
-            pc=new_pc if new_pc >= 0 else len(th.code),
-            regs=regs,
-            taint=taint,
-            ctrl=ctrl,
-            n=st.n + 1,
-            poi=poi + 1,
-            loops=loops,
-            cut=new_pc < 0,
+            if loops is not st.loops:
+                st = _new(ThreadState, (*st[:6], loops, *st[7:]))  # (st._replace(loops=...))
+            return None, st, new_pc
+        after = _new(
+            ThreadState,
+            (
+                new_pc if new_pc >= 0 else len(th.code),
+                regs,
+                taint,
+                ctrl,
+                st.n + 1,
+                poi + 1,
+                loops,
+                st.pending,
+                new_pc < 0,
+                st.freed,
+            ),
         )
         return _new(Emit, (event, after, None)), st, pc
 
@@ -377,12 +395,14 @@ class ThreadCode(EventSteps):
         regs, taint = st.regs, st.taint
         if p.dst >= 0:
             regs, taint = _set(regs, taint, p.dst, p.dst_value, p.dst_taint)
-        after = st._replace(pc=st.pc + 1, regs=regs, taint=taint, poi=st.poi + 1, pending=None)
-        if p.guard:
-            return Emit(p.event, after._replace(n=st.n + 1))
+        pc, poi, n = st.pc + 1, st.poi + 1, st.n
+        if p.guard:  # (the state after the write, made without _replace)
+            after = (pc, regs, taint, st.ctrl, n + 1, poi, st.loops, None, st.cut, st.freed)
+            return _new(Emit, (p.event, _new(ThreadState, after), None))
         if p.fail == "block":
             return Blocked("the lock is held")
-        return self.step(after)
+        after = (pc, regs, taint, st.ctrl, n, poi, st.loops, None, st.cut, st.freed)
+        return self.step(_new(ThreadState, after))
 
     def resolve(self, st: ThreadState, reads: Mapping[int, Value]) -> ThreadState:
         """``st`` with the values of the reads ``reads`` (position -> value) filled in."""

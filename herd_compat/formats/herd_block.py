@@ -16,9 +16,10 @@ counts: :func:`observation_word`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 
 from herdsman.engine.outcome import Outcome
 from herdsman.litmus.base.arch import ARCHS, parsed_archs
@@ -137,13 +138,13 @@ def state_lines(
     each value ``{v0,v1}`` of its cells)."""
     if shown is not None:
         return _whole_state_lines(observed, states, arch, casts or {}, hexa, shown)
-    order, heads, template = _display(tuple(observed), arch or guess_arch(observed))
-    rows = [tuple([st[i] for i in order]) for st in states]
+    order, heads, template, columns = _display(tuple(observed), arch or guess_arch(observed))
+    rows = list(map(columns, states))
     if not hexa and not casts:  # the usual case: plain integers of an int's range
         seen = set().union(*rows)
         if all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF for v in seen):
             rows.sort()
-            return [template % row for row in rows]
+            return list(map(template.__mod__, rows))
     if hexa or casts or _beyond_int(rows):  # herd prints a location of no type as an int
         types = [(casts or {}).get(observed[i], DEFAULT_CAST) for i in order]
         rows.sort(key=lambda row: tuple([value_key(v) for v in row]))
@@ -219,16 +220,24 @@ def _shown_text(x: Loc | Whole) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _display(observed: tuple[Loc, ...], arch: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
+def _display(
+    observed: tuple[Loc, ...], arch: str
+) -> tuple[tuple[int, ...], tuple[str, ...], str, Callable[[tuple[Value, ...]], tuple]]:
     """herd's display order of the locations of a state, the text before each value
-    (``0:r1=``, then `` [x]=``...) and a state line's ``%`` template for integer values
-    in that order (``0:r1=%d; [x]=%d;``)."""
+    (``0:r1=``, then `` [x]=``...), a state line's ``%`` template for integer values
+    in that order (``0:r1=%d; [x]=%d;``) and the function taking a state's values in
+    that order."""
     order = tuple(sorted(range(len(observed)), key=lambda i: location_key(arch, observed[i])))
     heads = tuple(
         ("" if k == 0 else " ") + loc_text(observed[i]) + "=" for k, i in enumerate(order)
     )
     template = "".join([h.replace("%", "%%") + "%d;" for h in heads])
-    return order, heads, template
+    columns: Callable[[tuple[Value, ...]], tuple]
+    if len(order) >= 2:
+        columns = itemgetter(*order)  # (a tuple of them, in one C call)
+    else:
+        columns = lambda st: tuple([st[i] for i in order])  # noqa: E731 - of one or none
+    return order, heads, template, columns
 
 
 # ----------------------------------------------------------------------------- the block
@@ -248,6 +257,8 @@ def observation_word(positive: int, negative: int) -> str:
 
 def flag_lines(flags: Iterable[str], undefined: bool) -> list[str]:
     """herd's flags in order: ``*undef*`` first (herd's Undef < Flag), then by name."""
+    if not flags and not undefined:  # the usual block: no flag
+        return []
     names = sorted({f for f in flags if f != "*undef*"})
     if undefined or "*undef*" in flags:
         names.insert(0, "*undef*")
@@ -302,14 +313,16 @@ def herd_result(
 
 def format_result(b: HerdBlock) -> str:
     """herd's text of a block (ending with the empty line)."""
-    out = [f"Test {b.name} {b.kind}", f"States {len(b.states)}"]
-    out += b.states
-    out.append(b.verdict_line)
-    out.append("Witnesses")
-    out.append(f"Positive: {b.positive} Negative: {b.negative}")
-    out += [f"Flag {f}" for f in b.flags]
-    out.append(f"Condition {b.condition}")
-    out.append(f"Observation {b.name} {b.observation} {b.obs_positive} {b.obs_negative}")
+    name = b.name
+    out = [f"Test {name} {b.kind}\nStates {len(b.states)}", *b.states]
+    verdict = f"Loop {b.verdict}" if b.loop else b.verdict  # (b.verdict_line)
+    out.append(f"{verdict}\nWitnesses\nPositive: {b.positive} Negative: {b.negative}")
+    if b.flags:
+        out += [f"Flag {f}" for f in b.flags]
+    out.append(
+        f"Condition {b.condition}\n"
+        f"Observation {name} {b.observation} {b.obs_positive} {b.obs_negative}"
+    )
     if b.time is not None:
         out.append(f"Time {b.name} {b.time:0.2f}")
     if b.candidates is not None:

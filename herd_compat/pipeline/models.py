@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from typing import TYPE_CHECKING
 
 from herdsman.cat.api import Model, load_model
@@ -71,6 +72,8 @@ class ModelCache:
     def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
         self._models: dict[tuple[str, frozenset[str]], Model] = {}
+        #: CPU seconds spent loading models so far (a test's time leaves them out)
+        self.loading_cpu = 0.0
 
     def spec_for(self, arch: str, path: str) -> str:
         """The model a test of architecture ``arch`` runs under."""
@@ -93,6 +96,7 @@ class ModelCache:
         variants = frozenset(self.cfg.variants) | extra_variants
         key = (spec, variants)
         if key not in self._models:
+            loading = time.process_time()
             self._models[key] = load_model(
                 resolve_model_spec(spec, self.cfg.include_dirs),
                 include_dirs=tuple(self.cfg.include_dirs),
@@ -101,6 +105,7 @@ class ModelCache:
                 through=self.cfg.through,
                 bell=self.cfg.bell,
             )
+            self.loading_cpu += time.process_time() - loading
         return self._models[key]
 
     def macros(self) -> Macros | None:

@@ -142,9 +142,11 @@ T = TypeVar("T")
 @dataclass
 class Naming:
     """The name a unit of work's failure is reported under: its file's base name until
-    the work has read the test's own."""
+    the work has read the test's own; and the process's CPU time when the work started
+    (``time.process_time()``: the work's own time is measured from it)."""
 
     name: str
+    start: float = 0.0
 
 
 def within_limits(
@@ -154,7 +156,7 @@ def within_limits(
     record saying why it gave no result (bad input, a limit, a bug); ``missing`` ends a
     limit's warning line (``no result``, ``no verdict``)."""
     start = time.process_time()
-    naming = Naming(dot_base(path))
+    naming = Naming(dot_base(path), start)
     try:
         with CpuTimeLimit(limits.time_limit):
             return _guarded(path, naming, limits, work, missing, start)
@@ -205,7 +207,7 @@ def _run_file(
     path: str, cfg: RunConfig, models: ModelCache, admit: Admit, naming: Naming
 ) -> Done | Skipped:
     """:func:`run_file` inside its limits."""
-    start = time.process_time()  # herd's Time: from reading the test to its result
+    start = naming.start  # herd's Time: from reading the test to its result
     test = read_input(path) if cfg.inputs == "tests" else None
     if test is not None:
         naming.name = test.name
