@@ -75,6 +75,7 @@ class Universe:
         "_row_fold",
         "_magic",
         "_magic_shift",
+        "_upper",
         "wide",
         "seq",
         "plus",
@@ -98,6 +99,7 @@ class Universe:
         self.ID = sum(1 << (i * cap + i) for i in range(n))
         self.FULL = self.COL0 * self.ALL
         self._spread_cache: dict[int, int] = {}
+        self._upper: int | None = None
         # range: fold the rows onto row 0, halving the number of rows at each step.
         steps = []
         m = n
@@ -256,6 +258,17 @@ class Universe:
         if s1 == self.ALL:
             return self.COL0 * s2
         return self.spread(s1) * s2
+
+    def upper(self) -> int:
+        """The pairs (i, j) of events with i < j (made on first use)."""
+        got = self._upper
+        if got is None:
+            cap, everything = self.cap, self.ALL
+            got = 0
+            for i in range(self.n):
+                got |= (everything >> (i + 1)) << (i * cap + i + 1)
+            self._upper = got
+        return got
 
     def ident(self, s: int) -> int:
         """Identity restricted to s: [s]."""

@@ -232,47 +232,47 @@ class Skeleton:
         kinds = self._groups.kinds
         if "S" in kinds or "J" in kinds:
             return {}
-        tids = tuple(map(_TID, events))
-        pois = tuple(map(_POI, events))
-        key = (self.U.cap, tids, pois)
+        key = (self.U.cap, tuple(map(_TID, events)), tuple(map(_POI, events)))
         got = _FRAMES.get(key)
         if got is None:
             if len(_FRAMES) >= MAX_FRAMES:
                 _FRAMES.clear()
-            got = _FRAMES[key] = self._whole_frame(tids, pois)
+            got = _FRAMES[key] = self._whole_frame()
         return got
 
-    def _whole_frame(self, tids: tuple[int, ...], pois: tuple[int, ...]) -> dict[str, int]:
-        """The relations of a frame without spawns or joins, all in one pass over its
-        events (from the last: a pair of po ends where its source's instruction instance
-        does): row i of ``po`` holds the events of i's thread after i's instance, of
-        ``int_`` i's thread, of ``ext`` the other events (the init events one group), of
-        ``same_instance`` i's instance and of ``iico`` the events of i's instance after
-        it (init events: no row but ``ext``'s)."""
-        cap = self.U.cap
-        everything = (1 << len(tids)) - 1
-        threads = self._groups.threads
-        instances = self._instances
-        po = int_ = ext = same = iico = 0
-        tid, poi, end = -2, -2, 0  # the instance after i, and where it starts
-        for i in range(len(tids) - 1, -1, -1):
-            t, p = tids[i], pois[i]
-            at = i * cap
-            group = threads[t]
-            ext |= (everything ^ group) << at
-            if t < 0:
-                continue
-            if t != tid or p != poi:
-                end = i + 1  # i ends its instance: the later ones start at end
-                tid, poi = t, p
-            if group >> end:
-                po |= (group >> end) << (end + at)
-            inst = instances[(t, p)]
-            int_ |= group << at
-            same |= inst << at
-            if inst >> (i + 1):
-                iico |= (inst >> (i + 1)) << (i + 1 + at)
-        return {"po": po, "int_": int_, "ext": ext, "same_instance": same, "iico": iico}
+    def _whole_frame(self) -> dict[str, int]:
+        """The relations of a frame without spawns or joins, all at once: ``int_`` and
+        ``ext`` from the threads, ``same_instance`` from the instruction instances,
+        ``iico`` its pairs in order and, when each instance's events are consecutive (an
+        instance then ends where the next begins), ``po`` the pairs in order of one
+        thread and different instances."""
+        U = self.U
+        product = U.product
+        int_ = grouped = 0  # grouped: pairs of one thread, the init events one group
+        for tid, s in self._groups.threads.items():
+            p = product(s, s)
+            grouped |= p
+            if tid >= 0:
+                int_ |= p
+        same = alone = 0
+        consecutive = True
+        for s in self._instances.values():
+            if s & (s - 1):
+                same |= product(s, s)
+                if (s + (s & -s)) & s:  # a gap between its events
+                    consecutive = False
+            else:
+                alone |= s
+        same |= U.ident(alone)
+        upper = U.upper()
+        po = int_ & upper & ~same if consecutive else self._po_of_frame()
+        return {
+            "po": po,
+            "int_": int_,
+            "ext": U.FULL & ~grouped,
+            "same_instance": same,
+            "iico": same & upper,
+        }
 
     def frame_relations(self) -> dict[str, int]:
         """The relations of this skeleton's frame computed so far, by attribute name
