@@ -251,6 +251,29 @@ static int close_rows(uint64_t *rows, Py_ssize_t n, Py_ssize_t rw, int stop_at_c
     return 0;
 }
 
+/* Whether the n rows (one word each) have a cycle: the events that reach no live event
+ * (sinks) leave, round after round, from those with a successor; a cycle is what stays.
+ * A round costs a pass over the live events and there are as many as the longest path
+ * has events: cheaper than the closure on the small sparse relations of a check. */
+static int cyclic_small(const uint64_t *rows, Py_ssize_t n) {
+    uint64_t live = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (rows[i])
+            live |= ((uint64_t)1) << i;
+    while (live) {
+        uint64_t sinks = 0;
+        for (uint64_t v = live; v; v &= v - 1) {
+            int i = __builtin_ctzll(v);
+            if (!(rows[i] & live))
+                sinks |= ((uint64_t)1) << i;
+        }
+        if (!sinks)
+            return 1;
+        live &= ~sinks;
+    }
+    return 0;
+}
+
 /* r ; s, args = (r, s) of shape sh (checked). */
 static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
     Shape sh = *sh0;
@@ -372,7 +395,7 @@ static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
         res = from_words(out, rw);
         break;
     default:
-        res = PyBool_FromLong(!close_rows(rows, n, rw, 1));
+        res = PyBool_FromLong(!(rw == 1 ? cyclic_small(rows, n) : close_rows(rows, n, rw, 1)));
     }
 done:
     if (buf != stack)

@@ -46,8 +46,28 @@ _SMALL_BITS = 1 << 12
 _SPREAD_CACHED = 4096
 
 
+#: The indices of small ints' set bits (event sets of up to 64 events), by value: the
+#: same sets come back all through a test, and iterating a tuple costs less than resuming
+#: a generator.  Emptied when it reaches ``_BITS_KEPT`` entries.
+_BITS: dict[int, tuple[int, ...]] = {}
+_BITS_KEPT = 4096
+
+
 def bits(x: int) -> Iterator[int]:
     """Indices of the set bits of x, increasing."""
+    got = _BITS.get(x)
+    if got is None:
+        if x >> 64:  # (negative or large: a lazy walk, which a caller may stop early)
+            return _walk_bits(x)
+        got = tuple(_walk_bits(x))
+        if len(_BITS) >= _BITS_KEPT:
+            _BITS.clear()
+        _BITS[x] = got
+    return iter(got)
+
+
+def _walk_bits(x: int) -> Iterator[int]:
+    """:func:`bits`, as a generator."""
     while x:
         low = x & -x
         yield low.bit_length() - 1
