@@ -32,6 +32,11 @@ _NO_REG = frozenset((None,))
 _POI = itemgetter(Event._fields.index("poi"))
 _TID_POI = itemgetter(Event._fields.index("tid"), Event._fields.index("poi"))
 
+#: Beyond this many events, a dependency's columns are not spread one by one (the
+#: universe spreads sets of more events through their text: see ``Universe.spread``).
+_SPREAD_EVENTS = 48
+_DEP_FIELDS = tuple((name, itemgetter(Event._fields.index(name))) for name in DEP_NAMES)
+
 #: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
 MAX_FRAMES = 4096
 _FRAMES: dict[tuple, dict[str, int]] = {}
@@ -85,6 +90,8 @@ class Skeleton:
         events = self.events
         if not (any(map(_ADDR, events)) or any(map(_DATA, events)) or any(map(_CTRL, events))):
             return {"addr": 0, "data": 0, "ctrl": 0}
+        if self.U.n > _SPREAD_EVENTS:
+            return {name: self._dep(list(map(get, events))) for name, get in _DEP_FIELDS}
         spread, everything, base = self.U.spread, self.U.ALL, self.base
         addr = data = ctrl = 0
         for j, (tid, a, d, c) in enumerate(map(_TID_DEPS, events)):
@@ -102,6 +109,12 @@ class Skeleton:
         """A dependency the events declare (``sources[i]``: the events of event ``i``'s
         thread it depends on), as a relation (column ``i``: those events)."""
         spread, everything, base = self.U.spread, self.U.ALL, self.base
+        if self.U.n > _SPREAD_EVENTS:  # columns put in place by one conversion
+            cols = [0] * len(sources)
+            for j, (s, tid) in enumerate(zip(sources, map(_TID, self.events), strict=True)):
+                if s and tid >= 0:
+                    cols[j] = (s << base[tid]) & everything
+            return self.U.from_columns(cols)
         r = 0
         for j, (s, tid) in enumerate(zip(sources, map(_TID, self.events), strict=True)):
             if s and tid >= 0:
