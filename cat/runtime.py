@@ -31,7 +31,9 @@ class Runtime:
         self.Verdict = verdict_cls
         self.Failure = failure_cls
         self._calls: dict[int, object] = {}
-        self._failures: dict[tuple, object] = {}  # the failures of rejected candidates
+        #: the verdicts of rejected candidates, one per check, flags and undefinedness
+        #: (their readers never change a verdict)
+        self._rejected: dict[tuple, object] = {}
         #: whether a relation has no cycle (the universe's, compiled when it is)
         self.acyclic = self.U.acyclic
 
@@ -127,10 +129,13 @@ class Runtime:
         return list(divmod(low, U.cap))
 
     def rejected(self, name, kind: str, fl, ud):
-        failure = self._failures.get((name, kind))
-        if failure is None:  # (immutable: one per check)
-            failure = self._failures[(name, kind)] = self.Failure(name, kind, None)
-        return self.Verdict(False, (failure,), fl, ud)
+        key = (name, kind, fl, ud)
+        got = self._rejected.get(key)
+        if got is None:
+            got = self._rejected[key] = self.Verdict(
+                False, (self.Failure(name, kind, None),), fl, ud
+            )
+        return got
 
     def failure(self, name, kind: str, witness):
         return self.Failure(name, kind, witness)

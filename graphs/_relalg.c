@@ -251,11 +251,82 @@ static int close_rows(uint64_t *rows, Py_ssize_t n, Py_ssize_t rw, int stop_at_c
     return 0;
 }
 
+/* Whether the n rows (one word each) have a cycle: the events that reach no live event
+ * (sinks) leave, round after round, from those with a successor; a cycle is what stays.
+ * A round costs a pass over the live events and there are as many as the longest path
+ * has events: cheaper than the closure on the small sparse relations of a check. */
+static int cyclic_small(const uint64_t *rows, Py_ssize_t n) {
+    uint64_t live = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (rows[i])
+            live |= ((uint64_t)1) << i;
+    while (live) {
+        uint64_t sinks = 0;
+        for (uint64_t v = live; v; v &= v - 1) {
+            int i = __builtin_ctzll(v);
+            if (!(rows[i] & live))
+                sinks |= ((uint64_t)1) << i;
+        }
+        if (!sinks)
+            return 1;
+        live &= ~sinks;
+    }
+    return 0;
+}
+
+/* Relations of at most two words (n * cap < 128: universes of up to 11 events, most
+ * litmus tests') take the tiny path: one 128-bit integer, rows cut out by shifts. */
+typedef unsigned __int128 u128;
+
+static inline int tiny(const Shape *sh) { return sh->nw <= 2; }
+
+/* The int x (of shape sh, tiny) as a 128-bit integer; 0 on success. */
+static inline int tiny_load(PyObject *x, u128 *v) {
+    uint64_t w[2];
+    if (to_words(x, w, 2))
+        return -1;
+    *v = (u128)w[0] | ((u128)w[1] << 64);
+    return 0;
+}
+
+static inline PyObject *tiny_int(u128 v) {
+    uint64_t w[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
+    return from_words(w, 2);
+}
+
+/* The n rows of v (cap bits apart), n bits each. */
+static inline void tiny_rows(u128 v, Py_ssize_t n, Py_ssize_t cap, uint64_t *rows) {
+    uint64_t mask = row_mask(n);
+    for (Py_ssize_t i = 0; i < n; i++)
+        rows[i] = (uint64_t)(v >> (i * cap)) & mask;
+}
+
+/* r ; s on the tiny path. */
+static PyObject *seq_tiny(PyObject *x, PyObject *y, const Shape *sh) {
+    Py_ssize_t n = sh->n, cap = sh->cap;
+    u128 r, s, out = 0;
+    uint64_t rows[SMALL_N];
+    if (tiny_load(x, &r) || tiny_load(y, &s))
+        return NULL;
+    tiny_rows(s, n, cap, rows);
+    uint64_t mask = row_mask(n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t acc = 0;
+        for (uint64_t v = (uint64_t)(r >> (i * cap)) & mask; v; v &= v - 1)
+            acc |= rows[__builtin_ctzll(v)];
+        if (acc)
+            out |= (u128)acc << (i * cap);
+    }
+    return tiny_int(out);
+}
+
 /* r ; s, args = (r, s) of shape sh (checked). */
 static PyObject *do_seq(PyObject *const *args, const Shape *sh0) {
     Shape sh = *sh0;
     if (!_PyLong_Sign(args[0]) || !_PyLong_Sign(args[1]))
         return PyLong_FromLong(0);
+    if (tiny(&sh))
+        return seq_tiny(args[0], args[1], &sh);
     if (small(&sh))
         return seq_small(args[0], args[1], &sh);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
@@ -316,10 +387,39 @@ enum { OP_PLUS, OP_INVERSE, OP_ACYCLIC, OP_DOMAIN, OP_RANGE };
  * whether r has no cycle (the closure, stopping at the first event that reaches itself);
  * domain(n, cap, r) and range(n, cap, r), the events with a successor, with a predecessor.
  * Buffers: r's words, its rows, an output's words; on the stack for small universes. */
+static PyObject *unary_tiny(PyObject *x, const Shape *sh, int op) {
+    Py_ssize_t n = sh->n, cap = sh->cap;
+    u128 v, out = 0;
+    uint64_t rows[SMALL_N];
+    if (tiny_load(x, &v))
+        return NULL;
+    tiny_rows(v, n, cap, rows);
+    switch (op) {
+    case OP_INVERSE:
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (uint64_t b = rows[i]; b; b &= b - 1)
+                out |= (u128)1 << (__builtin_ctzll(b) * cap + i);
+        return tiny_int(out);
+    case OP_DOMAIN:
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (rows[i])
+                out |= (u128)1 << i;
+        return tiny_int(out);
+    case OP_RANGE:
+        for (Py_ssize_t i = 0; i < n; i++)
+            out |= rows[i];
+        return tiny_int(out);
+    default: /* OP_ACYCLIC */
+        return PyBool_FromLong(!cyclic_small(rows, n));
+    }
+}
+
 static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
     Shape sh = *sh0;
     if (!_PyLong_Sign(x))
         return op == OP_ACYCLIC ? Py_NewRef(Py_True) : PyLong_FromLong(0);
+    if (op != OP_PLUS && tiny(&sh))
+        return unary_tiny(x, &sh, op);
     Py_ssize_t n = sh.n, cap = sh.cap, nw = sh.nw, rw = sh.rw;
     uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;
@@ -372,7 +472,7 @@ static PyObject *do_unary(PyObject *x, const Shape *sh0, int op) {
         res = from_words(out, rw);
         break;
     default:
-        res = PyBool_FromLong(!close_rows(rows, n, rw, 1));
+        res = PyBool_FromLong(!(rw == 1 ? cyclic_small(rows, n) : close_rows(rows, n, rw, 1)));
     }
 done:
     if (buf != stack)
@@ -456,6 +556,14 @@ static PyObject *do_product(Py_ssize_t n, Py_ssize_t cap, PyObject *const *args)
     size_t sb = (size_t)num_bits(s), tb = (size_t)num_bits(t);
     if (sb > (size_t)n || tb > (size_t)cap)
         return product_beyond(s, t, cap);
+    if (n * cap < 128) { /* the tiny path (see seq_tiny) */
+        u128 sv, tv, out = 0;
+        if (tiny_load(s, &sv) || tiny_load(t, &tv))
+            return NULL;
+        for (uint64_t v = (uint64_t)sv; v; v &= v - 1)
+            out |= tv << (__builtin_ctzll(v) * cap);
+        return tiny_int(out);
+    }
     Py_ssize_t sw = (Py_ssize_t)sb / 64 + 1, tw = (Py_ssize_t)tb / 64 + 1, nw = n * cap / 64 + 1;
     uint64_t stack[STACK_WORDS];
     uint64_t *buf = stack;

@@ -181,8 +181,9 @@ class _Plan:
     which of them a skeleton sets at once: the names always empty (``none``: each with
     its value, 0), those of
     an annotation (``by_annot``: annotation -> names) or fence kind (``by_fence``), those
-    of event kinds (``kinds``), its dependencies (``deps``), and the relations of its
-    frame (``framed``: name -> the frame's name of the relation) its frame has made."""
+    of event kinds (``kinds``), its dependencies (``deps``), the relations of its
+    frame (``framed``: name -> the frame's name of the relation) its frame has made, and
+    ``id`` (``ident``)."""
 
     make: dict[str, Maker]
     none: dict[str, int]
@@ -191,6 +192,7 @@ class _Plan:
     kinds: tuple[str, ...]
     deps: tuple[str, ...]
     framed: tuple[tuple[str, str], ...]
+    ident: bool  # ``id`` is the identity (set at once)
 
 
 @lru_cache(maxsize=64)
@@ -233,6 +235,7 @@ def _plan(arch: str) -> _Plan:
         tuple(name for name in _BY_KIND if make[name] is _GENERAL[name]),
         tuple(name for name in DEP_NAMES if make[name] is _GENERAL[name]),
         tuple((name, rel) for name, rel in _FRAMED.items() if make[name] is _GENERAL[name]),
+        make["id"] is _GENERAL["id"],
     )
 
 
@@ -288,6 +291,8 @@ class StaticNames(Mapping[str, Tagged]):
             }
             for name in plan.kinds:
                 b[name] = by_kind[name]
+        if plan.ident:
+            b["id"] = sk.U.ID
         deps = sk.deps
         for name in plan.deps:
             b[name] = deps.get(name, 0)
@@ -338,19 +343,22 @@ def exclusive_pairs(sk: Skeleton) -> int:
     an ``X`` read and an ``X`` write of one location, the read before the write in
     ``po | iico``, with no ``X`` access between them (of any location); an event that is
     both a read and a write (RISC-V's amo) is in no pair, but it stands between."""
-    U = sk.U
-    X = sk.annot_set("X") & sk.M
+    X = sk.annotated.get("X", 0) & sk.M
     if not X:
         return 0
+    U = sk.U
+    cap, row = U.cap, U.ROW
     both = sk.R & sk.W
+    reads, writes = X & sk.R & ~both, X & sk.W & ~both
     before = sk.po_iico
+    after_of = U.inverse(before)  # row w: the events before w
     out = 0
     for s in sk.by_loc.values():
-        for r in bits(s & X & sk.R & ~both):
-            after = U.row(before, r)
-            for w in bits(after & s & X & sk.W & ~both):
-                if not after & U.col(before, w) & X:
-                    out |= U.pair(r, w)
+        for r in bits(s & reads):
+            after = (before >> (r * cap)) & row
+            for w in bits(after & s & writes):
+                if not after & (after_of >> (w * cap)) & X:
+                    out |= 1 << (r * cap + w)
     return out
 
 

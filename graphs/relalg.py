@@ -46,8 +46,28 @@ _SMALL_BITS = 1 << 12
 _SPREAD_CACHED = 4096
 
 
+#: The indices of small ints' set bits (event sets of up to 64 events), by value: the
+#: same sets come back all through a test, and iterating a tuple costs less than resuming
+#: a generator.  Emptied when it reaches ``_BITS_KEPT`` entries.
+_BITS: dict[int, tuple[int, ...]] = {}
+_BITS_KEPT = 4096
+
+
 def bits(x: int) -> Iterator[int]:
     """Indices of the set bits of x, increasing."""
+    got = _BITS.get(x)
+    if got is None:
+        if x >> 64:  # (negative or large: a lazy walk, which a caller may stop early)
+            return _walk_bits(x)
+        got = tuple(_walk_bits(x))
+        if len(_BITS) >= _BITS_KEPT:
+            _BITS.clear()
+        _BITS[x] = got
+    return iter(got)
+
+
+def _walk_bits(x: int) -> Iterator[int]:
+    """:func:`bits`, as a generator."""
     while x:
         low = x & -x
         yield low.bit_length() - 1
@@ -75,6 +95,7 @@ class Universe:
         "_row_fold",
         "_magic",
         "_magic_shift",
+        "_upper",
         "wide",
         "seq",
         "plus",
@@ -98,6 +119,7 @@ class Universe:
         self.ID = sum(1 << (i * cap + i) for i in range(n))
         self.FULL = self.COL0 * self.ALL
         self._spread_cache: dict[int, int] = {}
+        self._upper: int | None = None
         # range: fold the rows onto row 0, halving the number of rows at each step.
         steps = []
         m = n
@@ -256,6 +278,17 @@ class Universe:
         if s1 == self.ALL:
             return self.COL0 * s2
         return self.spread(s1) * s2
+
+    def upper(self) -> int:
+        """The pairs (i, j) of events with i < j (made on first use)."""
+        got = self._upper
+        if got is None:
+            cap, everything = self.cap, self.ALL
+            got = 0
+            for i in range(self.n):
+                got |= (everything >> (i + 1)) << (i * cap + i + 1)
+            self._upper = got
+        return got
 
     def ident(self, s: int) -> int:
         """Identity restricted to s: [s]."""

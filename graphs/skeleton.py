@@ -26,9 +26,16 @@ DEP_NAMES = ("addr", "data", "ctrl")
 #: The events' dependency masks, read field by field (``map`` runs them without a frame).
 _ADDR, _DATA, _CTRL, _VALDEP = (itemgetter(Event._fields.index(f)) for f in (*DEP_NAMES, "valdep"))
 _TID = itemgetter(Event._fields.index("tid"))
+_TID_DEPS = itemgetter(*(Event._fields.index(f) for f in ("tid", *DEP_NAMES)))
 _REG = itemgetter(Event._fields.index("reg"))
 _NO_REG = frozenset((None,))
 _POI = itemgetter(Event._fields.index("poi"))
+_TID_POI = itemgetter(Event._fields.index("tid"), Event._fields.index("poi"))
+
+#: Beyond this many events, a dependency's columns are not spread one by one (the
+#: universe spreads sets of more events through their text: see ``Universe.spread``).
+_SPREAD_EVENTS = 48
+_DEP_FIELDS = tuple((name, itemgetter(Event._fields.index(name))) for name in DEP_NAMES)
 
 #: Frames kept (see :attr:`Skeleton._frame`); beyond, the table starts afresh.
 MAX_FRAMES = 4096
@@ -36,12 +43,11 @@ _FRAMES: dict[tuple, dict[str, int]] = {}
 
 
 class _Groups(NamedTuple):
-    """A skeleton's events by kind, by thread, by instruction instance, by location, by
-    fence kind and by annotation (event sets)."""
+    """A skeleton's events by kind, by thread, by location, by fence kind and by
+    annotation (event sets)."""
 
     kinds: dict[str, int]
     threads: dict[int, int]
-    instances: dict[tuple[int, int], int]
     locs: dict[str, int]  # memory events of each location
     fences: dict[str, int]  # fence events of each kind
     annotated: dict[str, int]  # events carrying each annotation
@@ -84,25 +90,36 @@ class Skeleton:
         events = self.events
         if not (any(map(_ADDR, events)) or any(map(_DATA, events)) or any(map(_CTRL, events))):
             return {"addr": 0, "data": 0, "ctrl": 0}
-        return {
-            "addr": self._dep(list(map(_ADDR, events))),
-            "data": self._dep(list(map(_DATA, events))),
-            "ctrl": self._dep(list(map(_CTRL, events))),
-        }
+        if self.U.n > _SPREAD_EVENTS:
+            return {name: self._dep(list(map(get, events))) for name, get in _DEP_FIELDS}
+        spread, everything, base = self.U.spread, self.U.ALL, self.base
+        addr = data = ctrl = 0
+        for j, (tid, a, d, c) in enumerate(map(_TID_DEPS, events)):
+            if (a or d or c) and tid >= 0:  # column j: the events of a, d, c in j's thread
+                b = base[tid]
+                if a:
+                    addr |= spread((a << b) & everything) << j
+                if d:
+                    data |= spread((d << b) & everything) << j
+                if c:
+                    ctrl |= spread((c << b) & everything) << j
+        return {"addr": addr, "data": data, "ctrl": ctrl}
 
     def _dep(self, sources: list[int]) -> int:
         """A dependency the events declare (``sources[i]``: the events of event ``i``'s
-        thread it depends on), as a relation."""
-        if not any(sources):
-            return 0
-        base, events = self.base, self.events
-        cols = [0] * len(events)  # column j: the events of s, in j's thread
-        for j, s in enumerate(sources):
-            if s:
-                tid = events[j].tid
-                if tid >= 0:
-                    cols[j] = s << base[tid]
-        return self.U.from_columns(cols)
+        thread it depends on), as a relation (column ``i``: those events)."""
+        spread, everything, base = self.U.spread, self.U.ALL, self.base
+        if self.U.n > _SPREAD_EVENTS:  # columns put in place by one conversion
+            cols = [0] * len(sources)
+            for j, (s, tid) in enumerate(zip(sources, map(_TID, self.events), strict=True)):
+                if s and tid >= 0:
+                    cols[j] = (s << base[tid]) & everything
+            return self.U.from_columns(cols)
+        r = 0
+        for j, (s, tid) in enumerate(zip(sources, map(_TID, self.events), strict=True)):
+            if s and tid >= 0:
+                r |= spread((s << base[tid]) & everything) << j
+        return r
 
     @cached
     def valdep(self) -> int:
@@ -125,21 +142,20 @@ class Skeleton:
         return s
 
     def _scan(self) -> tuple[_Groups, list[int | None]]:
-        """The events of each kind, thread (init events: thread -1), instruction
-        instance, location, fence kind and annotation (the sets and relations below are
-        made from them), and the position of each thread's first event (None: it has
-        none), in one pass that checks each thread's events come in order."""
+        """The events of each kind, thread (init events: thread -1), location, fence kind
+        and annotation (the sets and relations below are made from them), and the
+        position of each thread's first event (None: it has none), in one pass that
+        checks each thread's events come in order."""
         base: list[int | None] = [None] * self.nthreads
         kinds: dict[str, int] = {}
         threads: dict[int, int] = {}
-        instances: dict[tuple[int, int], int] = {}
         locs: dict[str, int] = {}
         fences: dict[str, int] = {}
         annotated: dict[str, int] = {}
         bit = 1
         # (the fields by position: a named tuple's attributes cost more to read)
         for i, e in enumerate(self.events):
-            kind, tid, index, poi, loc, _, fence, annots = e[:8]
+            kind, tid, index, _, loc, _, fence, annots = e[:8]
             kinds[kind] = kinds.get(kind, 0) | bit
             threads[tid] = threads.get(tid, 0) | bit
             if tid >= 0:
@@ -148,8 +164,6 @@ class Skeleton:
                     b = base[tid] = i
                 if i != b + index:
                     raise ValueError(f"event {e} is at position {i}: a thread's events in order")
-                key = (tid, poi)
-                instances[key] = instances.get(key, 0) | bit
             if loc is not None and (kind == "R" or kind == "W" or kind == "U"):
                 locs[loc] = locs.get(loc, 0) | bit
             elif kind == "F" and fence is not None:
@@ -158,7 +172,18 @@ class Skeleton:
                 for name in annots:
                     annotated[name] = annotated.get(name, 0) | bit
             bit <<= 1
-        return _Groups(kinds, threads, instances, locs, fences, annotated), base
+        return _Groups(kinds, threads, locs, fences, annotated), base
+
+    @cached
+    def _instances(self) -> dict[tuple[int, int], int]:
+        """The events of each instruction instance (thread, ``poi``) of a thread."""
+        instances: dict[tuple[int, int], int] = {}
+        bit = 1
+        for key in map(_TID_POI, self.events):
+            if key[0] >= 0:
+                instances[key] = instances.get(key, 0) | bit
+            bit <<= 1
+        return instances
 
     def _kind(self, kind: str) -> int:
         return self._groups.kinds.get(kind, 0)
@@ -225,8 +250,42 @@ class Skeleton:
         if got is None:
             if len(_FRAMES) >= MAX_FRAMES:
                 _FRAMES.clear()
-            got = _FRAMES[key] = {}
+            got = _FRAMES[key] = self._whole_frame()
         return got
+
+    def _whole_frame(self) -> dict[str, int]:
+        """The relations of a frame without spawns or joins, all at once: ``int_`` and
+        ``ext`` from the threads, ``same_instance`` from the instruction instances,
+        ``iico`` its pairs in order and, when each instance's events are consecutive (an
+        instance then ends where the next begins), ``po`` the pairs in order of one
+        thread and different instances."""
+        U = self.U
+        product = U.product
+        int_ = grouped = 0  # grouped: pairs of one thread, the init events one group
+        for tid, s in self._groups.threads.items():
+            p = product(s, s)
+            grouped |= p
+            if tid >= 0:
+                int_ |= p
+        same = alone = 0
+        consecutive = True
+        for s in self._instances.values():
+            if s & (s - 1):
+                same |= product(s, s)
+                if (s + (s & -s)) & s:  # a gap between its events
+                    consecutive = False
+            else:
+                alone |= s
+        same |= U.ident(alone)
+        upper = U.upper()
+        po = int_ & upper & ~same if consecutive else self._po_of_frame()
+        return {
+            "po": po,
+            "int_": int_,
+            "ext": U.FULL & ~grouped,
+            "same_instance": same,
+            "iico": same & upper,
+        }
 
     def frame_relations(self) -> dict[str, int]:
         """The relations of this skeleton's frame computed so far, by attribute name
@@ -358,7 +417,7 @@ class Skeleton:
         U = self.U
         r = 0
         alone = 0  # the events alone in their instance: their pairs are identity's
-        for s in self._groups.instances.values():
+        for s in self._instances.values():
             if s & (s - 1):
                 r |= U.product(s, s)
             else:

@@ -74,3 +74,33 @@ def test_cached_computes_once_and_reads_back() -> None:
     assert (box.value, box.value) == (42, 42)
     assert len(calls) == 1
     assert isinstance(Box.__dict__["value"], cached)
+
+
+def _each_alone(sk: Skeleton) -> dict[str, int]:
+    """The framed relations of ``sk`` each computed on its own (as for spawns)."""
+    return {
+        "po": sk._po_of_frame(),
+        "int_": sk._int_of_frame(),
+        "ext": sk._ext_of_frame(),
+        "same_instance": sk._same_instance_of_frame(),
+        "iico": sk._iico_of_frame(),
+    }
+
+
+def test_a_frame_made_at_once_equals_its_relations_made_one_by_one() -> None:
+    # thread 0: instances 0, 1, 1, 2 (consecutive); thread 1: instances 0, 1, 0 (a gap)
+    events = (
+        init_write("x", 0),
+        init_write("y", 0),
+        Event("R", 0, 0, 0, loc="x"),
+        Event("R", 0, 1, 1, loc="y"),
+        Event("W", 0, 2, 1, loc="y"),
+        Event("F", 0, 3, 2, fence="Fence.rw.rw"),
+        Event("W", 1, 0, 0, loc="y"),
+        Event("W", 1, 1, 1, loc="x"),
+        Event("R", 1, 2, 0, loc="x"),
+    )
+    for cap in (None, 9, 12, 64):
+        for shown in (events, events[:6]):
+            sk = Skeleton(shown, 2, cap=cap)
+            assert sk.frame_relations() == _each_alone(sk)
