@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -180,24 +181,34 @@ def test_a_kept_alarm_handler_still_bounds_each_block_and_nothing_between() -> N
     """A campaign worker keeps the alarm's handler installed between its tests: each block
     is still bounded, and no alarm leaks out of one (checked in a forked process, which
     keeps it for its life)."""
-    ctx = multiprocessing.get_context("fork")
-    child = ctx.Process(target=_kept_handler_blocks)
+    assert _exit_in_fork(_kept_handler_blocks) == 0
+
+
+def _exit_in_fork(target: Callable[[], None]) -> int | None:
+    """The exit status of ``target`` run in a forked process (None: still running after
+    60 s)."""
+    child = multiprocessing.get_context("fork").Process(target=target)
     child.start()
     child.join(60)
-    assert child.exitcode == 0
+    return child.exitcode
+
+
+def _busy_block_stopped() -> bool:
+    """Whether a busy loop with no deadline check in a 0.2 s block is stopped by it."""
+    try:
+        with CpuTimeLimit(0.2):
+            while True:
+                pass
+    except TimeLimitExceeded:
+        return True
+    return False
 
 
 def _kept_handler_blocks() -> None:
     keep_alarm_handler()
     for _ in range(2):
         t0 = time.process_time()
-        try:
-            with CpuTimeLimit(0.2):
-                while True:  # no deadline check anywhere
-                    pass
-        except TimeLimitExceeded:
-            pass
-        else:
+        if not _busy_block_stopped():
             os._exit(1)
         if time.process_time() - t0 > 5:
             os._exit(2)
@@ -212,11 +223,7 @@ def test_an_alarm_handler_kept_for_a_run_bounds_its_blocks_then_goes() -> None:
     """``herdsman herd7`` on a list of tests keeps the handler for the run: each block is
     still bounded, and the handler before the run is back after it (in a forked process:
     an earlier test of this one may have kept the handler for good, as a worker does)."""
-    ctx = multiprocessing.get_context("fork")
-    child = ctx.Process(target=_run_with_kept_handler)
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0
+    assert _exit_in_fork(_run_with_kept_handler) == 0
 
 
 def _sentinel(signum: int, frame: object) -> None:
@@ -230,13 +237,7 @@ def _run_with_kept_handler() -> None:
         if signal.getsignal(signal.SIGPROF) is _sentinel:
             os._exit(1)
         for _ in range(2):
-            try:
-                with CpuTimeLimit(0.2):
-                    while True:  # no deadline check anywhere
-                        pass
-            except TimeLimitExceeded:
-                pass
-            else:
+            if not _busy_block_stopped():
                 os._exit(2)
     if signal.getsignal(signal.SIGPROF) is not _sentinel:
         os._exit(3)
